@@ -1,0 +1,34 @@
+#!/bin/sh
+# Install the Debian packages that pfextract's build and tests need, if
+# any is missing.  As root with apt-get it installs them; elsewhere it
+# prints the exact command and fails, so nothing half-works.
+set -eu
+
+PKGS="gcc make pkg-config libarchive-dev libcriterion-dev libzstd-dev \
+zlib1g-dev mandoc"
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "deps: not a Debian system; install the equivalents of:" \
+	    "$PKGS" >&2
+	exit 0
+fi
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+	    grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "deps: installing$missing"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends $missing
+	exit 0
+fi
+echo "deps: missing packages:$missing" >&2
+echo "deps: run: sudo apt-get install -y$missing" >&2
+exit 1

@@ -1,0 +1,40 @@
+#!/bin/sh
+# House rules that a compiler does not check, run by `make check`.
+set -u
+fail=0
+
+say() { echo "lint: $*" >&2; fail=1; }
+
+# Manual pages are clean mdoc.
+if command -v mandoc >/dev/null 2>&1; then
+	out=$(mandoc -Tlint -Wwarning man/*.[0-9] 2>&1)
+	[ -n "$out" ] && say "mandoc -Tlint: $out"
+else
+	say "mandoc is missing (make deps installs it)"
+fi
+
+# Functions the library never calls (STYLE.md, habit 10).
+banned='strcpy|strcat|sprintf|vsprintf|strncpy|strtok|atoi|atol|access|realpath|chdir|system|gets|tmpnam|mktemp'
+hits=$(grep -nwE "($banned)[[:space:]]*\(" core/*.c platform/*.c cli/*.c 2>/dev/null)
+[ -n "$hits" ] && say "banned function: $hits"
+
+# The decision core is pure: no I/O, no allocation, no errno.
+hits=$(grep -nE '#include <(stdio|stdlib|fcntl|unistd|errno|sys/[a-z]+)\.h>|\<(malloc|calloc|realloc|free|errno)\>' core/*.c core/*.h)
+[ -n "$hits" ] && say "core/ must stay pure: $hits"
+
+# Only the OS files may name a kernel.
+hits=$(grep -nE '__linux__|__FreeBSD__|__APPLE__|HAVE_OPENAT2' core/*.[ch] platform/*.[ch] cli/*.[ch] | grep -v 'platform/os_')
+[ -n "$hits" ] && say "OS tests outside platform/os_*.c: $hits"
+
+# Only the public API is exported from the shared library.
+if [ -f obj/libpfextract.so ]; then
+	bad=$(nm -D --defined-only obj/libpfextract.so | awk '{print $3}' |
+	    grep -vE '^pfx_' | grep -vE '^(_init|_fini|_edata|_end|__bss_start)$')
+	[ -n "$bad" ] && say "exported non-API symbols: $bad"
+fi
+
+if [ "$fail" -ne 0 ]; then
+	echo "lint: failed" >&2
+	exit 1
+fi
+echo "lint: ok"

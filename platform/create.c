@@ -1,0 +1,314 @@
+/*
+ * create.c -- make new things beneath the root: directories, regular
+ * files, and hard links.
+ *
+ * SECURITY: nothing that existed before is ever opened for writing.  A new
+ * file is created with O_CREAT|O_EXCL|O_NOFOLLOW, so an existing name of
+ * any kind -- a symlink to /etc/passwd, a hard link to a file outside --
+ * makes the call fail rather than be written through.  Replacing a name is
+ * done by creating a new file under a temporary name and renaming it over
+ * the old one, which replaces the old directory entry without opening it.
+ *
+ * After each effect the parent directory is checked to still lie beneath
+ * the root (beneath.c); if it was moved out while we worked, the effect is
+ * undone and the call fails with -EXDEV.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+/* How many fresh temporary names to try before giving up with EEXIST. */
+#define TEMP_TRIES 16
+
+#define FILE_CREATE_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | \
+    O_NOCTTY | O_CLOEXEC)
+
+/* Fill NAME (at least 26 bytes) with ".pfx-<16 hex digits>.tmp". */
+static int
+temp_name(char *name, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char rnd[8];
+	size_t i;
+	int r;
+
+	if (cap < 26)
+		return -ENAMETOOLONG;
+	r = plat_os_random(rnd, sizeof(rnd));
+	if (r < 0)
+		return r;
+	memcpy(name, ".pfx-", 5);
+	for (i = 0; i < sizeof(rnd); i++) {
+		name[5 + 2 * i] = hex[rnd[i] >> 4];
+		name[6 + 2 * i] = hex[rnd[i] & 0xf];
+	}
+	memcpy(name + 21, ".tmp", 5);
+	return 0;
+}
+
+/*
+ * Remove DIRFD/NAME if it is still the inode open as FD: undoing our own
+ * effect must never remove something someone else put there since.
+ */
+static void
+unlink_if_same(int dirfd, const char *name, int fd)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) == 0 &&
+	    fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		(void)unlinkat(dirfd, name, 0);
+}
+
+/* Parse REL, which must name something other than the root. */
+static int
+parse_leaf(const char *rel, struct plat_path *p)
+{
+	int r;
+
+	r = plat_path_parse(rel, p);
+	if (r < 0)
+		return r;
+	if (p->leaf[0] == '\0')
+		return -EEXIST;	/* the root itself always exists */
+	return 0;
+}
+
+/*
+ * Make directory NAME in DIRFD if it is missing, then open it.  A new
+ * directory is removed again if DIRFD turns out to be outside the root.
+ * Return: a descriptor, or -errno.
+ */
+static int
+make_one_dir(const struct pfx_root *root, int dirfd, const char *name,
+    mode_t mode, int how)
+{
+	int fd, r;
+
+	fd = plat_step(root, dirfd, name, how);
+	if (fd != -ENOENT)
+		return fd;
+	if (mkdirat(dirfd, name, mode) == -1) {
+		if (errno != EEXIST)
+			return -errno;
+	} else {
+		r = plat_check_beneath(root, dirfd);
+		if (r < 0) {
+			(void)unlinkat(dirfd, name, AT_REMOVEDIR);
+			return r;
+		}
+	}
+	return plat_step(root, dirfd, name, how);
+}
+
+/* see pfx_root.h */
+int
+pfx_root_mkdirs(const struct pfx_root *root, const char *rel, mode_t mode)
+{
+	struct plat_path p;
+	char *comp, *next;
+	int cur, fd, r;
+
+	r = plat_path_parse(rel, &p);
+	if (r < 0)
+		return r;
+	fd = plat_resolve_dir(root, p.full, PLAT_DIR_READ);
+	if (fd != -ENOENT)
+		return fd;
+
+	/* Something is missing: go one component at a time. */
+	cur = openat(root->fd, ".", plat_os_search_flag() | O_DIRECTORY |
+	    O_CLOEXEC);
+	if (cur == -1)
+		return -errno;
+	for (comp = p.full; comp != NULL; comp = next) {
+		next = strchr(comp, '/');
+		if (next != NULL)
+			*next++ = '\0';
+		fd = make_one_dir(root, cur, comp, mode,
+		    next == NULL ? PLAT_DIR_READ : PLAT_DIR_SEARCH);
+		plat_close(cur);
+		if (fd < 0)
+			return fd;
+		cur = fd;
+	}
+	/* SECURITY: an existing directory on the way may have moved out. */
+	r = plat_check_beneath(root, cur);
+	if (r < 0) {
+		plat_close(cur);
+		return r;
+	}
+	return cur;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_create(const struct pfx_root *root, const char *rel, mode_t mode)
+{
+	struct plat_path p;
+	int pfd, fd, r;
+
+	r = parse_leaf(rel, &p);
+	if (r < 0)
+		return r;
+	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
+	if (pfd < 0)
+		return pfd;
+	fd = openat(pfd, p.leaf, FILE_CREATE_FLAGS, mode);
+	if (fd == -1) {
+		r = -errno;
+		plat_close(pfd);
+		return r;
+	}
+	r = plat_check_beneath(root, pfd);
+	if (r < 0) {
+		unlink_if_same(pfd, p.leaf, fd);
+		plat_close(fd);
+		fd = r;
+	}
+	plat_close(pfd);
+	return fd;
+}
+
+/* Release what *PEND holds. */
+static void
+pending_release(struct pfx_pending *pend)
+{
+	plat_close(pend->fd);
+	plat_close(pend->dirfd);
+	pend->fd = -1;
+	pend->dirfd = -1;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_begin(const struct pfx_root *root, const char *rel, mode_t mode,
+    struct pfx_pending *pend)
+{
+	struct plat_path p;
+	int i, r;
+
+	pend->fd = -1;
+	pend->dirfd = -1;
+	r = parse_leaf(rel, &p);
+	if (r < 0)
+		return r;
+	memcpy(pend->name, p.leaf, sizeof(pend->name));
+	pend->dirfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
+	if (pend->dirfd < 0) {
+		r = pend->dirfd;
+		pend->dirfd = -1;
+		return r;
+	}
+	r = -EEXIST;
+	for (i = 0; i < TEMP_TRIES && r == -EEXIST; i++) {
+		r = temp_name(pend->tmp, sizeof(pend->tmp));
+		if (r < 0)
+			break;
+		pend->fd = openat(pend->dirfd, pend->tmp, FILE_CREATE_FLAGS,
+		    mode);
+		r = pend->fd == -1 ? -errno : 0;
+	}
+	if (r < 0)
+		pending_release(pend);
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_commit(const struct pfx_root *root, struct pfx_pending *pend,
+    unsigned int flags)
+{
+	int r = 0;
+
+	if ((flags & PFX_ROOT_NOREPLACE) != 0)
+		r = plat_os_rename_noreplace(pend->dirfd, pend->tmp,
+		    pend->dirfd, pend->name);
+	else if (renameat(pend->dirfd, pend->tmp, pend->dirfd,
+	    pend->name) == -1)
+		r = -errno;
+	if (r < 0) {
+		unlink_if_same(pend->dirfd, pend->tmp, pend->fd);
+		pending_release(pend);
+		return r;
+	}
+	r = plat_check_beneath(root, pend->dirfd);
+	if (r < 0)
+		unlink_if_same(pend->dirfd, pend->name, pend->fd);
+	pending_release(pend);
+	return r;
+}
+
+/* see pfx_root.h */
+void
+pfx_root_abort(struct pfx_pending *pend)
+{
+	if (pend->fd >= 0 && pend->dirfd >= 0)
+		unlink_if_same(pend->dirfd, pend->tmp, pend->fd);
+	pending_release(pend);
+}
+
+/* Link FD at a temporary name in DIRFD, then rename it over NAME. */
+static int
+link_replacing(int fd, int dirfd, const char *name)
+{
+	char tmp[32];
+	int i, r = -EEXIST;
+
+	for (i = 0; i < TEMP_TRIES && r == -EEXIST; i++) {
+		r = temp_name(tmp, sizeof(tmp));
+		if (r < 0)
+			return r;
+		r = plat_os_link_fd(fd, dirfd, tmp);
+	}
+	if (r < 0)
+		return r;
+	if (renameat(dirfd, tmp, dirfd, name) == -1)
+		r = -errno;
+	/*
+	 * If NAME was already a link to the same inode, rename(2) succeeds
+	 * and does nothing, leaving TMP behind: remove it in every case.
+	 */
+	unlink_if_same(dirfd, tmp, fd);
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_link(const struct pfx_root *root, int fd, const char *rel,
+    unsigned int flags)
+{
+	struct plat_path p;
+	struct stat st;
+	int pfd, r;
+
+	if (fstat(fd, &st) == -1)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_dev != root->dev)
+		return -EXDEV;
+	r = parse_leaf(rel, &p);
+	if (r < 0)
+		return r;
+	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
+	if (pfd < 0)
+		return pfd;
+	if ((flags & PFX_ROOT_REPLACE) != 0)
+		r = link_replacing(fd, pfd, p.leaf);
+	else
+		r = plat_os_link_fd(fd, pfd, p.leaf);
+	if (r == 0) {
+		r = plat_check_beneath(root, pfd);
+		if (r < 0)
+			unlink_if_same(pfd, p.leaf, fd);
+	}
+	plat_close(pfd);
+	return r;
+}

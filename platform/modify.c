@@ -1,0 +1,112 @@
+/*
+ * modify.c -- change what exists beneath the root: remove, rename, and set
+ * metadata.  Names are resolved to their parent directory beneath the root
+ * and acted on with *at(2) calls from it; metadata is set through a
+ * descriptor, never by path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+/*
+ * Resolve REL's parent; *P receives the split name.  The root itself has
+ * no parent: -EBUSY, as rmdir(2) says of a mount point.
+ * Return: the parent's descriptor, or -errno.
+ */
+static int
+open_parent(const struct pfx_root *root, const char *rel,
+    struct plat_path *p)
+{
+	int r;
+
+	r = plat_path_parse(rel, p);
+	if (r < 0)
+		return r;
+	if (p->leaf[0] == '\0')
+		return -EBUSY;
+	return plat_resolve_dir(root, p->parent, PLAT_DIR_SEARCH);
+}
+
+/* Remove REL with unlinkat FLAGS.  0 or -errno. */
+static int
+remove_at(const struct pfx_root *root, const char *rel, int flags)
+{
+	struct plat_path p;
+	int pfd, r = 0;
+
+	pfd = open_parent(root, rel, &p);
+	if (pfd < 0)
+		return pfd;
+	if (unlinkat(pfd, p.leaf, flags) == -1)
+		r = -errno;
+	plat_close(pfd);
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_unlink(const struct pfx_root *root, const char *rel)
+{
+	return remove_at(root, rel, 0);
+}
+
+/* see pfx_root.h */
+int
+pfx_root_rmdir(const struct pfx_root *root, const char *rel)
+{
+	return remove_at(root, rel, AT_REMOVEDIR);
+}
+
+/* see pfx_root.h */
+int
+pfx_root_rename(const struct pfx_root *root, const char *from,
+    const char *to, unsigned int flags)
+{
+	struct plat_path pf, pt;
+	int ffd = -1, tfd = -1, r;
+
+	ffd = open_parent(root, from, &pf);
+	if (ffd < 0)
+		return ffd;
+	tfd = open_parent(root, to, &pt);
+	if (tfd < 0) {
+		r = tfd;
+		goto out;
+	}
+	if ((flags & PFX_ROOT_NOREPLACE) != 0)
+		r = plat_os_rename_noreplace(ffd, pf.leaf, tfd, pt.leaf);
+	else
+		r = renameat(ffd, pf.leaf, tfd, pt.leaf) == -1 ? -errno : 0;
+	if (r < 0)
+		goto out;
+	/* SECURITY: if the target directory left the root, move it back. */
+	r = plat_check_beneath(root, tfd);
+	if (r < 0)
+		(void)renameat(tfd, pt.leaf, ffd, pf.leaf);
+out:
+	plat_close(tfd);
+	plat_close(ffd);
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_fd_chmod(int fd, mode_t mode)
+{
+	if (fchmod(fd, mode & 07777) == -1)
+		return -errno;
+	return 0;
+}
+
+/* see pfx_root.h */
+int
+pfx_fd_set_times(int fd, const struct timespec times[2])
+{
+	if (futimens(fd, times) == -1)
+		return -errno;
+	return 0;
+}

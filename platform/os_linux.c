@@ -1,0 +1,134 @@
+/*
+ * os_linux.c -- the Linux calls behind the platform layer: openat2(2)
+ * (Linux 5.6), renameat2(2) RENAME_NOREPLACE, and hard links made from a
+ * descriptor.  glibc 2.36 has no openat2() wrapper, hence syscall(2).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+#define RESOLVE_CONFINED (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | \
+    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+
+/* see platform.h */
+int
+plat_os_search_flag(void)
+{
+	return O_PATH;
+}
+
+static int
+raw_openat2(int dirfd, const char *path, int flags)
+{
+	struct open_how how;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = (unsigned long long)(flags | O_CLOEXEC);
+	how.resolve = RESOLVE_CONFINED;
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+/* see platform.h */
+int
+plat_os_openat2_probe(int rootfd)
+{
+	int fd;
+
+	fd = raw_openat2(rootfd, ".", O_PATH | O_DIRECTORY);
+	if (fd >= 0) {
+		plat_close(fd);
+		return 0;
+	}
+	/* Old kernels say ENOSYS; seccomp filters often say EPERM. */
+	if (errno == ENOSYS || errno == EPERM || errno == EINVAL ||
+	    errno == E2BIG)
+		return -ENOSYS;
+	return -errno;
+}
+
+/* see platform.h */
+int
+plat_os_openat2(int dirfd, const char *path, int flags)
+{
+	int fd, i;
+
+	/*
+	 * openat2 fails with EAGAIN when a rename or mount happened anywhere
+	 * on the system during a RESOLVE_BENEATH lookup: it cannot then prove
+	 * the walk stayed beneath.  Retry a bounded number of times; a
+	 * hostile renamer that wins every time gets EAGAIN, not a hang.
+	 */
+	for (i = 0; i < PLAT_OPENAT2_RETRIES; i++) {
+		fd = raw_openat2(dirfd, path, flags);
+		if (fd >= 0)
+			return fd;
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+	}
+	return -EAGAIN;
+}
+
+/* see platform.h */
+int
+plat_os_rename_noreplace(int olddirfd, const char *oldname, int newdirfd,
+    const char *newname)
+{
+	if (renameat2(olddirfd, oldname, newdirfd, newname,
+	    RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	/* A filesystem without RENAME_NOREPLACE: link, then unlink. */
+	if (linkat(olddirfd, oldname, newdirfd, newname, 0) == -1)
+		return -errno;
+	if (unlinkat(olddirfd, oldname, 0) == -1)
+		return -errno;
+	return 0;
+}
+
+/* see platform.h */
+int
+plat_os_link_fd(int fd, int dirfd, const char *name)
+{
+	char proc[64];
+	int n;
+
+	if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	/*
+	 * AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; without it the kernel
+	 * says ENOENT.  /proc/self/fd/N names the same open inode.
+	 */
+	if (errno != ENOENT && errno != EPERM)
+		return -errno;
+	n = snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (n < 0 || (size_t)n >= sizeof(proc))
+		return -EINVAL;
+	if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) == -1)
+		return -errno;
+	return 0;
+}
+
+/* see platform.h */
+int
+plat_os_random(void *buf, size_t len)
+{
+	ssize_t n;
+
+	do {
+		n = getrandom(buf, len, 0);
+	} while (n == -1 && errno == EINTR);
+	if (n == -1)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	return 0;
+}

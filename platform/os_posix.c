@@ -1,0 +1,79 @@
+/*
+ * os_posix.c -- the kernel-specific calls for systems other than Linux:
+ * no openat2 (the walk resolver is used), RENAME_NOREPLACE emulated with
+ * link(2) and unlink(2), and hard links from a descriptor where the
+ * system offers AT_EMPTY_PATH (FreeBSD 13 and later).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+#ifdef O_SEARCH
+#define SEARCH_FLAG O_SEARCH
+#else
+#define SEARCH_FLAG O_RDONLY
+#endif
+
+/* see platform.h */
+int
+plat_os_search_flag(void)
+{
+	return SEARCH_FLAG;
+}
+
+/* see platform.h */
+int
+plat_os_openat2_probe(int rootfd)
+{
+	(void)rootfd;
+	return -ENOSYS;
+}
+
+/* see platform.h */
+int
+plat_os_openat2(int dirfd, const char *path, int flags)
+{
+	(void)dirfd;
+	(void)path;
+	(void)flags;
+	return -ENOSYS;
+}
+
+/* see platform.h */
+int
+plat_os_rename_noreplace(int olddirfd, const char *oldname, int newdirfd,
+    const char *newname)
+{
+	if (linkat(olddirfd, oldname, newdirfd, newname, 0) == -1)
+		return -errno;
+	if (unlinkat(olddirfd, oldname, 0) == -1)
+		return -errno;
+	return 0;
+}
+
+/* see platform.h */
+int
+plat_os_link_fd(int fd, int dirfd, const char *name)
+{
+#ifdef AT_EMPTY_PATH
+	if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	return -errno;
+#else
+	(void)fd;
+	(void)dirfd;
+	(void)name;
+	return -ENOTSUP;
+#endif
+}
+
+/* see platform.h */
+int
+plat_os_random(void *buf, size_t len)
+{
+	arc4random_buf(buf, len);
+	return 0;
+}

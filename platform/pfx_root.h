@@ -1,0 +1,193 @@
+/*
+ * pfx_root.h -- a pinned directory beneath which every output is made.
+ *
+ * Conventions.  Every function returns a file descriptor or 0 on success
+ * and a negative errno value on failure; global errno carries no meaning
+ * afterwards, and nothing is printed.  Descriptors returned are O_CLOEXEC
+ * and owned by the caller; descriptors passed in are borrowed, never
+ * closed.  Pointer arguments MUST NOT be NULL.  A struct pfx_root is
+ * filled by pfx_root_open() and released by pfx_root_close(); its fields
+ * are private.  A root holds no mutable state after opening, so one root
+ * may be used by several threads at once.
+ *
+ * Paths.  REL arguments are relative to the root: components separated by
+ * '/', empty and "." components ignored.  An absolute REL or a ".."
+ * component is refused with -EXDEV before anything is touched (the
+ * decision core, pfx_path.h, is where such names get a verdict).  "" and
+ * "." name the root itself where a directory is expected.
+ *
+ * Guarantees, for both resolvers:
+ *  - every name is resolved beneath the pinned directory fd, never through
+ *    a symlink (-ELOOP), never across a mount point (-EXDEV), never above
+ *    the root (-EXDEV);
+ *  - nothing that existed before a call is opened for writing, truncated,
+ *    chmod'ed or written through by it: files are created with O_EXCL, and
+ *    an existing name is replaced by renaming a new file over it;
+ *  - a directory moved out of the root while a call works in it is noticed
+ *    after the effect: what the call made there is removed again and the
+ *    call fails with -EXDEV.
+ *
+ * Errors keep one meaning each: -ELOOP a symlink where none may be;
+ * -EXDEV an escape (absolute, "..", mount crossing, moved out of the
+ * root); -ENOTDIR a non-directory where a directory is needed; -EEXIST the
+ * name exists and may not be replaced; -ENOENT a missing parent;
+ * -ENOSYS the requested resolver is not available here.
+ */
+#ifndef PFX_ROOT_H
+#define PFX_ROOT_H
+
+#include <sys/types.h>
+#include <time.h>
+
+#ifndef PFX_API
+#define PFX_API __attribute__((visibility("default")))
+#endif
+
+enum pfx_resolver {
+	PFX_RESOLVER_AUTO = 0,	/* openat2 where the kernel has it, else walk */
+	PFX_RESOLVER_OPENAT2,	/* Linux 5.6+ openat2(RESOLVE_BENEATH|...) */
+	PFX_RESOLVER_WALK	/* one openat(O_NOFOLLOW) per component */
+};
+
+struct pfx_root {
+	int fd;				/* private: the pinned directory */
+	enum pfx_resolver resolver;	/* private: never AUTO once open */
+	dev_t dev;			/* private: identity of the root */
+	ino_t ino;
+};
+
+/* Flags of pfx_root_link() and pfx_root_rename(). */
+#define PFX_ROOT_REPLACE   0x1u	/* an existing non-directory is replaced */
+#define PFX_ROOT_NOREPLACE 0x2u	/* fail with -EEXIST if the name exists */
+
+/*
+ * A regular file being written under a temporary name, to appear at its
+ * final name only when pfx_root_commit() succeeds.  Fields are private
+ * except fd, the descriptor to write to (owned by the pending file).
+ */
+struct pfx_pending {
+	int fd;			/* write here */
+	int dirfd;		/* private */
+	char tmp[32];		/* private */
+	char name[256];		/* private */
+};
+
+/*
+ * Pin PATH (resolved from DIRFD, which may be AT_FDCWD) as a root.  The
+ * last component of PATH may not be a symlink (-ELOOP); PATH itself is
+ * trusted: it is the caller's choice of destination.  HOW picks the
+ * resolver; PFX_RESOLVER_OPENAT2 fails with -ENOSYS where the kernel lacks
+ * it.  To pin a directory the caller already holds, pass its fd and ".".
+ * Return: 0, or -errno.
+ */
+PFX_API int pfx_root_open(struct pfx_root *root, int dirfd, const char *path,
+    enum pfx_resolver how);
+
+/* Release ROOT.  Safe to call twice. */
+PFX_API void pfx_root_close(struct pfx_root *root);
+
+/* Return: the resolver ROOT uses, "openat2" or "walk". */
+PFX_API const char *pfx_root_resolver_name(const struct pfx_root *root);
+
+/*
+ * Pin the existing directory REL beneath PARENT as SUB, with the same
+ * resolver.  SUB keeps every guarantee of PARENT: it is reached without
+ * symlinks or mount crossings, and nothing resolved beneath SUB can leave
+ * it.  Return: 0, or -errno.
+ */
+PFX_API int pfx_root_sub(const struct pfx_root *parent, const char *rel,
+    struct pfx_root *sub);
+
+/*
+ * Open the existing directory REL ("" for the root) for reading, e.g. to
+ * list it with fdopendir(3) or to set its mode and times through the fd.
+ * Return: a descriptor (O_RDONLY|O_DIRECTORY|O_CLOEXEC), or -errno.
+ */
+PFX_API int pfx_root_open_dir(const struct pfx_root *root, const char *rel);
+
+/*
+ * Open the existing regular file REL for reading.  A directory gives
+ * -EISDIR, any other non-regular file -EINVAL; a FIFO or device is never
+ * opened in a way that could block or have side effects.
+ * Return: a descriptor (O_RDONLY|O_CLOEXEC), or -errno.
+ */
+PFX_API int pfx_root_open_read(const struct pfx_root *root, const char *rel);
+
+/*
+ * Make directory REL and any missing parents, like mkdir -p; new
+ * directories get MODE (before umask).  Existing directories are reused; an
+ * existing symlink on the way is never followed (-ELOOP) and an existing
+ * non-directory gives -ENOTDIR.
+ * Return: a descriptor of directory REL (as pfx_root_open_dir()), or -errno.
+ */
+PFX_API int pfx_root_mkdirs(const struct pfx_root *root, const char *rel,
+    mode_t mode);
+
+/*
+ * Create the new regular file REL with MODE (before umask), exclusively:
+ * an existing name of any kind, symlinks included, gives -EEXIST and is
+ * left alone.  The parent must exist.
+ * Return: a descriptor open for writing (O_WRONLY|O_CLOEXEC), or -errno.
+ */
+PFX_API int pfx_root_create(const struct pfx_root *root, const char *rel,
+    mode_t mode);
+
+/*
+ * Begin writing a new regular file that will become REL: a file with MODE
+ * is created under a fresh temporary name in REL's parent, which must
+ * exist.  Write to pend->fd, then pfx_root_commit() or pfx_root_abort().
+ * Return: 0, or -errno (and *PEND needs no cleanup).
+ */
+PFX_API int pfx_root_begin(const struct pfx_root *root, const char *rel,
+    mode_t mode, struct pfx_pending *pend);
+
+/*
+ * Give the pending file its final name.  With PFX_ROOT_REPLACE an existing
+ * non-directory at that name (a file, a symlink, a hard link to anything)
+ * is atomically replaced by the rename and never opened or followed; with
+ * PFX_ROOT_NOREPLACE an existing name gives -EEXIST.  On failure the
+ * temporary file is removed.  Either way *PEND is released, fd included.
+ * Return: 0, or -errno.
+ */
+PFX_API int pfx_root_commit(const struct pfx_root *root,
+    struct pfx_pending *pend, unsigned int flags);
+
+/* Remove the pending file and release *PEND. */
+PFX_API void pfx_root_abort(struct pfx_pending *pend);
+
+/*
+ * Make REL a new hard link to the regular file held open as FD, which
+ * must be on the root's filesystem (-EXDEV), a regular file (-EINVAL) and
+ * still linked somewhere (-ENOENT).  The caller MUST only pass files it
+ * made beneath this root: an inode's location cannot be checked.  The inode linked is the one FD refers to, never a name
+ * looked up again.  FLAGS: 0 or PFX_ROOT_NOREPLACE (an existing name gives
+ * -EEXIST), or PFX_ROOT_REPLACE (an existing non-directory is replaced).
+ * Return: 0, or -errno.
+ */
+PFX_API int pfx_root_link(const struct pfx_root *root, int fd,
+    const char *rel, unsigned int flags);
+
+/* Remove the non-directory REL (a symlink itself, never its target). */
+PFX_API int pfx_root_unlink(const struct pfx_root *root, const char *rel);
+
+/* Remove the empty directory REL.  Return: 0, or -errno. */
+PFX_API int pfx_root_rmdir(const struct pfx_root *root, const char *rel);
+
+/*
+ * Rename FROM to TO, both beneath ROOT.  FLAGS: PFX_ROOT_NOREPLACE to fail
+ * with -EEXIST rather than replace TO; otherwise rename(2) semantics.
+ * Return: 0, or -errno.
+ */
+PFX_API int pfx_root_rename(const struct pfx_root *root, const char *from,
+    const char *to, unsigned int flags);
+
+/* Set the permission bits of the file open as FD.  Return: 0, or -errno. */
+PFX_API int pfx_fd_chmod(int fd, mode_t mode);
+
+/*
+ * Set the access and modification times of the file open as FD
+ * (futimens(2) semantics, UTIME_OMIT allowed).  Return: 0, or -errno.
+ */
+PFX_API int pfx_fd_set_times(int fd, const struct timespec times[2]);
+
+#endif /* PFX_ROOT_H */

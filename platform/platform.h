@@ -1,0 +1,96 @@
+/*
+ * platform.h -- internals of the pinned-root layer (see pfx_root.h).
+ *
+ * The layer is split by job: path.c checks and splits a relative name,
+ * resolve.c turns a directory name into a descriptor beneath the root
+ * with either resolver, beneath.c proves a descriptor is still beneath the
+ * root, and the os_*.c file chosen by the Makefile holds the few calls that
+ * differ between kernels.  Nothing here prints or touches global state.
+ */
+#ifndef PLATFORM_H
+#define PLATFORM_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "../core/pfx_path.h"
+#include "pfx_root.h"
+
+/*
+ * The deepest directory the beneath check climbs from (each level of a
+ * path costs at least two bytes, "a/"), so no real tree is deeper.
+ */
+#define PLAT_MAX_DEPTH (PFX_PATH_MAX / 2)
+
+/* openat2(2) may return EAGAIN when any rename races it; retry this often. */
+#define PLAT_OPENAT2_RETRIES 128
+
+/* A relative name, checked and split: PARENT/LEAF is FULL. */
+struct plat_path {
+	char full[PFX_PATH_MAX];	/* "a/b/c", "" for the root */
+	char parent[PFX_PATH_MAX];	/* "a/b", "" for the root */
+	char leaf[PFX_NAME_MAX + 1];	/* "c", "" when FULL is "" */
+};
+
+/*
+ * Check REL and split it into *P: no absolute name, no "..", empty and "."
+ * components dropped, every component at most PFX_NAME_MAX bytes.
+ * Return: 0, -EXDEV (absolute or ".."), or -ENAMETOOLONG.
+ */
+int plat_path_parse(const char *rel, struct plat_path *p);
+
+/*
+ * Open the directory DIR ("" for the root) beneath ROOT with ROOT's
+ * resolver.  FLAGS is O_PATH-like (search only) when 0 or O_RDONLY when
+ * PLAT_DIR_READ.  Return: a descriptor, or -errno.
+ */
+#define PLAT_DIR_SEARCH 0
+#define PLAT_DIR_READ 1
+int plat_resolve_dir(const struct pfx_root *root, const char *dir, int how);
+
+/*
+ * Open the single component NAME of directory DIRFD as a directory,
+ * without following a symlink and without leaving ROOT's filesystem.
+ * Return: a descriptor, or -ELOOP, -ENOTDIR, -EXDEV, -ENOENT, -errno.
+ */
+int plat_step(const struct pfx_root *root, int dirfd, const char *name,
+    int how);
+
+/*
+ * Is the directory open as DIRFD the root, or beneath it, right now?
+ * Climbs ".." from DIRFD comparing identities.
+ * Return: 0 if beneath, -EXDEV if not, or -errno.
+ */
+int plat_check_beneath(const struct pfx_root *root, int dirfd);
+
+/* Close FD if it is open, keeping errno. */
+void plat_close(int fd);
+
+
+/* --- os_*.c: what differs between kernels ------------------------------ */
+
+/* The open flag for a search-only directory descriptor. */
+int plat_os_search_flag(void);
+
+/* Does the kernel offer openat2 with the resolve flags we need?  0/-ENOSYS */
+int plat_os_openat2_probe(int rootfd);
+
+/*
+ * openat2(DIRFD, PATH) with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|
+ * RESOLVE_NO_MAGICLINKS|RESOLVE_NO_XDEV and FLAGS|O_CLOEXEC, retrying
+ * EAGAIN a bounded number of times.  Return: a descriptor, or -errno.
+ */
+int plat_os_openat2(int dirfd, const char *path, int flags);
+
+/* renameat without replacing NEW: -EEXIST if it exists.  0 or -errno. */
+int plat_os_rename_noreplace(int olddirfd, const char *oldname,
+    int newdirfd, const char *newname);
+
+/* Hard-link the inode open as FD at DIRFD/NAME.  0 or -errno. */
+int plat_os_link_fd(int fd, int dirfd, const char *name);
+
+/* Fill BUF with LEN unpredictable bytes.  0 or -errno. */
+int plat_os_random(void *buf, size_t len);
+
+#endif /* PLATFORM_H */

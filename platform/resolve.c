@@ -1,0 +1,144 @@
+/*
+ * resolve.c -- turn a directory name into a descriptor beneath the root.
+ *
+ * Two resolvers stand behind one interface.
+ *
+ * openat2: the kernel resolves the whole name from the root fd with
+ * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS|RESOLVE_NO_XDEV;
+ * it refuses any symlink, any mount crossing and any step above the root,
+ * and detects concurrent renames itself (EAGAIN, retried in os_linux.c).
+ *
+ * walk: for kernels without openat2, or when forced.  Threat model: anyone
+ * may rename, replace or symlink anything beneath the root while we walk.
+ * So every component is opened alone, from the descriptor of the one
+ * before, with O_NOFOLLOW|O_DIRECTORY: a symlink is never followed because
+ * it is always the last component of the call that meets it.  Each step's
+ * result must be on the root's filesystem (st_dev), and since a directory
+ * we hold may be moved out of the root mid-walk, the final descriptor is
+ * checked to still lie beneath the root (beneath.c) before it is returned.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+static int
+dir_open_flags(int how)
+{
+	int acc = how == PLAT_DIR_READ ? O_RDONLY : plat_os_search_flag();
+
+	return acc | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+}
+
+/*
+ * One meaning per condition: whatever the kernel says about a symlink met
+ * with O_NOFOLLOW|O_DIRECTORY (ENOTDIR on Linux, ELOOP or EMLINK
+ * elsewhere), the caller sees ELOOP.
+ */
+static int
+normalise_open_error(int dirfd, const char *name, int err)
+{
+	struct stat st;
+
+	if (err == ENOTDIR || err == EMLINK || err == ELOOP) {
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			return -ELOOP;
+	}
+	return -err;
+}
+
+/* Is FD on the root's filesystem?  0, -EXDEV or -errno. */
+static int
+check_same_fs(const struct pfx_root *root, int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == -1)
+		return -errno;
+	if (st.st_dev != root->dev)
+		return -EXDEV;
+	return 0;
+}
+
+/* see platform.h */
+int
+plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
+{
+	int fd, r;
+
+	if (root->resolver == PFX_RESOLVER_OPENAT2) {
+		fd = plat_os_openat2(dirfd, name, dir_open_flags(how));
+		if (fd < 0)
+			return normalise_open_error(dirfd, name, -fd);
+		return fd;
+	}
+	fd = openat(dirfd, name, dir_open_flags(how));
+	if (fd == -1)
+		return normalise_open_error(dirfd, name, errno);
+	r = check_same_fs(root, fd);
+	if (r < 0) {
+		plat_close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* The walk: one component at a time from the root fd. */
+static int
+walk_dir(const struct pfx_root *root, const char *dir, int how)
+{
+	char comp[PFX_NAME_MAX + 1];
+	const char *p = dir, *slash;
+	size_t len;
+	int cur = -1, next, r;
+
+	cur = openat(root->fd, ".", dir_open_flags(*p == '\0' ? how :
+	    PLAT_DIR_SEARCH));
+	if (cur == -1)
+		return -errno;
+	while (*p != '\0') {
+		slash = strchr(p, '/');
+		len = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		if (len == 0 || len > PFX_NAME_MAX) {
+			plat_close(cur);
+			return -EINVAL;
+		}
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		p += len;
+		if (*p == '/')
+			p++;
+		next = plat_step(root, cur, comp,
+		    *p == '\0' ? how : PLAT_DIR_SEARCH);
+		plat_close(cur);
+		if (next < 0)
+			return next;
+		cur = next;
+	}
+	/* SECURITY: a directory on the way may have been moved out. */
+	r = plat_check_beneath(root, cur);
+	if (r < 0) {
+		plat_close(cur);
+		return r;
+	}
+	return cur;
+}
+
+/* see platform.h */
+int
+plat_resolve_dir(const struct pfx_root *root, const char *dir, int how)
+{
+	int fd;
+
+	if (root->resolver == PFX_RESOLVER_WALK)
+		return walk_dir(root, dir, how);
+	fd = plat_os_openat2(root->fd, dir[0] != '\0' ? dir : ".",
+	    dir_open_flags(how));
+	if (fd == -ENOTDIR)
+		return -ENOTDIR;	/* openat2 reports symlinks as ELOOP */
+	return fd;
+}

@@ -1,0 +1,190 @@
+/*
+ * root.c -- pin a root, and open what already exists beneath it.
+ *
+ * The root is one directory descriptor, opened once; every later name is
+ * resolved from it by resolve.c and never from a path string again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+/* Choose the resolver for a root open as FD.  0 or -errno. */
+static int
+pick_resolver(struct pfx_root *root, enum pfx_resolver how)
+{
+	int r;
+
+	switch (how) {
+	case PFX_RESOLVER_WALK:
+		root->resolver = PFX_RESOLVER_WALK;
+		return 0;
+	case PFX_RESOLVER_OPENAT2:
+	case PFX_RESOLVER_AUTO:
+		r = plat_os_openat2_probe(root->fd);
+		if (r == 0) {
+			root->resolver = PFX_RESOLVER_OPENAT2;
+			return 0;
+		}
+		if (how == PFX_RESOLVER_OPENAT2 || r != -ENOSYS)
+			return r;
+		root->resolver = PFX_RESOLVER_WALK;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Record the identity of the directory ROOT->fd.  0 or -errno. */
+static int
+record_identity(struct pfx_root *root)
+{
+	struct stat st;
+
+	if (fstat(root->fd, &st) == -1)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	root->dev = st.st_dev;
+	root->ino = st.st_ino;
+	return 0;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_open(struct pfx_root *root, int dirfd, const char *path,
+    enum pfx_resolver how)
+{
+	struct stat st;
+	int r;
+
+	root->fd = -1;
+	root->resolver = PFX_RESOLVER_WALK;
+	root->fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (root->fd == -1) {
+		r = -errno;
+		if (r == -ENOTDIR && fstatat(dirfd, path, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			r = -ELOOP;
+		return r;
+	}
+	r = record_identity(root);
+	if (r == 0)
+		r = pick_resolver(root, how);
+	if (r < 0)
+		pfx_root_close(root);
+	return r;
+}
+
+/* see pfx_root.h */
+void
+pfx_root_close(struct pfx_root *root)
+{
+	plat_close(root->fd);
+	root->fd = -1;
+}
+
+/* see pfx_root.h */
+const char *
+pfx_root_resolver_name(const struct pfx_root *root)
+{
+	return root->resolver == PFX_RESOLVER_OPENAT2 ? "openat2" : "walk";
+}
+
+/* see pfx_root.h */
+int
+pfx_root_sub(const struct pfx_root *parent, const char *rel,
+    struct pfx_root *sub)
+{
+	int r;
+
+	sub->fd = pfx_root_open_dir(parent, rel);
+	if (sub->fd < 0) {
+		r = sub->fd;
+		sub->fd = -1;
+		return r;
+	}
+	sub->resolver = parent->resolver;
+	r = record_identity(sub);
+	if (r < 0)
+		pfx_root_close(sub);
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_open_dir(const struct pfx_root *root, const char *rel)
+{
+	struct plat_path p;
+	int r;
+
+	r = plat_path_parse(rel, &p);
+	if (r < 0)
+		return r;
+	return plat_resolve_dir(root, p.full, PLAT_DIR_READ);
+}
+
+/* Is the file open as FD of a kind that may be opened for reading? */
+static int
+check_regular(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return 0;
+	if (S_ISDIR(mode))
+		return -EISDIR;
+	if (S_ISLNK(mode))
+		return -ELOOP;
+	return -EINVAL;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_open_read(const struct pfx_root *root, const char *rel)
+{
+	struct plat_path p;
+	struct stat st;
+	int pfd = -1, fd = -1, r;
+
+	r = plat_path_parse(rel, &p);
+	if (r < 0)
+		return r;
+	if (p.leaf[0] == '\0')
+		return -EISDIR;
+	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
+	if (pfd < 0)
+		return pfd;
+	/* Look before opening: a FIFO or device is never opened at all. */
+	if (fstatat(pfd, p.leaf, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		r = -errno;
+		goto out;
+	}
+	r = check_regular(st.st_mode);
+	if (r < 0)
+		goto out;
+	/* O_NONBLOCK in case it was swapped for a FIFO since the look. */
+	fd = openat(pfd, p.leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC);
+	if (fd == -1) {
+		r = errno == ELOOP || errno == EMLINK ? -ELOOP : -errno;
+		goto out;
+	}
+	if (fstat(fd, &st) == -1) {
+		r = -errno;
+		goto out;
+	}
+	r = check_regular(st.st_mode);
+	if (r < 0)
+		goto out;
+	if (fcntl(fd, F_SETFL, 0) == -1) {
+		r = -errno;
+		goto out;
+	}
+	r = fd;
+	fd = -1;
+out:
+	plat_close(fd);
+	plat_close(pfd);
+	return r;
+}

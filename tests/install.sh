@@ -1,0 +1,54 @@
+#!/bin/sh
+# `make install` into a staging directory: every file lands where the
+# prefix says, and a program builds against the installed headers and
+# library through pkg-config.
+set -u
+top=$(mktemp -d)
+trap 'rm -rf "$top"' EXIT
+fail=0 pass=0
+check() {
+	if eval "$2"; then pass=$((pass + 1)); else
+		echo "install: FAIL: $1" >&2; fail=$((fail + 1)); fi
+}
+
+make -s install DESTDIR="$top/stage" PREFIX=/opt/pfx >/dev/null || {
+	echo "install: make install failed" >&2; exit 1; }
+s="$top/stage/opt/pfx"
+for f in bin/pathfence lib/libpfextract.a lib/libpfextract.so.0 \
+    lib/libpfextract.so include/pfx_path.h include/pfx_root.h \
+    lib/pkgconfig/pfextract.pc share/man/man1/pathfence.1 \
+    share/man/man3/pfx_path.3 share/man/man3/pfx_root.3; do
+	check "installed $f" "[ -e '$s/$f' ]"
+done
+check "pc file names the prefix" "grep -q '^prefix=/opt/pfx' '$s/lib/pkgconfig/pfextract.pc'"
+
+cat > "$top/use.c" <<'C'
+#include <string.h>
+#include <pfx_path.h>
+#include <pfx_root.h>
+int
+main(void)
+{
+	struct pfx_span root = { "/r", 2 };
+	struct pfx_policy pol = { &root, 1, NULL, 0, 0 };
+	struct pfx_verdict v;
+
+	if (pfx_path_check(&pol, "a/../b", 6, &v) != PFX_ALLOW)
+		return 1;
+	return strcmp(v.path, "/r/b") != 0;
+}
+C
+flags=$(PKG_CONFIG_SYSROOT_DIR="$top/stage" \
+    PKG_CONFIG_PATH="$s/lib/pkgconfig" pkg-config --cflags --libs pfextract)
+check "builds against the installed library" \
+    "cc -o '$top/use' '$top/use.c' $flags -Wl,-rpath,'$s/lib' 2>&2"
+check "runs against the shared library" "'$top/use'"
+check "links statically" \
+    "cc -o '$top/use_static' '$top/use.c' -I'$s/include' '$s/lib/libpfextract.a' && '$top/use_static'"
+
+make -s uninstall DESTDIR="$top/stage" PREFIX=/opt/pfx >/dev/null
+left=$(find "$top/stage" -type f | wc -l)
+check "uninstall removes every file" "[ '$left' -eq 0 ]"
+
+echo "install: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
