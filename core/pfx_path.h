@@ -63,8 +63,9 @@ enum pfx_reason {
 	PFX_R_EMPTY,		/* "empty": zero-length request */
 	PFX_R_NUL,		/* "nul": a NUL byte inside the request */
 	PFX_R_TOO_LONG,		/* "too_long": a path over PFX_PATH_MAX - 1
-				   bytes (input or result) or a component
-				   over PFX_NAME_MAX bytes */
+				   bytes (the input, or the input joined to
+				   its base at any point of normalisation)
+				   or a component over PFX_NAME_MAX bytes */
 	PFX_R_ESCAPES,		/* "escapes": ".." climbs above its base */
 	PFX_R_RELATIVE,		/* "relative": relative request, no root */
 	PFX_R_WIN_BACKSLASH,	/* "backslash": '\' is a separator there */
@@ -123,7 +124,7 @@ struct pfx_verdict {
  * Decide on the request IN (LEN bytes) under POLICY; the answer goes to
  * *OUT, which is always fully written.  Relative requests are taken against
  * policy->allow[0]; with no allowed root they are rejected (PFX_R_RELATIVE).
- * Checks run in this order and the first failure is the reason: nul, empty,
+ * Checks run in this order and the first failure is the reason: empty, nul,
  * too_long (input), the Windows forms (if enabled), then normalisation
  * (escapes, too_long), then deny lists, then allowed roots.
  * Return: out->decision.
