@@ -146,6 +146,9 @@ parse_args(int argc, char **argv, struct options *o, char **dirs_allow,
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			fputs(usage_line, stdout);
 			exit(EXIT_ALLOWED);
+		} else if (strcmp(a, "--version") == 0) {
+			puts("pathfence " VERSION);
+			exit(EXIT_ALLOWED);
 		} else if (strcmp(a, "--windows") == 0) {
 			o->flags |= PFX_POLICY_WINDOWS;
 		} else if (strcmp(a, "--stdin") == 0) {

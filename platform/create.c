@@ -225,14 +225,15 @@ int
 pfx_root_commit(const struct pfx_root *root, struct pfx_pending *pend,
     unsigned int flags)
 {
-	int r = 0;
+	int r;
 
-	if ((flags & PFX_ROOT_NOREPLACE) != 0)
+	r = plat_replace_flags(flags);
+	if (r == 0)
 		r = plat_os_rename_noreplace(pend->dirfd, pend->tmp,
 		    pend->dirfd, pend->name);
-	else if (renameat(pend->dirfd, pend->tmp, pend->dirfd,
-	    pend->name) == -1)
-		r = -errno;
+	else if (r == 1)
+		r = renameat(pend->dirfd, pend->tmp, pend->dirfd,
+		    pend->name) == -1 ? -errno : 0;
 	if (r < 0) {
 		unlink_if_same(pend->dirfd, pend->tmp, pend->fd);
 		pending_release(pend);
@@ -286,8 +287,11 @@ pfx_root_link(const struct pfx_root *root, int fd, const char *rel,
 {
 	struct plat_path p;
 	struct stat st;
-	int pfd, r;
+	int pfd, r, replace;
 
+	replace = plat_replace_flags(flags);
+	if (replace < 0)
+		return replace;
 	if (fstat(fd, &st) == -1)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
@@ -300,7 +304,7 @@ pfx_root_link(const struct pfx_root *root, int fd, const char *rel,
 	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
 	if (pfd < 0)
 		return pfd;
-	if ((flags & PFX_ROOT_REPLACE) != 0)
+	if (replace == 1)
 		r = link_replacing(fd, pfd, p.leaf);
 	else
 		r = plat_os_link_fd(fd, pfd, p.leaf);

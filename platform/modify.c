@@ -67,8 +67,11 @@ pfx_root_rename(const struct pfx_root *root, const char *from,
     const char *to, unsigned int flags)
 {
 	struct plat_path pf, pt;
-	int ffd = -1, tfd = -1, r;
+	int ffd = -1, tfd = -1, r, replace;
 
+	replace = plat_replace_flags(flags);
+	if (replace < 0)
+		return replace;
 	ffd = open_parent(root, from, &pf);
 	if (ffd < 0)
 		return ffd;
@@ -77,7 +80,7 @@ pfx_root_rename(const struct pfx_root *root, const char *from,
 		r = tfd;
 		goto out;
 	}
-	if ((flags & PFX_ROOT_NOREPLACE) != 0)
+	if (replace == 0)
 		r = plat_os_rename_noreplace(ffd, pf.leaf, tfd, pt.leaf);
 	else
 		r = renameat(ffd, pf.leaf, tfd, pt.leaf) == -1 ? -errno : 0;

@@ -1,5 +1,6 @@
 /*
- * path.c -- check and split a name relative to a root.
+ * path.c -- check and split a name relative to a root, and read the flags
+ * that say whether an existing name may be replaced.
  *
  * The platform layer does not judge names: that is the decision core's
  * job.  It refuses outright the forms that could only be an escape, an
@@ -50,4 +51,15 @@ plat_path_parse(const char *rel, struct plat_path *p)
 		p->parent[leaf_off - 1] = '\0';
 	}
 	return 0;
+}
+
+/* see platform.h */
+int
+plat_replace_flags(unsigned int flags)
+{
+	if (flags == 0 || flags == PFX_ROOT_NOREPLACE)
+		return 0;
+	if (flags == PFX_ROOT_REPLACE)
+		return 1;
+	return -EINVAL;
 }

@@ -56,9 +56,13 @@ struct pfx_root {
 	ino_t ino;
 };
 
-/* Flags of pfx_root_link() and pfx_root_rename(). */
-#define PFX_ROOT_REPLACE   0x1u	/* an existing non-directory is replaced */
-#define PFX_ROOT_NOREPLACE 0x2u	/* fail with -EEXIST if the name exists */
+/*
+ * Flags of pfx_root_commit(), pfx_root_link() and pfx_root_rename(): what
+ * to do when the new name exists.  Exactly one, or 0, which is the same as
+ * PFX_ROOT_NOREPLACE; any other value gives -EINVAL.
+ */
+#define PFX_ROOT_REPLACE   0x1u	/* replace it, by rename(2) */
+#define PFX_ROOT_NOREPLACE 0x2u	/* fail with -EEXIST (the default) */
 
 /*
  * A regular file being written under a temporary name, to appear at its
@@ -144,8 +148,9 @@ PFX_API int pfx_root_begin(const struct pfx_root *root, const char *rel,
 /*
  * Give the pending file its final name.  With PFX_ROOT_REPLACE an existing
  * non-directory at that name (a file, a symlink, a hard link to anything)
- * is atomically replaced by the rename and never opened or followed; with
- * PFX_ROOT_NOREPLACE an existing name gives -EEXIST.  On failure the
+ * is atomically replaced by the rename and never opened or followed (an
+ * existing directory gives -EISDIR); with PFX_ROOT_NOREPLACE or 0 an
+ * existing name gives -EEXIST.  On failure the
  * temporary file is removed.  Either way *PEND is released, fd included.
  * Return: 0, or -errno.
  */
@@ -174,8 +179,10 @@ PFX_API int pfx_root_unlink(const struct pfx_root *root, const char *rel);
 PFX_API int pfx_root_rmdir(const struct pfx_root *root, const char *rel);
 
 /*
- * Rename FROM to TO, both beneath ROOT.  FLAGS: PFX_ROOT_NOREPLACE to fail
- * with -EEXIST rather than replace TO; otherwise rename(2) semantics.
+ * Rename FROM to TO, both beneath ROOT.  FLAGS: 0 or PFX_ROOT_NOREPLACE to
+ * fail with -EEXIST if TO exists; PFX_ROOT_REPLACE for rename(2)'s
+ * replacing semantics.  If TO's directory is found outside the root after
+ * the rename, the rename is undone and the call fails with -EXDEV.
  * Return: 0, or -errno.
  */
 PFX_API int pfx_root_rename(const struct pfx_root *root, const char *from,

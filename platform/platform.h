@@ -64,6 +64,13 @@ int plat_step(const struct pfx_root *root, int dirfd, const char *name,
  */
 int plat_check_beneath(const struct pfx_root *root, int dirfd);
 
+/*
+ * Read the replace FLAGS of commit, link and rename: 0 or
+ * PFX_ROOT_NOREPLACE never replace, PFX_ROOT_REPLACE replaces.
+ * Return: 0 (keep), 1 (replace), or -EINVAL for any other bits.
+ */
+int plat_replace_flags(unsigned int flags);
+
 /* Close FD if it is open, keeping errno. */
 void plat_close(int fd);
 

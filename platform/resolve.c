@@ -25,11 +25,18 @@
 
 #include "platform.h"
 
+/*
+ * The open flags for a directory.  The walk relies on O_NOFOLLOW; openat2
+ * must not get it, or a trailing symlink is reported as ENOTDIR instead of
+ * RESOLVE_NO_SYMLINKS's ELOOP.
+ */
 static int
-dir_open_flags(int how)
+dir_open_flags(const struct pfx_root *root, int how)
 {
 	int acc = how == PLAT_DIR_READ ? O_RDONLY : plat_os_search_flag();
 
+	if (root->resolver == PFX_RESOLVER_OPENAT2)
+		return acc | O_DIRECTORY | O_CLOEXEC;
 	return acc | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 }
 
@@ -71,12 +78,12 @@ plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
 	int fd, r;
 
 	if (root->resolver == PFX_RESOLVER_OPENAT2) {
-		fd = plat_os_openat2(dirfd, name, dir_open_flags(how));
+		fd = plat_os_openat2(dirfd, name, dir_open_flags(root, how));
 		if (fd < 0)
 			return normalise_open_error(dirfd, name, -fd);
 		return fd;
 	}
-	fd = openat(dirfd, name, dir_open_flags(how));
+	fd = openat(dirfd, name, dir_open_flags(root, how));
 	if (fd == -1)
 		return normalise_open_error(dirfd, name, errno);
 	r = check_same_fs(root, fd);
@@ -96,7 +103,7 @@ walk_dir(const struct pfx_root *root, const char *dir, int how)
 	size_t len;
 	int cur = -1, next, r;
 
-	cur = openat(root->fd, ".", dir_open_flags(*p == '\0' ? how :
+	cur = openat(root->fd, ".", dir_open_flags(root, *p == '\0' ? how :
 	    PLAT_DIR_SEARCH));
 	if (cur == -1)
 		return -errno;
@@ -132,13 +139,8 @@ walk_dir(const struct pfx_root *root, const char *dir, int how)
 int
 plat_resolve_dir(const struct pfx_root *root, const char *dir, int how)
 {
-	int fd;
-
 	if (root->resolver == PFX_RESOLVER_WALK)
 		return walk_dir(root, dir, how);
-	fd = plat_os_openat2(root->fd, dir[0] != '\0' ? dir : ".",
-	    dir_open_flags(how));
-	if (fd == -ENOTDIR)
-		return -ENOTDIR;	/* openat2 reports symlinks as ELOOP */
-	return fd;
+	return plat_os_openat2(root->fd, dir[0] != '\0' ? dir : ".",
+	    dir_open_flags(root, how));
 }
