@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -22,19 +21,21 @@
 int
 plat_check_beneath(const struct pfx_root *root, int dirfd)
 {
-	struct stat st, up_st;
-	int fd = dirfd, up, r = -EXDEV;
+	struct plat_id id, up_id;
+	int fd = dirfd, up, r;
 	size_t depth;
 
-	if (fstat(fd, &st) == -1)
-		return -errno;
+	r = plat_os_identify(fd, &id);
+	if (r < 0)
+		return r;
+	r = -EXDEV;
 	for (depth = 0; depth < PLAT_MAX_DEPTH; depth++) {
-		if (st.st_dev == root->dev && st.st_ino == root->ino) {
+		if (plat_is_root(&id, root)) {
 			r = 0;
 			break;
 		}
-		if (st.st_dev != root->dev)
-			break;	/* left the root's filesystem: outside */
+		if (!plat_same_mount(&id, root))
+			break;	/* left the root's mount: outside */
 		up = openat(fd, "..", plat_os_search_flag() | O_DIRECTORY |
 		    O_CLOEXEC);
 		if (up == -1) {
@@ -44,17 +45,34 @@ plat_check_beneath(const struct pfx_root *root, int dirfd)
 		if (fd != dirfd)
 			plat_close(fd);
 		fd = up;
-		if (fstat(fd, &up_st) == -1) {
-			r = -errno;
+		r = plat_os_identify(fd, &up_id);
+		if (r < 0)
 			break;
-		}
-		if (up_st.st_dev == st.st_dev && up_st.st_ino == st.st_ino)
+		r = -EXDEV;
+		if (up_id.dev == id.dev && up_id.ino == id.ino)
 			break;	/* ".." of the top is itself: outside */
-		st = up_st;
+		id = up_id;
 	}
 	if (fd != dirfd)
 		plat_close(fd);
 	return r;
+}
+
+/* see platform.h */
+int
+plat_same_mount(const struct plat_id *a, const struct pfx_root *root)
+{
+	if (a->dev != root->dev)
+		return 0;
+	return a->mnt == 0 || root->mnt == 0 || a->mnt == root->mnt;
+}
+
+/* see platform.h */
+int
+plat_is_root(const struct plat_id *a, const struct pfx_root *root)
+{
+	return a->dev == root->dev && a->ino == root->ino &&
+	    plat_same_mount(a, root);
 }
 
 /* see platform.h */

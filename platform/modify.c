@@ -86,8 +86,13 @@ pfx_root_rename(const struct pfx_root *root, const char *from,
 		r = renameat(ffd, pf.leaf, tfd, pt.leaf) == -1 ? -errno : 0;
 	if (r < 0)
 		goto out;
-	/* SECURITY: if the target directory left the root, move it back. */
+	/*
+	 * SECURITY: if either directory left the root meanwhile, the rename
+	 * moved something out of the root or into it from outside: undo it.
+	 */
 	r = plat_check_beneath(root, tfd);
+	if (r == 0)
+		r = plat_check_beneath(root, ffd);
 	if (r < 0)
 		(void)renameat(tfd, pt.leaf, ffd, pf.leaf);
 out:

@@ -1,7 +1,7 @@
 /*
  * os_linux.c -- the Linux calls behind the platform layer: openat2(2)
- * (Linux 5.6), renameat2(2) RENAME_NOREPLACE, and hard links made from a
- * descriptor.  glibc 2.36 has no openat2() wrapper, hence syscall(2).
+ * (Linux 5.6), mount IDs from statx(2) (Linux 5.8), renameat2(2)
+ * RENAME_NOREPLACE, and hard links made from a descriptor.  glibc 2.36 has no openat2() wrapper, hence syscall(2).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -17,6 +19,23 @@
 
 #define RESOLVE_CONFINED (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | \
     RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV)
+
+/* see platform.h */
+int
+plat_os_identify(int fd, struct plat_id *id)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+	    STATX_TYPE | STATX_MODE | STATX_INO | STATX_MNT_ID, &stx) == -1)
+		return -errno;
+	id->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	id->ino = (ino_t)stx.stx_ino;
+	id->mode = stx.stx_mode;
+	/* Linux before 5.8 has no mount ID: st_dev is then all we have. */
+	id->mnt = (stx.stx_mask & STATX_MNT_ID) != 0 ? stx.stx_mnt_id : 0;
+	return 0;
+}
 
 /* see platform.h */
 int

@@ -4,9 +4,11 @@
  * link(2) and unlink(2), and hard links from a descriptor where the
  * system offers AT_EMPTY_PATH (FreeBSD 13 and later).
  */
+#define _DEFAULT_SOURCE /* arc4random_buf(3) where glibc has it */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -16,6 +18,21 @@
 #else
 #define SEARCH_FLAG O_RDONLY
 #endif
+
+/* see platform.h */
+int
+plat_os_identify(int fd, struct plat_id *id)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == -1)
+		return -errno;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->mode = st.st_mode;
+	id->mnt = 0;	/* no portable mount ID: st_dev only */
+	return 0;
+}
 
 /* see platform.h */
 int

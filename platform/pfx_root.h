@@ -54,6 +54,7 @@ struct pfx_root {
 	enum pfx_resolver resolver;	/* private: never AUTO once open */
 	dev_t dev;			/* private: identity of the root */
 	ino_t ino;
+	unsigned long long mnt;		/* private: its mount, 0 if unknown */
 };
 
 /*
@@ -181,8 +182,8 @@ PFX_API int pfx_root_rmdir(const struct pfx_root *root, const char *rel);
 /*
  * Rename FROM to TO, both beneath ROOT.  FLAGS: 0 or PFX_ROOT_NOREPLACE to
  * fail with -EEXIST if TO exists; PFX_ROOT_REPLACE for rename(2)'s
- * replacing semantics.  If TO's directory is found outside the root after
- * the rename, the rename is undone and the call fails with -EXDEV.
+ * replacing semantics.  If either directory is found outside the root
+ * after the rename, the rename is undone and the call fails with -EXDEV.
  * Return: 0, or -errno.
  */
 PFX_API int pfx_root_rename(const struct pfx_root *root, const char *from,

@@ -26,6 +26,25 @@
 /* openat2(2) may return EAGAIN when any rename races it; retry this often. */
 #define PLAT_OPENAT2_RETRIES 128
 
+/*
+ * What makes a directory the same one, seen the same way: its inode, and
+ * the mount it is reached through (a bind mount shares st_dev with the
+ * filesystem it shows, so st_dev alone cannot see it).  MNT is 0 where
+ * the kernel cannot tell mounts apart; then st_dev is all there is.
+ */
+struct plat_id {
+	dev_t dev;
+	ino_t ino;
+	mode_t mode;
+	unsigned long long mnt;
+};
+
+/* Is A on the same mount as B (the root)? */
+int plat_same_mount(const struct plat_id *a, const struct pfx_root *root);
+
+/* Is A the root itself? */
+int plat_is_root(const struct plat_id *a, const struct pfx_root *root);
+
 /* A relative name, checked and split: PARENT/LEAF is FULL. */
 struct plat_path {
 	char full[PFX_PATH_MAX];	/* "a/b/c", "" for the root */
@@ -76,6 +95,9 @@ void plat_close(int fd);
 
 
 /* --- os_*.c: what differs between kernels ------------------------------ */
+
+/* Read the identity of the file open as FD.  0 or -errno. */
+int plat_os_identify(int fd, struct plat_id *id);
 
 /* The open flag for a search-only directory descriptor. */
 int plat_os_search_flag(void);

@@ -13,7 +13,8 @@
  * So every component is opened alone, from the descriptor of the one
  * before, with O_NOFOLLOW|O_DIRECTORY: a symlink is never followed because
  * it is always the last component of the call that meets it.  Each step's
- * result must be on the root's filesystem (st_dev), and since a directory
+ * result must be on the root's mount (st_dev, and the mount ID where the
+ * kernel gives one, so a bind mount is refused too), and since a directory
  * we hold may be moved out of the root mid-walk, the final descriptor is
  * checked to still lie beneath the root (beneath.c) before it is returned.
  */
@@ -58,15 +59,17 @@ normalise_open_error(int dirfd, const char *name, int err)
 	return -err;
 }
 
-/* Is FD on the root's filesystem?  0, -EXDEV or -errno. */
+/* Is FD on the root's mount?  0, -EXDEV or -errno. */
 static int
-check_same_fs(const struct pfx_root *root, int fd)
+check_same_mount(const struct pfx_root *root, int fd)
 {
-	struct stat st;
+	struct plat_id id;
+	int r;
 
-	if (fstat(fd, &st) == -1)
-		return -errno;
-	if (st.st_dev != root->dev)
+	r = plat_os_identify(fd, &id);
+	if (r < 0)
+		return r;
+	if (!plat_same_mount(&id, root))
 		return -EXDEV;
 	return 0;
 }
@@ -86,7 +89,7 @@ plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
 	fd = openat(dirfd, name, dir_open_flags(root, how));
 	if (fd == -1)
 		return normalise_open_error(dirfd, name, errno);
-	r = check_same_fs(root, fd);
+	r = check_same_mount(root, fd);
 	if (r < 0) {
 		plat_close(fd);
 		return r;

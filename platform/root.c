@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,27 +41,52 @@ pick_resolver(struct pfx_root *root, enum pfx_resolver how)
 static int
 record_identity(struct pfx_root *root)
 {
-	struct stat st;
+	struct plat_id id;
+	int r;
 
-	if (fstat(root->fd, &st) == -1)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
+	r = plat_os_identify(root->fd, &id);
+	if (r < 0)
+		return r;
+	if (!S_ISDIR(id.mode))
 		return -ENOTDIR;
-	root->dev = st.st_dev;
-	root->ino = st.st_ino;
+	root->dev = id.dev;
+	root->ino = id.ino;
+	root->mnt = id.mnt;
+	return 0;
+}
+
+/*
+ * Copy PATH into BUF without trailing slashes: "dest/" would make the
+ * kernel follow a symlink at "dest" despite O_NOFOLLOW.  "/" stays "/".
+ */
+static int
+strip_trailing_slashes(const char *path, char *buf, size_t cap)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= cap)
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n);
+	buf[n] = '\0';
 	return 0;
 }
 
 /* see pfx_root.h */
 int
-pfx_root_open(struct pfx_root *root, int dirfd, const char *path,
+pfx_root_open(struct pfx_root *root, int dirfd, const char *unsafe_path,
     enum pfx_resolver how)
 {
+	char path[PFX_PATH_MAX];
 	struct stat st;
 	int r;
 
 	root->fd = -1;
 	root->resolver = PFX_RESOLVER_WALK;
+	r = strip_trailing_slashes(unsafe_path, path, sizeof(path));
+	if (r < 0)
+		return r;
 	root->fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	if (root->fd == -1) {

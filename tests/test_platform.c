@@ -1,0 +1,2375 @@
+/*
+ * test_platform.c -- tests of the pinned-root layer (pfx_root.h).
+ *
+ * Every test runs once per resolver, openat2 and walk, as a
+ * ParameterizedTest, so each run is its own process.  Each run gets a
+ * fresh fixture, made by fx_init() with plain syscalls in a mkdtemp()
+ * directory and removed by fx_fini() with nftw(3):
+ *
+ *	/tmp/pfx-platform.XXXXXX/	top (not watched)
+ *	|-- dest/			the root; each test adds what it needs
+ *	|-- elsewhere/			outside the root, not watched
+ *	`-- outside/			watched: must end exactly as it began
+ *	    |-- secret			"outside secret\n", 0600
+ *	    |-- victim			"victim\n", 0644
+ *	    |-- slink -> secret
+ *	    |-- empty/			0700
+ *	    `-- sdir/			0755
+ *	        `-- inner		"inner\n", 0644
+ *
+ * Symlinks planted in dest/ point at outside/ by relative names
+ * ("../outside/victim") and by absolute ones.  Around each test body
+ * fx_run() takes a recursive snapshot of outside/ (names, types, modes,
+ * sizes, link counts, mtimes in ns, content hashes, symlink targets) and
+ * counts the open descriptors; both must be the same afterwards.
+ * Everything in outside/ gets an old fixed mtime, so any change shows.
+ * The umask is 0 unless a test sets it, so modes compare exactly.
+ *
+ * Errors are asserted as the exact negative errno that pfx_root.h
+ * documents, and every failure message names the resolver.  The mount
+ * tests need root and a private mount namespace (unshare(2)); without
+ * them they are skipped.
+ */
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "../platform/pfx_root.h"
+
+#define SECRET	"outside secret\n"
+#define VICTIM	"victim\n"
+#define INNER	"inner\n"
+
+/* The mtime given to everything watched: far from "now", so writes show. */
+#define OLD_SEC	1000000000
+
+/* The most entries a fixture directory holds; fixtures are small. */
+#define MAX_NAMES 64
+
+/* Temporaries of pfx_root_begin() and pfx_root_link() start with this. */
+#define TEMP_PREFIX ".pfx-"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One fixture: the tree above, the root pinned on dest/, and the cleanup. */
+struct fx {
+	char path[64];		/* top, from mkdtemp() */
+	int top;		/* top/ */
+	int dest;		/* top/dest/, the root as the test sees it */
+	int out;		/* top/outside/, watched */
+	int elsewhere;		/* top/elsewhere/, outside the root */
+	enum pfx_resolver how;
+	const char *rname;	/* "openat2" or "walk" */
+	struct pfx_root root;	/* pinned on dest/ by fx_run() */
+	bool root_open;
+	char *before;		/* snapshot of outside/ before the body */
+	char *after;		/* and after it */
+	char *scratch[2];	/* snapshots taken inside a body */
+	char mounts[2][PATH_MAX];	/* mounts to undo, in order made */
+	int nmounts;
+	char shm[64];		/* a file in /dev/shm to remove, or "" */
+};
+
+static struct fx the_fx;
+
+static enum pfx_resolver resolvers[] = {
+	PFX_RESOLVER_OPENAT2,
+	PFX_RESOLVER_WALK
+};
+
+/* The symbolic name of the result R: "ok" or e.g. "ELOOP". */
+static const char *
+errname(int r)
+{
+	const char *s;
+
+	if (r >= 0)
+		return "ok";
+	s = strerrorname_np(-r);
+	return s != NULL ? s : "?";
+}
+
+/* Assert that GOT, the result of WHAT on LINE, is WANT (0 or -errno). */
+static void
+expect_ret(const struct fx *fx, int line, const char *what, int got,
+    int want)
+{
+	cr_assert(got == want, "line %d [%s] %s: got %d (%s), want %d (%s)",
+	    line, fx->rname, what, got, errname(got), want, errname(want));
+}
+
+/*
+ * Assert that FD, returned by WHAT on LINE, is a descriptor with
+ * FD_CLOEXEC set.  Return: FD.
+ */
+static int
+expect_fd(const struct fx *fx, int line, const char *what, int fd)
+{
+	int fl;
+
+	cr_assert(fd >= 0, "line %d [%s] %s: got %d (%s), want a descriptor",
+	    line, fx->rname, what, fd, errname(fd));
+	fl = fcntl(fd, F_GETFD);
+	cr_assert(fl != -1 && (fl & FD_CLOEXEC) != 0,
+	    "line %d [%s] %s: descriptor %d lacks FD_CLOEXEC", line,
+	    fx->rname, what, fd);
+	return fd;
+}
+
+#define ASSERT_RET(expr, want) \
+	expect_ret(fx, __LINE__, #expr, (expr), (want))
+#define ASSERT_FD(expr) \
+	expect_fd(fx, __LINE__, #expr, (expr))
+
+/* Assert that FD has access mode ACC and is neither O_PATH nor O_NONBLOCK. */
+static void
+expect_flags(const struct fx *fx, int fd, int acc, const char *what)
+{
+	int fl;
+
+	fl = fcntl(fd, F_GETFL);
+	cr_assert(fl != -1, "[%s] %s: F_GETFL: %s", fx->rname, what,
+	    strerror(errno));
+	cr_assert((fl & O_ACCMODE) == acc, "[%s] %s: access mode %#o, "
+	    "want %#o", fx->rname, what, fl & O_ACCMODE, acc);
+	cr_assert((fl & O_PATH) == 0, "[%s] %s: O_PATH descriptor",
+	    fx->rname, what);
+	cr_assert((fl & O_NONBLOCK) == 0, "[%s] %s: O_NONBLOCK is set",
+	    fx->rname, what);
+}
+
+/* Write all of DATA to FD. */
+static void
+write_all(int fd, const char *data)
+{
+	size_t len = strlen(data), off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		n = write(fd, data + off, len - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		cr_assert(n > 0, "write: %s", strerror(errno));
+		off += (size_t)n;
+	}
+}
+
+/* Make the regular file DIRFD/NAME holding DATA. */
+static void
+put_file(int dirfd, const char *name, const char *data, mode_t mode)
+{
+	int fd;
+
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, mode);
+	cr_assert(fd >= 0, "fixture: create %s: %s", name, strerror(errno));
+	write_all(fd, data);
+	(void)close(fd);
+}
+
+/* Make the directory DIRFD/NAME. */
+static void
+put_dir(int dirfd, const char *name, mode_t mode)
+{
+	cr_assert(mkdirat(dirfd, name, mode) == 0, "fixture: mkdir %s: %s",
+	    name, strerror(errno));
+}
+
+/* Make the symlink DIRFD/NAME -> TARGET. */
+static void
+put_link(int dirfd, const char *name, const char *target)
+{
+	cr_assert(symlinkat(target, dirfd, name) == 0,
+	    "fixture: symlink %s: %s", name, strerror(errno));
+}
+
+/* Open the directory DIRFD/NAME for the test's own use. */
+static int
+open_fixture_dir(int dirfd, const char *name)
+{
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	cr_assert(fd >= 0, "fixture: open %s: %s", name, strerror(errno));
+	return fd;
+}
+
+/* The lstat(2) of DIRFD/NAME, which must exist. */
+static struct stat
+stat_at(int dirfd, const char *name)
+{
+	struct stat st;
+
+	cr_assert(fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0,
+	    "stat %s: %s", name, strerror(errno));
+	return st;
+}
+
+/* Is there an entry DIRFD/NAME (of any kind, not followed)? */
+static bool
+exists_at(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Assert that FD and DIRFD/NAME (not followed) are the same inode. */
+static void
+expect_same(const struct fx *fx, int fd, int dirfd, const char *name)
+{
+	struct stat a, b;
+
+	cr_assert(fstat(fd, &a) == 0, "fstat: %s", strerror(errno));
+	b = stat_at(dirfd, name);
+	cr_assert(a.st_dev == b.st_dev && a.st_ino == b.st_ino,
+	    "[%s] descriptor %d is not \"%s\"", fx->rname, fd, name);
+}
+
+/* Assert that the file open as FD holds exactly WANT. */
+static void
+expect_fd_content(const struct fx *fx, int fd, const char *want,
+    const char *what)
+{
+	char buf[256];
+	ssize_t n;
+
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	cr_assert(n >= 0, "[%s] read %s: %s", fx->rname, what,
+	    strerror(errno));
+	buf[n] = '\0';
+	cr_assert(strcmp(buf, want) == 0, "[%s] %s holds \"%s\", want \"%s\"",
+	    fx->rname, what, buf, want);
+}
+
+/* Assert that the regular file DIRFD/NAME holds exactly WANT. */
+static void
+expect_content(const struct fx *fx, int dirfd, const char *name,
+    const char *want)
+{
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	cr_assert(fd >= 0, "[%s] open %s: %s", fx->rname, name,
+	    strerror(errno));
+	expect_fd_content(fx, fd, want, name);
+	(void)close(fd);
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Read the names in the directory open as FD, sorted, "." and ".."
+ * left out; FD is consumed.  The caller frees each name.
+ * Return: how many.
+ */
+static size_t
+read_names(int fd, char **names)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	d = fdopendir(fd);
+	cr_assert(d != NULL, "fdopendir: %s", strerror(errno));
+	for (;;) {
+		de = readdir(d);
+		if (de == NULL)
+			break;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		cr_assert(n < MAX_NAMES, "directory too large for a fixture");
+		names[n] = strdup(de->d_name);
+		cr_assert(names[n] != NULL, "strdup");
+		n++;
+	}
+	(void)closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_names);
+	return n;
+}
+
+/*
+ * Write the names in the directory open as FD to BUF, sorted and
+ * separated by single spaces; FD is consumed.
+ */
+static void
+list_fd(int fd, char *buf, size_t cap)
+{
+	char *names[MAX_NAMES];
+	size_t n, i, off = 0;
+	int w;
+
+	n = read_names(fd, names);
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		w = snprintf(buf + off, cap - off, "%s%s", i > 0 ? " " : "",
+		    names[i]);
+		cr_assert(w >= 0 && (size_t)w < cap - off, "listing too long");
+		off += (size_t)w;
+		free(names[i]);
+	}
+}
+
+/* As list_fd(), for the directory DIRFD/NAME. */
+static void
+list_at(int dirfd, const char *name, char *buf, size_t cap)
+{
+	list_fd(open_fixture_dir(dirfd, name), buf, cap);
+}
+
+/* How many temporaries (TEMP_PREFIX...) are in DIRFD/NAME? */
+static size_t
+count_temps(int dirfd, const char *name)
+{
+	char *names[MAX_NAMES];
+	size_t n, i, temps = 0;
+
+	n = read_names(open_fixture_dir(dirfd, name), names);
+	for (i = 0; i < n; i++) {
+		if (strncmp(names[i], TEMP_PREFIX, strlen(TEMP_PREFIX)) == 0)
+			temps++;
+		free(names[i]);
+	}
+	return temps;
+}
+
+/* How many descriptors does this process hold? */
+static int
+count_fds(void)
+{
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	d = opendir("/proc/self/fd");
+	cr_assert(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
+	for (;;) {
+		de = readdir(d);
+		if (de == NULL)
+			break;
+		if (de->d_name[0] != '.')
+			n++;
+	}
+	(void)closedir(d);
+	return n;
+}
+
+/* The FNV-1a hash of the content of the regular file DIRFD/NAME. */
+static uint64_t
+hash_at(int dirfd, const char *name)
+{
+	unsigned char buf[4096];
+	uint64_t h = 14695981039346656037ULL;
+	ssize_t n, i;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	if (fd == -1)
+		return 0;
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 1099511628211ULL;
+		}
+	}
+	(void)close(fd);
+	return h;
+}
+
+static char
+kind_of(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return 'f';
+	if (S_ISDIR(mode))
+		return 'd';
+	if (S_ISLNK(mode))
+		return 'l';
+	if (S_ISFIFO(mode))
+		return 'p';
+	return '?';
+}
+
+static void snap_dir(FILE *, int, const char *);
+
+/* One line for DIRFD/NAME, shown as PATH; directories recurse. */
+static void
+snap_entry(FILE *out, int dirfd, const char *name, const char *path)
+{
+	char target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		fprintf(out, "%s: %s\n", path, strerror(errno));
+		return;
+	}
+	fprintf(out, "%s %c %04o size=%lld nlink=%lu uid=%u gid=%u "
+	    "mtime=%lld.%09ld", path, kind_of(st.st_mode),
+	    (unsigned int)(st.st_mode & 07777), (long long)st.st_size,
+	    (unsigned long)st.st_nlink, (unsigned int)st.st_uid,
+	    (unsigned int)st.st_gid, (long long)st.st_mtim.tv_sec,
+	    st.st_mtim.tv_nsec);
+	if (S_ISREG(st.st_mode))
+		fprintf(out, " fnv=%016llx",
+		    (unsigned long long)hash_at(dirfd, name));
+	if (S_ISLNK(st.st_mode)) {
+		n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+		target[n >= 0 ? n : 0] = '\0';
+		fprintf(out, " -> %s", target);
+	}
+	fputc('\n', out);
+	if (S_ISDIR(st.st_mode)) {
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd == -1) {
+			fprintf(out, "%s/: %s\n", path, strerror(errno));
+			return;
+		}
+		snap_dir(out, fd, path);
+		(void)close(fd);
+	}
+}
+
+/* The lines of every entry beneath the directory DIRFD, sorted by name. */
+static void
+snap_dir(FILE *out, int dirfd, const char *prefix)
+{
+	char *names[MAX_NAMES], path[PATH_MAX];
+	size_t n, i;
+
+	n = read_names(open_fixture_dir(dirfd, "."), names);
+	for (i = 0; i < n; i++) {
+		(void)snprintf(path, sizeof(path), "%s/%s", prefix, names[i]);
+		snap_entry(out, dirfd, names[i], path);
+		free(names[i]);
+	}
+}
+
+/*
+ * A snapshot of the whole tree at DIRFD, the directory itself included:
+ * equal snapshots mean nothing there changed.  The caller frees it.
+ */
+static char *
+snapshot(int dirfd)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	out = open_memstream(&buf, &len);
+	cr_assert(out != NULL, "open_memstream: %s", strerror(errno));
+	snap_entry(out, dirfd, ".", ".");
+	cr_assert(fclose(out) == 0, "snapshot: %s", strerror(errno));
+	return buf;
+}
+
+/* Assert that two snapshots of the tree WHAT are equal. */
+static void
+expect_same_snapshot(const struct fx *fx, const char *what,
+    const char *before, const char *after)
+{
+	cr_assert(strcmp(before, after) == 0,
+	    "[%s] %s changed.\nbefore:\n%s\nafter:\n%s", fx->rname, what,
+	    before, after);
+}
+
+/* Give DIRFD/NAME the old fixed times, without following a symlink. */
+static void
+set_old_times(int dirfd, const char *name)
+{
+	static const struct timespec old[2] = {
+		{ OLD_SEC, 0 }, { OLD_SEC, 0 }
+	};
+
+	cr_assert(utimensat(dirfd, name, old, AT_SYMLINK_NOFOLLOW) == 0,
+	    "fixture: utimensat %s: %s", name, strerror(errno));
+}
+
+static void
+fx_init(void)
+{
+	struct fx *fx = &the_fx;
+
+	memset(fx, 0, sizeof(*fx));
+	fx->top = fx->dest = fx->out = fx->elsewhere = -1;
+	fx->rname = "?";
+	(void)umask(0);
+	(void)snprintf(fx->path, sizeof(fx->path),
+	    "/tmp/pfx-platform.XXXXXX");
+	cr_assert(mkdtemp(fx->path) != NULL, "mkdtemp: %s", strerror(errno));
+	fx->top = open(fx->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(fx->top >= 0, "open %s: %s", fx->path, strerror(errno));
+	put_dir(fx->top, "dest", 0755);
+	put_dir(fx->top, "outside", 0755);
+	put_dir(fx->top, "elsewhere", 0755);
+	fx->dest = open_fixture_dir(fx->top, "dest");
+	fx->out = open_fixture_dir(fx->top, "outside");
+	fx->elsewhere = open_fixture_dir(fx->top, "elsewhere");
+
+	put_file(fx->out, "secret", SECRET, 0600);
+	put_file(fx->out, "victim", VICTIM, 0644);
+	put_link(fx->out, "slink", "secret");
+	put_dir(fx->out, "empty", 0700);
+	put_dir(fx->out, "sdir", 0755);
+	put_file(fx->out, "sdir/inner", INNER, 0644);
+	set_old_times(fx->out, "secret");
+	set_old_times(fx->out, "victim");
+	set_old_times(fx->out, "slink");
+	set_old_times(fx->out, "empty");
+	set_old_times(fx->out, "sdir/inner");
+	set_old_times(fx->out, "sdir");
+	set_old_times(fx->top, "outside");
+}
+
+static int
+remove_entry(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	(void)remove(path);
+	return 0;
+}
+
+/* Undo the fixture.  Safe to call twice: fx_skip() calls it early. */
+static void
+fx_fini(void)
+{
+	struct fx *fx = &the_fx;
+
+	if (fx->root_open)
+		pfx_root_close(&fx->root);
+	fx->root_open = false;
+	while (fx->nmounts > 0)
+		(void)umount2(fx->mounts[--fx->nmounts], MNT_DETACH);
+	if (fx->shm[0] != '\0')
+		(void)unlink(fx->shm);
+	fx->shm[0] = '\0';
+	if (fx->elsewhere >= 0)
+		(void)close(fx->elsewhere);
+	if (fx->out >= 0)
+		(void)close(fx->out);
+	if (fx->dest >= 0)
+		(void)close(fx->dest);
+	if (fx->top >= 0)
+		(void)close(fx->top);
+	fx->top = fx->dest = fx->out = fx->elsewhere = -1;
+	if (fx->path[0] != '\0')
+		(void)nftw(fx->path, remove_entry, 16,
+		    FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	fx->path[0] = '\0';
+	free(fx->before);
+	free(fx->after);
+	free(fx->scratch[0]);
+	free(fx->scratch[1]);
+	fx->before = fx->after = fx->scratch[0] = fx->scratch[1] = NULL;
+}
+
+/*
+ * Skip the running test, removing the fixture first: Criterion does not
+ * run .fini for a skipped test.
+ */
+static void fx_skip(const char *, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+static void
+fx_skip(const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fx_fini();
+	cr_skip_test("%s", why);
+	abort();	/* not reached */
+}
+
+/*
+ * Pin dest/ with resolver HOW, run BODY, and check that no descriptor
+ * leaked and nothing in outside/ changed.
+ */
+static void
+fx_run(enum pfx_resolver how, void (*body)(struct fx *))
+{
+	struct fx *fx = &the_fx;
+	int nfd, r;
+
+	fx->how = how;
+	fx->rname = how == PFX_RESOLVER_OPENAT2 ? "openat2" : "walk";
+	fx->before = snapshot(fx->out);
+	nfd = count_fds();
+	r = pfx_root_open(&fx->root, fx->top, "dest", how);
+	if (r == -ENOSYS && how == PFX_RESOLVER_OPENAT2)
+		fx_skip("openat2 is not available on this kernel");
+	expect_ret(fx, __LINE__, "pfx_root_open(dest)", r, 0);
+	fx->root_open = true;
+
+	body(fx);
+
+	pfx_root_close(&fx->root);
+	fx->root_open = false;
+	r = count_fds();
+	cr_assert(r == nfd, "[%s] %d descriptors before the test, %d after",
+	    fx->rname, nfd, r);
+	fx->after = snapshot(fx->out);
+	expect_same_snapshot(fx, "outside/", fx->before, fx->after);
+}
+
+/*
+ * ROOT_TEST(name) { ... } defines a test whose body, given the fixture
+ * FX, runs once under each resolver.
+ */
+#define ROOT_TEST(name)							\
+	static void name##_body(struct fx *);				\
+	ParameterizedTestParameters(platform, name)			\
+	{								\
+		return cr_make_param_array(enum pfx_resolver, resolvers, \
+		    NELEM(resolvers));					\
+	}								\
+	ParameterizedTest(enum pfx_resolver *how, platform, name,	\
+	    .init = fx_init, .fini = fx_fini, .timeout = 10.)		\
+	{								\
+		fx_run(*how, name##_body);				\
+	}								\
+	static void							\
+	name##_body(struct fx *fx)
+
+/* --- every operation on one name ------------------------------------ */
+
+enum op {
+	OP_MKDIRS,
+	OP_CREATE,
+	OP_BEGIN,
+	OP_OPEN_READ,
+	OP_OPEN_DIR,
+	OP_SUB,
+	OP_LINK,
+	OP_UNLINK,
+	OP_RMDIR,
+	OP_RENAME_FROM,
+	OP_RENAME_TO,
+	NOPS
+};
+
+static const char *const op_names[NOPS] = {
+	"pfx_root_mkdirs", "pfx_root_create", "pfx_root_begin",
+	"pfx_root_open_read", "pfx_root_open_dir", "pfx_root_sub",
+	"pfx_root_link", "pfx_root_unlink", "pfx_root_rmdir",
+	"pfx_root_rename(REL, \"renamed\")", "pfx_root_rename(\"spare\", REL)"
+};
+
+/*
+ * Call OP on REL beneath ROOT and undo a success at once (close what it
+ * returned, abort the pending file), so that only the result is left.
+ * OP_LINK links FILE_FD; OP_RENAME_TO moves the file "spare" of ROOT.
+ * Return: 0 or -errno.
+ */
+static int
+apply_op(const struct pfx_root *root, enum op op, const char *rel,
+    int file_fd)
+{
+	struct pfx_pending pend;
+	struct pfx_root sub;
+	int r;
+
+	switch (op) {
+	case OP_MKDIRS:
+		r = pfx_root_mkdirs(root, rel, 0755);
+		break;
+	case OP_CREATE:
+		r = pfx_root_create(root, rel, 0644);
+		break;
+	case OP_BEGIN:
+		r = pfx_root_begin(root, rel, 0644, &pend);
+		if (r == 0)
+			pfx_root_abort(&pend);
+		return r;
+	case OP_OPEN_READ:
+		r = pfx_root_open_read(root, rel);
+		break;
+	case OP_OPEN_DIR:
+		r = pfx_root_open_dir(root, rel);
+		break;
+	case OP_SUB:
+		r = pfx_root_sub(root, rel, &sub);
+		if (r == 0)
+			pfx_root_close(&sub);
+		return r;
+	case OP_LINK:
+		return pfx_root_link(root, file_fd, rel, 0);
+	case OP_UNLINK:
+		return pfx_root_unlink(root, rel);
+	case OP_RMDIR:
+		return pfx_root_rmdir(root, rel);
+	case OP_RENAME_FROM:
+		return pfx_root_rename(root, rel, "renamed", 0);
+	case OP_RENAME_TO:
+		return pfx_root_rename(root, "spare", rel, 0);
+	default:
+		cr_assert_fail("no such operation %d", (int)op);
+	}
+	if (r >= 0) {
+		(void)close(r);
+		r = 0;
+	}
+	return r;
+}
+
+/*
+ * Assert that every operation on every name in RELS beneath ROOT gives
+ * WANT, and that the tree at ROOTFD (ROOT as the test sees it, holding a
+ * regular file "spare") is the same afterwards.
+ */
+static void
+expect_all_ops(struct fx *fx, const struct pfx_root *root, int rootfd,
+    const char *const *rels, size_t nrels, int want)
+{
+	size_t i;
+	int fd, op, r;
+
+	fd = openat(rootfd, "spare", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	cr_assert(fd >= 0, "fixture: open spare: %s", strerror(errno));
+	fx->scratch[0] = snapshot(rootfd);
+	for (i = 0; i < nrels; i++) {
+		for (op = 0; op < NOPS; op++) {
+			r = apply_op(root, (enum op)op, rels[i], fd);
+			cr_assert(r == want, "[%s] %s on \"%s\": got %d (%s), "
+			    "want %d (%s)", fx->rname, op_names[op], rels[i],
+			    r, errname(r), want, errname(want));
+		}
+	}
+	fx->scratch[1] = snapshot(rootfd);
+	expect_same_snapshot(fx, "the root", fx->scratch[0], fx->scratch[1]);
+	free(fx->scratch[0]);
+	free(fx->scratch[1]);
+	fx->scratch[0] = fx->scratch[1] = NULL;
+	(void)close(fd);
+}
+
+/* --- pfx_root_open, pfx_root_close, pfx_root_resolver_name ---------- */
+
+/* Does this kernel have openat2(2) at all? */
+static bool
+kernel_has_openat2(void)
+{
+	return syscall(SYS_openat2, -1, "", NULL, (size_t)0) == -1 &&
+	    errno != ENOSYS;
+}
+
+/*
+ *	top/
+ *	|-- dest/
+ *	|-- destlink -> dest
+ *	|-- dangling -> nothere
+ *	`-- toplink -> .
+ */
+ROOT_TEST(open_root)
+{
+	static const struct {
+		const char *name;
+		const char *path;
+		int want;
+	} rows[] = {
+		{ "a directory", "dest", 0 },
+		{ "a directory with a trailing slash", "dest/", 0 },
+		{ "a symlink before the last component (trusted)",
+		    "toplink/dest", 0 },
+		{ "a symlink to a directory", "destlink", -ELOOP },
+		{ "a symlink to a directory, trailing slash", "destlink/",
+		    -ELOOP },
+		{ "a symlink to a file", "outside/slink", -ELOOP },
+		{ "a dangling symlink", "dangling", -ELOOP },
+		{ "a regular file", "outside/secret", -ENOTDIR },
+		{ "a missing name", "missing", -ENOENT },
+		{ "beneath a missing directory", "missing/dest", -ENOENT },
+	};
+	struct pfx_root r2;
+	char abs[PATH_MAX];
+	size_t i;
+	int fd, fl, r;
+
+	put_link(fx->top, "destlink", "dest");
+	put_link(fx->top, "dangling", "nothere");
+	put_link(fx->top, "toplink", ".");
+	for (i = 0; i < NELEM(rows); i++) {
+		r = pfx_root_open(&r2, fx->top, rows[i].path, fx->how);
+		cr_assert(r == rows[i].want, "[%s] pfx_root_open on %s "
+		    "(\"%s\"): got %d (%s), want %s", fx->rname,
+		    rows[i].name, rows[i].path, r, errname(r),
+		    errname(rows[i].want));
+		if (r < 0)
+			continue;
+		cr_assert_str_eq(pfx_root_resolver_name(&r2), fx->rname);
+		/* White box: the fd is private; only its flags are read. */
+		fl = fcntl(r2.fd, F_GETFD);
+		cr_assert(fl != -1 && (fl & FD_CLOEXEC) != 0,
+		    "[%s] the root fd lacks FD_CLOEXEC", fx->rname);
+		fd = ASSERT_FD(pfx_root_open_dir(&r2, ""));
+		expect_same(fx, fd, fx->top, "dest");
+		(void)close(fd);
+		pfx_root_close(&r2);
+		pfx_root_close(&r2);
+	}
+
+	/* A directory the caller holds, pinned as its fd and ".". */
+	ASSERT_RET(pfx_root_open(&r2, fx->dest, ".", fx->how), 0);
+	cr_assert_str_eq(pfx_root_resolver_name(&r2), fx->rname);
+	fd = ASSERT_FD(pfx_root_open_dir(&r2, ""));
+	expect_same(fx, fd, fx->top, "dest");
+	(void)close(fd);
+	pfx_root_close(&r2);
+	pfx_root_close(&r2);
+
+	/* An absolute PATH, from AT_FDCWD. */
+	(void)snprintf(abs, sizeof(abs), "%s/dest", fx->path);
+	ASSERT_RET(pfx_root_open(&r2, AT_FDCWD, abs, fx->how), 0);
+	fd = ASSERT_FD(pfx_root_open_dir(&r2, "."));
+	expect_same(fx, fd, fx->top, "dest");
+	(void)close(fd);
+	pfx_root_close(&r2);
+
+	/* AUTO picks openat2 where the kernel has it. */
+	ASSERT_RET(pfx_root_open(&r2, fx->top, "dest", PFX_RESOLVER_AUTO), 0);
+	cr_assert_str_eq(pfx_root_resolver_name(&r2),
+	    kernel_has_openat2() ? "openat2" : "walk");
+	pfx_root_close(&r2);
+	pfx_root_close(&r2);
+
+	/* The fixture's own root says what it was asked to be. */
+	cr_assert_str_eq(pfx_root_resolver_name(&fx->root), fx->rname);
+}
+
+/* --- escapes: ".." and absolute names ------------------------------- */
+
+/*
+ *	dest/
+ *	|-- a/
+ *	|   `-- b/
+ *	`-- spare		"spare\n"
+ */
+ROOT_TEST(dotdot_and_absolute_refused)
+{
+	static const char *const rels[] = {
+		"..", "../", "../outside", "../outside/secret",
+		"../outside/sdir/inner", "../dest/x", "./..", "a/..",
+		"a/../b", "a/b/..", "a/b/../../..", "a//../b", "x/..",
+		"x/../y", ".././..", "/", "/tmp", "//x", "/../x",
+		"/dev/null"
+	};
+	const char *abs[1];
+	char buf[PATH_MAX];
+
+	put_dir(fx->dest, "a", 0755);
+	put_dir(fx->dest, "a/b", 0755);
+	put_file(fx->dest, "spare", "spare\n", 0644);
+	expect_all_ops(fx, &fx->root, fx->dest, rels, NELEM(rels), -EXDEV);
+
+	/* An absolute name of a place inside the root is still absolute. */
+	(void)snprintf(buf, sizeof(buf), "%s/dest/a/b", fx->path);
+	abs[0] = buf;
+	expect_all_ops(fx, &fx->root, fx->dest, abs, 1, -EXDEV);
+
+	/* Refused before anything is touched: nothing of "n1/n2" made. */
+	ASSERT_RET(pfx_root_mkdirs(&fx->root, "n1/n2/../x", 0755), -EXDEV);
+	cr_assert(!exists_at(fx->dest, "n1"), "[%s] n1 was created",
+	    fx->rname);
+}
+
+/*
+ *	dest/
+ *	|-- a/
+ *	|   `-- b/
+ *	|       `-- c/
+ *	|           `-- f	"dots\n" (made by the test)
+ *	`-- ...  ..foo  foo..  .hidden	(made by the test)
+ */
+ROOT_TEST(dot_and_empty_components)
+{
+	static const char *const odd[] = { "...", "..foo", "foo..",
+	    ".hidden" };
+	struct pfx_root sub;
+	char list[256];
+	size_t i;
+	int fd;
+
+	fd = ASSERT_FD(pfx_root_mkdirs(&fx->root, "a/./b//c/", 0755));
+	expect_same(fx, fd, fx->dest, "a/b/c");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_open_dir(&fx->root, "./a//b/./c/"));
+	expect_same(fx, fd, fx->dest, "a/b/c");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "a/./b//c//f", 0644));
+	write_all(fd, "dots\n");
+	(void)close(fd);
+	expect_content(fx, fx->dest, "a/b/c/f", "dots\n");
+	fd = ASSERT_FD(pfx_root_open_read(&fx->root, ".//a/b/c/./f"));
+	expect_fd_content(fx, fd, "dots\n", "a/b/c/f");
+	(void)close(fd);
+	ASSERT_RET(pfx_root_sub(&fx->root, "a/./b/", &sub), 0);
+	fd = ASSERT_FD(pfx_root_open_dir(&sub, ""));
+	expect_same(fx, fd, fx->dest, "a/b");
+	(void)close(fd);
+	pfx_root_close(&sub);
+	ASSERT_RET(pfx_root_rename(&fx->root, "a/b/c/f", "./a//b/c/g", 0), 0);
+	cr_assert(exists_at(fx->dest, "a/b/c/g") &&
+	    !exists_at(fx->dest, "a/b/c/f"), "[%s] rename", fx->rname);
+	ASSERT_RET(pfx_root_unlink(&fx->root, "a//b/c/./g"), 0);
+	ASSERT_RET(pfx_root_rmdir(&fx->root, "a/b/c/"), 0);
+	cr_assert(!exists_at(fx->dest, "a/b/c"), "[%s] rmdir", fx->rname);
+
+	/* Names that only look like dots are ordinary names. */
+	for (i = 0; i < NELEM(odd); i++) {
+		fd = ASSERT_FD(pfx_root_create(&fx->root, odd[i], 0644));
+		(void)close(fd);
+	}
+	list_at(fx->dest, ".", list, sizeof(list));
+	cr_assert_str_eq(list, "... ..foo .hidden a foo..");
+}
+
+/* --- symlinks: never followed --------------------------------------- */
+
+/*
+ *	dest/
+ *	|-- a -> ../outside
+ *	|-- abs -> /tmp/pfx-platform.XXXXXX/outside
+ *	|-- dang -> ../outside/nothere
+ *	|-- deep/
+ *	|   `-- up -> ../../outside
+ *	|-- in -> real
+ *	|-- real/
+ *	|   |-- sub/
+ *	|   `-- x		"x\n"
+ *	`-- spare		"spare\n"
+ */
+ROOT_TEST(symlink_in_path_refused)
+{
+	static const char *const rels[] = {
+		"a/x", "a/secret", "a/sdir", "a/sdir/inner", "a/sdir/new",
+		"a/empty", "a/slink", "abs/x", "abs/secret", "abs/sdir/x",
+		"dang/x", "deep/up/x", "deep/up/secret", "in/x", "in/sub",
+		"in/sub/y", "in/new"
+	};
+	char target[PATH_MAX], list[256];
+
+	(void)snprintf(target, sizeof(target), "%s/outside", fx->path);
+	put_link(fx->dest, "a", "../outside");
+	put_link(fx->dest, "abs", target);
+	put_link(fx->dest, "dang", "../outside/nothere");
+	put_dir(fx->dest, "deep", 0755);
+	put_link(fx->dest, "deep/up", "../../outside");
+	put_dir(fx->dest, "real", 0755);
+	put_dir(fx->dest, "real/sub", 0755);
+	put_file(fx->dest, "real/x", "x\n", 0644);
+	put_link(fx->dest, "in", "real");
+	put_file(fx->dest, "spare", "spare\n", 0644);
+
+	expect_all_ops(fx, &fx->root, fx->dest, rels, NELEM(rels), -ELOOP);
+	list_at(fx->dest, "real", list, sizeof(list));
+	cr_assert_str_eq(list, "sub x");
+	list_at(fx->dest, "real/sub", list, sizeof(list));
+	cr_assert_str_eq(list, "");
+}
+
+/*
+ *	dest/
+ *	|-- d/
+ *	|-- ld -> ../outside/sdir
+ *	|-- lf -> ../outside/secret
+ *	`-- in -> d
+ */
+ROOT_TEST(symlink_as_last_component)
+{
+	struct pfx_root sub;
+	struct pfx_pending pend;
+	char list[64];
+
+	put_dir(fx->dest, "d", 0755);
+	put_link(fx->dest, "ld", "../outside/sdir");
+	put_link(fx->dest, "lf", "../outside/secret");
+	put_link(fx->dest, "in", "d");
+
+	ASSERT_RET(pfx_root_open_dir(&fx->root, "ld"), -ELOOP);
+	ASSERT_RET(pfx_root_open_dir(&fx->root, "in"), -ELOOP);
+	ASSERT_RET(pfx_root_open_dir(&fx->root, "in/"), -ELOOP);
+	ASSERT_RET(pfx_root_mkdirs(&fx->root, "ld", 0755), -ELOOP);
+	ASSERT_RET(pfx_root_mkdirs(&fx->root, "in", 0755), -ELOOP);
+	ASSERT_RET(pfx_root_mkdirs(&fx->root, "in/", 0755), -ELOOP);
+	ASSERT_RET(pfx_root_sub(&fx->root, "ld", &sub), -ELOOP);
+	ASSERT_RET(pfx_root_sub(&fx->root, "in", &sub), -ELOOP);
+	ASSERT_RET(pfx_root_open_read(&fx->root, "lf"), -ELOOP);
+	ASSERT_RET(pfx_root_open_read(&fx->root, "ld"), -ELOOP);
+	ASSERT_RET(pfx_root_create(&fx->root, "lf", 0644), -EEXIST);
+	ASSERT_RET(pfx_root_create(&fx->root, "ld", 0644), -EEXIST);
+
+	/* A pending file in a symlinked directory is refused at once. */
+	ASSERT_RET(pfx_root_begin(&fx->root, "in/f", 0644, &pend), -ELOOP);
+	list_at(fx->dest, "d", list, sizeof(list));
+	cr_assert_str_eq(list, "", "[%s] d/ holds \"%s\"", fx->rname, list);
+}
+
+/* --- pfx_root_mkdirs ------------------------------------------------ */
+
+ROOT_TEST(mkdirs_nested)
+{
+	static const char *const dirs[] = { "a", "a/b", "a/b/c" };
+	struct stat st;
+	char list[64];
+	size_t i;
+	int fd;
+
+	fd = ASSERT_FD(pfx_root_mkdirs(&fx->root, "a/b/c", 0750));
+	expect_flags(fx, fd, O_RDONLY, "pfx_root_mkdirs");
+	expect_same(fx, fd, fx->dest, "a/b/c");
+	for (i = 0; i < NELEM(dirs); i++) {
+		st = stat_at(fx->dest, dirs[i]);
+		cr_assert(S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0750,
+		    "[%s] %s has mode %06o, want a directory 0750",
+		    fx->rname, dirs[i], (unsigned int)st.st_mode);
+	}
+	/* The descriptor can list the new directory. */
+	list_fd(fd, list, sizeof(list));
+	cr_assert_str_eq(list, "");
+
+	/* The root itself. */
+	fd = ASSERT_FD(pfx_root_mkdirs(&fx->root, "", 0700));
+	expect_same(fx, fd, fx->top, "dest");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_mkdirs(&fx->root, ".", 0700));
+	expect_same(fx, fd, fx->top, "dest");
+	(void)close(fd);
+	st = stat_at(fx->top, "dest");
+	cr_assert((st.st_mode & 07777) == 0755, "[%s] the root's mode "
+	    "changed to %04o", fx->rname, (unsigned int)(st.st_mode & 07777));
+}
+
+/*
+ *	dest/
+ *	`-- a/			0700
+ *	    `-- keep		"keep\n"
+ */
+ROOT_TEST(mkdirs_reuses_existing)
+{
+	struct stat st;
+	int fd;
+
+	put_dir(fx->dest, "a", 0700);
+	put_file(fx->dest, "a/keep", "keep\n", 0644);
+	fd = ASSERT_FD(pfx_root_mkdirs(&fx->root, "a/b", 0755));
+	expect_same(fx, fd, fx->dest, "a/b");
+	(void)close(fd);
+	st = stat_at(fx->dest, "a");
+	cr_assert((st.st_mode & 07777) == 0700, "[%s] existing a/ got mode "
+	    "%04o", fx->rname, (unsigned int)(st.st_mode & 07777));
+	expect_content(fx, fx->dest, "a/keep", "keep\n");
+	st = stat_at(fx->dest, "a/b");
+	cr_assert((st.st_mode & 07777) == 0755, "[%s] a/b mode %04o",
+	    fx->rname, (unsigned int)(st.st_mode & 07777));
+
+	/* Again, with another mode: the same directory, mode untouched. */
+	fd = ASSERT_FD(pfx_root_mkdirs(&fx->root, "a/b", 0700));
+	expect_same(fx, fd, fx->dest, "a/b");
+	(void)close(fd);
+	st = stat_at(fx->dest, "a/b");
+	cr_assert((st.st_mode & 07777) == 0755, "[%s] a/b mode changed to "
+	    "%04o", fx->rname, (unsigned int)(st.st_mode & 07777));
+	fd = ASSERT_FD(pfx_root_mkdirs(&fx->root, "a", 0777));
+	expect_same(fx, fd, fx->dest, "a");
+	(void)close(fd);
+}
+
+ROOT_TEST(mkdirs_honours_umask)
+{
+	struct stat st;
+	int fd;
+
+	(void)umask(027);
+	fd = ASSERT_FD(pfx_root_mkdirs(&fx->root, "u/v", 0777));
+	(void)close(fd);
+	(void)umask(0);
+	st = stat_at(fx->dest, "u");
+	cr_assert((st.st_mode & 07777) == 0750, "[%s] u mode %04o, want 0750",
+	    fx->rname, (unsigned int)(st.st_mode & 07777));
+	st = stat_at(fx->dest, "u/v");
+	cr_assert((st.st_mode & 07777) == 0750, "[%s] u/v mode %04o, want "
+	    "0750", fx->rname, (unsigned int)(st.st_mode & 07777));
+}
+
+/*
+ *	dest/
+ *	|-- d/
+ *	|-- f			"f\n"
+ *	|-- fifo		(FIFO)
+ *	|-- in -> d
+ *	`-- l -> ../outside/sdir
+ */
+ROOT_TEST(mkdirs_refused)
+{
+	static const struct {
+		const char *rel;
+		int want;
+	} rows[] = {
+		{ "f", -ENOTDIR },
+		{ "f/x", -ENOTDIR },
+		{ "f/x/y", -ENOTDIR },
+		{ "fifo", -ENOTDIR },
+		{ "fifo/x", -ENOTDIR },
+		{ "l", -ELOOP },
+		{ "l/new", -ELOOP },
+		{ "l/new/deeper", -ELOOP },
+		{ "in", -ELOOP },
+		{ "in/new", -ELOOP },
+		{ "d/../x", -EXDEV },
+	};
+	char list[128];
+	size_t i;
+	int r;
+
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+	cr_assert(mkfifoat(fx->dest, "fifo", 0600) == 0, "mkfifo: %s",
+	    strerror(errno));
+	put_link(fx->dest, "in", "d");
+	put_link(fx->dest, "l", "../outside/sdir");
+	for (i = 0; i < NELEM(rows); i++) {
+		r = pfx_root_mkdirs(&fx->root, rows[i].rel, 0755);
+		cr_assert(r == rows[i].want, "[%s] pfx_root_mkdirs(\"%s\"): "
+		    "got %d (%s), want %s", fx->rname, rows[i].rel, r,
+		    errname(r), errname(rows[i].want));
+	}
+	list_at(fx->dest, ".", list, sizeof(list));
+	cr_assert_str_eq(list, "d f fifo in l");
+	list_at(fx->dest, "d", list, sizeof(list));
+	cr_assert_str_eq(list, "");
+	expect_content(fx, fx->dest, "f", "f\n");
+}
+
+/* --- what may already stand at a name -------------------------------- */
+
+enum prior {
+	PRIOR_FILE,		/* a regular file of the root: "old\n" */
+	PRIOR_HARDLINK_OUT,	/* a hard link to outside/victim */
+	PRIOR_SYMLINK_OUT,	/* -> ../outside/victim */
+	PRIOR_SYMLINK_ABS,	/* -> /tmp/.../outside/victim */
+	PRIOR_SYMLINK_DIR_OUT,	/* -> ../outside/sdir */
+	PRIOR_DANGLING_OUT,	/* -> ../outside/created (missing) */
+	PRIOR_SYMLINK_IN,	/* -> spare, a file of the root */
+	PRIOR_FIFO,		/* a FIFO */
+	PRIOR_DIR,		/* an empty directory */
+	NPRIORS
+};
+
+static const char *const prior_names[NPRIORS] = {
+	"a regular file", "a hard link to a file outside",
+	"a symlink to a file outside", "an absolute symlink outside",
+	"a symlink to a directory outside", "a dangling symlink outside",
+	"a symlink to a file inside", "a FIFO", "an empty directory"
+};
+
+/* Put an entry of kind PRIOR at dest/NAME. */
+static void
+plant(struct fx *fx, enum prior prior, const char *name)
+{
+	char target[PATH_MAX];
+
+	switch (prior) {
+	case PRIOR_FILE:
+		put_file(fx->dest, name, "old\n", 0644);
+		break;
+	case PRIOR_HARDLINK_OUT:
+		cr_assert(linkat(fx->out, "victim", fx->dest, name, 0) == 0,
+		    "fixture: link %s: %s", name, strerror(errno));
+		break;
+	case PRIOR_SYMLINK_OUT:
+		put_link(fx->dest, name, "../outside/victim");
+		break;
+	case PRIOR_SYMLINK_ABS:
+		(void)snprintf(target, sizeof(target), "%s/outside/victim",
+		    fx->path);
+		put_link(fx->dest, name, target);
+		break;
+	case PRIOR_SYMLINK_DIR_OUT:
+		put_link(fx->dest, name, "../outside/sdir");
+		break;
+	case PRIOR_DANGLING_OUT:
+		put_link(fx->dest, name, "../outside/created");
+		break;
+	case PRIOR_SYMLINK_IN:
+		put_link(fx->dest, name, "spare");
+		break;
+	case PRIOR_FIFO:
+		cr_assert(mkfifoat(fx->dest, name, 0600) == 0,
+		    "fixture: mkfifo %s: %s", name, strerror(errno));
+		break;
+	case PRIOR_DIR:
+		put_dir(fx->dest, name, 0755);
+		break;
+	default:
+		cr_assert_fail("no such prior %d", (int)prior);
+	}
+}
+
+/* Assert that outside/victim is as the fixture made it, link count too. */
+static void
+expect_victim_intact(const struct fx *fx, const char *after)
+{
+	struct stat st;
+
+	st = stat_at(fx->out, "victim");
+	cr_assert(S_ISREG(st.st_mode) && st.st_nlink == 1,
+	    "[%s] after %s outside/victim has nlink %lu", fx->rname, after,
+	    (unsigned long)st.st_nlink);
+	expect_content(fx, fx->out, "victim", VICTIM);
+	cr_assert(!exists_at(fx->out, "created"),
+	    "[%s] after %s outside/created exists", fx->rname, after);
+}
+
+/* --- pfx_root_create ------------------------------------------------ */
+
+ROOT_TEST(create_new_file)
+{
+	struct stat st;
+	int fd;
+
+	put_dir(fx->dest, "d", 0755);
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "f", 0640));
+	expect_flags(fx, fd, O_WRONLY, "pfx_root_create");
+	write_all(fd, "hello\n");
+	expect_same(fx, fd, fx->dest, "f");
+	(void)close(fd);
+	st = stat_at(fx->dest, "f");
+	cr_assert(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0640 &&
+	    st.st_nlink == 1, "[%s] f: mode %06o nlink %lu", fx->rname,
+	    (unsigned int)st.st_mode, (unsigned long)st.st_nlink);
+	expect_content(fx, fx->dest, "f", "hello\n");
+
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "d/g", 0600));
+	(void)close(fd);
+	st = stat_at(fx->dest, "d/g");
+	cr_assert(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600 &&
+	    st.st_size == 0, "[%s] d/g: mode %06o size %lld", fx->rname,
+	    (unsigned int)st.st_mode, (long long)st.st_size);
+
+	(void)umask(077);
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "u", 0666));
+	(void)close(fd);
+	(void)umask(0);
+	st = stat_at(fx->dest, "u");
+	cr_assert((st.st_mode & 07777) == 0600, "[%s] u: mode %04o under "
+	    "umask 077", fx->rname, (unsigned int)(st.st_mode & 07777));
+}
+
+ROOT_TEST(create_is_exclusive)
+{
+	char name[16], list[256];
+	struct stat before, after;
+	int p;
+
+	put_file(fx->dest, "spare", "spare\n", 0644);
+	for (p = 0; p < NPRIORS; p++) {
+		(void)snprintf(name, sizeof(name), "p%d", p);
+		plant(fx, (enum prior)p, name);
+		before = stat_at(fx->dest, name);
+		ASSERT_RET(pfx_root_create(&fx->root, name, 0644), -EEXIST);
+		after = stat_at(fx->dest, name);
+		cr_assert(before.st_ino == after.st_ino &&
+		    before.st_mode == after.st_mode &&
+		    before.st_size == after.st_size,
+		    "[%s] create over %s changed it", fx->rname,
+		    prior_names[p]);
+	}
+	expect_content(fx, fx->dest, "p0", "old\n");
+	expect_content(fx, fx->dest, "spare", "spare\n");
+	list_at(fx->dest, "p8", list, sizeof(list));
+	cr_assert_str_eq(list, "");
+	cr_assert(unlinkat(fx->dest, "p1", 0) == 0, "unlink p1");
+	expect_victim_intact(fx, "pfx_root_create");
+
+	/* The root itself exists. */
+	ASSERT_RET(pfx_root_create(&fx->root, "", 0644), -EEXIST);
+	ASSERT_RET(pfx_root_create(&fx->root, ".", 0644), -EEXIST);
+}
+
+/*
+ *	dest/
+ *	|-- f			"f\n"
+ *	`-- l -> ../outside/sdir
+ */
+ROOT_TEST(create_parent_refused)
+{
+	put_file(fx->dest, "f", "f\n", 0644);
+	put_link(fx->dest, "l", "../outside/sdir");
+	ASSERT_RET(pfx_root_create(&fx->root, "missing/f", 0644), -ENOENT);
+	ASSERT_RET(pfx_root_create(&fx->root, "m1/m2/f", 0644), -ENOENT);
+	ASSERT_RET(pfx_root_create(&fx->root, "f/x", 0644), -ENOTDIR);
+	ASSERT_RET(pfx_root_create(&fx->root, "l/x", 0644), -ELOOP);
+	cr_assert(!exists_at(fx->dest, "missing") &&
+	    !exists_at(fx->dest, "m1"), "[%s] a parent was made", fx->rname);
+}
+
+/* --- pfx_root_begin, pfx_root_commit, pfx_root_abort ------------------ */
+
+ROOT_TEST(commit_new_file)
+{
+	struct pfx_pending pend;
+	struct stat st;
+
+	put_dir(fx->dest, "d", 0755);
+	ASSERT_RET(pfx_root_begin(&fx->root, "d/f", 0640, &pend), 0);
+	expect_fd(fx, __LINE__, "pend.fd", pend.fd);
+	expect_flags(fx, pend.fd, O_WRONLY, "pend.fd");
+	cr_assert(count_temps(fx->dest, "d") == 1, "[%s] no temporary while "
+	    "pending", fx->rname);
+	cr_assert(!exists_at(fx->dest, "d/f"), "[%s] d/f exists before the "
+	    "commit", fx->rname);
+	write_all(pend.fd, "committed\n");
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, PFX_ROOT_REPLACE), 0);
+	st = stat_at(fx->dest, "d/f");
+	cr_assert(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0640 &&
+	    st.st_nlink == 1, "[%s] d/f: mode %06o nlink %lu", fx->rname,
+	    (unsigned int)st.st_mode, (unsigned long)st.st_nlink);
+	expect_content(fx, fx->dest, "d/f", "committed\n");
+	cr_assert(count_temps(fx->dest, "d") == 0, "[%s] temporary left",
+	    fx->rname);
+
+	/* NOREPLACE on a free name works too. */
+	ASSERT_RET(pfx_root_begin(&fx->root, "g", 0600, &pend), 0);
+	write_all(pend.fd, "g\n");
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, PFX_ROOT_NOREPLACE), 0);
+	expect_content(fx, fx->dest, "g", "g\n");
+	cr_assert(count_temps(fx->dest, ".") == 0, "[%s] temporary left",
+	    fx->rname);
+}
+
+/*
+ * Each kind of prior entry at the name is replaced by the new file; the
+ * hard link to outside/victim is unlinked, not written through.
+ */
+ROOT_TEST(commit_replace)
+{
+	struct pfx_pending pend;
+	struct stat st, vst;
+	char name[16], data[32];
+	int p;
+
+	put_file(fx->dest, "spare", "spare\n", 0644);
+	for (p = 0; p < NPRIORS; p++) {
+		if (p == PRIOR_DIR)
+			continue;
+		(void)snprintf(name, sizeof(name), "p%d", p);
+		(void)snprintf(data, sizeof(data), "new %d\n", p);
+		plant(fx, (enum prior)p, name);
+		if (p == PRIOR_HARDLINK_OUT) {
+			vst = stat_at(fx->out, "victim");
+			cr_assert(vst.st_nlink == 2, "fixture: nlink %lu",
+			    (unsigned long)vst.st_nlink);
+		}
+		ASSERT_RET(pfx_root_begin(&fx->root, name, 0644, &pend), 0);
+		write_all(pend.fd, data);
+		ASSERT_RET(pfx_root_commit(&fx->root, &pend,
+		    PFX_ROOT_REPLACE), 0);
+		st = stat_at(fx->dest, name);
+		cr_assert(S_ISREG(st.st_mode) && st.st_nlink == 1,
+		    "[%s] over %s: mode %06o nlink %lu", fx->rname,
+		    prior_names[p], (unsigned int)st.st_mode,
+		    (unsigned long)st.st_nlink);
+		expect_content(fx, fx->dest, name, data);
+		expect_victim_intact(fx, prior_names[p]);
+	}
+	expect_content(fx, fx->dest, "spare", "spare\n");
+	cr_assert(count_temps(fx->dest, ".") == 0, "[%s] temporary left",
+	    fx->rname);
+}
+
+/* Flags 0 and PFX_ROOT_NOREPLACE leave every kind of prior entry alone. */
+ROOT_TEST(commit_noreplace)
+{
+	static const unsigned int flags[] = { 0, PFX_ROOT_NOREPLACE };
+	struct pfx_pending pend;
+	struct stat before, after;
+	char name[16];
+	size_t i;
+	int p;
+
+	put_file(fx->dest, "spare", "spare\n", 0644);
+	for (p = 0; p < NPRIORS; p++) {
+		(void)snprintf(name, sizeof(name), "p%d", p);
+		plant(fx, (enum prior)p, name);
+		before = stat_at(fx->dest, name);
+		for (i = 0; i < NELEM(flags); i++) {
+			ASSERT_RET(pfx_root_begin(&fx->root, name, 0644,
+			    &pend), 0);
+			write_all(pend.fd, "lost\n");
+			ASSERT_RET(pfx_root_commit(&fx->root, &pend,
+			    flags[i]), -EEXIST);
+			after = stat_at(fx->dest, name);
+			cr_assert(before.st_ino == after.st_ino &&
+			    before.st_mode == after.st_mode,
+			    "[%s] commit %#x replaced %s", fx->rname,
+			    flags[i], prior_names[p]);
+			cr_assert(count_temps(fx->dest, ".") == 0,
+			    "[%s] temporary left after commit %#x over %s",
+			    fx->rname, flags[i], prior_names[p]);
+		}
+	}
+	expect_content(fx, fx->dest, "p0", "old\n");
+	cr_assert(unlinkat(fx->dest, "p1", 0) == 0, "unlink p1");
+	expect_victim_intact(fx, "a NOREPLACE commit");
+}
+
+/*
+ *	dest/
+ *	`-- d/
+ *	    `-- keep		"keep\n"
+ */
+ROOT_TEST(commit_over_directory)
+{
+	struct pfx_pending pend;
+	struct stat st;
+	char list[64];
+
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "d/keep", "keep\n", 0644);
+	ASSERT_RET(pfx_root_begin(&fx->root, "d", 0644, &pend), 0);
+	write_all(pend.fd, "file\n");
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, PFX_ROOT_REPLACE),
+	    -EISDIR);
+	st = stat_at(fx->dest, "d");
+	cr_assert(S_ISDIR(st.st_mode), "[%s] d is no longer a directory",
+	    fx->rname);
+	list_at(fx->dest, "d", list, sizeof(list));
+	cr_assert_str_eq(list, "keep");
+	cr_assert(count_temps(fx->dest, ".") == 0, "[%s] temporary left",
+	    fx->rname);
+}
+
+ROOT_TEST(abort_removes_temporary)
+{
+	struct pfx_pending pend;
+	char list[64];
+
+	ASSERT_RET(pfx_root_begin(&fx->root, "f", 0644, &pend), 0);
+	write_all(pend.fd, "aborted\n");
+	cr_assert(count_temps(fx->dest, ".") == 1, "[%s] no temporary while "
+	    "pending", fx->rname);
+	pfx_root_abort(&pend);
+	list_at(fx->dest, ".", list, sizeof(list));
+	cr_assert_str_eq(list, "", "[%s] after abort dest/ holds \"%s\"",
+	    fx->rname, list);
+}
+
+/*
+ *	dest/
+ *	|-- f			"f\n"
+ *	`-- l -> ../outside/sdir
+ */
+ROOT_TEST(begin_refused)
+{
+	struct pfx_pending pend;
+	char list[64];
+
+	put_file(fx->dest, "f", "f\n", 0644);
+	put_link(fx->dest, "l", "../outside/sdir");
+	ASSERT_RET(pfx_root_begin(&fx->root, "missing/f", 0644, &pend),
+	    -ENOENT);
+	ASSERT_RET(pfx_root_begin(&fx->root, "f/x", 0644, &pend), -ENOTDIR);
+	ASSERT_RET(pfx_root_begin(&fx->root, "l/x", 0644, &pend), -ELOOP);
+	ASSERT_RET(pfx_root_begin(&fx->root, "../x", 0644, &pend), -EXDEV);
+	list_at(fx->dest, ".", list, sizeof(list));
+	cr_assert_str_eq(list, "f l");
+}
+
+/*
+ * A directory moved out of the root between begin and commit: the commit
+ * notices, takes back what it made there and fails with -EXDEV.
+ *
+ *	dest/
+ *	`-- a/			moved to elsewhere/a by the test
+ */
+ROOT_TEST(commit_in_moved_out_directory)
+{
+	static const unsigned int flags[] = { PFX_ROOT_REPLACE,
+	    PFX_ROOT_NOREPLACE };
+	struct pfx_pending pend;
+	char list[64];
+	size_t i;
+
+	put_dir(fx->dest, "a", 0755);
+	for (i = 0; i < NELEM(flags); i++) {
+		ASSERT_RET(pfx_root_begin(&fx->root, "a/f", 0644, &pend), 0);
+		write_all(pend.fd, "escaped?\n");
+		cr_assert(renameat(fx->dest, "a", fx->elsewhere, "a") == 0,
+		    "rename: %s", strerror(errno));
+		ASSERT_RET(pfx_root_commit(&fx->root, &pend, flags[i]),
+		    -EXDEV);
+		list_at(fx->elsewhere, "a", list, sizeof(list));
+		cr_assert_str_eq(list, "", "[%s] commit %#x left \"%s\" in "
+		    "the moved directory", fx->rname, flags[i], list);
+		cr_assert(renameat(fx->elsewhere, "a", fx->dest, "a") == 0,
+		    "rename back: %s", strerror(errno));
+	}
+
+	/* Abort cleans up wherever the directory went. */
+	ASSERT_RET(pfx_root_begin(&fx->root, "a/f", 0644, &pend), 0);
+	cr_assert(renameat(fx->dest, "a", fx->elsewhere, "a") == 0,
+	    "rename: %s", strerror(errno));
+	pfx_root_abort(&pend);
+	list_at(fx->elsewhere, "a", list, sizeof(list));
+	cr_assert_str_eq(list, "", "[%s] abort left \"%s\"", fx->rname, list);
+}
+
+/*
+ * Flags other than 0, PFX_ROOT_REPLACE and PFX_ROOT_NOREPLACE are refused
+ * with -EINVAL; a refused commit still removes its temporary.
+ *
+ *	dest/
+ *	|-- f			"f\n"
+ *	`-- g			"g\n"
+ */
+ROOT_TEST(flags_invalid)
+{
+	static const unsigned int bad[] = {
+		PFX_ROOT_REPLACE | PFX_ROOT_NOREPLACE, 0x4u, 0x80000000u,
+		PFX_ROOT_REPLACE | 0x100u
+	};
+	struct pfx_pending pend;
+	char list[64];
+	size_t i;
+	int fd;
+
+	put_file(fx->dest, "f", "f\n", 0644);
+	put_file(fx->dest, "g", "g\n", 0644);
+	fd = ASSERT_FD(pfx_root_open_read(&fx->root, "f"));
+	for (i = 0; i < NELEM(bad); i++) {
+		ASSERT_RET(pfx_root_begin(&fx->root, "new", 0644, &pend), 0);
+		write_all(pend.fd, "new\n");
+		ASSERT_RET(pfx_root_commit(&fx->root, &pend, bad[i]), -EINVAL);
+		ASSERT_RET(pfx_root_link(&fx->root, fd, "h", bad[i]), -EINVAL);
+		ASSERT_RET(pfx_root_link(&fx->root, fd, "g", bad[i]), -EINVAL);
+		ASSERT_RET(pfx_root_rename(&fx->root, "f", "h", bad[i]),
+		    -EINVAL);
+		ASSERT_RET(pfx_root_rename(&fx->root, "f", "g", bad[i]),
+		    -EINVAL);
+	}
+	(void)close(fd);
+	list_at(fx->dest, ".", list, sizeof(list));
+	cr_assert_str_eq(list, "f g", "[%s] dest/ holds \"%s\"", fx->rname,
+	    list);
+	expect_content(fx, fx->dest, "f", "f\n");
+	expect_content(fx, fx->dest, "g", "g\n");
+}
+
+/* --- pfx_root_link -------------------------------------------------- */
+
+/*
+ *	dest/
+ *	|-- d/
+ *	`-- f			"linked\n" (made by pfx_root_create)
+ */
+ROOT_TEST(link_new_names)
+{
+	struct stat st, fst;
+	int fd;
+
+	put_dir(fx->dest, "d", 0755);
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "f", 0644));
+	write_all(fd, "linked\n");
+	ASSERT_RET(pfx_root_link(&fx->root, fd, "g", 0), 0);
+	cr_assert(fstat(fd, &fst) == 0, "fstat");
+	st = stat_at(fx->dest, "g");
+	cr_assert(S_ISREG(st.st_mode) && st.st_ino == fst.st_ino &&
+	    st.st_nlink == 2, "[%s] g: ino %llu nlink %lu, want ino %llu "
+	    "nlink 2", fx->rname, (unsigned long long)st.st_ino,
+	    (unsigned long)st.st_nlink, (unsigned long long)fst.st_ino);
+	ASSERT_RET(pfx_root_link(&fx->root, fd, "d/h", PFX_ROOT_NOREPLACE),
+	    0);
+	expect_same(fx, fd, fx->dest, "d/h");
+	st = stat_at(fx->dest, "f");
+	cr_assert(st.st_nlink == 3, "[%s] nlink %lu, want 3", fx->rname,
+	    (unsigned long)st.st_nlink);
+	expect_content(fx, fx->dest, "d/h", "linked\n");
+
+	/* REPLACE where the name already is this inode: no temporary left. */
+	ASSERT_RET(pfx_root_link(&fx->root, fd, "g", PFX_ROOT_REPLACE), 0);
+	expect_same(fx, fd, fx->dest, "g");
+	st = stat_at(fx->dest, "f");
+	cr_assert(st.st_nlink == 3, "[%s] nlink %lu, want 3", fx->rname,
+	    (unsigned long)st.st_nlink);
+	cr_assert(count_temps(fx->dest, ".") == 0, "[%s] temporary left",
+	    fx->rname);
+
+	/* A descriptor from pfx_root_open_read() links as well. */
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_open_read(&fx->root, "f"));
+	ASSERT_RET(pfx_root_link(&fx->root, fd, "r", 0), 0);
+	expect_same(fx, fd, fx->dest, "r");
+	(void)close(fd);
+
+	ASSERT_RET(pfx_root_link(&fx->root, fx->dest, "x", 0), -EINVAL);
+}
+
+ROOT_TEST(link_existing_name)
+{
+	struct stat before, after;
+	char name[16];
+	int fd, p;
+
+	put_file(fx->dest, "spare", "spare\n", 0644);
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "f", 0644));
+	write_all(fd, "new\n");
+	for (p = 0; p < NPRIORS; p++) {
+		(void)snprintf(name, sizeof(name), "p%d", p);
+		plant(fx, (enum prior)p, name);
+		before = stat_at(fx->dest, name);
+		ASSERT_RET(pfx_root_link(&fx->root, fd, name, 0), -EEXIST);
+		ASSERT_RET(pfx_root_link(&fx->root, fd, name,
+		    PFX_ROOT_NOREPLACE), -EEXIST);
+		after = stat_at(fx->dest, name);
+		cr_assert(before.st_ino == after.st_ino &&
+		    before.st_mode == after.st_mode,
+		    "[%s] link without REPLACE changed %s", fx->rname,
+		    prior_names[p]);
+	}
+	after = stat_at(fx->dest, "f");
+	cr_assert(after.st_nlink == 1, "[%s] f nlink %lu", fx->rname,
+	    (unsigned long)after.st_nlink);
+	expect_content(fx, fx->dest, "p0", "old\n");
+	cr_assert(unlinkat(fx->dest, "p1", 0) == 0, "unlink p1");
+	expect_victim_intact(fx, "pfx_root_link");
+	(void)close(fd);
+}
+
+ROOT_TEST(link_replace)
+{
+	struct stat st;
+	char name[16];
+	int fd, p;
+
+	put_file(fx->dest, "spare", "spare\n", 0644);
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "f", 0644));
+	write_all(fd, "new\n");
+	for (p = 0; p < NPRIORS; p++) {
+		(void)snprintf(name, sizeof(name), "p%d", p);
+		plant(fx, (enum prior)p, name);
+		if (p == PRIOR_DIR) {
+			ASSERT_RET(pfx_root_link(&fx->root, fd, name,
+			    PFX_ROOT_REPLACE), -EISDIR);
+			st = stat_at(fx->dest, name);
+			cr_assert(S_ISDIR(st.st_mode), "[%s] %s replaced",
+			    fx->rname, prior_names[p]);
+			continue;
+		}
+		ASSERT_RET(pfx_root_link(&fx->root, fd, name,
+		    PFX_ROOT_REPLACE), 0);
+		expect_same(fx, fd, fx->dest, name);
+		expect_content(fx, fx->dest, name, "new\n");
+		expect_victim_intact(fx, prior_names[p]);
+	}
+	/* f itself, and every prior but the directory. */
+	st = stat_at(fx->dest, "f");
+	cr_assert(st.st_nlink == 1 + (NPRIORS - 1), "[%s] f nlink %lu, "
+	    "want %d", fx->rname, (unsigned long)st.st_nlink, NPRIORS);
+	expect_content(fx, fx->dest, "spare", "spare\n");
+	cr_assert(count_temps(fx->dest, ".") == 0, "[%s] temporary left",
+	    fx->rname);
+	(void)close(fd);
+}
+
+/*
+ *	dest/
+ *	|-- d/
+ *	`-- gone		unlinked while held open
+ */
+ROOT_TEST(link_refused)
+{
+	int dfd, fd;
+
+	put_dir(fx->dest, "d", 0755);
+	dfd = ASSERT_FD(pfx_root_open_dir(&fx->root, "d"));
+	ASSERT_RET(pfx_root_link(&fx->root, dfd, "x", 0), -EINVAL);
+	ASSERT_RET(pfx_root_link(&fx->root, dfd, "x", PFX_ROOT_REPLACE),
+	    -EINVAL);
+	(void)close(dfd);
+
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "gone", 0644));
+	ASSERT_RET(pfx_root_link(&fx->root, fd, "missing/x", 0), -ENOENT);
+	cr_assert(unlinkat(fx->dest, "gone", 0) == 0, "unlink");
+	ASSERT_RET(pfx_root_link(&fx->root, fd, "back", 0), -ENOENT);
+	ASSERT_RET(pfx_root_link(&fx->root, fd, "back", PFX_ROOT_REPLACE),
+	    -ENOENT);
+	(void)close(fd);
+	cr_assert(!exists_at(fx->dest, "x") && !exists_at(fx->dest, "back"),
+	    "[%s] a link was made", fx->rname);
+	cr_assert(count_temps(fx->dest, ".") == 0, "[%s] temporary left",
+	    fx->rname);
+}
+
+ROOT_TEST(link_other_filesystem)
+{
+	static const unsigned int flags[] = { 0, PFX_ROOT_NOREPLACE,
+	    PFX_ROOT_REPLACE };
+	struct stat st, dst;
+	size_t i;
+	int fd;
+
+	(void)snprintf(fx->shm, sizeof(fx->shm),
+	    "/dev/shm/pfx-platform.XXXXXX");
+	fd = mkostemp(fx->shm, O_CLOEXEC);
+	if (fd == -1) {
+		fx->shm[0] = '\0';
+		fx_skip("no /dev/shm: %s", strerror(errno));
+	}
+	cr_assert(fstat(fd, &st) == 0 && fstat(fx->dest, &dst) == 0, "fstat");
+	if (st.st_dev == dst.st_dev) {
+		(void)close(fd);
+		fx_skip("/dev/shm is on the same filesystem as /tmp");
+	}
+	for (i = 0; i < NELEM(flags); i++)
+		ASSERT_RET(pfx_root_link(&fx->root, fd, "x", flags[i]),
+		    -EXDEV);
+	cr_assert(!exists_at(fx->dest, "x"), "[%s] x was made", fx->rname);
+	cr_assert(count_temps(fx->dest, ".") == 0, "[%s] temporary left",
+	    fx->rname);
+	(void)close(fd);
+	(void)unlink(fx->shm);
+	fx->shm[0] = '\0';
+}
+
+/* --- pfx_root_open_read --------------------------------------------- */
+
+/*
+ *	dest/
+ *	|-- d/
+ *	|   `-- g		"g\n"
+ *	`-- f			"content\n"
+ */
+ROOT_TEST(open_read_file)
+{
+	int fd;
+
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "d/g", "g\n", 0400);
+	put_file(fx->dest, "f", "content\n", 0644);
+	fd = ASSERT_FD(pfx_root_open_read(&fx->root, "f"));
+	expect_flags(fx, fd, O_RDONLY, "pfx_root_open_read");
+	expect_same(fx, fd, fx->dest, "f");
+	expect_fd_content(fx, fd, "content\n", "f");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_open_read(&fx->root, "d/g"));
+	expect_flags(fx, fd, O_RDONLY, "pfx_root_open_read");
+	expect_fd_content(fx, fd, "g\n", "d/g");
+	(void)close(fd);
+}
+
+/*
+ *	dest/
+ *	|-- d/
+ *	|-- f			"f\n"
+ *	|-- fifo		(FIFO, no writer: opening it would block)
+ *	|-- li -> f
+ *	|-- lo -> ../outside/secret
+ *	|-- null		(character device 1,3, when root may make it)
+ *	`-- sock		(socket)
+ */
+ROOT_TEST(open_read_refused)
+{
+	static const struct {
+		const char *rel;
+		int want;
+	} rows[] = {
+		{ "lo", -ELOOP },
+		{ "li", -ELOOP },
+		{ "d", -EISDIR },
+		{ "", -EISDIR },
+		{ ".", -EISDIR },
+		{ "fifo", -EINVAL },
+		{ "sock", -EINVAL },
+		{ "null", -EINVAL },
+		{ "missing", -ENOENT },
+		{ "f/x", -ENOTDIR },
+	};
+	struct sockaddr_un sa;
+	size_t i;
+	int s, r;
+
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+	cr_assert(mkfifoat(fx->dest, "fifo", 0644) == 0, "mkfifo: %s",
+	    strerror(errno));
+	put_link(fx->dest, "li", "f");
+	put_link(fx->dest, "lo", "../outside/secret");
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	(void)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dest/sock",
+	    fx->path);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert(s >= 0 && bind(s, (struct sockaddr *)&sa, sizeof(sa)) == 0,
+	    "socket: %s", strerror(errno));
+	(void)close(s);
+	if (mknodat(fx->dest, "null", S_IFCHR | 0666, makedev(1, 3)) == -1)
+		put_file(fx->dest, "null", "", 0644);	/* unprivileged */
+
+	for (i = 0; i < NELEM(rows); i++) {
+		if (strcmp(rows[i].rel, "null") == 0 &&
+		    S_ISREG(stat_at(fx->dest, "null").st_mode))
+			continue;
+		r = pfx_root_open_read(&fx->root, rows[i].rel);
+		if (r >= 0)
+			(void)close(r);
+		cr_assert(r == rows[i].want, "[%s] pfx_root_open_read(\"%s\"): "
+		    "got %d (%s), want %s", fx->rname, rows[i].rel, r,
+		    errname(r), errname(rows[i].want));
+	}
+}
+
+/* --- pfx_root_open_dir ---------------------------------------------- */
+
+/*
+ *	dest/
+ *	|-- d1/
+ *	|   `-- inner		"i\n"
+ *	|-- f1			"f\n"
+ *	|-- fifo		(FIFO)
+ *	|-- l1 -> d1
+ *	`-- lo -> ../outside/sdir
+ */
+ROOT_TEST(open_dir)
+{
+	static const struct {
+		const char *rel;
+		int want;
+	} rows[] = {
+		{ "l1", -ELOOP },
+		{ "lo", -ELOOP },
+		{ "lo/", -ELOOP },
+		{ "f1", -ENOTDIR },
+		{ "fifo", -ENOTDIR },
+		{ "missing", -ENOENT },
+		{ "d1/inner", -ENOTDIR },
+		{ "..", -EXDEV },
+	};
+	char list[128];
+	size_t i;
+	int fd, r;
+
+	put_dir(fx->dest, "d1", 0755);
+	put_file(fx->dest, "d1/inner", "i\n", 0644);
+	put_file(fx->dest, "f1", "f\n", 0644);
+	cr_assert(mkfifoat(fx->dest, "fifo", 0644) == 0, "mkfifo: %s",
+	    strerror(errno));
+	put_link(fx->dest, "l1", "d1");
+	put_link(fx->dest, "lo", "../outside/sdir");
+
+	fd = ASSERT_FD(pfx_root_open_dir(&fx->root, ""));
+	expect_flags(fx, fd, O_RDONLY, "pfx_root_open_dir");
+	expect_same(fx, fd, fx->top, "dest");
+	list_fd(fd, list, sizeof(list));
+	cr_assert_str_eq(list, "d1 f1 fifo l1 lo");
+	fd = ASSERT_FD(pfx_root_open_dir(&fx->root, "."));
+	expect_same(fx, fd, fx->top, "dest");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_open_dir(&fx->root, "d1"));
+	expect_flags(fx, fd, O_RDONLY, "pfx_root_open_dir");
+	expect_same(fx, fd, fx->dest, "d1");
+	list_fd(fd, list, sizeof(list));
+	cr_assert_str_eq(list, "inner");
+
+	for (i = 0; i < NELEM(rows); i++) {
+		r = pfx_root_open_dir(&fx->root, rows[i].rel);
+		if (r >= 0)
+			(void)close(r);
+		cr_assert(r == rows[i].want, "[%s] pfx_root_open_dir(\"%s\"): "
+		    "got %d (%s), want %s", fx->rname, rows[i].rel, r,
+		    errname(r), errname(rows[i].want));
+	}
+}
+
+/* --- pfx_root_sub --------------------------------------------------- */
+
+/*
+ *	dest/
+ *	|-- a/
+ *	|   `-- b/		the sub-root
+ *	|       |-- l -> ../../../outside
+ *	|       `-- spare	"spare\n"
+ *	|-- file		"file\n"
+ *	`-- lnk -> a
+ */
+ROOT_TEST(sub_root)
+{
+	static const char *const escapes[] = { "..", "../..", "../b/x",
+	    "../../outside", "/x" };
+	static const char *const loops[] = { "l/x", "l/secret",
+	    "l/sdir/inner" };
+	struct pfx_root sub, sub2, bad;
+	int bfd, fd, fl;
+
+	put_dir(fx->dest, "a", 0755);
+	put_dir(fx->dest, "a/b", 0755);
+	put_link(fx->dest, "a/b/l", "../../../outside");
+	put_file(fx->dest, "a/b/spare", "spare\n", 0644);
+	put_file(fx->dest, "file", "file\n", 0644);
+	put_link(fx->dest, "lnk", "a");
+
+	ASSERT_RET(pfx_root_sub(&fx->root, "a/b", &sub), 0);
+	cr_assert_str_eq(pfx_root_resolver_name(&sub), fx->rname);
+	/* White box: the fd is private; only its flags are read. */
+	fl = fcntl(sub.fd, F_GETFD);
+	cr_assert(fl != -1 && (fl & FD_CLOEXEC) != 0,
+	    "[%s] the sub-root fd lacks FD_CLOEXEC", fx->rname);
+	fd = ASSERT_FD(pfx_root_open_dir(&sub, ""));
+	expect_same(fx, fd, fx->dest, "a/b");
+	(void)close(fd);
+
+	bfd = open_fixture_dir(fx->dest, "a/b");
+	expect_all_ops(fx, &sub, bfd, escapes, NELEM(escapes), -EXDEV);
+	expect_all_ops(fx, &sub, bfd, loops, NELEM(loops), -ELOOP);
+	(void)close(bfd);
+	cr_assert(!exists_at(fx->dest, "a/x") && !exists_at(fx->dest, "x"),
+	    "[%s] something was made above the sub-root", fx->rname);
+
+	fd = ASSERT_FD(pfx_root_create(&sub, "f", 0644));
+	write_all(fd, "in sub\n");
+	(void)close(fd);
+	expect_content(fx, fx->dest, "a/b/f", "in sub\n");
+
+	/* A sub-root of the sub-root. */
+	fd = ASSERT_FD(pfx_root_mkdirs(&sub, "c", 0755));
+	(void)close(fd);
+	ASSERT_RET(pfx_root_sub(&sub, "c", &sub2), 0);
+	cr_assert_str_eq(pfx_root_resolver_name(&sub2), fx->rname);
+	fd = ASSERT_FD(pfx_root_create(&sub2, "g", 0644));
+	(void)close(fd);
+	cr_assert(exists_at(fx->dest, "a/b/c/g"), "[%s] a/b/c/g missing",
+	    fx->rname);
+	ASSERT_RET(pfx_root_open_dir(&sub2, ".."), -EXDEV);
+	pfx_root_close(&sub2);
+	pfx_root_close(&sub2);
+	pfx_root_close(&sub);
+	pfx_root_close(&sub);
+
+	ASSERT_RET(pfx_root_sub(&fx->root, "lnk", &bad), -ELOOP);
+	ASSERT_RET(pfx_root_sub(&fx->root, "lnk/b", &bad), -ELOOP);
+	ASSERT_RET(pfx_root_sub(&fx->root, "a/b/l", &bad), -ELOOP);
+	ASSERT_RET(pfx_root_sub(&fx->root, "file", &bad), -ENOTDIR);
+	ASSERT_RET(pfx_root_sub(&fx->root, "missing", &bad), -ENOENT);
+	ASSERT_RET(pfx_root_sub(&fx->root, "..", &bad), -EXDEV);
+}
+
+/* --- pfx_root_unlink, pfx_root_rmdir, pfx_root_rename ----------------- */
+
+/*
+ *	dest/
+ *	|-- d/
+ *	|-- f			"f\n"
+ *	|-- h			hard link to outside/victim
+ *	|-- ld -> ../outside/sdir
+ *	`-- lf -> ../outside/secret
+ */
+ROOT_TEST(unlink_names)
+{
+	cr_assert(linkat(fx->out, "victim", fx->dest, "h", 0) == 0, "link");
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+	put_link(fx->dest, "ld", "../outside/sdir");
+	put_link(fx->dest, "lf", "../outside/secret");
+
+	ASSERT_RET(pfx_root_unlink(&fx->root, "lf"), 0);
+	cr_assert(!exists_at(fx->dest, "lf"), "[%s] lf still there",
+	    fx->rname);
+	expect_content(fx, fx->out, "secret", SECRET);
+	ASSERT_RET(pfx_root_unlink(&fx->root, "ld"), 0);
+	cr_assert(!exists_at(fx->dest, "ld") &&
+	    exists_at(fx->out, "sdir/inner"), "[%s] unlink ld", fx->rname);
+	ASSERT_RET(pfx_root_unlink(&fx->root, "h"), 0);
+	expect_victim_intact(fx, "pfx_root_unlink");
+	ASSERT_RET(pfx_root_unlink(&fx->root, "f"), 0);
+	cr_assert(!exists_at(fx->dest, "f"), "[%s] f still there", fx->rname);
+
+	ASSERT_RET(pfx_root_unlink(&fx->root, "d"), -EISDIR);
+	ASSERT_RET(pfx_root_unlink(&fx->root, "missing"), -ENOENT);
+	ASSERT_RET(pfx_root_unlink(&fx->root, ""), -EBUSY);
+	ASSERT_RET(pfx_root_unlink(&fx->root, "."), -EBUSY);
+	cr_assert(exists_at(fx->dest, "d"), "[%s] d removed", fx->rname);
+}
+
+/*
+ *	dest/
+ *	|-- e/
+ *	|-- f			"f\n"
+ *	|-- full/
+ *	|   `-- x		"x\n"
+ *	`-- ld -> e
+ */
+ROOT_TEST(rmdir_dirs)
+{
+	put_dir(fx->dest, "e", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+	put_dir(fx->dest, "full", 0755);
+	put_file(fx->dest, "full/x", "x\n", 0644);
+	put_link(fx->dest, "ld", "e");
+
+	ASSERT_RET(pfx_root_rmdir(&fx->root, "full"), -ENOTEMPTY);
+	ASSERT_RET(pfx_root_rmdir(&fx->root, "f"), -ENOTDIR);
+	ASSERT_RET(pfx_root_rmdir(&fx->root, "ld"), -ENOTDIR);
+	ASSERT_RET(pfx_root_rmdir(&fx->root, "missing"), -ENOENT);
+	ASSERT_RET(pfx_root_rmdir(&fx->root, ""), -EBUSY);
+	ASSERT_RET(pfx_root_rmdir(&fx->root, "."), -EBUSY);
+	cr_assert(exists_at(fx->dest, "ld") && exists_at(fx->dest, "e") &&
+	    exists_at(fx->dest, "full/x") && exists_at(fx->dest, "f"),
+	    "[%s] a refused rmdir removed something", fx->rname);
+	ASSERT_RET(pfx_root_rmdir(&fx->root, "e"), 0);
+	cr_assert(!exists_at(fx->dest, "e"), "[%s] e still there", fx->rname);
+	ASSERT_RET(pfx_root_rmdir(&fx->root, "full/"), -ENOTEMPTY);
+}
+
+/*
+ *	dest/
+ *	|-- a/
+ *	|-- b/
+ *	|-- f			"f\n"
+ *	|-- g			"g\n"
+ *	`-- lo -> ../outside/victim
+ */
+ROOT_TEST(rename_names)
+{
+	char target[64];
+	ssize_t n;
+
+	put_dir(fx->dest, "a", 0755);
+	put_dir(fx->dest, "b", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+	put_file(fx->dest, "g", "g\n", 0644);
+	put_link(fx->dest, "lo", "../outside/victim");
+
+	ASSERT_RET(pfx_root_rename(&fx->root, "f", "a/f2", 0), 0);
+	cr_assert(!exists_at(fx->dest, "f"), "[%s] f still there", fx->rname);
+	expect_content(fx, fx->dest, "a/f2", "f\n");
+	ASSERT_RET(pfx_root_rename(&fx->root, "a/f2", "b/f3",
+	    PFX_ROOT_NOREPLACE), 0);
+	expect_content(fx, fx->dest, "b/f3", "f\n");
+
+	/* 0 or NOREPLACE onto an existing name: both left as they were. */
+	ASSERT_RET(pfx_root_rename(&fx->root, "b/f3", "g", 0), -EEXIST);
+	ASSERT_RET(pfx_root_rename(&fx->root, "b/f3", "g",
+	    PFX_ROOT_NOREPLACE), -EEXIST);
+	expect_content(fx, fx->dest, "b/f3", "f\n");
+	expect_content(fx, fx->dest, "g", "g\n");
+	ASSERT_RET(pfx_root_rename(&fx->root, "g", "lo", PFX_ROOT_NOREPLACE),
+	    -EEXIST);
+	cr_assert(S_ISLNK(stat_at(fx->dest, "lo").st_mode), "[%s] lo",
+	    fx->rname);
+
+	/* REPLACE replaces. */
+	ASSERT_RET(pfx_root_rename(&fx->root, "b/f3", "g", PFX_ROOT_REPLACE),
+	    0);
+	expect_content(fx, fx->dest, "g", "f\n");
+
+	/* A symlink moves as itself; its target is not touched. */
+	ASSERT_RET(pfx_root_rename(&fx->root, "lo", "a/lo2", 0), 0);
+	n = readlinkat(fx->dest, "a/lo2", target, sizeof(target) - 1);
+	cr_assert(n > 0, "[%s] a/lo2 is not a symlink", fx->rname);
+	target[n] = '\0';
+	cr_assert_str_eq(target, "../outside/victim");
+
+	/* Replacing a symlink to outside replaces the link only. */
+	ASSERT_RET(pfx_root_rename(&fx->root, "g", "a/lo2", PFX_ROOT_REPLACE),
+	    0);
+	cr_assert(S_ISREG(stat_at(fx->dest, "a/lo2").st_mode),
+	    "[%s] a/lo2", fx->rname);
+	expect_victim_intact(fx, "pfx_root_rename");
+
+	ASSERT_RET(pfx_root_rename(&fx->root, "", "x", 0), -EBUSY);
+	ASSERT_RET(pfx_root_rename(&fx->root, "a", "", 0), -EBUSY);
+	ASSERT_RET(pfx_root_rename(&fx->root, "missing", "x", 0), -ENOENT);
+	ASSERT_RET(pfx_root_rename(&fx->root, "a/lo2", "nodir/x", 0),
+	    -ENOENT);
+	cr_assert(exists_at(fx->dest, "a/lo2"), "[%s] a/lo2 moved",
+	    fx->rname);
+}
+
+/* --- pfx_fd_chmod, pfx_fd_set_times --------------------------------- */
+
+/* Assert the permission bits (07777) and file type of DIRFD/NAME. */
+static void
+expect_mode(const struct fx *fx, int dirfd, const char *name, mode_t type,
+    mode_t perm)
+{
+	struct stat st;
+
+	st = stat_at(dirfd, name);
+	cr_assert((st.st_mode & S_IFMT) == type &&
+	    (st.st_mode & 07777) == perm, "[%s] %s: mode %06o, want %06o",
+	    fx->rname, name, (unsigned int)st.st_mode,
+	    (unsigned int)(type | perm));
+}
+
+/* Assert the atime and mtime of DIRFD/NAME. */
+static void
+expect_times(const struct fx *fx, int dirfd, const char *name,
+    const struct timespec *atime, const struct timespec *mtime)
+{
+	struct stat st;
+
+	st = stat_at(dirfd, name);
+	cr_assert(st.st_atim.tv_sec == atime->tv_sec &&
+	    st.st_atim.tv_nsec == atime->tv_nsec,
+	    "[%s] %s: atime %lld.%09ld, want %lld.%09ld", fx->rname, name,
+	    (long long)st.st_atim.tv_sec, st.st_atim.tv_nsec,
+	    (long long)atime->tv_sec, atime->tv_nsec);
+	cr_assert(st.st_mtim.tv_sec == mtime->tv_sec &&
+	    st.st_mtim.tv_nsec == mtime->tv_nsec,
+	    "[%s] %s: mtime %lld.%09ld, want %lld.%09ld", fx->rname, name,
+	    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+	    (long long)mtime->tv_sec, mtime->tv_nsec);
+}
+
+ROOT_TEST(fd_chmod_and_times)
+{
+	static const struct timespec t1[2] = {
+		{ 1000000001, 111 }, { 1234567890, 987654321 }
+	};
+	static const struct timespec t2[2] = {
+		{ 1100000000, 5 }, { 0, UTIME_OMIT }
+	};
+	int fd, dfd, rfd;
+
+	put_dir(fx->dest, "d", 0755);
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "f", 0600));
+	ASSERT_RET(pfx_fd_chmod(fd, 0640), 0);
+	expect_mode(fx, fx->dest, "f", S_IFREG, 0640);
+	ASSERT_RET(pfx_fd_chmod(fd, 04755), 0);
+	expect_mode(fx, fx->dest, "f", S_IFREG, 04755);
+	/* Bits above 07777 are masked off: the file stays a regular file. */
+	ASSERT_RET(pfx_fd_chmod(fd, S_IFDIR | 0751), 0);
+	expect_mode(fx, fx->dest, "f", S_IFREG, 0751);
+	ASSERT_RET(pfx_fd_chmod(fd, 0170644), 0);
+	expect_mode(fx, fx->dest, "f", S_IFREG, 0644);
+
+	ASSERT_RET(pfx_fd_set_times(fd, t1), 0);
+	expect_times(fx, fx->dest, "f", &t1[0], &t1[1]);
+	ASSERT_RET(pfx_fd_set_times(fd, t2), 0);
+	expect_times(fx, fx->dest, "f", &t2[0], &t1[1]);
+	(void)close(fd);
+
+	/* Through a directory descriptor of pfx_root_open_dir(). */
+	dfd = ASSERT_FD(pfx_root_open_dir(&fx->root, "d"));
+	ASSERT_RET(pfx_fd_chmod(dfd, 0711), 0);
+	expect_mode(fx, fx->dest, "d", S_IFDIR, 0711);
+	ASSERT_RET(pfx_fd_set_times(dfd, t1), 0);
+	expect_times(fx, fx->dest, "d", &t1[0], &t1[1]);
+	(void)close(dfd);
+
+	/* Through a read-only descriptor of pfx_root_open_read(). */
+	rfd = ASSERT_FD(pfx_root_open_read(&fx->root, "f"));
+	ASSERT_RET(pfx_fd_chmod(rfd, 0444), 0);
+	expect_mode(fx, fx->dest, "f", S_IFREG, 0444);
+	(void)close(rfd);
+
+	ASSERT_RET(pfx_fd_chmod(-1, 0644), -EBADF);
+	ASSERT_RET(pfx_fd_set_times(-1, t1), -EBADF);
+}
+
+/* --- descriptors ---------------------------------------------------- */
+
+/*
+ *	dest/
+ *	|-- d/
+ *	`-- f			"f\n"
+ */
+ROOT_TEST(descriptors_are_cloexec)
+{
+	struct pfx_pending pend;
+	struct pfx_root sub;
+	int fd, fl;
+
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+
+	/* White box: root fds are private; only their flags are read. */
+	fl = fcntl(fx->root.fd, F_GETFD);
+	cr_assert(fl != -1 && (fl & FD_CLOEXEC) != 0, "[%s] root fd",
+	    fx->rname);
+	ASSERT_RET(pfx_root_sub(&fx->root, "d", &sub), 0);
+	fl = fcntl(sub.fd, F_GETFD);
+	cr_assert(fl != -1 && (fl & FD_CLOEXEC) != 0, "[%s] sub fd",
+	    fx->rname);
+	pfx_root_close(&sub);
+
+	fd = ASSERT_FD(pfx_root_open_dir(&fx->root, "d"));
+	expect_flags(fx, fd, O_RDONLY, "pfx_root_open_dir");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_open_read(&fx->root, "f"));
+	expect_flags(fx, fd, O_RDONLY, "pfx_root_open_read");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_mkdirs(&fx->root, "d", 0755));
+	expect_flags(fx, fd, O_RDONLY, "pfx_root_mkdirs, existing");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_mkdirs(&fx->root, "n/m", 0755));
+	expect_flags(fx, fd, O_RDONLY, "pfx_root_mkdirs, new");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "c", 0644));
+	expect_flags(fx, fd, O_WRONLY, "pfx_root_create");
+	(void)close(fd);
+	ASSERT_RET(pfx_root_begin(&fx->root, "p", 0644, &pend), 0);
+	expect_fd(fx, __LINE__, "pend.fd", pend.fd);
+	expect_flags(fx, pend.fd, O_WRONLY, "pend.fd");
+	pfx_root_abort(&pend);
+}
+
+/* --- mount points --------------------------------------------------- */
+
+/* Open the fixture's directories again, and pin dest/ again. */
+static void
+fx_reopen(struct fx *fx)
+{
+	(void)close(fx->elsewhere);
+	(void)close(fx->out);
+	(void)close(fx->dest);
+	(void)close(fx->top);
+	fx->top = open(fx->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(fx->top >= 0, "open %s: %s", fx->path, strerror(errno));
+	fx->dest = open_fixture_dir(fx->top, "dest");
+	fx->out = open_fixture_dir(fx->top, "outside");
+	fx->elsewhere = open_fixture_dir(fx->top, "elsewhere");
+	pfx_root_close(&fx->root);
+	fx->root_open = false;
+	ASSERT_RET(pfx_root_open(&fx->root, fx->top, "dest", fx->how), 0);
+	fx->root_open = true;
+}
+
+/*
+ * Enter a private mount namespace (once) and mount SRC of TYPE with FLAGS
+ * on dest/NAME, which is made first.  Skips the test where that is not
+ * possible, e.g. without root.  A descriptor keeps the mount namespace it
+ * was opened in, so every fixture descriptor and the root are opened
+ * again inside the new one.
+ */
+static void
+fx_mount(struct fx *fx, const char *src, const char *name, const char *type,
+    unsigned long flags)
+{
+	char at[PATH_MAX];
+
+	if (geteuid() != 0)
+		fx_skip("mount tests need root");
+	if (fx->nmounts == 0) {
+		if (unshare(CLONE_NEWNS) == -1)
+			fx_skip("unshare: %s", strerror(errno));
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1)
+			fx_skip("private mounts: %s", strerror(errno));
+		fx_reopen(fx);
+	}
+	cr_assert(fx->nmounts < (int)NELEM(fx->mounts), "too many mounts");
+	put_dir(fx->dest, name, 0755);
+	(void)snprintf(at, sizeof(at), "%s/dest/%s", fx->path, name);
+	if (mount(src, at, type, flags, type != NULL ? "size=1m" : NULL) == -1)
+		fx_skip("mount %s: %s", name, strerror(errno));
+	memcpy(fx->mounts[fx->nmounts++], at, sizeof(at));
+}
+
+/* Undo the mounts of fx_mount(). */
+static void
+fx_unmount(struct fx *fx)
+{
+	while (fx->nmounts > 0) {
+		fx->nmounts--;
+		cr_assert(umount2(fx->mounts[fx->nmounts], MNT_DETACH) == 0,
+		    "umount: %s", strerror(errno));
+	}
+}
+
+/*
+ *	dest/
+ *	|-- mnt/		a tmpfs
+ *	|   `-- d/
+ *	|       `-- f		"f\n"
+ *	`-- spare		"spare\n"
+ */
+ROOT_TEST(mount_tmpfs_crossing_refused)
+{
+	static const char *const through[] = { "mnt/x", "mnt/d", "mnt/d/x",
+	    "mnt/d/f" };
+	static const char *const at[] = { "mnt", "mnt/" };
+	char path[PATH_MAX];
+	struct pfx_root sub;
+	int fd;
+
+	fx_mount(fx, "tmpfs", "mnt", "tmpfs", 0);
+	(void)snprintf(path, sizeof(path), "%s/dest/mnt/d", fx->path);
+	cr_assert(mkdir(path, 0755) == 0, "mkdir in tmpfs");
+	fd = open_fixture_dir(fx->dest, "mnt/d");
+	put_file(fd, "f", "f\n", 0644);
+	(void)close(fd);
+	put_file(fx->dest, "spare", "spare\n", 0644);
+
+	expect_all_ops(fx, &fx->root, fx->dest, through, NELEM(through),
+	    -EXDEV);
+	ASSERT_RET(pfx_root_open_dir(&fx->root, at[0]), -EXDEV);
+	ASSERT_RET(pfx_root_open_dir(&fx->root, at[1]), -EXDEV);
+	ASSERT_RET(pfx_root_mkdirs(&fx->root, at[0], 0755), -EXDEV);
+	ASSERT_RET(pfx_root_sub(&fx->root, at[0], &sub), -EXDEV);
+	fx_unmount(fx);
+}
+
+/*
+ * A bind mount of outside/ inside the root: the same filesystem (st_dev),
+ * but a mount point all the same.
+ *
+ *	dest/
+ *	|-- bind/		outside/, bind-mounted
+ *	`-- spare		"spare\n"
+ */
+ROOT_TEST(mount_bind_crossing_refused)
+{
+	static const char *const through[] = { "bind/x", "bind/secret",
+	    "bind/sdir/inner", "bind/sdir/x" };
+	char src[PATH_MAX];
+	struct pfx_root sub;
+
+	(void)snprintf(src, sizeof(src), "%s/outside", fx->path);
+	fx_mount(fx, src, "bind", NULL, MS_BIND);
+	put_file(fx->dest, "spare", "spare\n", 0644);
+
+	expect_all_ops(fx, &fx->root, fx->dest, through, NELEM(through),
+	    -EXDEV);
+	ASSERT_RET(pfx_root_open_dir(&fx->root, "bind"), -EXDEV);
+	ASSERT_RET(pfx_root_sub(&fx->root, "bind", &sub), -EXDEV);
+	ASSERT_RET(pfx_root_mkdirs(&fx->root, "bind", 0755), -EXDEV);
+	fx_unmount(fx);
+}
