@@ -69,12 +69,15 @@ obj/san/pathfence: obj/san/cli/pathfence.o $(SAN_CLI_OBJS) \
     obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDFLAGS)
 
-# The .pc is written whole or not at all.
+# The .pc is written whole or not at all.  Install writes it again, so that
+# a PREFIX given only to `make install` is the one it names.
+GEN_PC = sed -e 's!@PREFIX@!$(PREFIX)!g' -e 's!@LIBDIR@!$(LIBDIR)!g' \
+	    -e 's!@INCDIR@!$(INCDIR)!g' -e 's!@VERSION@!$(VERSION)!g' \
+	    pfextract.pc.in
+
 obj/pfextract.pc: pfextract.pc.in Makefile
 	@mkdir -p $(@D)
-	sed -e 's!@PREFIX@!$(PREFIX)!g' -e 's!@LIBDIR@!$(LIBDIR)!g' \
-	    -e 's!@INCDIR@!$(INCDIR)!g' -e 's!@VERSION@!$(VERSION)!g' \
-	    pfextract.pc.in > $@.tmp
+	$(GEN_PC) > $@.tmp
 	mv -f $@.tmp $@
 
 # Tests: every tests/test_*.c linked into one Criterion runner, built
@@ -114,7 +117,9 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpfextract.so
 	$(INSTALL) -D -m 644 core/pfx_path.h $(DESTDIR)$(INCDIR)/pfx_path.h
 	$(INSTALL) -D -m 644 platform/pfx_root.h $(DESTDIR)$(INCDIR)/pfx_root.h
-	$(INSTALL) -D -m 644 obj/pfextract.pc \
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
+	$(GEN_PC) > $(DESTDIR)$(LIBDIR)/pkgconfig/pfextract.pc.tmp
+	mv -f $(DESTDIR)$(LIBDIR)/pkgconfig/pfextract.pc.tmp \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/pfextract.pc
 	$(INSTALL) -D -m 644 man/pathfence.1 $(DESTDIR)$(MANDIR)/man1/pathfence.1
 	$(INSTALL) -D -m 644 man/pfx_path.3 $(DESTDIR)$(MANDIR)/man3/pfx_path.3
