@@ -91,18 +91,27 @@ make_one_dir(const struct pfx_root *root, int dirfd, const char *name,
 {
 	int fd, r;
 
+	struct stat made, now;
+
 	fd = plat_step(root, dirfd, name, how);
 	if (fd != -ENOENT)
 		return fd;
 	if (mkdirat(dirfd, name, mode) == -1) {
 		if (errno != EEXIST)
 			return -errno;
-	} else {
-		r = plat_check_beneath(root, dirfd);
-		if (r < 0) {
+		return plat_step(root, dirfd, name, how);
+	}
+	/* Note what we made, so that an undo removes only that. */
+	if (fstatat(dirfd, name, &made, AT_SYMLINK_NOFOLLOW) == -1)
+		made.st_ino = 0;
+	r = plat_check_beneath(root, dirfd);
+	if (r < 0) {
+		if (made.st_ino != 0 &&
+		    fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(now.st_mode) && now.st_ino == made.st_ino &&
+		    now.st_dev == made.st_dev)
 			(void)unlinkat(dirfd, name, AT_REMOVEDIR);
-			return r;
-		}
+		return r;
 	}
 	return plat_step(root, dirfd, name, how);
 }

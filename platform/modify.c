@@ -94,7 +94,7 @@ pfx_root_rename(const struct pfx_root *root, const char *from,
 	if (r == 0)
 		r = plat_check_beneath(root, ffd);
 	if (r < 0)
-		(void)renameat(tfd, pt.leaf, ffd, pf.leaf);
+		(void)plat_os_rename_noreplace(tfd, pt.leaf, ffd, pf.leaf);
 out:
 	plat_close(tfd);
 	plat_close(ffd);
