@@ -20,6 +20,14 @@
 enum pfx_reason core_windows_check(const char *in, size_t len);
 
 /*
+ * Find the next '/'-separated component of IN (LEN bytes) at or after
+ * *POS: separators are skipped, the component's first byte is returned
+ * and *POS is left just past its last.  At the end the component is
+ * empty (*POS - start == 0).
+ */
+size_t core_next_component(const char *in, size_t len, size_t *pos);
+
+/*
  * Is PATH (PLEN bytes, normalised absolute) equal to or beneath DIR (DLEN
  * bytes, normalised absolute), by whole components?
  */

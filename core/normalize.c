@@ -9,6 +9,21 @@
  */
 #include "core.h"
 
+/* see core.h */
+size_t
+core_next_component(const char *in, size_t len, size_t *pos)
+{
+	size_t i = *pos, start;
+
+	while (i < len && in[i] == '/')
+		i++;
+	start = i;
+	while (i < len && in[i] != '/')
+		i++;
+	*pos = i;
+	return start;
+}
+
 /*
  * Reject what can be decided on the raw bytes, before any normalisation:
  * empty, NUL, too long, and (if asked) the Windows forms.
@@ -91,11 +106,7 @@ pfx_path_normalize(const char *in, size_t len, const char *base,
 
 	i = 0;
 	while (i < len) {
-		while (i < len && in[i] == '/')
-			i++;
-		start = i;
-		while (i < len && in[i] != '/')
-			i++;
+		start = core_next_component(in, len, &i);
 		clen = i - start;
 		if (clen == 0)
 			continue;

@@ -147,11 +147,7 @@ core_windows_check(const char *in, size_t len)
 	}
 	i = 0;
 	while (i < len) {
-		while (i < len && in[i] == '/')
-			i++;
-		start = i;
-		while (i < len && in[i] != '/')
-			i++;
+		start = core_next_component(in, len, &i);
 		if (i == start || is_dot_or_dotdot(in + start, i - start))
 			continue;
 		r = check_component(in + start, i - start);

@@ -80,49 +80,12 @@ parse_leaf(const char *rel, struct plat_path *p)
 	return 0;
 }
 
-/*
- * Make directory NAME in DIRFD if it is missing, then open it.  A new
- * directory is removed again if DIRFD turns out to be outside the root.
- * Return: a descriptor, or -errno.
- */
-static int
-make_one_dir(const struct pfx_root *root, int dirfd, const char *name,
-    mode_t mode, int how)
-{
-	int fd, r;
-
-	struct stat made, now;
-
-	fd = plat_step(root, dirfd, name, how);
-	if (fd != -ENOENT)
-		return fd;
-	if (mkdirat(dirfd, name, mode) == -1) {
-		if (errno != EEXIST)
-			return -errno;
-		return plat_step(root, dirfd, name, how);
-	}
-	/* Note what we made, so that an undo removes only that. */
-	if (fstatat(dirfd, name, &made, AT_SYMLINK_NOFOLLOW) == -1)
-		made.st_ino = 0;
-	r = plat_check_beneath(root, dirfd);
-	if (r < 0) {
-		if (made.st_ino != 0 &&
-		    fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(now.st_mode) && now.st_ino == made.st_ino &&
-		    now.st_dev == made.st_dev)
-			(void)unlinkat(dirfd, name, AT_REMOVEDIR);
-		return r;
-	}
-	return plat_step(root, dirfd, name, how);
-}
-
 /* see pfx_root.h */
 int
 pfx_root_mkdirs(const struct pfx_root *root, const char *rel, mode_t mode)
 {
 	struct plat_path p;
-	char *comp, *next;
-	int cur, fd, r;
+	int fd, r;
 
 	r = plat_path_parse(rel, &p);
 	if (r < 0)
@@ -130,30 +93,8 @@ pfx_root_mkdirs(const struct pfx_root *root, const char *rel, mode_t mode)
 	fd = plat_resolve_dir(root, p.full, PLAT_DIR_READ);
 	if (fd != -ENOENT)
 		return fd;
-
 	/* Something is missing: go one component at a time. */
-	cur = openat(root->fd, ".", plat_os_search_flag() | O_DIRECTORY |
-	    O_CLOEXEC);
-	if (cur == -1)
-		return -errno;
-	for (comp = p.full; comp != NULL; comp = next) {
-		next = strchr(comp, '/');
-		if (next != NULL)
-			*next++ = '\0';
-		fd = make_one_dir(root, cur, comp, mode,
-		    next == NULL ? PLAT_DIR_READ : PLAT_DIR_SEARCH);
-		plat_close(cur);
-		if (fd < 0)
-			return fd;
-		cur = fd;
-	}
-	/* SECURITY: an existing directory on the way may have moved out. */
-	r = plat_check_beneath(root, cur);
-	if (r < 0) {
-		plat_close(cur);
-		return r;
-	}
-	return cur;
+	return plat_walk(root, p.full, PLAT_DIR_READ, &mode);
 }
 
 /* see pfx_root.h */

@@ -69,6 +69,16 @@ int plat_path_parse(const char *rel, struct plat_path *p);
 int plat_resolve_dir(const struct pfx_root *root, const char *dir, int how);
 
 /*
+ * Walk DIR from the root one component at a time with plat_step(), and
+ * check the result is still beneath the root.  With MKMODE, a missing
+ * component is made with that mode (and removed again if its parent turns
+ * out to be outside the root).  Return: a descriptor opened as HOW says,
+ * or -errno.
+ */
+int plat_walk(const struct pfx_root *root, const char *dir, int how,
+    const mode_t *mkmode);
+
+/*
  * Open the single component NAME of directory DIRFD as a directory,
  * without following a symlink and without leaving ROOT's filesystem.
  * Return: a descriptor, or -ELOOP, -ENOTDIR, -EXDEV, -ENOENT, -errno.

@@ -8,6 +8,10 @@
  * it refuses any symlink, any mount crossing and any step above the root,
  * and detects concurrent renames itself (EAGAIN, retried in os_linux.c).
  *
+ * Both resolve from the root fd in one go when the name exists.  The walk
+ * below is also how pfx_root_mkdirs() makes what is missing, one
+ * component at a time, whichever resolver the root uses.
+ *
  * walk: for kernels without openat2, or when forced.  Threat model: anyone
  * may rename, replace or symlink anything beneath the root while we walk.
  * So every component is opened alone, from the descriptor of the one
@@ -97,14 +101,51 @@ plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
 	return fd;
 }
 
-/* The walk: one component at a time from the root fd. */
+/*
+ * Make directory NAME in DIRFD if it is missing, then open it.  A new
+ * directory is removed again if DIRFD turns out to be outside the root.
+ * Return: a descriptor, or -errno.
+ */
 static int
-walk_dir(const struct pfx_root *root, const char *dir, int how)
+make_one_dir(const struct pfx_root *root, int dirfd, const char *name,
+    mode_t mode, int how)
+{
+	int fd, r;
+
+	struct stat made, now;
+
+	fd = plat_step(root, dirfd, name, how);
+	if (fd != -ENOENT)
+		return fd;
+	if (mkdirat(dirfd, name, mode) == -1) {
+		if (errno != EEXIST)
+			return -errno;
+		return plat_step(root, dirfd, name, how);
+	}
+	/* Note what we made, so that an undo removes only that. */
+	if (fstatat(dirfd, name, &made, AT_SYMLINK_NOFOLLOW) == -1)
+		made.st_ino = 0;
+	r = plat_check_beneath(root, dirfd);
+	if (r < 0) {
+		if (made.st_ino != 0 &&
+		    fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(now.st_mode) && now.st_ino == made.st_ino &&
+		    now.st_dev == made.st_dev)
+			(void)unlinkat(dirfd, name, AT_REMOVEDIR);
+		return r;
+	}
+	return plat_step(root, dirfd, name, how);
+}
+
+/* see platform.h */
+int
+plat_walk(const struct pfx_root *root, const char *dir, int how,
+    const mode_t *mkmode)
 {
 	char comp[PFX_NAME_MAX + 1];
 	const char *p = dir, *slash;
 	size_t len;
-	int cur = -1, next, r;
+	int cur = -1, next, r, step_how;
 
 	cur = openat(root->fd, ".", dir_open_flags(root, *p == '\0' ? how :
 	    PLAT_DIR_SEARCH));
@@ -122,8 +163,11 @@ walk_dir(const struct pfx_root *root, const char *dir, int how)
 		p += len;
 		if (*p == '/')
 			p++;
-		next = plat_step(root, cur, comp,
-		    *p == '\0' ? how : PLAT_DIR_SEARCH);
+		step_how = *p == '\0' ? how : PLAT_DIR_SEARCH;
+		if (mkmode != NULL)
+			next = make_one_dir(root, cur, comp, *mkmode, step_how);
+		else
+			next = plat_step(root, cur, comp, step_how);
 		plat_close(cur);
 		if (next < 0)
 			return next;
@@ -143,7 +187,7 @@ int
 plat_resolve_dir(const struct pfx_root *root, const char *dir, int how)
 {
 	if (root->resolver == PFX_RESOLVER_WALK)
-		return walk_dir(root, dir, how);
+		return plat_walk(root, dir, how, NULL);
 	return plat_os_openat2(root->fd, dir[0] != '\0' ? dir : ".",
 	    dir_open_flags(root, how));
 }
