@@ -15,7 +15,7 @@ SANFLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
 WARN      = -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Werror
-DEFS      = -D_POSIX_C_SOURCE=200809L
+DEFS      = -D_XOPEN_SOURCE=700
 INSTALL   = install
 # The race tests race harder on tmpfs, where each call is cheap.
 TEST_TMPDIR = $(if $(wildcard /dev/shm/.),/dev/shm,/tmp)
@@ -25,12 +25,17 @@ TEST_TMPDIR = $(if $(wildcard /dev/shm/.),/dev/shm,/tmp)
 OS          ?= $(shell uname -s)
 PLATFORM_OS ?= $(if $(filter Linux,$(OS)),linux,posix)
 
-# The library: the decision core and the pinned-root platform layer.
+# The library: the decision core, the pinned-root platform layer and the
+# extractor.  The command-line files are not part of it.
+XTR_CLI   = extract/main.c extract/args.c
 LIB_SRCS  = $(wildcard core/*.c) \
             $(filter-out platform/os_%.c,$(wildcard platform/*.c)) \
-            platform/os_$(PLATFORM_OS).c
-HEADERS   = core/pfx_path.h platform/pfx_root.h
-CLI_SRCS  = cli/json.c cli/resolver_env.c
+            platform/os_$(PLATFORM_OS).c \
+            $(filter-out $(XTR_CLI),$(wildcard extract/*.c))
+HEADERS   = core/pfx_path.h platform/pfx_root.h extract/pfextract.h
+CLI_SRCS  = cli/json.c cli/resolver_env.c extract/args.c
+INCLUDES  = -Icore -Iplatform -Iextract
+LIBS      = -larchive
 TEST_SRCS = $(wildcard tests/test_*.c)
 
 LIB_OBJS     = $(LIB_SRCS:%.c=obj/%.o)
@@ -40,17 +45,18 @@ SAN_CLI_OBJS = $(CLI_SRCS:%.c=obj/san/%.o)
 
 SONAME = libpfextract.so.$(SOVERSION)
 
-all: obj/libpfextract.a obj/$(SONAME) obj/pathfence obj/pfextract.pc
+all: obj/libpfextract.a obj/$(SONAME) obj/pathfence obj/pfextract \
+    obj/pfextract.pc
 
 obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(DEFS) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC -fvisibility=hidden \
-	    -MMD -MP -c -o $@ $<
+	$(CC) $(DEFS) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) $(WARN) -fPIC \
+	    -fvisibility=hidden -MMD -MP -c -o $@ $<
 
 obj/san/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(DEFS) $(CPPFLAGS) $(SANFLAGS) $(WARN) -fvisibility=hidden \
-	    -MMD -MP -c -o $@ $<
+	$(CC) $(DEFS) $(INCLUDES) $(CPPFLAGS) $(SANFLAGS) $(WARN) \
+	    -fvisibility=hidden -MMD -MP -c -o $@ $<
 
 obj/libpfextract.a: $(LIB_OBJS)
 	rm -f $@
@@ -61,7 +67,8 @@ obj/san/libpfextract.a: $(SAN_LIB_OBJS)
 	$(AR) rcs $@ $^
 
 obj/$(SONAME): $(LIB_OBJS)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDFLAGS)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LDFLAGS) \
+	    $(LIBS)
 	ln -sf $(SONAME) obj/libpfextract.so
 
 obj/pathfence: obj/cli/pathfence.o $(CLI_OBJS) obj/libpfextract.a
@@ -70,6 +77,13 @@ obj/pathfence: obj/cli/pathfence.o $(CLI_OBJS) obj/libpfextract.a
 obj/san/pathfence: obj/san/cli/pathfence.o $(SAN_CLI_OBJS) \
     obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDFLAGS)
+
+obj/pfextract: obj/extract/main.o $(CLI_OBJS) obj/libpfextract.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
+obj/san/pfextract: obj/san/extract/main.o $(SAN_CLI_OBJS) \
+    obj/san/libpfextract.a
+	$(CC) $(SANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
 # The .pc is written whole or not at all.  Install writes it again, so that
 # a PREFIX given only to `make install` is the one it names.
@@ -85,11 +99,11 @@ obj/pfextract.pc: pfextract.pc.in Makefile
 # Tests: every tests/test_*.c linked into one Criterion runner, built
 # twice, plainly and under ASan+UBSan.
 obj/tests/run: $(TEST_SRCS:%.c=obj/%.o) $(CLI_OBJS) obj/libpfextract.a
-	$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS)
+	$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS) $(LIBS)
 
 obj/san/tests/run: $(TEST_SRCS:%.c=obj/san/%.o) $(SAN_CLI_OBJS) \
     obj/san/libpfextract.a
-	$(CC) $(SANFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS)
+	$(CC) $(SANFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS) $(LIBS)
 
 deps:
 	@sh mk/deps.sh

@@ -84,9 +84,20 @@ parse_leaf(const char *rel, struct plat_path *p)
 int
 pfx_root_mkdirs(const struct pfx_root *root, const char *rel, mode_t mode)
 {
+	return pfx_root_mkdirs_count(root, rel, mode, NULL);
+}
+
+/* see pfx_root.h */
+int
+pfx_root_mkdirs_count(const struct pfx_root *root, const char *rel,
+    mode_t mode, unsigned int *created)
+{
 	struct plat_path p;
+	unsigned int made = 0;
 	int fd, r;
 
+	if (created != NULL)
+		*created = 0;
 	r = plat_path_parse(rel, &p);
 	if (r < 0)
 		return r;
@@ -94,7 +105,41 @@ pfx_root_mkdirs(const struct pfx_root *root, const char *rel, mode_t mode)
 	if (fd != -ENOENT)
 		return fd;
 	/* Something is missing: go one component at a time. */
-	return plat_walk(root, p.full, PLAT_DIR_READ, &mode);
+	fd = plat_walk(root, p.full, PLAT_DIR_READ, &mode, &made);
+	if (created != NULL)
+		*created = made;
+	return fd;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_symlink(const struct pfx_root *root, const char *target,
+    const char *rel)
+{
+	struct plat_path p;
+	struct stat made, now;
+	int pfd, r;
+
+	r = parse_leaf(rel, &p);
+	if (r < 0)
+		return r;
+	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
+	if (pfd < 0)
+		return pfd;
+	if (symlinkat(target, pfd, p.leaf) == -1) {
+		r = -errno;
+		plat_close(pfd);
+		return r;
+	}
+	if (fstatat(pfd, p.leaf, &made, AT_SYMLINK_NOFOLLOW) == -1)
+		made.st_ino = 0;
+	r = plat_check_beneath(root, pfd);
+	if (r < 0 && made.st_ino != 0 &&
+	    fstatat(pfd, p.leaf, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_ino == made.st_ino && now.st_dev == made.st_dev)
+		(void)unlinkat(pfd, p.leaf, 0);
+	plat_close(pfd);
+	return r;
 }
 
 /* see pfx_root.h */

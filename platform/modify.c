@@ -118,3 +118,19 @@ pfx_fd_set_times(int fd, const struct timespec times[2])
 		return -errno;
 	return 0;
 }
+
+/* see pfx_root.h */
+int
+pfx_fd_chown(int fd, uid_t uid, gid_t gid)
+{
+	if (fchown(fd, uid, gid) == -1)
+		return -errno;
+	return 0;
+}
+
+/* see pfx_root.h */
+int
+pfx_fd_setxattr(int fd, const char *name, const void *value, size_t size)
+{
+	return plat_os_fsetxattr(fd, name, value, size);
+}

@@ -12,6 +12,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -149,5 +150,14 @@ plat_os_random(void *buf, size_t len)
 		return -errno;
 	if ((size_t)n != len)
 		return -EIO;
+	return 0;
+}
+
+/* see platform.h */
+int
+plat_os_fsetxattr(int fd, const char *name, const void *value, size_t size)
+{
+	if (fsetxattr(fd, name, value, size, 0) == -1)
+		return -errno;
 	return 0;
 }

@@ -94,3 +94,14 @@ plat_os_random(void *buf, size_t len)
 	arc4random_buf(buf, len);
 	return 0;
 }
+
+/* see platform.h */
+int
+plat_os_fsetxattr(int fd, const char *name, const void *value, size_t size)
+{
+	(void)fd;
+	(void)name;
+	(void)value;
+	(void)size;
+	return -ENOTSUP;
+}

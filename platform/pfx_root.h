@@ -129,6 +129,14 @@ PFX_API int pfx_root_mkdirs(const struct pfx_root *root, const char *rel,
     mode_t mode);
 
 /*
+ * As pfx_root_mkdirs(), and set *CREATED (if not NULL) to how many
+ * components of REL this call made: always the last *CREATED ones, since
+ * once one is missing every later one is new.
+ */
+PFX_API int pfx_root_mkdirs_count(const struct pfx_root *root,
+    const char *rel, mode_t mode, unsigned int *created);
+
+/*
  * Create the new regular file REL with MODE (before umask), exclusively:
  * an existing name of any kind, symlinks included, gives -EEXIST and is
  * left alone.  The parent must exist.
@@ -173,6 +181,23 @@ PFX_API void pfx_root_abort(struct pfx_pending *pend);
 PFX_API int pfx_root_link(const struct pfx_root *root, int fd,
     const char *rel, unsigned int flags);
 
+/*
+ * Create the symbolic link REL pointing at TARGET, which is stored as is
+ * and never resolved here: judging where it points is the caller's job.
+ * An existing name gives -EEXIST.  The parent must exist.
+ * Return: 0, or -errno.
+ */
+PFX_API int pfx_root_symlink(const struct pfx_root *root, const char *target,
+    const char *rel);
+
+/*
+ * Read the target of the symbolic link REL into BUF (CAP bytes,
+ * NUL-terminated).  Not a symlink: -EINVAL; too long: -ENAMETOOLONG.
+ * Return: the target's length, or -errno.
+ */
+PFX_API int pfx_root_readlink(const struct pfx_root *root, const char *rel,
+    char *buf, size_t cap);
+
 /* Remove the non-directory REL (a symlink itself, never its target). */
 PFX_API int pfx_root_unlink(const struct pfx_root *root, const char *rel);
 
@@ -188,6 +213,17 @@ PFX_API int pfx_root_rmdir(const struct pfx_root *root, const char *rel);
  */
 PFX_API int pfx_root_rename(const struct pfx_root *root, const char *from,
     const char *to, unsigned int flags);
+
+/* Set the owner and group of the file open as FD.  Return: 0, or -errno. */
+PFX_API int pfx_fd_chown(int fd, uid_t uid, gid_t gid);
+
+/*
+ * Set the extended attribute NAME of the file open as FD to VALUE (SIZE
+ * bytes).  -ENOTSUP where the system or filesystem has none.
+ * Return: 0, or -errno.
+ */
+PFX_API int pfx_fd_setxattr(int fd, const char *name, const void *value,
+    size_t size);
 
 /* Set the permission bits of the file open as FD.  Return: 0, or -errno. */
 PFX_API int pfx_fd_chmod(int fd, mode_t mode);

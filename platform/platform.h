@@ -72,11 +72,11 @@ int plat_resolve_dir(const struct pfx_root *root, const char *dir, int how);
  * Walk DIR from the root one component at a time with plat_step(), and
  * check the result is still beneath the root.  With MKMODE, a missing
  * component is made with that mode (and removed again if its parent turns
- * out to be outside the root).  Return: a descriptor opened as HOW says,
- * or -errno.
+ * out to be outside the root), and *CREATED counts those made.
+ * Return: a descriptor opened as HOW says, or -errno.
  */
 int plat_walk(const struct pfx_root *root, const char *dir, int how,
-    const mode_t *mkmode);
+    const mode_t *mkmode, unsigned int *created);
 
 /*
  * Open the single component NAME of directory DIRFD as a directory,
@@ -128,6 +128,10 @@ int plat_os_rename_noreplace(int olddirfd, const char *oldname,
 
 /* Hard-link the inode open as FD at DIRFD/NAME.  0 or -errno. */
 int plat_os_link_fd(int fd, int dirfd, const char *name);
+
+/* Set an extended attribute through FD.  0, -ENOTSUP or -errno. */
+int plat_os_fsetxattr(int fd, const char *name, const void *value,
+    size_t size);
 
 /* Fill BUF with LEN unpredictable bytes.  0 or -errno. */
 int plat_os_random(void *buf, size_t len);

@@ -108,7 +108,7 @@ plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
  */
 static int
 make_one_dir(const struct pfx_root *root, int dirfd, const char *name,
-    mode_t mode, int how)
+    mode_t mode, int how, unsigned int *created)
 {
 	int fd, r;
 
@@ -122,6 +122,7 @@ make_one_dir(const struct pfx_root *root, int dirfd, const char *name,
 			return -errno;
 		return plat_step(root, dirfd, name, how);
 	}
+	(*created)++;
 	/* Note what we made, so that an undo removes only that. */
 	if (fstatat(dirfd, name, &made, AT_SYMLINK_NOFOLLOW) == -1)
 		made.st_ino = 0;
@@ -140,7 +141,7 @@ make_one_dir(const struct pfx_root *root, int dirfd, const char *name,
 /* see platform.h */
 int
 plat_walk(const struct pfx_root *root, const char *dir, int how,
-    const mode_t *mkmode)
+    const mode_t *mkmode, unsigned int *created)
 {
 	char comp[PFX_NAME_MAX + 1];
 	const char *p = dir, *slash;
@@ -165,7 +166,8 @@ plat_walk(const struct pfx_root *root, const char *dir, int how,
 			p++;
 		step_how = *p == '\0' ? how : PLAT_DIR_SEARCH;
 		if (mkmode != NULL)
-			next = make_one_dir(root, cur, comp, *mkmode, step_how);
+			next = make_one_dir(root, cur, comp, *mkmode, step_how,
+			    created);
 		else
 			next = plat_step(root, cur, comp, step_how);
 		plat_close(cur);
@@ -187,7 +189,7 @@ int
 plat_resolve_dir(const struct pfx_root *root, const char *dir, int how)
 {
 	if (root->resolver == PFX_RESOLVER_WALK)
-		return plat_walk(root, dir, how, NULL);
+		return plat_walk(root, dir, how, NULL, NULL);
 	return plat_os_openat2(root->fd, dir[0] != '\0' ? dir : ".",
 	    dir_open_flags(root, how));
 }

@@ -214,3 +214,33 @@ out:
 	plat_close(pfd);
 	return r;
 }
+
+/* see pfx_root.h */
+int
+pfx_root_readlink(const struct pfx_root *root, const char *rel, char *buf,
+    size_t cap)
+{
+	struct plat_path p;
+	ssize_t n;
+	int pfd, r;
+
+	if (cap == 0)
+		return -EINVAL;
+	r = plat_path_parse(rel, &p);
+	if (r < 0)
+		return r;
+	if (p.leaf[0] == '\0')
+		return -EINVAL;	/* the root is a directory */
+	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
+	if (pfd < 0)
+		return pfd;
+	n = readlinkat(pfd, p.leaf, buf, cap);
+	r = n == -1 ? -errno : 0;
+	plat_close(pfd);
+	if (r < 0)
+		return r;
+	if ((size_t)n >= cap)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return (int)n;
+}

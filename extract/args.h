@@ -1,0 +1,48 @@
+/*
+ * args.h -- pfextract's command line, parsed the way tar parses it.
+ * Only the CLI (main.c) uses this; the library never sees argv.
+ */
+#ifndef XTR_ARGS_H
+#define XTR_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pfextract.h"
+
+/* Exit status for a usage error (sysexits' EX_USAGE, as the issue says). */
+#define XTR_EXIT_USAGE 64
+
+struct xtr_args {
+	char mode;		/* 'x' extract (default), 't' list */
+	const char *archive;	/* -f; NULL or "-": standard input */
+	const char *dir;	/* -C; NULL: the current directory */
+	int verbose;		/* -v count */
+	bool quiet;		/* -q: no messages for refused entries */
+	bool report_json;	/* --report=json */
+	bool help;		/* --help: print usage, exit 0 */
+	bool version;		/* --version */
+	struct pfx_options opt;	/* everything the library needs */
+	char **members;		/* operands: member names or patterns */
+	size_t nmembers;
+	char **include;		/* --include, and the members */
+	size_t ninclude;
+	char **exclude;		/* --exclude and the lines of -X files */
+	size_t nexclude;
+};
+
+/*
+ * Parse ARGV into *A (which it initialises).  On a usage error, writes a
+ * one-line message without the "pfextract: " prefix to ERR (ERRCAP bytes).
+ * -X files are read here.  Return: 0, or -1 on a usage error.
+ */
+int xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
+    size_t errcap);
+
+/* Release what *A owns.  Safe on a partly filled *A. */
+void xtr_args_free(struct xtr_args *a);
+
+/* The usage text, matching the SYNOPSIS of pfextract(1). */
+extern const char xtr_usage[];
+
+#endif /* XTR_ARGS_H */

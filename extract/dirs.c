@@ -1,0 +1,205 @@
+/*
+ * dirs.c -- directories: made private (0700) while extraction runs, and
+ * given their final modes and times at the end, deepest first, so that
+ * a read-only directory is still writable while its entries are made and
+ * a parent's mtime is set after its children changed it.
+ *
+ * SECURITY: only directories this run made are ever changed; one that
+ * existed before is used but never chmod'ed or touched.  The final pass
+ * re-resolves each directory beneath the root and, where we know it,
+ * checks it is still the inode we made.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive_entry.h>
+
+#include "extract.h"
+
+/*
+ * Remember that this run made the last CREATED components of DIR, with the
+ * implicit mode unless an entry says otherwise later.
+ */
+static int
+note_made(struct xtr *x, const char *dir, unsigned int created)
+{
+	char buf[PFX_PATH_MAX];
+	size_t n = strlen(dir);
+	struct xtr_slot *s;
+
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, dir, n + 1);
+	while (created > 0 && n > 0) {
+		s = xtr_table_find(&x->dirs, buf);
+		if (s == NULL) {
+			s = xtr_table_add(&x->dirs, buf);
+			if (s == NULL)
+				return -ENOMEM;
+			s->mode = XTR_IMPLICIT_DIR_MODE;
+		}
+		created--;
+		while (n > 0 && buf[n - 1] != '/')
+			n--;
+		if (n > 0)
+			n--;	/* drop the '/' too */
+		buf[n] = '\0';
+	}
+	return 0;
+}
+
+/* see extract.h */
+int
+xtr_make_parents(struct xtr *x, const char *rel)
+{
+	char parent[PFX_PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+	unsigned int created = 0;
+	size_t n;
+	int fd;
+
+	if (slash == NULL)
+		return 0;
+	n = (size_t)(slash - rel);
+	if (n >= sizeof(parent))
+		return -ENAMETOOLONG;
+	memcpy(parent, rel, n);
+	parent[n] = '\0';
+	fd = pfx_root_mkdirs_count(&x->root, parent, XTR_PRIVATE_DIR_MODE,
+	    &created);
+	if (fd < 0)
+		return fd;
+	(void)close(fd);
+	return created > 0 ? note_made(x, parent, created) : 0;
+}
+
+/* see extract.h */
+void
+xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+    const char *rel)
+{
+	unsigned int created = 0;
+	struct xtr_slot *s;
+	struct stat st;
+	int fd, r;
+
+	if (rel[0] == '\0') {
+		/* The destination itself: used, never changed. */
+		xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
+		return;
+	}
+	r = xtr_make_parents(x, rel);
+	if (r < 0) {
+		xtr_finish_error(x, e, r);
+		return;
+	}
+	fd = pfx_root_mkdirs_count(&x->root, rel, XTR_PRIVATE_DIR_MODE,
+	    &created);
+	if (fd < 0) {
+		xtr_finish_error(x, e, fd);
+		return;
+	}
+	s = xtr_table_find(&x->dirs, rel);
+	if (created > 0 || s != NULL) {
+		r = fstat(fd, &st) == -1 ? -errno : 0;
+		if (r == 0 && s == NULL) {
+			s = xtr_table_add(&x->dirs, rel);
+			if (s == NULL)
+				r = -ENOMEM;
+		}
+		if (r == 0 && (x->opt->flags & PFX_OPT_SAME_OWNER) != 0 &&
+		    geteuid() == 0)
+			r = pfx_fd_chown(fd, (uid_t)archive_entry_uid(ae),
+			    (gid_t)archive_entry_gid(ae));
+		if (r == 0) {
+			s->mode = xtr_safe_mode(x->opt, e->mode);
+			s->dev = st.st_dev;
+			s->ino = st.st_ino;
+			s->has_id = true;
+			s->has_time = (x->opt->flags & PFX_OPT_NO_MTIME) == 0;
+			s->mtime = archive_entry_mtime(ae);
+			s->mtime_nsec = archive_entry_mtime_nsec(ae);
+		}
+	}
+	(void)close(fd);
+	if (r < 0) {
+		xtr_finish_error(x, e, r);
+		return;
+	}
+	xtr_forget_symlink(x, rel);
+	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
+}
+
+static size_t
+depth_of(const char *path)
+{
+	size_t d = 0;
+
+	for (; *path != '\0'; path++)
+		d += *path == '/';
+	return d;
+}
+
+static int
+deepest_first(const void *a, const void *b)
+{
+	const struct xtr_slot *const *sa = a, *const *sb = b;
+	size_t da = depth_of((*sa)->key), db = depth_of((*sb)->key);
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return strcmp((*sa)->key, (*sb)->key);
+}
+
+/* Give one directory its final mode and times, through its own fd. */
+static void
+finish_one(struct xtr *x, const struct xtr_slot *s)
+{
+	struct timespec ts[2];
+	struct stat st;
+	int fd;
+
+	fd = pfx_root_open_dir(&x->root, s->key);
+	if (fd < 0)
+		return;		/* gone or replaced by a link: leave it */
+	if (fstat(fd, &st) == 0 && (!s->has_id ||
+	    (st.st_dev == s->dev && st.st_ino == s->ino))) {
+		(void)pfx_fd_chmod(fd, s->mode);
+		if (s->has_time) {
+			ts[0].tv_sec = 0;
+			ts[0].tv_nsec = UTIME_NOW;
+			ts[1].tv_sec = s->mtime;
+			ts[1].tv_nsec = s->mtime_nsec;
+			(void)pfx_fd_set_times(fd, ts);
+		}
+	}
+	(void)close(fd);
+}
+
+/* see extract.h */
+void
+xtr_finish_dirs(struct xtr *x)
+{
+	struct xtr_slot **order;
+	size_t i, n = 0;
+
+	if (x->dirs.used == 0)
+		return;
+	order = calloc(x->dirs.used, sizeof(*order));
+	if (order == NULL) {
+		xtr_fail(x, ENOMEM, "directory modes not set: %s",
+		    strerror(ENOMEM));
+		return;
+	}
+	for (i = 0; i < x->dirs.cap; i++) {
+		if (x->dirs.slots[i].key != NULL)
+			order[n++] = &x->dirs.slots[i];
+	}
+	qsort(order, n, sizeof(*order), deepest_first);
+	for (i = 0; i < n; i++)
+		finish_one(x, order[i]);
+	free(order);
+}

@@ -1,0 +1,493 @@
+/*
+ * engine.c -- the extraction loop: read each entry, decide on it, hand it
+ * to the writer for its type, and report it exactly once.
+ *
+ * Threat model: every byte of the archive is the attacker's.  The name an
+ * entry is written at is the relative path the decision core returned,
+ * nothing else: the check and the use are the same string, and the use is
+ * made beneath the pinned destination fd by the platform layer, which
+ * refuses symlinks, mount crossings and escapes on its own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "extract.h"
+
+/* see extract.h */
+void
+xtr_fail(struct xtr *x, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->fatal)
+		return;		/* the first fatal error is the one reported */
+	x->fatal = true;
+	x->res->status = PFX_FATAL;
+	x->res->error = error;
+	va_start(ap, fmt);
+	vsnprintf(x->res->message, sizeof(x->res->message), fmt, ap);
+	va_end(ap);
+}
+
+/* see extract.h */
+const char *
+xtr_errno_reason(int error, bool *io_failure)
+{
+	*io_failure = false;
+	switch (error) {
+	case ELOOP:
+		return "symlink_in_path";
+	case ENOTDIR:
+		return "not_a_directory";
+	case EISDIR:
+	case ENOTEMPTY:
+		return "is_a_directory";
+	case EEXIST:
+		return "exists";
+	case EXDEV:
+		return "escapes_root";
+	case ENAMETOOLONG:
+		return "too_long";
+	}
+	*io_failure = true;
+	return "io_error";
+}
+
+/* see extract.h */
+void
+xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
+    enum pfx_entry_status status, const char *reason, int error)
+{
+	struct pfx_stats *st = &x->res->stats;
+
+	entry->status = status;
+	entry->reason = reason;
+	entry->error = error;
+	switch (status) {
+	case PFX_ENTRY_EXTRACTED:
+		st->extracted++;
+		break;
+	case PFX_ENTRY_LISTED:
+		st->listed++;
+		break;
+	case PFX_ENTRY_REFUSED:
+		st->refused++;
+		break;
+	case PFX_ENTRY_SKIPPED:
+		st->skipped++;
+		break;
+	case PFX_ENTRY_FAILED:
+		st->failed++;
+		break;
+	}
+	st->bytes += entry->bytes;
+	if (x->opt->hooks.report != NULL)
+		x->opt->hooks.report(x->opt->hooks.arg, entry);
+	if (status == PFX_ENTRY_REFUSED &&
+	    (x->opt->flags & PFX_OPT_STRICT) != 0)
+		xtr_fail(x, 0, "%s: %s (--strict)", entry->name,
+		    pfx_reason_text(reason));
+}
+
+/* see extract.h */
+void
+xtr_finish_error(struct xtr *x, struct pfx_entry *e, int r)
+{
+	bool io;
+	const char *reason = xtr_errno_reason(-r, &io);
+
+	if (!io) {
+		e->decision = PFX_DENY;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, -r);
+		return;
+	}
+	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, reason, -r);
+	xtr_fail(x, -r, "%s: %s", e->name, strerror(-r));
+}
+
+/* see extract.h */
+void
+xtr_finish_existing(struct xtr *x, struct pfx_entry *e)
+{
+	if (x->opt->existing == PFX_EXISTING_SKIP) {
+		xtr_finish_entry(x, e, PFX_ENTRY_SKIPPED, "skipped_existing",
+		    0);
+		return;
+	}
+	e->decision = PFX_DENY;
+	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "exists", EEXIST);
+}
+
+static enum pfx_entry_type
+entry_type(struct archive_entry *ae)
+{
+	if (archive_entry_hardlink(ae) != NULL)
+		return PFX_TYPE_HARDLINK;
+	switch (archive_entry_filetype(ae)) {
+	case AE_IFREG:
+		return PFX_TYPE_FILE;
+	case AE_IFDIR:
+		return PFX_TYPE_DIR;
+	case AE_IFLNK:
+		return PFX_TYPE_SYMLINK;
+	case AE_IFCHR:
+		return PFX_TYPE_CHAR;
+	case AE_IFBLK:
+		return PFX_TYPE_BLOCK;
+	case AE_IFIFO:
+		return PFX_TYPE_FIFO;
+	case AE_IFSOCK:
+		return PFX_TYPE_SOCKET;
+	}
+	return PFX_TYPE_OTHER;
+}
+
+/* The archive's name for AE, in the locale or else as UTF-8. */
+static const char *
+entry_name(struct archive_entry *ae)
+{
+	const char *name = archive_entry_pathname(ae);
+
+	if (name == NULL)
+		name = archive_entry_pathname_utf8(ae);
+	return name;
+}
+
+static void
+fill_entry(struct pfx_entry *e, struct archive_entry *ae, const char *name)
+{
+	memset(e, 0, sizeof(*e));
+	e->name = name;
+	e->type = entry_type(ae);
+	e->mode = archive_entry_perm(ae);
+	e->size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
+	e->mtime = archive_entry_mtime(ae);
+	e->uname = archive_entry_uname(ae);
+	e->gname = archive_entry_gname(ae);
+	e->uid = archive_entry_uid(ae);
+	e->gid = archive_entry_gid(ae);
+	if (e->type == PFX_TYPE_HARDLINK)
+		e->link_target = archive_entry_hardlink(ae);
+	else if (e->type == PFX_TYPE_SYMLINK)
+		e->link_target = archive_entry_symlink(ae);
+	e->decision = PFX_ALLOW;
+	e->reason = "none";
+}
+
+/*
+ * Remove the first N components of NAME into OUT (CAP bytes), as tar's
+ * --strip-components: empty components do not count, "." does.
+ * Return: 0, or -1 if nothing is left or OUT is too small.
+ */
+static int
+strip_components(const char *name, unsigned int n, char *out, size_t cap)
+{
+	const char *p = name;
+	size_t len;
+
+	while (n > 0) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			return -1;
+		while (*p != '\0' && *p != '/')
+			p++;
+		n--;
+	}
+	while (*p == '/')
+		p++;
+	len = strlen(p);
+	if (len == 0 || len >= cap)
+		return -1;
+	memcpy(out, p, len + 1);
+	return 0;
+}
+
+/*
+ * Judge the archive name NAME: absolute names are refused outright, the
+ * rest go to the decision core beneath a root of "/", which gives back the
+ * normalised relative path in *V.  Return: NULL if allowed, else the
+ * reason code, with E->decision set.
+ */
+static const char *
+judge_name(struct xtr *x, struct pfx_entry *e, const char *name,
+    struct pfx_verdict *v)
+{
+	static const struct pfx_span slash = { "/", 1 };
+	struct pfx_policy pol = { &slash, 1, NULL, 0, x->policy_flags };
+
+	if (name[0] == '/') {
+		e->decision = PFX_DENY;
+		return "absolute";
+	}
+	if (pfx_path_check(&pol, name, strlen(name), v) != PFX_ALLOW) {
+		e->decision = v->decision;
+		return pfx_reason_name(v->reason);
+	}
+	return NULL;
+}
+
+/* The relative path of an allowed verdict ("" for the root itself). */
+static const char *
+verdict_rel(const struct pfx_verdict *v)
+{
+	return v->path + v->rel_off;
+}
+
+/* Ask the caller's decide hook.  Return: the PFX_HOOK_* answer. */
+static int
+ask_caller(struct xtr *x, struct pfx_entry *e, char *rename, size_t cap)
+{
+	int r;
+
+	if (x->opt->hooks.decide == NULL)
+		return PFX_HOOK_CONTINUE;
+	rename[0] = '\0';
+	r = x->opt->hooks.decide(x->opt->hooks.arg, e, rename, cap);
+	if (r == PFX_HOOK_RENAME && memchr(rename, '\0', cap) == NULL)
+		return PFX_HOOK_ABORT;	/* not terminated: a caller bug */
+	return r;
+}
+
+/* Resolve a hard link's target name like an entry name. */
+static const char *
+judge_link_target(struct xtr *x, struct pfx_entry *e, char *buf, size_t cap,
+    struct pfx_verdict *tv)
+{
+	const char *reason;
+
+	if (x->opt->strip_components > 0) {
+		if (strip_components(e->link_target, x->opt->strip_components,
+		    buf, cap) < 0)
+			return "hardlink_target";
+	} else if (strlen(e->link_target) >= cap) {
+		return "too_long";
+	} else {
+		memcpy(buf, e->link_target, strlen(e->link_target) + 1);
+	}
+	reason = judge_name(x, e, buf, tv);
+	if (reason != NULL) {
+		e->decision = PFX_REJECT;
+		return "hardlink_escapes";
+	}
+	return NULL;
+}
+
+/* Hand an allowed entry at REL to the writer for its type. */
+static void
+write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+    const char *rel)
+{
+	char tbuf[PFX_PATH_MAX];
+	struct pfx_verdict tv;
+	const char *reason;
+
+	switch (e->type) {
+	case PFX_TYPE_FILE:
+		xtr_write_file(x, ae, e, rel);
+		return;
+	case PFX_TYPE_DIR:
+		xtr_make_dir(x, ae, e, rel);
+		return;
+	case PFX_TYPE_HARDLINK:
+		reason = judge_link_target(x, e, tbuf, sizeof(tbuf), &tv);
+		if (reason != NULL) {
+			xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, 0);
+			return;
+		}
+		xtr_make_hardlink(x, e, rel, verdict_rel(&tv));
+		return;
+	case PFX_TYPE_SYMLINK:
+		xtr_queue_symlink(x, e, rel);
+		return;
+	case PFX_TYPE_CHAR:
+	case PFX_TYPE_BLOCK:
+	case PFX_TYPE_FIFO:
+	case PFX_TYPE_SOCKET:
+		e->decision = PFX_DENY;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "special_file", 0);
+		return;
+	case PFX_TYPE_OTHER:
+		break;
+	}
+	e->decision = PFX_DENY;
+	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "unsupported", 0);
+}
+
+/* Decide on one entry and act on it. */
+static void
+do_entry(struct xtr *x, struct archive_entry *ae)
+{
+	char stripped[PFX_PATH_MAX], rename[PFX_PATH_MAX];
+	struct pfx_verdict v;
+	struct pfx_entry e;
+	const char *name, *reason;
+	int hook;
+
+	name = entry_name(ae);
+	fill_entry(&e, ae, name != NULL ? name : "");
+	if (name == NULL) {
+		e.decision = PFX_REJECT;
+		xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, "bad_name", 0);
+		return;
+	}
+	if (!xtr_selected(x->opt, name)) {
+		e.decision = PFX_DENY;
+		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED,
+		    x->opt->ninclude > 0 ? "not_selected" : "excluded", 0);
+		return;
+	}
+	if (x->opt->strip_components > 0) {
+		if (strip_components(name, x->opt->strip_components, stripped,
+		    sizeof(stripped)) < 0) {
+			xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "stripped",
+			    0);
+			return;
+		}
+		name = stripped;
+	}
+	reason = judge_name(x, &e, name, &v);
+	if (reason != NULL) {
+		xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, reason, 0);
+		return;
+	}
+	e.path = verdict_rel(&v);
+	hook = ask_caller(x, &e, rename, sizeof(rename));
+	if (hook == PFX_HOOK_RENAME) {
+		reason = judge_name(x, &e, rename, &v);
+		if (reason != NULL) {
+			e.path = NULL;
+			xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, reason, 0);
+			return;
+		}
+		e.path = verdict_rel(&v);
+	} else if (hook == PFX_HOOK_SKIP) {
+		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "vetoed", 0);
+		return;
+	} else if (hook != PFX_HOOK_CONTINUE) {
+		xtr_fail(x, ECANCELED, "%s: stopped by the caller", e.name);
+		return;
+	}
+	if ((x->opt->flags & PFX_OPT_LIST) != 0) {
+		xtr_finish_entry(x, &e, PFX_ENTRY_LISTED, "none", 0);
+		return;
+	}
+	write_entry(x, ae, &e, verdict_rel(&v));
+}
+
+/* The core's policy flags for the archive being read. */
+static unsigned int
+policy_flags(const struct xtr *x)
+{
+	int fmt = archive_format(x->ar) & ARCHIVE_FORMAT_BASE_MASK;
+
+	/* SECURITY: zip archives come from Windows often; judge as such. */
+	if ((x->opt->flags & PFX_OPT_WINDOWS_NAMES) != 0 ||
+	    fmt == ARCHIVE_FORMAT_ZIP)
+		return PFX_POLICY_WINDOWS;
+	return 0;
+}
+
+/* Read every header; stop at the end, or at the first fatal error. */
+static void
+read_all(struct xtr *x)
+{
+	struct archive_entry *ae;
+	int r;
+
+	ae = archive_entry_new();
+	if (ae == NULL) {
+		xtr_fail(x, ENOMEM, "%s", strerror(ENOMEM));
+		return;
+	}
+	while (!x->fatal) {
+		r = archive_read_next_header2(x->ar, ae);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN) {
+			xtr_fail(x, archive_errno(x->ar),
+			    "corrupt or unreadable archive: %s",
+			    archive_error_string(x->ar) != NULL ?
+			    archive_error_string(x->ar) : "unknown error");
+			break;
+		}
+		x->res->stats.entries++;
+		x->policy_flags = policy_flags(x);
+		do_entry(x, ae);
+	}
+	archive_entry_free(ae);
+}
+
+static void
+free_state(struct xtr *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nlinks; i++) {
+		free(x->links[i].path);
+		free(x->links[i].target);
+		free(x->links[i].name);
+	}
+	free(x->links);
+	xtr_table_free(&x->files);
+	xtr_table_free(&x->dirs);
+	if (x->ar != NULL)
+		archive_read_free(x->ar);
+	pfx_root_close(&x->root);
+}
+
+/* see pfextract.h */
+enum pfx_status
+pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result)
+{
+	struct pfx_options defaults;
+	struct xtr x;
+	int r;
+
+	memset(result, 0, sizeof(*result));
+	result->resolver = "none";
+	if (opt == NULL) {
+		pfx_options_init(&defaults);
+		opt = &defaults;
+	}
+	memset(&x, 0, sizeof(x));
+	x.opt = opt;
+	x.res = result;
+	x.root.fd = -1;
+
+	r = pfx_root_open(&x.root, dirfd, dest, opt->resolver);
+	if (r < 0) {
+		xtr_fail(&x, -r, "%s: cannot use as destination: %s", dest,
+		    strerror(-r));
+		return result->status;
+	}
+	result->resolver = pfx_root_resolver_name(&x.root);
+	x.ar = xtr_reader_open(in, opt->formats, result->message,
+	    sizeof(result->message));
+	if (x.ar == NULL) {
+		result->status = PFX_FATAL;
+		result->error = EINVAL;
+		free_state(&x);
+		return result->status;
+	}
+	read_all(&x);
+	/* Links last, so no later entry can be written through one. */
+	if (!x.fatal)
+		xtr_finish_symlinks(&x);
+	/* Directories' own modes and times last of all, deepest first. */
+	xtr_finish_dirs(&x);
+	if (!x.fatal && (result->stats.refused > 0 ||
+	    result->stats.failed > 0))
+		result->status = PFX_REFUSED;
+	free_state(&x);
+	return result->status;
+}

@@ -1,0 +1,188 @@
+/*
+ * extract.h -- internals of the extractor (see pfextract.h).
+ *
+ * One job per file: reader.c opens libarchive on the input, engine.c runs
+ * the loop and decides each entry, file.c writes regular files and their
+ * metadata, dirs.c finishes directories at the end, links.c makes hard
+ * and symbolic links, match.c selects members, table.c is the one map the
+ * others use, names.c holds the stable strings.  Only this directory
+ * includes <archive.h>; no file here calls open, mkdir, stat or realpath
+ * on a path: every filesystem effect goes through pfx_root.h.
+ */
+#ifndef XTR_EXTRACT_H
+#define XTR_EXTRACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pfextract.h"
+
+struct archive;
+struct archive_entry;
+
+/* Bytes read from the archive at a time, and written per write(2). */
+#define XTR_BLOCK (64 * 1024)
+
+/* Mode of directories made implicitly for an entry's parents. */
+#define XTR_IMPLICIT_DIR_MODE 0755
+
+/* Mode of every directory while extraction runs: private to us. */
+#define XTR_PRIVATE_DIR_MODE 0700
+
+/* --- table.c: a map from relative path to a small record ------------- */
+
+struct xtr_slot {
+	char *key;		/* owned; NULL when free */
+	uint64_t hash;
+	dev_t dev;
+	ino_t ino;
+	mode_t mode;
+	int64_t mtime;
+	long mtime_nsec;
+	bool has_time;
+	bool has_id;
+	size_t index;		/* links.c: index into xtr.links, or SIZE_MAX */
+};
+
+struct xtr_table {
+	struct xtr_slot *slots;
+	size_t cap;		/* a power of two, or 0 */
+	size_t used;
+};
+
+/* Find KEY.  Return: its slot, or NULL. */
+struct xtr_slot *xtr_table_find(const struct xtr_table *t, const char *key);
+
+/*
+ * Find KEY, adding it (zeroed, key copied) if missing.
+ * Return: its slot, or NULL when memory runs out.
+ */
+struct xtr_slot *xtr_table_add(struct xtr_table *t, const char *key);
+
+/* Release everything T holds. */
+void xtr_table_free(struct xtr_table *t);
+
+/* --- match.c ---------------------------------------------------------- */
+
+/* Is NAME selected by the include and exclude patterns of OPT? */
+bool xtr_selected(const struct pfx_options *opt, const char *name);
+
+/* --- reader.c --------------------------------------------------------- */
+
+/*
+ * Make a reader for IN with the formats FORMATS (NULL: the default set)
+ * and every built-in filter; open it.  On failure writes a message to
+ * MSG (CAP bytes).  Return: the reader, or NULL.
+ */
+struct archive *xtr_reader_open(const struct pfx_input *in,
+    const char *formats, char *msg, size_t cap);
+
+/* --- the state of one extraction -------------------------------------- */
+
+struct xtr_symlink {
+	char *path;		/* owned: relative path of the link */
+	char *target;		/* owned: as in the archive */
+	char *name;		/* owned: the archive's name, for reports */
+};
+
+struct xtr {
+	const struct pfx_options *opt;
+	struct pfx_result *res;
+	struct pfx_root root;
+	struct archive *ar;
+	unsigned int policy_flags;	/* PFX_POLICY_* for the core */
+	struct xtr_table files;		/* regular files made: identity */
+	struct xtr_table dirs;		/* directories made: final metadata */
+	struct xtr_table pending;	/* symlinks queued: index into links */
+	struct xtr_symlink *links;	/* symlinks to make at the end */
+	size_t nlinks, links_cap;
+	bool fatal;
+};
+
+/* --- engine.c --------------------------------------------------------- */
+
+/*
+ * Give ENTRY its outcome: count it, report it through the hook, and apply
+ * --strict.  Every entry passes here exactly once.
+ */
+void xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
+    enum pfx_entry_status status, const char *reason, int error);
+
+/*
+ * Report the platform error R (-errno) on ENTRY: a refusal for the
+ * conditions an archive can cause (ELOOP, ENOTDIR, EEXIST...), else a
+ * failure of the destination, which is fatal.
+ */
+void xtr_finish_error(struct xtr *x, struct pfx_entry *entry, int r);
+
+/* Report ENTRY, whose name exists, under -k or --skip-old-files. */
+void xtr_finish_existing(struct xtr *x, struct pfx_entry *entry);
+
+/* Stop the run with a fatal error ERROR (errno) and a message. */
+void xtr_fail(struct xtr *x, int error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/*
+ * Turn a platform error for an entry into its reason code, and say if it
+ * is an I/O failure of the destination (fatal) rather than a refusal.
+ */
+const char *xtr_errno_reason(int error, bool *io_failure);
+
+/* --- file.c ----------------------------------------------------------- */
+
+/*
+ * Write the regular file ENTRY at REL from the archive's data, with its
+ * metadata, under the existing-name policy.  Reports the entry.
+ */
+void xtr_write_file(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *entry, const char *rel);
+
+/*
+ * The permission bits to give an entry with archive mode MODE, after the
+ * safety rules of OPT (setuid/setgid/sticky and group/other write).
+ */
+mode_t xtr_safe_mode(const struct pfx_options *opt, mode_t mode);
+
+/*
+ * Apply the metadata of AE to the file open as FD: mode (already safe),
+ * ownership with PFX_OPT_SAME_OWNER, xattrs with PFX_OPT_XATTRS, times
+ * unless PFX_OPT_NO_MTIME.  Return: 0, or -errno.
+ */
+int xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
+    mode_t mode);
+
+/* --- dirs.c ----------------------------------------------------------- */
+
+/* Make the parent directories of REL; remember the ones made. 0/-errno */
+int xtr_make_parents(struct xtr *x, const char *rel);
+
+/* Make the directory entry ENTRY at REL (REL may be "").  Reports it. */
+void xtr_make_dir(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *entry, const char *rel);
+
+/* Give every directory this run made its final mode and times. */
+void xtr_finish_dirs(struct xtr *x);
+
+/* --- links.c ---------------------------------------------------------- */
+
+/* Remember the regular file at REL, with identity ST, as made this run. */
+struct stat;
+void xtr_note_file(struct xtr *x, const char *rel, const struct stat *st);
+
+/* Forget any pending symlink at REL: a later entry took the name. */
+void xtr_forget_symlink(struct xtr *x, const char *rel);
+
+/* Make the hard-link entry ENTRY at REL to TARGET_REL.  Reports it. */
+void xtr_make_hardlink(struct xtr *x, struct pfx_entry *entry,
+    const char *rel, const char *target_rel);
+
+/* Refuse, or queue for the end, the symlink entry ENTRY at REL. */
+void xtr_queue_symlink(struct xtr *x, struct pfx_entry *entry,
+    const char *rel);
+
+/* Make the queued symlinks that stay inside.  Reports each. */
+void xtr_finish_symlinks(struct xtr *x);
+
+#endif /* XTR_EXTRACT_H */

@@ -1,0 +1,249 @@
+/*
+ * file.c -- regular files: the data, streamed in blocks with holes kept
+ * as holes, and the metadata, set through the new file's own descriptor.
+ *
+ * SECURITY: the file is written under a temporary name in a file that
+ * did not exist before (pfx_root_begin), and only then renamed to its
+ * name: an existing file, symlink or hard link at that name is replaced,
+ * never opened, and no half-written file ever carries the final name.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "extract.h"
+
+/* The size of the buffer for getpwnam_r(3) and getgrnam_r(3). */
+#define NAME_LOOKUP_BUF 4096
+
+/* see extract.h */
+mode_t
+xtr_safe_mode(const struct pfx_options *opt, mode_t mode)
+{
+	mode_t m = mode & 07777;
+
+	/*
+	 * SECURITY: setuid, setgid and sticky bits and group/other write are
+	 * cleared unless -p; setuid/setgid survive only with -p and
+	 * --same-owner as root, when the owner is the archive's too.
+	 */
+	if ((opt->flags & PFX_OPT_PRESERVE_PERMS) == 0)
+		return m & ~(mode_t)(S_ISUID | S_ISGID | S_ISVTX | S_IWGRP |
+		    S_IWOTH);
+	if ((opt->flags & PFX_OPT_SAME_OWNER) == 0 || geteuid() != 0)
+		m &= ~(mode_t)(S_ISUID | S_ISGID);
+	return m;
+}
+
+/* Write all of BUF to FD.  Return: 0, or -errno. */
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Copy the entry's data to FD.  Blocks may skip ahead (sparse entries):
+ * the gap is left as a hole.  Return: 0, -errno for a write error, or 1
+ * for an archive read error (message in the archive).
+ */
+static int
+copy_data(struct archive *ar, struct archive_entry *ae, int fd,
+    uint64_t *bytes)
+{
+	const void *buf;
+	size_t size;
+	la_int64_t offset, pos = 0;
+	int r;
+
+	for (;;) {
+		r = archive_read_data_block(ar, &buf, &size, &offset);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN || offset < pos)
+			return 1;
+		if (offset > pos && lseek(fd, (off_t)offset, SEEK_SET) == -1)
+			return -errno;
+		r = write_all(fd, buf, size);
+		if (r < 0)
+			return r;
+		pos = offset + (la_int64_t)size;
+		*bytes += size;
+	}
+	/* A sparse entry may end in a hole. */
+	if (archive_entry_sparse_count(ae) > 0 &&
+	    archive_entry_size(ae) > pos &&
+	    ftruncate(fd, (off_t)archive_entry_size(ae)) == -1)
+		return -errno;
+	return 0;
+}
+
+/* The uid for AE: by name unless --numeric-owner, else the number. */
+static uid_t
+owner_uid(const struct xtr *x, struct archive_entry *ae)
+{
+	char buf[NAME_LOOKUP_BUF];
+	struct passwd pw, *found = NULL;
+	const char *name = archive_entry_uname(ae);
+
+	if ((x->opt->flags & PFX_OPT_NUMERIC_OWNER) == 0 && name != NULL &&
+	    getpwnam_r(name, &pw, buf, sizeof(buf), &found) == 0 &&
+	    found != NULL)
+		return found->pw_uid;
+	return (uid_t)archive_entry_uid(ae);
+}
+
+static gid_t
+owner_gid(const struct xtr *x, struct archive_entry *ae)
+{
+	char buf[NAME_LOOKUP_BUF];
+	struct group gr, *found = NULL;
+	const char *name = archive_entry_gname(ae);
+
+	if ((x->opt->flags & PFX_OPT_NUMERIC_OWNER) == 0 && name != NULL &&
+	    getgrnam_r(name, &gr, buf, sizeof(buf), &found) == 0 &&
+	    found != NULL)
+		return found->gr_gid;
+	return (gid_t)archive_entry_gid(ae);
+}
+
+/* Is the xattr NAME one an archive may set? */
+static bool
+xattr_allowed(const char *name)
+{
+	/* SECURITY: never security.* (capabilities, SELinux labels),
+	 * trusted.* or system.* (ACLs, which -p does not cover). */
+	return strncmp(name, "security.", 9) != 0 &&
+	    strncmp(name, "trusted.", 8) != 0 &&
+	    strncmp(name, "system.", 7) != 0;
+}
+
+static int
+apply_xattrs(struct archive_entry *ae, int fd)
+{
+	const char *name;
+	const void *value;
+	size_t size;
+	int r;
+
+	archive_entry_xattr_reset(ae);
+	while (archive_entry_xattr_next(ae, &name, &value, &size) ==
+	    ARCHIVE_OK) {
+		if (name == NULL || !xattr_allowed(name))
+			continue;
+		r = pfx_fd_setxattr(fd, name, value, size);
+		if (r < 0 && r != -ENOTSUP)
+			return r;
+	}
+	return 0;
+}
+
+/* see extract.h */
+int
+xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
+    mode_t mode)
+{
+	struct timespec ts[2];
+	int r;
+
+	/* Ownership first: chown(2) may clear setuid and setgid bits. */
+	if ((x->opt->flags & PFX_OPT_SAME_OWNER) != 0 && geteuid() == 0) {
+		r = pfx_fd_chown(fd, owner_uid(x, ae), owner_gid(x, ae));
+		if (r < 0)
+			return r;
+	}
+	r = pfx_fd_chmod(fd, mode);
+	if (r < 0)
+		return r;
+	if ((x->opt->flags & PFX_OPT_XATTRS) != 0) {
+		r = apply_xattrs(ae, fd);
+		if (r < 0)
+			return r;
+	}
+	if ((x->opt->flags & PFX_OPT_NO_MTIME) != 0)
+		return 0;
+	ts[1].tv_sec = archive_entry_mtime(ae);
+	ts[1].tv_nsec = archive_entry_mtime_nsec(ae);
+	if (archive_entry_atime_is_set(ae)) {
+		ts[0].tv_sec = archive_entry_atime(ae);
+		ts[0].tv_nsec = archive_entry_atime_nsec(ae);
+	} else {
+		ts[0].tv_sec = 0;
+		ts[0].tv_nsec = UTIME_NOW;
+	}
+	return pfx_fd_set_times(fd, ts);
+}
+
+/* see extract.h */
+void
+xtr_write_file(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+    const char *rel)
+{
+	struct pfx_pending pend;
+	struct stat st;
+	unsigned int flags;
+	int r;
+
+	r = xtr_make_parents(x, rel);
+	if (r < 0) {
+		xtr_finish_error(x, e, r);
+		return;
+	}
+	r = pfx_root_begin(&x->root, rel, 0600, &pend);
+	if (r < 0) {
+		xtr_finish_error(x, e, r);
+		return;
+	}
+	r = copy_data(x->ar, ae, pend.fd, &e->bytes);
+	if (r == 1) {
+		pfx_root_abort(&pend);
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "read_error", EIO);
+		xtr_fail(x, EIO, "%s: archive data cannot be read: %s",
+		    e->name, archive_error_string(x->ar) != NULL ?
+		    archive_error_string(x->ar) : "truncated or corrupt");
+		return;
+	}
+	if (r == 0)
+		r = xtr_apply_meta(x, ae, pend.fd, xtr_safe_mode(x->opt,
+		    e->mode));
+	if (r == 0 && fstat(pend.fd, &st) == -1)
+		r = -errno;
+	if (r < 0) {
+		pfx_root_abort(&pend);
+		xtr_finish_error(x, e, r);
+		return;
+	}
+	flags = x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
+	    PFX_ROOT_NOREPLACE;
+	r = pfx_root_commit(&x->root, &pend, flags);
+	if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE) {
+		xtr_finish_existing(x, e);
+		return;
+	}
+	if (r < 0) {
+		xtr_finish_error(x, e, r);
+		return;
+	}
+	xtr_note_file(x, rel, &st);
+	xtr_forget_symlink(x, rel);
+	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
+}

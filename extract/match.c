@@ -1,0 +1,64 @@
+/*
+ * match.c -- member selection, as tar does it: operands and --include
+ * select a member or a whole directory; --exclude patterns match the name
+ * or any tail of it after a '/', and win.
+ */
+#define _GNU_SOURCE /* FNM_LEADING_DIR */
+#include <fnmatch.h>
+#include <string.h>
+
+#include "extract.h"
+
+/* Does PAT match NAME or a leading directory of NAME ("a" selects "a/b")? */
+static bool
+include_matches(const char *pat, const char *name)
+{
+	size_t n;
+
+	while (pat[0] == '.' && pat[1] == '/')
+		pat += 2;
+	n = strlen(pat);
+	while (n > 1 && pat[n - 1] == '/')
+		n--;
+	if (fnmatch(pat, name, FNM_LEADING_DIR) == 0)
+		return true;
+	/* "dir/" names the directory "dir" too. */
+	return strncmp(pat, name, n) == 0 &&
+	    (name[n] == '\0' || name[n] == '/');
+}
+
+/* Does PAT match NAME, or any part of NAME after a '/'? */
+static bool
+exclude_matches(const char *pat, const char *name)
+{
+	const char *p = name;
+
+	for (;;) {
+		if (fnmatch(pat, p, FNM_LEADING_DIR) == 0)
+			return true;
+		p = strchr(p, '/');
+		if (p == NULL)
+			return false;
+		p++;
+	}
+}
+
+/* see extract.h */
+bool
+xtr_selected(const struct pfx_options *opt, const char *name)
+{
+	size_t i;
+	bool in = opt->ninclude == 0;
+
+	while (name[0] == '.' && name[1] == '/')
+		name += 2;
+	for (i = 0; !in && i < opt->ninclude; i++)
+		in = include_matches(opt->include[i], name);
+	if (!in)
+		return false;
+	for (i = 0; i < opt->nexclude; i++) {
+		if (exclude_matches(opt->exclude[i], name))
+			return false;
+	}
+	return true;
+}

@@ -1,0 +1,127 @@
+/*
+ * names.c -- the extractor's defaults and stable strings.  Reason codes
+ * are an interface (--report=json, pfx_entry.reason): never rename one.
+ */
+#include <string.h>
+
+#include "extract.h"
+
+/* see pfextract.h */
+void
+pfx_options_init(struct pfx_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->symlinks = PFX_SYMLINKS_REFUSE;
+	opt->existing = PFX_EXISTING_REPLACE;
+	opt->resolver = PFX_RESOLVER_AUTO;
+}
+
+/* see pfextract.h */
+const char *
+pfx_entry_type_name(enum pfx_entry_type type)
+{
+	switch (type) {
+	case PFX_TYPE_FILE:
+		return "file";
+	case PFX_TYPE_DIR:
+		return "dir";
+	case PFX_TYPE_SYMLINK:
+		return "symlink";
+	case PFX_TYPE_HARDLINK:
+		return "hardlink";
+	case PFX_TYPE_CHAR:
+		return "char";
+	case PFX_TYPE_BLOCK:
+		return "block";
+	case PFX_TYPE_FIFO:
+		return "fifo";
+	case PFX_TYPE_SOCKET:
+		return "socket";
+	case PFX_TYPE_OTHER:
+		break;
+	}
+	return "other";
+}
+
+/* see pfextract.h */
+const char *
+pfx_entry_status_name(enum pfx_entry_status status)
+{
+	switch (status) {
+	case PFX_ENTRY_EXTRACTED:
+		return "extracted";
+	case PFX_ENTRY_LISTED:
+		return "listed";
+	case PFX_ENTRY_REFUSED:
+		return "refused";
+	case PFX_ENTRY_SKIPPED:
+		return "skipped";
+	case PFX_ENTRY_FAILED:
+		return "failed";
+	}
+	return "unknown";
+}
+
+static const struct {
+	const char *code;
+	const char *text;
+} reasons[] = {
+	{ "none", "extracted" },
+	{ "outside", "name is outside the destination" },
+	{ "absolute", "absolute name refused (pfextract never writes "
+	  "outside the destination; -P is not supported)" },
+	{ "denied", "name is in a denied directory" },
+	{ "empty", "empty name" },
+	{ "nul", "name contains a NUL byte" },
+	{ "too_long", "name too long (over PATH_MAX, or a component over "
+	  "NAME_MAX)" },
+	{ "escapes", "name climbs out of the destination with '..'" },
+	{ "relative", "relative name with no destination" },
+	{ "backslash", "name contains '\\', a separator on Windows" },
+	{ "drive", "name starts with a Windows drive letter" },
+	{ "unc", "name is a Windows UNC path" },
+	{ "device_path", "name is a Windows device path" },
+	{ "reserved_name", "name is a reserved Windows device name" },
+	{ "trailing_dot_space", "name ends in a dot or space (aliases "
+	  "another name on Windows)" },
+	{ "stream", "name contains ':' (a Windows alternate data stream)" },
+	{ "invalid_char", "name contains a character Windows forbids" },
+	{ "bad_name", "name cannot be read in this locale" },
+	{ "symlink", "symbolic link not created (the output is symlink-free "
+	  "by default; --symlinks=contain creates links that stay inside the "
+	  "destination)" },
+	{ "symlink_escapes", "symbolic link points outside the destination" },
+	{ "symlink_loop", "symbolic link resolves through too many links" },
+	{ "hardlink_target", "hard link to a file not extracted by this run" },
+	{ "hardlink_escapes", "hard link target is outside the destination" },
+	{ "special_file", "device nodes, FIFOs and sockets are not extracted" },
+	{ "unsupported", "entry type not supported" },
+	{ "exists", "already exists and --keep-old-files was given" },
+	{ "skipped_existing", "already exists (--skip-old-files)" },
+	{ "symlink_in_path", "a symbolic link on its path already exists in "
+	  "the destination and is never followed (remove it, or extract "
+	  "elsewhere)" },
+	{ "not_a_directory", "a file on its path is not a directory" },
+	{ "is_a_directory", "a directory of that name already exists" },
+	{ "escapes_root", "its directory left the destination, or crosses a "
+	  "mount point" },
+	{ "excluded", "excluded" },
+	{ "not_selected", "not among the requested members" },
+	{ "stripped", "nothing left after --strip-components" },
+	{ "vetoed", "skipped by the caller" },
+	{ "io_error", "I/O error" },
+	{ "read_error", "archive data could not be read" },
+};
+
+/* see pfextract.h */
+const char *
+pfx_reason_text(const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		if (strcmp(reasons[i].code, reason) == 0)
+			return reasons[i].text;
+	}
+	return reason;
+}

@@ -1,0 +1,213 @@
+/*
+ * pfextract.h -- extract untrusted archives beneath one directory.
+ *
+ * Conventions.  Pointer arguments MUST NOT be NULL unless stated.
+ * Descriptors passed in are borrowed, never closed.  The library has no
+ * global state: it never prints, exits, installs signal handlers or
+ * changes the working directory, and two threads may extract two archives
+ * at once.  Every file is created through the pinned-root layer
+ * (pfx_root.h) beneath the destination; every name is judged by the
+ * decision core (pfx_path.h) first.
+ *
+ * Safe by default: no symlinks are created (PFX_SYMLINKS_REFUSE), device
+ * nodes, FIFOs and sockets are refused, no ownership is changed,
+ * setuid/setgid/sticky and group/other write bits are cleared, nothing
+ * that existed before is written through (an existing file is replaced
+ * by a new one renamed over it).  Options only loosen this.
+ */
+#ifndef PFEXTRACT_H
+#define PFEXTRACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pfx_path.h"
+#include "pfx_root.h"
+
+#define PFX_VERSION "0.1.0"
+
+/* How one call ended; also pfextract(1)'s exit status. */
+enum pfx_status {
+	PFX_OK = 0,		/* every entry extracted */
+	PFX_REFUSED = 1,	/* finished; some entries refused or failed */
+	PFX_FATAL = 2		/* stopped: unreadable archive, unusable
+				   destination, I/O error, or --strict */
+};
+
+/* What one entry turned out to be. */
+enum pfx_entry_status {
+	PFX_ENTRY_EXTRACTED = 0,
+	PFX_ENTRY_LISTED,	/* PFX_OPT_LIST: looked at, nothing written */
+	PFX_ENTRY_REFUSED,	/* by policy, reported; counts toward exit 1 */
+	PFX_ENTRY_SKIPPED,	/* quietly: excluded, not selected, vetoed
+				   by the caller, or an existing file kept
+				   under PFX_EXISTING_SKIP */
+	PFX_ENTRY_FAILED	/* an I/O error on this entry */
+};
+
+enum pfx_entry_type {
+	PFX_TYPE_FILE = 0,
+	PFX_TYPE_DIR,
+	PFX_TYPE_SYMLINK,
+	PFX_TYPE_HARDLINK,
+	PFX_TYPE_CHAR,
+	PFX_TYPE_BLOCK,
+	PFX_TYPE_FIFO,
+	PFX_TYPE_SOCKET,
+	PFX_TYPE_OTHER
+};
+
+/* What to do with symlink entries. */
+enum pfx_symlinks {
+	PFX_SYMLINKS_REFUSE = 0,	/* report each one; create none */
+	PFX_SYMLINKS_CONTAIN		/* create those whose target, resolved
+					   with real symlink semantics, stays
+					   beneath the destination; last */
+};
+
+/* What to do when an entry's name already exists in the destination. */
+enum pfx_existing {
+	PFX_EXISTING_REPLACE = 0,	/* tar's default: a new file is renamed
+					   over the old name */
+	PFX_EXISTING_KEEP,		/* -k: refuse and report */
+	PFX_EXISTING_SKIP		/* --skip-old-files: skip quietly */
+};
+
+/* Option flags. */
+#define PFX_OPT_STRICT		0x0001u	/* the first refusal is fatal */
+#define PFX_OPT_SAME_OWNER	0x0002u	/* restore uid/gid (root only) */
+#define PFX_OPT_PRESERVE_PERMS	0x0004u	/* -p: keep group/other write and
+					   sticky; setuid/setgid only with
+					   PFX_OPT_SAME_OWNER too */
+#define PFX_OPT_NO_MTIME	0x0008u	/* -m: do not restore mtimes */
+#define PFX_OPT_XATTRS		0x0010u	/* restore xattrs, never security.*
+					   or trusted.* */
+#define PFX_OPT_NUMERIC_OWNER	0x0020u	/* ids, not names, with SAME_OWNER */
+#define PFX_OPT_WINDOWS_NAMES	0x0040u	/* reject names dangerous on Windows
+					   for every format (zip: always) */
+#define PFX_OPT_LIST		0x0080u	/* list: read every entry, write
+					   nothing */
+
+/*
+ * One entry, as the hooks see it.  Strings are valid only during the hook
+ * call.  NAME is the archive's bytes, untrusted; PATH is the relative path
+ * it was (or would be) written to, NULL when it has none.
+ */
+struct pfx_entry {
+	const char *name;
+	const char *path;
+	const char *link_target;	/* symlink or hard-link target, or NULL */
+	enum pfx_entry_type type;
+	mode_t mode;			/* permission bits from the archive */
+	int64_t size;			/* as the header claims */
+	int64_t mtime;			/* seconds since the epoch */
+	const char *uname, *gname;	/* may be NULL */
+	int64_t uid, gid;
+	enum pfx_decision decision;	/* allow, deny or reject */
+	const char *reason;		/* stable code; "none" when allowed */
+	enum pfx_entry_status status;	/* in report() only */
+	int error;			/* errno of a failure, else 0 */
+	uint64_t bytes;			/* bytes written for this entry */
+};
+
+/* What decide() may answer. */
+#define PFX_HOOK_CONTINUE 0	/* go on as decided */
+#define PFX_HOOK_SKIP 1		/* veto: the entry is skipped */
+#define PFX_HOOK_RENAME 2	/* write it at the path put in RENAME */
+#define PFX_HOOK_ABORT 3	/* stop now: PFX_FATAL */
+
+struct pfx_hooks {
+	/*
+	 * Called for every allowed entry before anything is written.  May
+	 * return PFX_HOOK_RENAME after writing a new relative path (NUL-
+	 * terminated, at most RENAME_CAP bytes) to RENAME; that path is
+	 * judged by the decision core again.  NULL: always continue.
+	 */
+	int (*decide)(void *arg, const struct pfx_entry *entry, char *rename,
+	    size_t rename_cap);
+	/* Called once per entry with its outcome.  NULL: none. */
+	void (*report)(void *arg, const struct pfx_entry *entry);
+	void *arg;
+};
+
+struct pfx_options {
+	unsigned int flags;		/* PFX_OPT_* */
+	enum pfx_symlinks symlinks;
+	enum pfx_existing existing;
+	unsigned int strip_components;	/* leading components removed */
+	/*
+	 * Member selection, as tar: with INCLUDE, only entries whose name
+	 * matches one of the patterns (fnmatch(3), or a leading directory of
+	 * the name) are extracted.  EXCLUDE patterns match the name or any
+	 * tail of it after a '/', and win.
+	 */
+	const char *const *include;
+	size_t ninclude;
+	const char *const *exclude;
+	size_t nexclude;
+	/*
+	 * Comma-separated libarchive format names to read, or NULL for the
+	 * default set: tar (ustar, pax, GNU, v7), zip, cpio, 7zip, ar.
+	 * "mtree" is always refused: it reads files named in the archive.
+	 */
+	const char *formats;
+	enum pfx_resolver resolver;
+	struct pfx_hooks hooks;
+};
+
+/* Counters, over the entries of one call. */
+struct pfx_stats {
+	uint64_t entries;
+	uint64_t extracted;
+	uint64_t listed;
+	uint64_t refused;
+	uint64_t skipped;
+	uint64_t failed;
+	uint64_t bytes;		/* file bytes written */
+};
+
+/* The outcome of one call. */
+struct pfx_result {
+	enum pfx_status status;
+	struct pfx_stats stats;
+	int error;		/* errno of a fatal error, else 0 */
+	char message[512];	/* a fatal error in words, else "" */
+	const char *resolver;	/* "openat2" or "walk" */
+};
+
+/* Fill *OPT with the safe defaults. */
+PFX_API void pfx_options_init(struct pfx_options *opt);
+
+/* Where the archive comes from: exactly one of PATH, FD >= 0, or BUF. */
+struct pfx_input {
+	const char *path;	/* a file; "-" is not special here */
+	int fd;			/* an open descriptor, read from where it is */
+	const void *buf;	/* a memory buffer of LEN bytes */
+	size_t len;
+};
+
+/*
+ * Extract (or, with PFX_OPT_LIST, list) the archive IN beneath the
+ * existing directory DEST, resolved from DIRFD (AT_FDCWD, or a directory
+ * fd with DEST "."), following OPT (NULL: the defaults).  *RESULT is
+ * always filled in.
+ * Return: RESULT->status.
+ */
+PFX_API enum pfx_status pfx_extract(const struct pfx_input *in, int dirfd,
+    const char *dest, const struct pfx_options *opt,
+    struct pfx_result *result);
+
+/* Return: the stable name of TYPE ("file", "dir", "symlink", ...). */
+PFX_API const char *pfx_entry_type_name(enum pfx_entry_type type);
+
+/* Return: the stable name of STATUS ("extracted", "refused", ...). */
+PFX_API const char *pfx_entry_status_name(enum pfx_entry_status status);
+
+/*
+ * Return: a sentence explaining the stable reason code REASON, for
+ * messages such as "pfextract: NAME: REASON_TEXT".
+ */
+PFX_API const char *pfx_reason_text(const char *reason);
+
+#endif /* PFEXTRACT_H */
