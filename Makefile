@@ -124,8 +124,18 @@ check: deps
 	    obj/san/tests/run --jobs 2
 
 demo: deps
-	$(MAKE) obj/pathfence
-	sh mk/demo.sh obj/pathfence
+	$(MAKE) obj/pfextract obj/pathfence obj/demo.tar.gz
+	sh mk/demo.sh obj/pfextract obj/demo.tar.gz obj/pathfence
+
+# The sample archive is written at build time by a small libarchive
+# program, so that its hostile entries are readable source, not a blob.
+obj/mkdemo: mk/mkdemo.c
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) $(CFLAGS) $(WARN) -o $@ mk/mkdemo.c $(LIBS)
+
+obj/demo.tar.gz: obj/mkdemo
+	obj/mkdemo $@.tmp
+	mv -f $@.tmp $@
 
 install: all
 	$(INSTALL) -D -m 755 obj/pathfence $(DESTDIR)$(BINDIR)/pathfence
