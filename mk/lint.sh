@@ -15,7 +15,8 @@ fi
 
 # Functions the library never calls (STYLE.md, habit 10).
 banned='strcpy|strcat|sprintf|vsprintf|strncpy|strtok|atoi|atol|access|realpath|chdir|system|gets|tmpnam|mktemp'
-hits=$(grep -nwE "($banned)[[:space:]]*\(" core/*.c platform/*.c cli/*.c 2>/dev/null)
+hits=$(grep -nwE "($banned)[[:space:]]*\(" core/*.c platform/*.c cli/*.c extract/*.c 2>/dev/null |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|\*)')
 [ -n "$hits" ] && say "banned function: $hits"
 
 # The decision core is pure: no I/O, no allocation, no errno.
@@ -23,8 +24,19 @@ hits=$(grep -nE '#include <(stdio|stdlib|fcntl|unistd|errno|sys/[a-z]+)\.h>|\<(m
     grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|\*)')
 [ -n "$hits" ] && say "core/ must stay pure: $hits"
 
+# SECURITY: the extractor acts on the filesystem only through the pinned
+# root (platform/): no call that takes a path, only descriptors.
+pathcalls='open|openat|creat|mkdir|mkdirat|stat|lstat|fstatat|statx|realpath|unlink|unlinkat|rmdir|rename|renameat|renameat2|symlink|symlinkat|link|linkat|chmod|fchmodat|chown|lchown|fchownat|utime|utimes|utimensat|truncate|readlink|readlinkat|opendir|fopen|mknod|mknodat|mkfifo|setxattr|lsetxattr|chdir'
+hits=$(grep -nwE "($pathcalls)[[:space:]]*\(" extract/*.c 2>/dev/null |
+    grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|\*)')
+[ -n "$hits" ] && say "path-based filesystem call in extract/: $hits"
+
+# Only extract/ reads archives.
+hits=$(grep -ln '#include <archive' core/*.[ch] platform/*.[ch] cli/*.[ch] 2>/dev/null)
+[ -n "$hits" ] && say "<archive.h> outside extract/: $hits"
+
 # Only the OS files may name a kernel.
-hits=$(grep -nE '__linux__|__FreeBSD__|__APPLE__|HAVE_OPENAT2' core/*.[ch] platform/*.[ch] cli/*.[ch] | grep -v 'platform/os_')
+hits=$(grep -nE '__linux__|__FreeBSD__|__APPLE__|HAVE_OPENAT2' core/*.[ch] platform/*.[ch] cli/*.[ch] extract/*.[ch] | grep -v 'platform/os_')
 [ -n "$hits" ] && say "OS tests outside platform/os_*.c: $hits"
 
 # Only the public API is exported from the shared library.
