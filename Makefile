@@ -114,10 +114,12 @@ obj/tests/%.o obj/san/tests/%.o: DEFS = -D_GNU_SOURCE
 # os_posix.o is built too, so the portable OS file keeps compiling.
 check: deps
 	$(MAKE) all obj/tests/run obj/san/tests/run obj/san/pathfence \
-	    obj/platform/os_posix.o
+	    obj/san/pfextract obj/mkdemo obj/platform/os_posix.o
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
+	sh tests/pfextract.sh obj/pfextract obj/mkdemo
+	sh tests/pfextract.sh obj/san/pfextract obj/mkdemo
 	sh tests/install.sh
 	TMPDIR=$(TEST_TMPDIR) obj/tests/run --jobs 2
 	TMPDIR=$(TEST_TMPDIR) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

@@ -1,0 +1,129 @@
+#!/bin/sh
+# End-to-end tests of the pfextract command: tar's spellings really
+# extract, exit statuses, messages, listing, and the JSON report.
+# Usage: sh tests/pfextract.sh PFEXTRACT MKDEMO
+set -u
+pfx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+mkdemo=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "pfextract.sh: FAIL: $*" >&2; fail=$((fail + 1)); }
+
+# A small ordinary tree and its archives.
+mkdir -p "$T/src/d/e"
+printf 'one\n' > "$T/src/d/a.txt"
+printf 'two\n' > "$T/src/d/e/b.txt"
+tar -C "$T/src" -cf "$T/a.tar" d
+gzip -c "$T/a.tar" > "$T/a.tgz"
+"$mkdemo" "$T/demo.tgz"
+
+# run NAME EXPECTED_STATUS CMD...: run in a fresh $T/out.
+run() {
+	name=$1 want=$2
+	shift 2
+	rm -rf "$T/out" && mkdir "$T/out"
+	(cd "$T" && "$@") > "$T/stdout" 2> "$T/stderr"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		bad "$name: exit status $rc, want $want; stderr: $(head -3 "$T/stderr")"
+		return 1
+	fi
+	ok
+	return 0
+}
+
+# has_tree NAME: the ordinary tree is in $T/out/d.
+has_tree() {
+	if [ "$(cat "$T/out/d/a.txt" 2>/dev/null)" = one ] &&
+	    [ "$(cat "$T/out/d/e/b.txt" 2>/dev/null)" = two ]; then
+		ok
+	else
+		bad "$1: tree not extracted"
+	fi
+}
+
+# Every spelling of tar's that the issue names.
+run "operand and -C" 0 "$pfx" a.tgz -C out && has_tree "operand and -C"
+run "-xzvf" 0 "$pfx" -xzvf a.tgz -C out && has_tree "-xzvf"
+run "old-style bundle" 0 sh -c "cd out && '$pfx' xzf ../a.tgz" &&
+    has_tree "old-style bundle"
+run "x -f" 0 sh -c "cd out && '$pfx' x -f ../a.tar" && has_tree "x -f"
+run "-xf - from a pipe" 0 sh -c "cat a.tgz | '$pfx' -xf - -C out" &&
+    has_tree "-xf - from a pipe"
+run "stdin with no -f" 0 sh -c "'$pfx' -x -C out < a.tar" &&
+    has_tree "stdin with no -f"
+run "options after operands" 0 "$pfx" -x a.tgz -C out -v &&
+    has_tree "options after operands"
+run "--opt=value" 0 "$pfx" --extract --file=a.tgz --directory=out &&
+    has_tree "--opt=value"
+run "long prefix" 0 "$pfx" -xf a.tgz -C out --strip=1
+[ -f "$T/out/a.txt" ] && ok || bad "--strip=1: a.txt not at the top"
+run "-v names on stdout" 0 "$pfx" -xvf a.tar -C out
+grep -qx 'd/a.txt' "$T/stdout" && ok || bad "-v: no name on stdout"
+run "member operand" 0 "$pfx" -xf a.tar -C out d/e
+[ -f "$T/out/d/e/b.txt" ] && [ ! -e "$T/out/d/a.txt" ] && ok ||
+    bad "member operand selects only d/e"
+run "--exclude" 0 "$pfx" -xf a.tar -C out --exclude='*.txt'
+[ -d "$T/out/d/e" ] && [ ! -e "$T/out/d/a.txt" ] && ok || bad "--exclude"
+
+# Listing.
+run "-t" 0 "$pfx" -tf a.tar
+[ "$(sort "$T/stdout")" = "$(tar -tf "$T/a.tar" | sort)" ] && ok ||
+    bad "-t names differ from tar -t"
+[ -z "$(ls -A "$T/out")" ] && ok || bad "-t wrote something"
+
+# Exit statuses and messages.
+run "hostile entries: exit 1" 1 "$pfx" -xf demo.tgz -C out
+grep -q '^pfextract: project/\.\./\.\./evil\.txt: ' "$T/stderr" && ok ||
+    bad "no 'pfextract: NAME: REASON' line for the zip-slip entry"
+[ -f "$T/out/project/README.txt" ] && ok ||
+    bad "good entries lost because of bad ones"
+[ ! -e "$T/evil.txt" ] && [ ! -e "$T/../evil.txt" ] && ok ||
+    bad "zip-slip entry written outside"
+run "-q silences refusals" 1 "$pfx" -qxf demo.tgz -C out
+[ ! -s "$T/stderr" ] && ok || bad "-q still printed: $(head -1 "$T/stderr")"
+run "--strict" 2 "$pfx" -xf demo.tgz -C out --strict
+printf 'garbage, not an archive\n' > "$T/junk"
+run "corrupt archive: exit 2" 2 "$pfx" -xf junk -C out
+grep -q '^pfextract: ' "$T/stderr" && ok || bad "no message for a corrupt archive"
+head -c 1030 "$T/a.tar" > "$T/cut.tar"
+run "truncated archive: exit 2" 2 "$pfx" -xf cut.tar -C out
+ls -A "$T/out/d" 2>/dev/null | grep -q "^\.pfx-" && bad "truncated: a temporary file was left" || ok
+run "missing destination: exit 2" 2 "$pfx" -xf a.tar -C nowhere
+run "missing archive: exit 2" 2 "$pfx" -xf nothing.tar -C out
+run "usage error: exit 64" 64 "$pfx" --no-such-option a.tar
+grep -q "no-such-option" "$T/stderr" && ok || bad "unknown option not named"
+for opt in -P --absolute-names --to-command=sh -Igzip --use-compress-program=gzip -h --dereference; do
+	run "refused option $opt" 64 "$pfx" -xf a.tar -C out "$opt"
+done
+run "--help" 0 "$pfx" --help
+grep -q '^usage: pfextract' "$T/stdout" && ok || bad "--help: no usage"
+run "--version" 0 "$pfx" --version
+grep -q '^pfextract [0-9]' "$T/stdout" && ok || bad "--version"
+
+# Resolver choice from the environment.
+run "walk resolver" 0 env PFEXTRACT_RESOLVER=walk "$pfx" -xf a.tar -C out &&
+    has_tree "walk resolver"
+run "bad resolver" 64 env PFEXTRACT_RESOLVER=bogus "$pfx" -xf a.tar -C out
+
+# The JSON report: one valid object per entry and a summary.
+run "--report=json" 1 "$pfx" -xf demo.tgz -C out --report=json
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$T/stdout" <<'PY' && ok || bad "--report=json is not what it should be"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+entries, summary = lines[:-1], lines[-1]
+assert summary["summary"] is True and summary["status"] == "refused"
+assert summary["entries"] == len(entries)
+for e in entries:
+    assert set(e) >= {"input", "decision", "reason", "status", "path", "type", "bytes"}
+    assert e["decision"] in ("allow", "deny", "reject")
+slip = [e for e in entries if e["input"] == "project/../../evil.txt"][0]
+assert slip["decision"] == "reject" and slip["reason"] == "escapes"
+PY
+fi
+
+echo "pfextract: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
