@@ -257,7 +257,7 @@ void
 xtr_finish_symlinks(struct xtr *x)
 {
 	const char **outcome;
-	bool io;
+	bool io, removed;
 	size_t i;
 	int r;
 
@@ -282,14 +282,25 @@ xtr_finish_symlinks(struct xtr *x)
 		else if (r < 0)
 			outcome[i] = xtr_errno_reason(-r, &io);
 	}
-	/* Second pass: what is on disk now is final; check it again. */
-	for (i = 0; i < x->nlinks; i++) {
-		if (x->links[i].path == NULL || outcome[i] != NULL)
-			continue;
-		outcome[i] = judge_link(x, &x->links[i], false);
-		if (outcome[i] != NULL)
-			(void)pfx_root_unlink(&x->root, x->links[i].path);
-	}
+	/*
+	 * Then what is on disk is final: check each link made against it
+	 * alone.  Removing one can change where another leads, so repeat
+	 * until a pass removes nothing; each pass removes one at least or
+	 * ends, so there are at most nlinks + 1 passes.
+	 */
+	do {
+		removed = false;
+		for (i = 0; i < x->nlinks; i++) {
+			if (x->links[i].path == NULL || outcome[i] != NULL)
+				continue;
+			outcome[i] = judge_link(x, &x->links[i], false);
+			if (outcome[i] != NULL) {
+				(void)pfx_root_unlink(&x->root,
+				    x->links[i].path);
+				removed = true;
+			}
+		}
+	} while (removed);
 	for (i = 0; i < x->nlinks; i++) {
 		if (x->links[i].path == NULL)
 			continue;
