@@ -101,8 +101,8 @@ obj/pfextract.pc: pfextract.pc.in Makefile
 obj/tests/run: $(TEST_SRCS:%.c=obj/%.o) $(CLI_OBJS) obj/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS) $(LIBS)
 
-obj/san/tests/run: $(TEST_SRCS:%.c=obj/san/%.o) $(SAN_CLI_OBJS) \
-    obj/san/libpfextract.a
+obj/san/tests/run: $(TEST_SRCS:%.c=obj/san/%.o) obj/san/tests/lsan_runner.o \
+    $(SAN_CLI_OBJS) obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS) $(LIBS)
 
 deps:
@@ -141,6 +141,11 @@ obj/demo.tar.gz: obj/mkdemo
 
 install: all
 	$(INSTALL) -D -m 755 obj/pathfence $(DESTDIR)$(BINDIR)/pathfence
+	$(INSTALL) -D -m 755 obj/pfextract $(DESTDIR)$(BINDIR)/pfextract
+	$(INSTALL) -D -m 644 extract/pfextract.h $(DESTDIR)$(INCDIR)/pfextract.h
+	$(INSTALL) -D -m 644 man/pfextract.1 $(DESTDIR)$(MANDIR)/man1/pfextract.1
+	$(INSTALL) -D -m 644 man/libpfextract.3 \
+	    $(DESTDIR)$(MANDIR)/man3/libpfextract.3
 	$(INSTALL) -D -m 644 obj/libpfextract.a $(DESTDIR)$(LIBDIR)/libpfextract.a
 	$(INSTALL) -D -m 755 obj/$(SONAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpfextract.so
@@ -155,6 +160,9 @@ install: all
 	$(INSTALL) -D -m 644 man/pfx_root.3 $(DESTDIR)$(MANDIR)/man3/pfx_root.3
 
 uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pfextract $(DESTDIR)$(INCDIR)/pfextract.h \
+	    $(DESTDIR)$(MANDIR)/man1/pfextract.1 \
+	    $(DESTDIR)$(MANDIR)/man3/libpfextract.3
 	rm -f $(DESTDIR)$(BINDIR)/pathfence $(DESTDIR)$(LIBDIR)/libpfextract.a \
 	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libpfextract.so \
 	    $(DESTDIR)$(INCDIR)/pfx_path.h $(DESTDIR)$(INCDIR)/pfx_root.h \

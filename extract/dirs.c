@@ -110,10 +110,8 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			if (s == NULL)
 				r = -ENOMEM;
 		}
-		if (r == 0 && (x->opt->flags & PFX_OPT_SAME_OWNER) != 0 &&
-		    geteuid() == 0)
-			r = pfx_fd_chown(fd, (uid_t)archive_entry_uid(ae),
-			    (gid_t)archive_entry_gid(ae));
+		if (r == 0)
+			r = xtr_apply_owner_xattrs(x, ae, fd);
 		if (r == 0) {
 			s->mode = xtr_safe_mode(x->opt, e->mode);
 			s->dev = st.st_dev;

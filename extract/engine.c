@@ -93,8 +93,8 @@ xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
 		x->opt->hooks.report(x->opt->hooks.arg, entry);
 	if (status == PFX_ENTRY_REFUSED &&
 	    (x->opt->flags & PFX_OPT_STRICT) != 0)
-		xtr_fail(x, 0, "%s: %s (--strict)", entry->name,
-		    pfx_reason_text(reason));
+		xtr_fail(x, EPERM, "stopped at the first refused entry "
+		    "(--strict)");
 }
 
 /* see extract.h */
@@ -118,10 +118,12 @@ void
 xtr_finish_existing(struct xtr *x, struct pfx_entry *e)
 {
 	if (x->opt->existing == PFX_EXISTING_SKIP) {
+		e->bytes = 0;
 		xtr_finish_entry(x, e, PFX_ENTRY_SKIPPED, "skipped_existing",
 		    0);
 		return;
 	}
+	e->bytes = 0;	/* what was written went with the temporary */
 	e->decision = PFX_DENY;
 	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "exists", EEXIST);
 }
@@ -266,9 +268,12 @@ judge_link_target(struct xtr *x, struct pfx_entry *e, char *buf, size_t cap,
 
 	if (x->opt->strip_components > 0) {
 		if (strip_components(e->link_target, x->opt->strip_components,
-		    buf, cap) < 0)
+		    buf, cap) < 0) {
+			e->decision = PFX_DENY;
 			return "hardlink_target";
+		}
 	} else if (strlen(e->link_target) >= cap) {
+		e->decision = PFX_REJECT;
 		return "too_long";
 	} else {
 		memcpy(buf, e->link_target, strlen(e->link_target) + 1);
@@ -373,6 +378,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "vetoed", 0);
 		return;
 	} else if (hook != PFX_HOOK_CONTINUE) {
+		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "vetoed", 0);
 		xtr_fail(x, ECANCELED, "%s: stopped by the caller", e.name);
 		return;
 	}
@@ -413,7 +419,8 @@ read_all(struct xtr *x)
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r < ARCHIVE_WARN) {
-			xtr_fail(x, archive_errno(x->ar),
+			xtr_fail(x, archive_errno(x->ar) > 0 ?
+			    archive_errno(x->ar) : EIO,
 			    "corrupt or unreadable archive: %s",
 			    archive_error_string(x->ar) != NULL ?
 			    archive_error_string(x->ar) : "unknown error");
@@ -439,6 +446,7 @@ free_state(struct xtr *x)
 	free(x->links);
 	xtr_table_free(&x->files);
 	xtr_table_free(&x->dirs);
+	xtr_table_free(&x->pending);
 	if (x->ar != NULL)
 		archive_read_free(x->ar);
 	pfx_root_close(&x->root);
@@ -464,13 +472,18 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
 	x.res = result;
 	x.root.fd = -1;
 
-	r = pfx_root_open(&x.root, dirfd, dest, opt->resolver);
-	if (r < 0) {
-		xtr_fail(&x, -r, "%s: cannot use as destination: %s", dest,
-		    strerror(-r));
-		return result->status;
+	/* Listing writes nothing, so it needs no destination. */
+	if ((opt->flags & PFX_OPT_LIST) == 0) {
+		r = pfx_root_open(&x.root, dirfd, dest, opt->resolver);
+		if (r < 0) {
+			xtr_fail(&x, -r, "%s: cannot use as destination: %s%s",
+			    dest, strerror(-r), r == -ELOOP ? " (it is a "
+			    "symbolic link: give the directory it points to)" :
+			    "");
+			return result->status;
+		}
+		result->resolver = pfx_root_resolver_name(&x.root);
 	}
-	result->resolver = pfx_root_resolver_name(&x.root);
 	x.ar = xtr_reader_open(in, opt->formats, result->message,
 	    sizeof(result->message));
 	if (x.ar == NULL) {
@@ -481,8 +494,7 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
 	}
 	read_all(&x);
 	/* Links last, so no later entry can be written through one. */
-	if (!x.fatal)
-		xtr_finish_symlinks(&x);
+	xtr_finish_symlinks(&x);
 	/* Directories' own modes and times last of all, deepest first. */
 	xtr_finish_dirs(&x);
 	if (!x.fatal && (result->stats.refused > 0 ||

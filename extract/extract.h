@@ -153,6 +153,13 @@ mode_t xtr_safe_mode(const struct pfx_options *opt, mode_t mode);
 int xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
     mode_t mode);
 
+/*
+ * Apply the ownership (PFX_OPT_SAME_OWNER, as root) and the xattrs
+ * (PFX_OPT_XATTRS) of AE to the file open as FD.  Return: 0, or -errno.
+ */
+int xtr_apply_owner_xattrs(const struct xtr *x, struct archive_entry *ae,
+    int fd);
+
 /* --- dirs.c ----------------------------------------------------------- */
 
 /* Make the parent directories of REL; remember the ones made. 0/-errno */

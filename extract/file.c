@@ -159,6 +159,22 @@ apply_xattrs(struct archive_entry *ae, int fd)
 
 /* see extract.h */
 int
+xtr_apply_owner_xattrs(const struct xtr *x, struct archive_entry *ae, int fd)
+{
+	int r;
+
+	if ((x->opt->flags & PFX_OPT_SAME_OWNER) != 0 && geteuid() == 0) {
+		r = pfx_fd_chown(fd, owner_uid(x, ae), owner_gid(x, ae));
+		if (r < 0)
+			return r;
+	}
+	if ((x->opt->flags & PFX_OPT_XATTRS) != 0)
+		return apply_xattrs(ae, fd);
+	return 0;
+}
+
+/* see extract.h */
+int
 xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
     mode_t mode)
 {
@@ -166,19 +182,12 @@ xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
 	int r;
 
 	/* Ownership first: chown(2) may clear setuid and setgid bits. */
-	if ((x->opt->flags & PFX_OPT_SAME_OWNER) != 0 && geteuid() == 0) {
-		r = pfx_fd_chown(fd, owner_uid(x, ae), owner_gid(x, ae));
-		if (r < 0)
-			return r;
-	}
+	r = xtr_apply_owner_xattrs(x, ae, fd);
+	if (r < 0)
+		return r;
 	r = pfx_fd_chmod(fd, mode);
 	if (r < 0)
 		return r;
-	if ((x->opt->flags & PFX_OPT_XATTRS) != 0) {
-		r = apply_xattrs(ae, fd);
-		if (r < 0)
-			return r;
-	}
 	if ((x->opt->flags & PFX_OPT_NO_MTIME) != 0)
 		return 0;
 	ts[1].tv_sec = archive_entry_mtime(ae);

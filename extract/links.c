@@ -273,6 +273,10 @@ xtr_finish_symlinks(struct xtr *x)
 	for (i = 0; i < x->nlinks; i++) {
 		if (x->links[i].path == NULL)
 			continue;
+		if (x->fatal) {
+			outcome[i] = "stopped";
+			continue;
+		}
 		outcome[i] = judge_link(x, &x->links[i], true);
 		if (outcome[i] != NULL)
 			continue;
@@ -307,7 +311,8 @@ xtr_finish_symlinks(struct xtr *x)
 		if (outcome[i] == NULL)
 			report_link(x, &x->links[i], PFX_ENTRY_EXTRACTED, "none",
 			    0);
-		else if (strcmp(outcome[i], "skipped_existing") == 0)
+		else if (strcmp(outcome[i], "skipped_existing") == 0 ||
+		    strcmp(outcome[i], "stopped") == 0)
 			report_link(x, &x->links[i], PFX_ENTRY_SKIPPED,
 			    outcome[i], 0);
 		else

@@ -109,6 +109,8 @@ static const struct {
 	{ "not_selected", "not among the requested members" },
 	{ "stripped", "nothing left after --strip-components" },
 	{ "vetoed", "skipped by the caller" },
+	{ "stopped", "not made: extraction stopped at an earlier fatal "
+	  "error" },
 	{ "io_error", "I/O error" },
 	{ "read_error", "archive data could not be read" },
 };

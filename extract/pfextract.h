@@ -30,7 +30,7 @@
 /* How one call ended; also pfextract(1)'s exit status. */
 enum pfx_status {
 	PFX_OK = 0,		/* every entry extracted */
-	PFX_REFUSED = 1,	/* finished; some entries refused or failed */
+	PFX_REFUSED = 1,	/* finished; some entries were refused */
 	PFX_FATAL = 2		/* stopped: unreadable archive, unusable
 				   destination, I/O error, or --strict */
 };
@@ -43,7 +43,7 @@ enum pfx_entry_status {
 	PFX_ENTRY_SKIPPED,	/* quietly: excluded, not selected, vetoed
 				   by the caller, or an existing file kept
 				   under PFX_EXISTING_SKIP */
-	PFX_ENTRY_FAILED	/* an I/O error on this entry */
+	PFX_ENTRY_FAILED	/* an I/O error on this entry (fatal) */
 };
 
 enum pfx_entry_type {
@@ -81,8 +81,8 @@ enum pfx_existing {
 					   sticky; setuid/setgid only with
 					   PFX_OPT_SAME_OWNER too */
 #define PFX_OPT_NO_MTIME	0x0008u	/* -m: do not restore mtimes */
-#define PFX_OPT_XATTRS		0x0010u	/* restore xattrs, never security.*
-					   or trusted.* */
+#define PFX_OPT_XATTRS		0x0010u	/* restore xattrs, never security.*,
+					   trusted.* or system.* */
 #define PFX_OPT_NUMERIC_OWNER	0x0020u	/* ids, not names, with SAME_OWNER */
 #define PFX_OPT_WINDOWS_NAMES	0x0040u	/* reject names dangerous on Windows
 					   for every format (zip: always) */
@@ -173,13 +173,18 @@ struct pfx_result {
 	struct pfx_stats stats;
 	int error;		/* errno of a fatal error, else 0 */
 	char message[512];	/* a fatal error in words, else "" */
-	const char *resolver;	/* "openat2" or "walk" */
+	const char *resolver;	/* "openat2" or "walk"; "none" when no
+				   destination was opened (listing, or
+				   an unusable destination) */
 };
 
 /* Fill *OPT with the safe defaults. */
 PFX_API void pfx_options_init(struct pfx_options *opt);
 
-/* Where the archive comes from: exactly one of PATH, FD >= 0, or BUF. */
+/*
+ * Where the archive comes from: PATH if not NULL, else BUF if not NULL,
+ * else FD if >= 0 -- so a zeroed struct with BUF set never reads fd 0.
+ */
 struct pfx_input {
 	const char *path;	/* a file; "-" is not special here */
 	int fd;			/* an open descriptor, read from where it is */

@@ -137,12 +137,13 @@ xtr_reader_open(const struct pfx_input *in, const char *names, char *msg,
 	    enable_formats(a, names != NULL ? names : default_formats, msg,
 	    cap) < 0)
 		goto fail;
+	/* A buffer wins over an fd, so a zeroed struct never reads fd 0. */
 	if (in->path != NULL)
 		r = archive_read_open_filename(a, in->path, XTR_BLOCK);
+	else if (in->buf != NULL)
+		r = archive_read_open_memory(a, in->buf, in->len);
 	else if (in->fd >= 0)
 		r = archive_read_open_fd(a, in->fd, XTR_BLOCK);
-	else if (in->buf != NULL || in->len == 0)
-		r = archive_read_open_memory(a, in->buf, in->len);
 	else
 		r = ARCHIVE_FATAL;
 	if (r != ARCHIVE_OK) {

@@ -14,7 +14,9 @@ check() {
 make -s install DESTDIR="$top/stage" PREFIX=/opt/pfx >/dev/null || {
 	echo "install: make install failed" >&2; exit 1; }
 s="$top/stage/opt/pfx"
-for f in bin/pathfence lib/libpfextract.a lib/libpfextract.so.0 \
+for f in bin/pathfence bin/pfextract include/pfextract.h \
+    share/man/man1/pfextract.1 share/man/man3/libpfextract.3 \
+    lib/libpfextract.a lib/libpfextract.so.0 \
     lib/libpfextract.so include/pfx_path.h include/pfx_root.h \
     lib/pkgconfig/pfextract.pc share/man/man1/pathfence.1 \
     share/man/man3/pfx_path.3 share/man/man3/pfx_root.3; do
@@ -24,15 +26,18 @@ check "pc file names the prefix" "grep -q '^prefix=/opt/pfx' '$s/lib/pkgconfig/p
 
 cat > "$top/use.c" <<'C'
 #include <string.h>
-#include <pfx_path.h>
-#include <pfx_root.h>
+#include <pfextract.h>
 int
 main(void)
 {
 	struct pfx_span root = { "/r", 2 };
 	struct pfx_policy pol = { &root, 1, NULL, 0, 0 };
 	struct pfx_verdict v;
+	struct pfx_options opt;
 
+	pfx_options_init(&opt);
+	if (opt.symlinks != PFX_SYMLINKS_REFUSE)
+		return 1;
 	if (pfx_path_check(&pol, "a/../b", 6, &v) != PFX_ALLOW)
 		return 1;
 	return strcmp(v.path, "/r/b") != 0;
@@ -44,7 +49,7 @@ check "builds against the installed library" \
     "cc -o '$top/use' '$top/use.c' $flags -Wl,-rpath,'$s/lib' 2>&2"
 check "runs against the shared library" "'$top/use'"
 check "links statically" \
-    "cc -o '$top/use_static' '$top/use.c' -I'$s/include' '$s/lib/libpfextract.a' && '$top/use_static'"
+    "cc -o '$top/use_static' '$top/use.c' -I'$s/include' '$s/lib/libpfextract.a' -larchive && '$top/use_static'"
 
 make -s uninstall DESTDIR="$top/stage" PREFIX=/opt/pfx >/dev/null
 left=$(find "$top/stage" -type f | wc -l)

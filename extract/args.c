@@ -1,0 +1,812 @@
+/*
+ * args.c -- pfextract's command line, parsed the way tar parses it, so
+ * that pfextract can replace `tar -xf` in a pipeline unchanged.
+ *
+ * Spellings accepted:
+ *  - short options, alone or bundled ("-x -v", "-xzvf a.tgz"); a letter
+ *    that takes an argument takes the rest of its word ("-fFILE",
+ *    "-Cdir") or else the next word;
+ *  - long options, "--opt=value" or "--opt value", and any unambiguous
+ *    prefix of one ("--strip=1");
+ *  - tar's old-style bundle as the first word ("xzf a.tgz", "xfC a.tar
+ *    dir"): letters without a '-', whose letters that take an argument
+ *    take the following words in order;
+ *  - options and operands in any order; "--" ends the options.
+ * Without -f the first operand is the archive; the other operands are
+ * member names or patterns, as with tar.
+ *
+ * SECURITY: options that would defeat containment, or run a program on
+ * hostile input, are refused by name with the reason, never ignored.
+ *
+ * Nothing here prints or exits: errors go to the caller's buffer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "args.h"
+
+/*
+ * Limits on an -X file.  A line is a pattern, and no pattern can match a
+ * name longer than PFX_PATH_MAX, so a longer line is a mistake (or the
+ * wrong file); a megabyte of patterns is far more than any real exclude
+ * list, and bounds what a wrong -X (say, an archive) can cost.
+ */
+#define XTR_EXCLUDE_LINE_MAX 4096
+#define XTR_EXCLUDE_FILE_MAX (1024 * 1024)
+
+/* -v is counted; past this nothing changes, and the count cannot wrap. */
+#define XTR_VERBOSE_MAX 100
+
+const char xtr_usage[] =
+    "usage: pfextract [-x | -t] [-aJjkmopqvZz] [-C dir] [-f archive] "
+    "[-X file]\n"
+    "                 [--strip-components=n] [--symlinks=refuse|contain]\n"
+    "                 [--report=json] [--strict] [options] [archive] "
+    "[member ...]\n";
+
+enum opt_id {
+	OPT_EXTRACT,
+	OPT_LIST,
+	OPT_FILE,
+	OPT_DIRECTORY,
+	OPT_VERBOSE,
+	OPT_IGNORED,		/* compression letters, --warning, ... */
+	OPT_STRIP,
+	OPT_EXCLUDE,
+	OPT_INCLUDE,
+	OPT_EXCLUDE_FROM,
+	OPT_KEEP_OLD,
+	OPT_SKIP_OLD,
+	OPT_OVERWRITE,
+	OPT_NO_SAME_OWNER,
+	OPT_SAME_OWNER,
+	OPT_PRESERVE,
+	OPT_NO_PRESERVE,
+	OPT_TOUCH,
+	OPT_NUMERIC_OWNER,
+	OPT_XATTRS,
+	OPT_NO_XATTRS,
+	OPT_SYMLINKS,
+	OPT_REPORT,
+	OPT_QUIET,
+	OPT_STRICT,
+	OPT_FORMATS,
+	OPT_WINDOWS_NAMES,
+	OPT_HELP,
+	OPT_VERSION,
+	OPT_REFUSED		/* refused, for the reason in why */
+};
+
+struct opt_def {
+	const char *name;	/* long name without "--", or NULL */
+	char letter;		/* short letter, or 0 */
+	bool has_arg;
+	enum opt_id id;
+	const char *why;	/* OPT_REFUSED: why, as a clause */
+};
+
+#define WHY_OPERATION "pfextract only extracts and lists"
+
+/*
+ * Every option.  Aliases share an id; a short letter is given on one row
+ * only.  Refused options are here too, so that their letters, names and
+ * prefixes all get the reason rather than "unknown option".
+ */
+static const struct opt_def opts[] = {
+	{ "extract", 'x', false, OPT_EXTRACT, NULL },
+	{ "get", 0, false, OPT_EXTRACT, NULL },
+	{ "list", 't', false, OPT_LIST, NULL },
+	{ "file", 'f', true, OPT_FILE, NULL },
+	{ "directory", 'C', true, OPT_DIRECTORY, NULL },
+	{ "verbose", 'v', false, OPT_VERBOSE, NULL },
+	/* Compression is detected from the bytes; these change nothing. */
+	{ "gzip", 'z', false, OPT_IGNORED, NULL },
+	{ "gunzip", 0, false, OPT_IGNORED, NULL },
+	{ "ungzip", 0, false, OPT_IGNORED, NULL },
+	{ "bzip2", 'j', false, OPT_IGNORED, NULL },
+	{ "xz", 'J', false, OPT_IGNORED, NULL },
+	{ "zstd", 0, false, OPT_IGNORED, NULL },
+	{ "lzma", 0, false, OPT_IGNORED, NULL },
+	{ "lzip", 0, false, OPT_IGNORED, NULL },
+	{ "lzop", 0, false, OPT_IGNORED, NULL },
+	{ "compress", 'Z', false, OPT_IGNORED, NULL },
+	{ "uncompress", 0, false, OPT_IGNORED, NULL },
+	{ "auto-compress", 'a', false, OPT_IGNORED, NULL },
+	{ "strip-components", 0, true, OPT_STRIP, NULL },
+	{ "exclude", 0, true, OPT_EXCLUDE, NULL },
+	{ "include", 0, true, OPT_INCLUDE, NULL },
+	{ "exclude-from", 'X', true, OPT_EXCLUDE_FROM, NULL },
+	{ "keep-old-files", 'k', false, OPT_KEEP_OLD, NULL },
+	{ "skip-old-files", 0, false, OPT_SKIP_OLD, NULL },
+	{ "overwrite", 0, false, OPT_OVERWRITE, NULL },
+	{ "no-same-owner", 'o', false, OPT_NO_SAME_OWNER, NULL },
+	{ "same-owner", 0, false, OPT_SAME_OWNER, NULL },
+	{ "preserve-permissions", 'p', false, OPT_PRESERVE, NULL },
+	{ "same-permissions", 0, false, OPT_PRESERVE, NULL },
+	{ "no-same-permissions", 0, false, OPT_NO_PRESERVE, NULL },
+	{ "touch", 'm', false, OPT_TOUCH, NULL },
+	{ "numeric-owner", 0, false, OPT_NUMERIC_OWNER, NULL },
+	{ "xattrs", 0, false, OPT_XATTRS, NULL },
+	{ "no-xattrs", 0, false, OPT_NO_XATTRS, NULL },
+	{ "warning", 0, true, OPT_IGNORED, NULL },
+	/* Directory modes and times are always applied last. */
+	{ "delay-directory-restore", 0, false, OPT_IGNORED, NULL },
+	{ "no-delay-directory-restore", 0, false, OPT_IGNORED, NULL },
+	{ "symlinks", 0, true, OPT_SYMLINKS, NULL },
+	{ "report", 0, true, OPT_REPORT, NULL },
+	{ "quiet", 'q', false, OPT_QUIET, NULL },
+	{ "strict", 0, false, OPT_STRICT, NULL },
+	{ "formats", 0, true, OPT_FORMATS, NULL },
+	{ "windows-names", 0, false, OPT_WINDOWS_NAMES, NULL },
+	{ "help", 0, false, OPT_HELP, NULL },
+	{ "version", 0, false, OPT_VERSION, NULL },
+	/* SECURITY: each of these would defeat containment. */
+	{ "absolute-names", 'P', false, OPT_REFUSED,
+	  "it would let names escape the destination" },
+	{ "to-command", 0, true, OPT_REFUSED,
+	  "it runs a program per entry" },
+	{ "use-compress-program", 'I', true, OPT_REFUSED,
+	  "it runs an external program on hostile input" },
+	{ "dereference", 'h', false, OPT_REFUSED,
+	  "it would follow symlinks" },
+	{ "create", 'c', false, OPT_REFUSED, WHY_OPERATION },
+	{ "append", 'r', false, OPT_REFUSED, WHY_OPERATION },
+	{ "update", 'u', false, OPT_REFUSED, WHY_OPERATION },
+	{ "concatenate", 'A', false, OPT_REFUSED, WHY_OPERATION },
+	{ "catenate", 0, false, OPT_REFUSED, WHY_OPERATION },
+	{ "diff", 'd', false, OPT_REFUSED, WHY_OPERATION },
+	{ "compare", 0, false, OPT_REFUSED, WHY_OPERATION },
+	{ "delete", 0, false, OPT_REFUSED, WHY_OPERATION },
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+/*
+ * The letters that select an operation, accepted or refused.  An old-style
+ * bundle must name exactly one of them (see is_bundle()).
+ */
+#define MODE_LETTERS "xtcruAd"
+
+/* Parser state that does not outlive xtr_parse_args(). */
+struct parse {
+	struct xtr_args *a;
+	char *err;
+	size_t errcap;
+	bool mode_set;
+	bool file_set;
+	bool dir_set;
+	const char **ops;	/* operands, borrowed from argv */
+	size_t nops;
+	size_t cap_members;
+	size_t cap_include;
+	size_t cap_exclude;
+};
+
+static int fail(struct parse *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Write the message to the caller's buffer.
+ * Return: -1, always, so that callers can return fail(...).
+ */
+static int
+fail(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->err == NULL || p->errcap == 0)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(p->err, p->errcap, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Return: the row of short option C, or NULL. */
+static const struct opt_def *
+find_short(char c)
+{
+	size_t i;
+
+	if (c == '\0')
+		return NULL;
+	for (i = 0; i < NOPTS; i++)
+		if (opts[i].letter == c)
+			return &opts[i];
+	return NULL;
+}
+
+/*
+ * Find the long option NAME (LEN bytes): an exact name, else the one
+ * option it is a prefix of.  Several candidates are still one answer when
+ * they are aliases (same id), or when one candidate is a prefix of all
+ * the others ("--excl" is --exclude, not --exclude-from: typing more of
+ * "exclude" could never single out --exclude).
+ * Return: the row, or NULL with the error written.
+ */
+static const struct opt_def *
+find_long(struct parse *p, const char *name, size_t len)
+{
+	const struct opt_def *first = NULL, *shortest = NULL;
+	size_t i, n = 0, slen = 0;
+	bool aliases = true, nested = true;
+	int off;
+
+	if (len == 0) {
+		fail(p, "unknown option '--'");
+		return NULL;
+	}
+	for (i = 0; i < NOPTS; i++) {
+		if (opts[i].name == NULL ||
+		    strncmp(opts[i].name, name, len) != 0)
+			continue;
+		if (opts[i].name[len] == '\0')
+			return &opts[i];
+		if (first == NULL)
+			first = &opts[i];
+		else if (opts[i].id != first->id)
+			aliases = false;
+		if (shortest == NULL || strlen(opts[i].name) < slen) {
+			shortest = &opts[i];
+			slen = strlen(opts[i].name);
+		}
+		n++;
+	}
+	if (n == 0) {
+		fail(p, "unknown option '--%.*s'", (int)len, name);
+		return NULL;
+	}
+	if (n == 1 || aliases)
+		return first;
+	for (i = 0; i < NOPTS; i++)
+		if (opts[i].name != NULL &&
+		    strncmp(opts[i].name, name, len) == 0 &&
+		    strncmp(opts[i].name, shortest->name, slen) != 0)
+			nested = false;
+	if (nested)
+		return shortest;
+
+	/* Ambiguous: list every candidate, as far as the buffer goes. */
+	if (p->err == NULL || p->errcap == 0)
+		return NULL;
+	off = snprintf(p->err, p->errcap,
+	    "option '--%.*s' is ambiguous; possibilities:", (int)len, name);
+	for (i = 0; i < NOPTS && off >= 0 && (size_t)off < p->errcap; i++) {
+		if (opts[i].name == NULL ||
+		    strncmp(opts[i].name, name, len) != 0)
+			continue;
+		off += snprintf(p->err + off, p->errcap - (size_t)off,
+		    " '--%s'", opts[i].name);
+	}
+	return NULL;
+}
+
+/*
+ * Append a copy of S (LEN bytes) to the array *ARR of *N strings, with
+ * capacity *CAP.  Return: 0, or -1 (out of memory, error written).
+ */
+static int
+push(struct parse *p, char ***arr, size_t *n, size_t *cap, const char *s,
+    size_t len)
+{
+	char **grown;
+	char *copy;
+	size_t ncap;
+
+	if (*n == *cap) {
+		if (*cap > SIZE_MAX / 2 / sizeof(**arr))
+			return fail(p, "too many patterns");
+		ncap = *cap == 0 ? 8 : *cap * 2;
+		grown = realloc(*arr, ncap * sizeof(**arr));
+		if (grown == NULL)
+			return fail(p, "out of memory");
+		*arr = grown;
+		*cap = ncap;
+	}
+	copy = malloc(len + 1);
+	if (copy == NULL)
+		return fail(p, "out of memory");
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	(*arr)[(*n)++] = copy;
+	return 0;
+}
+
+/*
+ * Parse S as a non-negative decimal integer no larger than UINT_MAX:
+ * digits only, no sign, no spaces, no base prefix.
+ * Return: 0 and *OUT, or -1.
+ */
+static int
+parse_uint(const char *s, unsigned int *out)
+{
+	unsigned int n = 0, d;
+
+	if (*s == '\0')
+		return -1;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		d = (unsigned int)(*s - '0');
+		if (n > (UINT_MAX - d) / 10)
+			return -1;
+		n = n * 10 + d;
+	}
+	*out = n;
+	return 0;
+}
+
+/*
+ * Add one line of an -X file as an exclude pattern: trailing white space
+ * is dropped and a blank line adds nothing, as GNU tar does.
+ * Return: 0, or -1 (error written).
+ */
+static int
+add_exclude_line(struct parse *p, const char *line, size_t len)
+{
+	while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' ||
+	    line[len - 1] == '\r' || line[len - 1] == '\v' ||
+	    line[len - 1] == '\f'))
+		len--;
+	if (len == 0)
+		return 0;
+	return push(p, &p->a->exclude, &p->a->nexclude, &p->cap_exclude,
+	    line, len);
+}
+
+/*
+ * Read the exclude patterns of -X PATH, one per line.  PATH is a file
+ * name; "-" is not standard input (that is the archive's).  Lines over
+ * XTR_EXCLUDE_LINE_MAX bytes, files over XTR_EXCLUDE_FILE_MAX bytes and
+ * NUL bytes are refused.
+ * Return: 0, or -1 (error written).
+ */
+static int
+read_exclude_file(struct parse *p, const char *path)
+{
+	char line[XTR_EXCLUDE_LINE_MAX];
+	size_t len = 0, total = 0, lineno = 1;
+	FILE *f;
+	int fd, c, e, rc = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd == -1) {
+		e = errno;
+		return fail(p, "cannot open exclude file '%s': %s", path,
+		    strerror(e));
+	}
+	f = fdopen(fd, "r");
+	if (f == NULL) {
+		e = errno;
+		close(fd);
+		return fail(p, "cannot read exclude file '%s': %s", path,
+		    strerror(e));
+	}
+	for (;;) {
+		c = getc(f);
+		if (c == EOF)
+			break;
+		if (++total > XTR_EXCLUDE_FILE_MAX) {
+			fail(p, "exclude file '%s' is larger than %d bytes "
+			    "(1 MiB)", path, XTR_EXCLUDE_FILE_MAX);
+			goto out;
+		}
+		if (c == '\n') {
+			if (add_exclude_line(p, line, len) == -1)
+				goto out;
+			len = 0;
+			lineno++;
+			continue;
+		}
+		if (c == '\0') {
+			fail(p, "exclude file '%s': line %zu holds a NUL byte",
+			    path, lineno);
+			goto out;
+		}
+		if (len == sizeof(line)) {
+			fail(p, "exclude file '%s': line %zu is longer than "
+			    "%d bytes", path, lineno, XTR_EXCLUDE_LINE_MAX);
+			goto out;
+		}
+		line[len++] = (char)c;
+	}
+	if (ferror(f)) {
+		e = errno;
+		fail(p, "cannot read exclude file '%s': %s", path,
+		    strerror(e));
+		goto out;
+	}
+	if (add_exclude_line(p, line, len) == -1)
+		goto out;
+	rc = 0;
+out:
+	fclose(f);
+	return rc;
+}
+
+/* Select mode M ('x' or 't').  Return: 0, or -1 if another was given. */
+static int
+set_mode(struct parse *p, char m)
+{
+	if (p->mode_set && p->a->mode != m)
+		return fail(p, "only one of -x (--extract) and -t (--list) "
+		    "may be given");
+	p->a->mode = m;
+	p->mode_set = true;
+	return 0;
+}
+
+/*
+ * Act on option D with value V (NULL when it takes none); AS_SHORT says
+ * how it was spelled, for messages.  Return: 0, or -1 (error written).
+ */
+static int
+apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
+{
+	struct xtr_args *a = p->a;
+
+	switch (d->id) {
+	case OPT_EXTRACT:
+		return set_mode(p, 'x');
+	case OPT_LIST:
+		return set_mode(p, 't');
+	case OPT_FILE:
+		if (p->file_set)
+			return fail(p, "only one archive may be given "
+			    "(-f appears twice)");
+		if (*v == '\0')
+			return fail(p, "-f needs an archive name");
+		a->archive = v;
+		p->file_set = true;
+		return 0;
+	case OPT_DIRECTORY:
+		if (p->dir_set)
+			return fail(p, "only one destination may be given "
+			    "(-C appears twice)");
+		if (*v == '\0')
+			return fail(p, "-C needs a directory");
+		a->dir = v;
+		p->dir_set = true;
+		return 0;
+	case OPT_VERBOSE:
+		if (a->verbose < XTR_VERBOSE_MAX)
+			a->verbose++;
+		return 0;
+	case OPT_IGNORED:
+		return 0;
+	case OPT_STRIP:
+		if (parse_uint(v, &a->opt.strip_components) == -1)
+			return fail(p, "invalid --strip-components value '%s' "
+			    "(a non-negative integer, at most %u)", v,
+			    UINT_MAX);
+		return 0;
+	case OPT_EXCLUDE:
+		return push(p, &a->exclude, &a->nexclude, &p->cap_exclude, v,
+		    strlen(v));
+	case OPT_INCLUDE:
+		return push(p, &a->include, &a->ninclude, &p->cap_include, v,
+		    strlen(v));
+	case OPT_EXCLUDE_FROM:
+		return read_exclude_file(p, v);
+	case OPT_KEEP_OLD:
+		a->opt.existing = PFX_EXISTING_KEEP;
+		return 0;
+	case OPT_SKIP_OLD:
+		a->opt.existing = PFX_EXISTING_SKIP;
+		return 0;
+	case OPT_OVERWRITE:
+		a->opt.existing = PFX_EXISTING_REPLACE;
+		return 0;
+	case OPT_NO_SAME_OWNER:
+		a->opt.flags &= ~PFX_OPT_SAME_OWNER;
+		return 0;
+	case OPT_SAME_OWNER:
+		a->opt.flags |= PFX_OPT_SAME_OWNER;
+		return 0;
+	case OPT_PRESERVE:
+		a->opt.flags |= PFX_OPT_PRESERVE_PERMS;
+		return 0;
+	case OPT_NO_PRESERVE:
+		a->opt.flags &= ~PFX_OPT_PRESERVE_PERMS;
+		return 0;
+	case OPT_TOUCH:
+		a->opt.flags |= PFX_OPT_NO_MTIME;
+		return 0;
+	case OPT_NUMERIC_OWNER:
+		a->opt.flags |= PFX_OPT_NUMERIC_OWNER;
+		return 0;
+	case OPT_XATTRS:
+		a->opt.flags |= PFX_OPT_XATTRS;
+		return 0;
+	case OPT_NO_XATTRS:
+		a->opt.flags &= ~PFX_OPT_XATTRS;
+		return 0;
+	case OPT_SYMLINKS:
+		if (strcmp(v, "refuse") == 0)
+			a->opt.symlinks = PFX_SYMLINKS_REFUSE;
+		else if (strcmp(v, "contain") == 0)
+			a->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+		else
+			return fail(p, "invalid --symlinks value '%s' "
+			    "(refuse or contain)", v);
+		return 0;
+	case OPT_REPORT:
+		if (strcmp(v, "json") != 0)
+			return fail(p, "invalid --report value '%s' "
+			    "(only json)", v);
+		a->report_json = true;
+		return 0;
+	case OPT_QUIET:
+		a->quiet = true;
+		return 0;
+	case OPT_STRICT:
+		a->opt.flags |= PFX_OPT_STRICT;
+		return 0;
+	case OPT_FORMATS:
+		if (*v == '\0')
+			return fail(p, "--formats needs a list of formats");
+		a->opt.formats = v;
+		return 0;
+	case OPT_WINDOWS_NAMES:
+		a->opt.flags |= PFX_OPT_WINDOWS_NAMES;
+		return 0;
+	case OPT_HELP:
+		a->help = true;
+		return 0;
+	case OPT_VERSION:
+		a->version = true;
+		return 0;
+	case OPT_REFUSED:
+		if (as_short)
+			return fail(p, "'-%c' (--%s) is refused: %s",
+			    d->letter, d->name, d->why);
+		return fail(p, "'--%s' is refused: %s", d->name, d->why);
+	}
+	return fail(p, "internal error: option without an action");
+}
+
+/*
+ * Parse the long option ARGV[*I] ("--name", "--name=value" or "--name
+ * value", the last taking ARGV[*I + 1]).  Return: 0, or -1.
+ */
+static int
+parse_long(struct parse *p, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i] + 2;
+	const char *eq = strchr(arg, '=');
+	const char *v = NULL;
+	const struct opt_def *d;
+	size_t len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+
+	d = find_long(p, arg, len);
+	if (d == NULL)
+		return -1;
+	if (d->id == OPT_REFUSED)
+		return apply(p, d, NULL, false);
+	if (!d->has_arg && eq != NULL)
+		return fail(p, "option '--%s' does not take an argument",
+		    d->name);
+	if (d->has_arg && eq != NULL) {
+		v = eq + 1;
+	} else if (d->has_arg) {
+		if (*i + 1 >= argc)
+			return fail(p, "option '--%s' requires an argument",
+			    d->name);
+		v = argv[++*i];
+	}
+	return apply(p, d, v, false);
+}
+
+/*
+ * Parse the bundle of short options ARGV[*I] ("-xzvf"); a letter that
+ * takes an argument takes the rest of the word, or else ARGV[*I + 1].
+ * Return: 0, or -1.
+ */
+static int
+parse_short(struct parse *p, int argc, char **argv, int *i)
+{
+	const char *arg = argv[*i];
+	const struct opt_def *d;
+	const char *v;
+	size_t j;
+
+	for (j = 1; arg[j] != '\0'; j++) {
+		d = find_short(arg[j]);
+		if (d == NULL)
+			return fail(p, "unknown option '-%c'", arg[j]);
+		if (d->id == OPT_REFUSED)
+			return apply(p, d, NULL, true);
+		if (!d->has_arg) {
+			if (apply(p, d, NULL, true) == -1)
+				return -1;
+			if (p->a->help || p->a->version)
+				return 0;
+			continue;
+		}
+		if (arg[j + 1] != '\0') {
+			v = arg + j + 1;
+		} else {
+			if (*i + 1 >= argc)
+				return fail(p, "option '-%c' requires an "
+				    "argument", arg[j]);
+			v = argv[++*i];
+		}
+		return apply(p, d, v, true);
+	}
+	return 0;
+}
+
+/*
+ * Is S tar's old-style bundle ("xzvf")?  It must be made only of option
+ * letters, and name an operation: one distinct letter of MODE_LETTERS,
+ * possibly repeated.  The second rule keeps an archive operand such as
+ * "data" (a 'd' and a 't') or "hook" (no operation) an operand.
+ */
+static bool
+is_bundle(const char *s)
+{
+	char mode = '\0';
+	size_t j;
+
+	if (s[0] == '\0' || s[0] == '-')
+		return false;
+	for (j = 0; s[j] != '\0'; j++) {
+		if (find_short(s[j]) == NULL)
+			return false;
+		if (strchr(MODE_LETTERS, s[j]) == NULL)
+			continue;
+		if (mode != '\0' && mode != s[j])
+			return false;
+		mode = s[j];
+	}
+	return mode != '\0';
+}
+
+/*
+ * Parse the old-style bundle ARGV[1]: its letters that take an argument
+ * take ARGV[2], ARGV[3]... in order.  *NEXT is set to the first word not
+ * consumed.  Return: 0, or -1.
+ */
+static int
+parse_bundle(struct parse *p, int argc, char **argv, int *next)
+{
+	const char *s = argv[1];
+	const struct opt_def *d;
+	const char *v;
+	size_t j;
+
+	*next = 2;
+	for (j = 0; s[j] != '\0'; j++) {
+		d = find_short(s[j]);
+		v = NULL;
+		if (d->has_arg && d->id != OPT_REFUSED) {
+			if (*next >= argc)
+				return fail(p, "option '-%c' requires an "
+				    "argument", s[j]);
+			v = argv[(*next)++];
+		}
+		if (apply(p, d, v, true) == -1)
+			return -1;
+		if (p->a->help || p->a->version)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Give the operands their meaning and point the library's options at the
+ * arrays.  Return: 0, or -1.
+ */
+static int
+finish(struct parse *p)
+{
+	struct xtr_args *a = p->a;
+	size_t k = 0;
+
+	if (!p->file_set && p->nops > 0)
+		a->archive = p->ops[k++];
+	for (; k < p->nops; k++) {
+		if (push(p, &a->members, &a->nmembers, &p->cap_members,
+		    p->ops[k], strlen(p->ops[k])) == -1)
+			return -1;
+		if (push(p, &a->include, &a->ninclude, &p->cap_include,
+		    p->ops[k], strlen(p->ops[k])) == -1)
+			return -1;
+	}
+	if (a->mode == 't')
+		a->opt.flags |= PFX_OPT_LIST;
+	else
+		a->opt.flags &= ~PFX_OPT_LIST;
+	a->opt.include = (const char *const *)a->include;
+	a->opt.ninclude = a->ninclude;
+	a->opt.exclude = (const char *const *)a->exclude;
+	a->opt.nexclude = a->nexclude;
+	return 0;
+}
+
+/* see args.h */
+int
+xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
+    size_t errcap)
+{
+	struct parse p;
+	bool options = true;
+	int i = 1, rc = -1;
+
+	memset(a, 0, sizeof(*a));
+	pfx_options_init(&a->opt);
+	a->mode = 'x';
+	memset(&p, 0, sizeof(p));
+	p.a = a;
+	p.err = err;
+	p.errcap = errcap;
+	if (err != NULL && errcap > 0)
+		err[0] = '\0';
+	if (argc < 1)
+		return finish(&p);
+	p.ops = calloc((size_t)argc, sizeof(*p.ops));
+	if (p.ops == NULL)
+		return fail(&p, "out of memory");
+
+	if (argc > 1 && is_bundle(argv[1]) &&
+	    parse_bundle(&p, argc, argv, &i) == -1)
+		goto out;
+	for (; i < argc && !a->help && !a->version; i++) {
+		const char *arg = argv[i];
+
+		if (!options || arg[0] != '-' || arg[1] == '\0') {
+			p.ops[p.nops++] = arg;
+			continue;
+		}
+		if (strcmp(arg, "--") == 0) {
+			options = false;
+			continue;
+		}
+		if (arg[1] == '-') {
+			if (parse_long(&p, argc, argv, &i) == -1)
+				goto out;
+		} else {
+			if (parse_short(&p, argc, argv, &i) == -1)
+				goto out;
+		}
+	}
+	rc = finish(&p);
+out:
+	free(p.ops);
+	return rc;
+}
+
+/* Free the N strings of *ARR and the array, and forget them. */
+static void
+free_strings(char ***arr, size_t *n)
+{
+	size_t i;
+
+	if (*arr != NULL)
+		for (i = 0; i < *n; i++)
+			free((*arr)[i]);
+	free(*arr);
+	*arr = NULL;
+	*n = 0;
+}
+
+/* see args.h */
+void
+xtr_args_free(struct xtr_args *a)
+{
+	free_strings(&a->members, &a->nmembers);
+	free_strings(&a->include, &a->ninclude);
+	free_strings(&a->exclude, &a->nexclude);
+	a->opt.include = NULL;
+	a->opt.ninclude = 0;
+	a->opt.exclude = NULL;
+	a->opt.nexclude = 0;
+}

@@ -1,0 +1,430 @@
+/*
+ * main.c -- pfextract(1): extract an untrusted archive beneath one
+ * directory, as a drop-in for `tar -xf`.  The only file of pfextract that
+ * prints or exits; everything else is the library (pfextract.h).
+ *
+ * Output.  -v names each extracted member on standard output, as GNU tar
+ * does (-vv: a long listing line); -t lists.  Refused and failed entries
+ * go to standard error as "pfextract: NAME: REASON".  --report=json
+ * replaces everything on standard output by one JSON object per entry and
+ * a closing summary.
+ *
+ * SECURITY: names come from the archive and are hostile.  Before they
+ * reach a terminal, control bytes, C1 controls and bytes that are not
+ * UTF-8 are written as \ooo octal escapes, and a backslash as "\\", so an
+ * entry cannot move the cursor, retitle the window or forge a line.
+ *
+ * Exit status: 0 every entry extracted, 1 some refused or failed, 2 fatal,
+ * 64 usage error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../cli/json.h"
+#include "../cli/resolver_env.h"
+#include "args.h"
+#include "pfextract.h"
+
+/* GNU tar's starting width of the owner and size columns of -tv. */
+#define LIST_UGS_WIDTH 19
+
+/* What the report hook needs. */
+struct cli {
+	const struct xtr_args *a;
+	int ugswidth;		/* only grows, as in GNU tar */
+};
+
+/*
+ * Write S (LEN bytes, hostile) to F so that no byte can act on a terminal:
+ * control bytes (< 0x20, DEL), C1 controls (U+0080 to U+009F) and bytes
+ * outside well-formed UTF-8 become \ooo; with BACKSLASH, '\' becomes "\\"
+ * (as GNU tar writes names, so that an escape and a name cannot be
+ * confused).  Other UTF-8 is copied as is.
+ */
+static void
+put_safe(FILE *f, const char *s, size_t len, bool backslash)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, n, k;
+
+	while (i < len) {
+		if (u[i] == '\\' && backslash) {
+			fputs("\\\\", f);
+			i++;
+			continue;
+		}
+		if (u[i] < 0x20 || u[i] == 0x7f) {
+			fprintf(f, "\\%03o", (unsigned int)u[i]);
+			i++;
+			continue;
+		}
+		if (u[i] < 0x80) {
+			putc(u[i], f);
+			i++;
+			continue;
+		}
+		n = json_utf8_seq_len(u + i, len - i);
+		if (n == 0 || (n == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0)) {
+			/* Not UTF-8, or a C1 control: escape every byte. */
+			if (n == 0)
+				n = 1;
+			for (k = 0; k < n; k++)
+				fprintf(f, "\\%03o", (unsigned int)u[i + k]);
+			i += n;
+			continue;
+		}
+		fwrite(u + i, 1, n, f);
+		i += n;
+	}
+}
+
+/* put_safe() for a NUL-terminated name; NULL writes nothing. */
+static void
+put_name(FILE *f, const char *s)
+{
+	if (s != NULL)
+		put_safe(f, s, strlen(s), true);
+}
+
+/* Write "pfextract: MSG" and the usage to standard error. */
+static void
+usage_error(const char *msg)
+{
+	fputs("pfextract: ", stderr);
+	put_safe(stderr, msg, strlen(msg), false);
+	fputc('\n', stderr);
+	fputs(xtr_usage, stderr);
+}
+
+/* Write S to F as a JSON string, or null when S is NULL. */
+static void
+put_json_or_null(FILE *f, const char *s)
+{
+	if (s == NULL)
+		fputs("null", f);
+	else
+		json_put_string(f, s, strlen(s));
+}
+
+/* Write E's "drwxr-xr-x" mode string, tar's letters, to BUF[11]. */
+static void
+mode_string(const struct pfx_entry *e, char *buf)
+{
+	static const char types[] = {
+		[PFX_TYPE_FILE] = '-',
+		[PFX_TYPE_DIR] = 'd',
+		[PFX_TYPE_SYMLINK] = 'l',
+		[PFX_TYPE_HARDLINK] = 'h',
+		[PFX_TYPE_CHAR] = 'c',
+		[PFX_TYPE_BLOCK] = 'b',
+		[PFX_TYPE_FIFO] = 'p',
+		[PFX_TYPE_SOCKET] = 's',
+		[PFX_TYPE_OTHER] = '?'
+	};
+	mode_t m = e->mode;
+
+	buf[0] = (size_t)e->type < sizeof(types) ? types[e->type] : '?';
+	buf[1] = (m & 0400) ? 'r' : '-';
+	buf[2] = (m & 0200) ? 'w' : '-';
+	buf[3] = (m & 04000) ? ((m & 0100) ? 's' : 'S') :
+	    ((m & 0100) ? 'x' : '-');
+	buf[4] = (m & 040) ? 'r' : '-';
+	buf[5] = (m & 020) ? 'w' : '-';
+	buf[6] = (m & 02000) ? ((m & 010) ? 's' : 'S') :
+	    ((m & 010) ? 'x' : '-');
+	buf[7] = (m & 04) ? 'r' : '-';
+	buf[8] = (m & 02) ? 'w' : '-';
+	buf[9] = (m & 01000) ? ((m & 01) ? 't' : 'T') :
+	    ((m & 01) ? 'x' : '-');
+	buf[10] = '\0';
+}
+
+/*
+ * Write E's owner as "user/group" (names escaped, or the ids with
+ * --numeric-owner or when the archive has no name) to new memory.
+ * Return: the string and its length in *LEN, or NULL.
+ */
+static char *
+owner_string(const struct cli *c, const struct pfx_entry *e, size_t *len)
+{
+	bool numeric = (c->a->opt.flags & PFX_OPT_NUMERIC_OWNER) != 0;
+	char *buf = NULL;
+	FILE *f;
+
+	f = open_memstream(&buf, len);
+	if (f == NULL)
+		return NULL;
+	if (!numeric && e->uname != NULL && e->uname[0] != '\0')
+		put_name(f, e->uname);
+	else
+		fprintf(f, "%jd", (intmax_t)e->uid);
+	putc('/', f);
+	if (!numeric && e->gname != NULL && e->gname[0] != '\0')
+		put_name(f, e->gname);
+	else
+		fprintf(f, "%jd", (intmax_t)e->gid);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * Write GNU tar's long listing line for E:
+ * "-rw-r--r-- user/group    1234 2024-01-02 03:04 name", then
+ * " -> target" for a symlink or " link to target" for a hard link.
+ */
+static void
+put_long(FILE *f, struct cli *c, const struct pfx_entry *e)
+{
+	char modes[11], size[32], stamp[32];
+	char *owner;
+	size_t olen = 0, slen;
+	int pad;
+	struct tm tm;
+	time_t t = (time_t)e->mtime;
+
+	mode_string(e, modes);
+	owner = owner_string(c, e, &olen);
+	snprintf(size, sizeof(size), "%jd", (intmax_t)e->size);
+	slen = strlen(size);
+	if (localtime_r(&t, &tm) == NULL ||
+	    strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M", &tm) == 0)
+		snprintf(stamp, sizeof(stamp), "%jd", (intmax_t)e->mtime);
+
+	/* As GNU tar: the owner and size columns widen, never narrow. */
+	if (olen + 1 + slen > (size_t)c->ugswidth && olen < 4096)
+		c->ugswidth = (int)(olen + 1 + slen);
+	pad = c->ugswidth - (int)(olen + 1 + slen) + (int)slen;
+	fprintf(f, "%s %s %*s %-16s ", modes, owner != NULL ? owner : "?/?",
+	    pad, size, stamp);
+	free(owner);
+	put_name(f, e->name);
+	if (e->type == PFX_TYPE_SYMLINK && e->link_target != NULL) {
+		fputs(" -> ", f);
+		put_name(f, e->link_target);
+	} else if (e->type == PFX_TYPE_HARDLINK && e->link_target != NULL) {
+		fputs(" link to ", f);
+		put_name(f, e->link_target);
+	}
+	putc('\n', f);
+}
+
+/* Write E's --report=json line to standard output. */
+static void
+put_json_entry(const struct pfx_entry *e)
+{
+	FILE *f = stdout;
+
+	fputs("{\"input\":", f);
+	json_put_string(f, e->name != NULL ? e->name : "",
+	    e->name != NULL ? strlen(e->name) : 0);
+	fputs(",\"decision\":", f);
+	put_json_or_null(f, pfx_decision_name(e->decision));
+	fputs(",\"reason\":", f);
+	put_json_or_null(f, e->reason != NULL ? e->reason : "none");
+	fputs(",\"status\":", f);
+	put_json_or_null(f, pfx_entry_status_name(e->status));
+	fputs(",\"path\":", f);
+	put_json_or_null(f, e->path);
+	fputs(",\"type\":", f);
+	put_json_or_null(f, pfx_entry_type_name(e->type));
+	fprintf(f, ",\"bytes\":%" PRIu64 "}\n", e->bytes);
+}
+
+/* Write "pfextract: NAME: TEXT[: strerror]" to standard error. */
+static void
+put_problem(const struct pfx_entry *e)
+{
+	bool failed = e->status == PFX_ENTRY_FAILED && e->error != 0;
+	const char *text = NULL;
+
+	/* A failure that no policy caused is told by its errno alone. */
+	if (e->reason != NULL && !(failed && strcmp(e->reason, "none") == 0))
+		text = pfx_reason_text(e->reason);
+	if (text == NULL && !failed)
+		text = e->status == PFX_ENTRY_FAILED ? "failed" : "refused";
+	fputs("pfextract: ", stderr);
+	put_name(stderr, e->name);
+	fputs(": ", stderr);
+	if (text != NULL)
+		put_safe(stderr, text, strlen(text), false);
+	if (failed)
+		fprintf(stderr, "%s%s", text != NULL ? ": " : "",
+		    strerror(e->error));
+	fputc('\n', stderr);
+}
+
+/* The library's report hook: one call per entry, with its outcome. */
+static void
+report_entry(void *arg, const struct pfx_entry *e)
+{
+	struct cli *c = arg;
+	const struct xtr_args *a = c->a;
+
+	if (a->report_json)
+		put_json_entry(e);
+	switch (e->status) {
+	case PFX_ENTRY_EXTRACTED:
+		if (a->report_json || a->verbose == 0)
+			break;
+		if (a->verbose >= 2) {
+			put_long(stdout, c, e);
+		} else {
+			put_name(stdout, e->name);
+			putc('\n', stdout);
+		}
+		break;
+	case PFX_ENTRY_LISTED:
+		if (a->report_json)
+			break;
+		if (a->verbose >= 1) {
+			put_long(stdout, c, e);
+		} else {
+			put_name(stdout, e->name);
+			putc('\n', stdout);
+		}
+		break;
+	case PFX_ENTRY_REFUSED:
+		/* -q silences refusals; they still count and are in JSON. */
+		if (!a->quiet)
+			put_problem(e);
+		break;
+	case PFX_ENTRY_FAILED:
+		/* An I/O error is never silenced, not even by -q. */
+		put_problem(e);
+		break;
+	case PFX_ENTRY_SKIPPED:
+		break;
+	}
+}
+
+/* Write the closing --report=json line. */
+static void
+put_json_summary(const struct pfx_result *r, enum pfx_status status,
+    const char *error)
+{
+	static const char *const names[] = { "ok", "refused", "fatal" };
+	FILE *f = stdout;
+
+	fprintf(f, "{\"summary\":true,\"status\":\"%s\"",
+	    (size_t)status < 3 ? names[status] : "fatal");
+	fprintf(f, ",\"entries\":%" PRIu64 ",\"extracted\":%" PRIu64
+	    ",\"listed\":%" PRIu64 ",\"refused\":%" PRIu64
+	    ",\"skipped\":%" PRIu64 ",\"failed\":%" PRIu64
+	    ",\"bytes\":%" PRIu64, r->stats.entries, r->stats.extracted,
+	    r->stats.listed, r->stats.refused, r->stats.skipped,
+	    r->stats.failed, r->stats.bytes);
+	fputs(",\"resolver\":", f);
+	put_json_or_null(f, r->resolver);
+	fputs(",\"error\":", f);
+	put_json_or_null(f, error);
+	fputs("}\n", f);
+}
+
+/*
+ * Flush standard output and say so if anything written to it was lost.
+ * Return: 0, or -1.
+ */
+static int
+flush_stdout(void)
+{
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "pfextract: standard output: %s\n",
+		    strerror(errno));
+		return -1;
+	}
+	if (ferror(stdout)) {
+		fputs("pfextract: standard output: write error\n", stderr);
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct xtr_args a;
+	struct pfx_input in;
+	struct pfx_result res;
+	struct cli c;
+	enum pfx_status status;
+	const char *env, *error = NULL;
+	char err[1024];
+	int rc;
+
+	if (xtr_parse_args(argc, argv, &a, err, sizeof(err)) == -1) {
+		usage_error(err[0] != '\0' ? err : "invalid arguments");
+		xtr_args_free(&a);
+		return XTR_EXIT_USAGE;
+	}
+	if (a.help) {
+		fputs(xtr_usage, stdout);
+		xtr_args_free(&a);
+		return flush_stdout() == 0 ? 0 : PFX_FATAL;
+	}
+	if (a.version) {
+		puts("pfextract " PFX_VERSION);
+		xtr_args_free(&a);
+		return flush_stdout() == 0 ? 0 : PFX_FATAL;
+	}
+	env = getenv(RESOLVER_ENV);
+	if (cli_resolver_parse(env, &a.opt.resolver) == -1) {
+		snprintf(err, sizeof(err), "invalid %s value '%s' "
+		    "(auto, openat2 or walk)", RESOLVER_ENV, env);
+		usage_error(err);
+		xtr_args_free(&a);
+		return XTR_EXIT_USAGE;
+	}
+
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	if (a.archive != NULL && strcmp(a.archive, "-") != 0) {
+		in.path = a.archive;
+	} else {
+		if (a.archive == NULL && isatty(STDIN_FILENO)) {
+			usage_error("refusing to read an archive from a "
+			    "terminal");
+			xtr_args_free(&a);
+			return XTR_EXIT_USAGE;
+		}
+		in.fd = STDIN_FILENO;
+	}
+
+	c.a = &a;
+	c.ugswidth = LIST_UGS_WIDTH;
+	a.opt.hooks.decide = NULL;
+	a.opt.hooks.report = report_entry;
+	a.opt.hooks.arg = &c;
+	memset(&res, 0, sizeof(res));
+	status = pfx_extract(&in, AT_FDCWD, a.dir != NULL ? a.dir : ".",
+	    &a.opt, &res);
+	if ((int)status < PFX_OK || status > PFX_FATAL)
+		status = PFX_FATAL;
+
+	if (status == PFX_FATAL) {
+		error = res.message[0] != '\0' ? res.message :
+		    res.error != 0 ? strerror(res.error) : "fatal error";
+		fputs("pfextract: ", stderr);
+		put_safe(stderr, error, strlen(error), false);
+		fputc('\n', stderr);
+	}
+	if (a.report_json)
+		put_json_summary(&res, status, error);
+
+	/* Listing and -v are output: losing them is an error too. */
+	rc = (int)status;
+	if (flush_stdout() == -1)
+		rc = PFX_FATAL;
+	xtr_args_free(&a);
+	return rc;
+}
