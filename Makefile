@@ -121,6 +121,7 @@ check: deps
 	sh tests/pfextract.sh obj/pfextract obj/mkdemo
 	sh tests/pfextract.sh obj/san/pfextract obj/mkdemo
 	sh tests/install.sh
+	TMPDIR=$(TEST_TMPDIR) sh tests/compat.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) obj/tests/run --jobs 2
 	TMPDIR=$(TEST_TMPDIR) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    obj/san/tests/run --jobs 2

@@ -98,6 +98,15 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	}
 	fd = pfx_root_mkdirs_count(&x->root, rel, XTR_PRIVATE_DIR_MODE,
 	    &created);
+	/*
+	 * A later entry wins, as in tar: a file (never a symlink, which
+	 * gives ELOOP) where this directory goes is removed -- its name
+	 * only, nothing is written through it -- and the directory made.
+	 */
+	if (fd == -ENOTDIR && x->opt->existing == PFX_EXISTING_REPLACE &&
+	    pfx_root_unlink(&x->root, rel) == 0)
+		fd = pfx_root_mkdirs_count(&x->root, rel,
+		    XTR_PRIVATE_DIR_MODE, &created);
 	if (fd < 0) {
 		xtr_finish_error(x, e, fd);
 		return;

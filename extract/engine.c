@@ -308,10 +308,10 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, 0);
 			return;
 		}
-		xtr_make_hardlink(x, e, rel, verdict_rel(&tv));
+		xtr_make_hardlink(x, ae, e, rel, verdict_rel(&tv));
 		return;
 	case PFX_TYPE_SYMLINK:
-		xtr_queue_symlink(x, e, rel);
+		xtr_queue_symlink(x, ae, e, rel);
 		return;
 	case PFX_TYPE_CHAR:
 	case PFX_TYPE_BLOCK:
@@ -327,6 +327,19 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "unsupported", 0);
 }
 
+/*
+ * Is NAME one of an ar archive's own tables, "/" (symbols) or "//" (long
+ * names), which some readers pass through as entries?
+ */
+static bool
+is_ar_index(const struct xtr *x, const char *name)
+{
+	int fmt = archive_format(x->ar) & ARCHIVE_FORMAT_BASE_MASK;
+
+	return fmt == ARCHIVE_FORMAT_AR && name != NULL &&
+	    (strcmp(name, "/") == 0 || strcmp(name, "//") == 0);
+}
+
 /* Decide on one entry and act on it. */
 static void
 do_entry(struct xtr *x, struct archive_entry *ae)
@@ -339,15 +352,19 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 
 	name = entry_name(ae);
 	fill_entry(&e, ae, name != NULL ? name : "");
+	if (is_ar_index(x, name)) {
+		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "ar_index", 0);
+		return;
+	}
 	if (name == NULL) {
 		e.decision = PFX_REJECT;
 		xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, "bad_name", 0);
 		return;
 	}
-	if (!xtr_selected(x->opt, name)) {
+	reason = xtr_unselected(x->opt, name);
+	if (reason != NULL) {
 		e.decision = PFX_DENY;
-		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED,
-		    x->opt->ninclude > 0 ? "not_selected" : "excluded", 0);
+		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, reason, 0);
 		return;
 	}
 	if (x->opt->strip_components > 0) {
@@ -418,7 +435,9 @@ read_all(struct xtr *x)
 		r = archive_read_next_header2(x->ar, ae);
 		if (r == ARCHIVE_EOF)
 			break;
-		if (r < ARCHIVE_WARN) {
+		/* RETRY too: a bad header would make every later block an
+		 * entry of garbage. */
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
 			xtr_fail(x, archive_errno(x->ar) > 0 ?
 			    archive_errno(x->ar) : EIO,
 			    "corrupt or unreadable archive: %s",

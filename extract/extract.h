@@ -16,11 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "pfextract.h"
 
 struct archive;
 struct archive_entry;
+struct stat;
 
 /* Bytes read from the archive at a time, and written per write(2). */
 #define XTR_BLOCK (64 * 1024)
@@ -66,8 +68,11 @@ void xtr_table_free(struct xtr_table *t);
 
 /* --- match.c ---------------------------------------------------------- */
 
-/* Is NAME selected by the include and exclude patterns of OPT? */
-bool xtr_selected(const struct pfx_options *opt, const char *name);
+/*
+ * Is NAME left out by the include and exclude patterns of OPT?
+ * Return: NULL if selected, else "excluded" or "not_selected".
+ */
+const char *xtr_unselected(const struct pfx_options *opt, const char *name);
 
 /* --- reader.c --------------------------------------------------------- */
 
@@ -85,6 +90,9 @@ struct xtr_symlink {
 	char *path;		/* owned: relative path of the link */
 	char *target;		/* owned: as in the archive */
 	char *name;		/* owned: the archive's name, for reports */
+	uid_t uid;		/* (uid_t)-1: leave the owner */
+	gid_t gid;
+	struct timespec mtime;	/* tv_nsec UTIME_OMIT: leave the time */
 };
 
 struct xtr {
@@ -132,6 +140,21 @@ const char *xtr_errno_reason(int error, bool *io_failure);
 
 /* --- file.c ----------------------------------------------------------- */
 
+/* xtr_write_regular(): the archive's data could not be read (fatal). */
+#define XTR_READ_FAILED 1
+
+/*
+ * Write the regular file ENTRY at REL from the archive's data, with its
+ * metadata, under the existing-name policy, without reporting it.
+ * Return: 0 with *ST the new file's identity, -errno, or XTR_READ_FAILED
+ * (the run is already failed).
+ */
+int xtr_write_regular(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *entry, const char *rel, struct stat *st);
+
+/* Report ENTRY after xtr_write_regular() returned R (not 0). */
+void xtr_finish_write_error(struct xtr *x, struct pfx_entry *entry, int r);
+
 /*
  * Write the regular file ENTRY at REL from the archive's data, with its
  * metadata, under the existing-name policy.  Reports the entry.
@@ -160,6 +183,13 @@ int xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
 int xtr_apply_owner_xattrs(const struct xtr *x, struct archive_entry *ae,
     int fd);
 
+/*
+ * The owner AE should get under PFX_OPT_SAME_OWNER (by name unless
+ * PFX_OPT_NUMERIC_OWNER), or -1 and -1 when ownership is not restored.
+ */
+void xtr_owner_ids(const struct xtr *x, struct archive_entry *ae,
+    uid_t *uid, gid_t *gid);
+
 /* --- dirs.c ----------------------------------------------------------- */
 
 /* Make the parent directories of REL; remember the ones made. 0/-errno */
@@ -175,19 +205,18 @@ void xtr_finish_dirs(struct xtr *x);
 /* --- links.c ---------------------------------------------------------- */
 
 /* Remember the regular file at REL, with identity ST, as made this run. */
-struct stat;
 void xtr_note_file(struct xtr *x, const char *rel, const struct stat *st);
 
 /* Forget any pending symlink at REL: a later entry took the name. */
 void xtr_forget_symlink(struct xtr *x, const char *rel);
 
 /* Make the hard-link entry ENTRY at REL to TARGET_REL.  Reports it. */
-void xtr_make_hardlink(struct xtr *x, struct pfx_entry *entry,
-    const char *rel, const char *target_rel);
+void xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *entry, const char *rel, const char *target_rel);
 
 /* Refuse, or queue for the end, the symlink entry ENTRY at REL. */
-void xtr_queue_symlink(struct xtr *x, struct pfx_entry *entry,
-    const char *rel);
+void xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *entry, const char *rel);
 
 /* Make the queued symlinks that stay inside.  Reports each. */
 void xtr_finish_symlinks(struct xtr *x);

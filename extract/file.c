@@ -158,13 +158,29 @@ apply_xattrs(struct archive_entry *ae, int fd)
 }
 
 /* see extract.h */
+void
+xtr_owner_ids(const struct xtr *x, struct archive_entry *ae, uid_t *uid,
+    gid_t *gid)
+{
+	*uid = (uid_t)-1;
+	*gid = (gid_t)-1;
+	if ((x->opt->flags & PFX_OPT_SAME_OWNER) != 0 && geteuid() == 0) {
+		*uid = owner_uid(x, ae);
+		*gid = owner_gid(x, ae);
+	}
+}
+
+/* see extract.h */
 int
 xtr_apply_owner_xattrs(const struct xtr *x, struct archive_entry *ae, int fd)
 {
+	uid_t uid;
+	gid_t gid;
 	int r;
 
-	if ((x->opt->flags & PFX_OPT_SAME_OWNER) != 0 && geteuid() == 0) {
-		r = pfx_fd_chown(fd, owner_uid(x, ae), owner_gid(x, ae));
+	xtr_owner_ids(x, ae, &uid, &gid);
+	if (uid != (uid_t)-1) {
+		r = pfx_fd_chown(fd, uid, gid);
 		if (r < 0)
 			return r;
 	}
@@ -203,53 +219,67 @@ xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
 }
 
 /* see extract.h */
-void
-xtr_write_file(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
-    const char *rel)
+int
+xtr_write_regular(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *e, const char *rel, struct stat *st)
 {
 	struct pfx_pending pend;
-	struct stat st;
 	unsigned int flags;
 	int r;
 
+	if (rel[0] == '\0')
+		return -EISDIR;	/* "." names the destination itself */
 	r = xtr_make_parents(x, rel);
-	if (r < 0) {
-		xtr_finish_error(x, e, r);
-		return;
-	}
+	if (r < 0)
+		return r;
 	r = pfx_root_begin(&x->root, rel, 0600, &pend);
-	if (r < 0) {
-		xtr_finish_error(x, e, r);
-		return;
-	}
+	if (r < 0)
+		return r;
 	r = copy_data(x->ar, ae, pend.fd, &e->bytes);
 	if (r == 1) {
 		pfx_root_abort(&pend);
-		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "read_error", EIO);
 		xtr_fail(x, EIO, "%s: archive data cannot be read: %s",
 		    e->name, archive_error_string(x->ar) != NULL ?
 		    archive_error_string(x->ar) : "truncated or corrupt");
-		return;
+		return XTR_READ_FAILED;
 	}
 	if (r == 0)
 		r = xtr_apply_meta(x, ae, pend.fd, xtr_safe_mode(x->opt,
 		    e->mode));
-	if (r == 0 && fstat(pend.fd, &st) == -1)
+	if (r == 0 && fstat(pend.fd, st) == -1)
 		r = -errno;
 	if (r < 0) {
 		pfx_root_abort(&pend);
-		xtr_finish_error(x, e, r);
-		return;
+		return r;
 	}
 	flags = x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
 	    PFX_ROOT_NOREPLACE;
-	r = pfx_root_commit(&x->root, &pend, flags);
-	if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE) {
+	return pfx_root_commit(&x->root, &pend, flags);
+}
+
+/* see extract.h */
+void
+xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
+{
+	if (r == XTR_READ_FAILED)
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "read_error", EIO);
+	else if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE)
 		xtr_finish_existing(x, e);
-		return;
-	}
-	if (r < 0) {
+	else
 		xtr_finish_error(x, e, r);
+}
+
+/* see extract.h */
+void
+xtr_write_file(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+    const char *rel)
+{
+	struct stat st;
+	int r;
+
+	r = xtr_write_regular(x, ae, e, rel, &st);
+	if (r != 0) {
+		xtr_finish_write_error(x, e, r);
 		return;
 	}
 	xtr_note_file(x, rel, &st);

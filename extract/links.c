@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <archive_entry.h>
+
 #include "extract.h"
 #include "linkcheck.h"
 
@@ -36,6 +38,37 @@ xtr_note_file(struct xtr *x, const char *rel, const struct stat *st)
 	s->dev = st->st_dev;
 	s->ino = st->st_ino;
 	s->has_id = true;
+}
+
+/* Give the link L just made its owner and mtime, on the link itself. */
+static int
+link_meta(struct xtr *x, const struct xtr_symlink *l)
+{
+	struct timespec ts[2];
+
+	ts[0].tv_sec = 0;
+	ts[0].tv_nsec = UTIME_OMIT;
+	ts[1] = l->mtime;
+	return pfx_root_link_meta(&x->root, l->path, l->uid, l->gid, ts);
+}
+
+/* Report queued link L with STATUS and REASON. */
+static void
+report_link(struct xtr *x, const struct xtr_symlink *l,
+    enum pfx_entry_status status, const char *reason, int error)
+{
+	struct pfx_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.name = l->name;
+	e.path = l->path;
+	e.link_target = l->target;
+	e.type = PFX_TYPE_SYMLINK;
+	e.mode = 0777;
+	e.decision = status == PFX_ENTRY_EXTRACTED ||
+	    status == PFX_ENTRY_SKIPPED ? PFX_ALLOW :
+	    strcmp(reason, "symlink_escapes") == 0 ? PFX_REJECT : PFX_DENY;
+	xtr_finish_entry(x, &e, status, reason, error);
 }
 
 /* Free the strings of queued link I and mark it gone. */
@@ -56,20 +89,84 @@ xtr_forget_symlink(struct xtr *x, const char *rel)
 
 	if (s == NULL || s->index == SIZE_MAX)
 		return;
+	/* Every entry is reported once: this one lost its name. */
+	report_link(x, &x->links[s->index], PFX_ENTRY_SKIPPED, "replaced", 0);
 	drop_link(x, s->index);
 	s->index = SIZE_MAX;
 }
 
+/*
+ * Point every name this run gave the inode OLD at the new file NEW_REL
+ * (identity NEW), by linking over them: what cpio's "data on the last
+ * link" means, done without writing into the old inode.
+ */
+static void
+relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
+    const struct stat *new)
+{
+	struct stat st;
+	size_t i;
+	int fd;
+
+	fd = pfx_root_open_read(&x->root, new_rel);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_dev == new->st_dev &&
+	    st.st_ino == new->st_ino) {
+		for (i = 0; i < x->files.cap; i++) {
+			struct xtr_slot *s = &x->files.slots[i];
+
+			if (s->key == NULL || !s->has_id ||
+			    s->dev != old->st_dev || s->ino != old->st_ino)
+				continue;
+			if (pfx_root_link(&x->root, fd, s->key,
+			    PFX_ROOT_REPLACE) == 0) {
+				s->dev = new->st_dev;
+				s->ino = new->st_ino;
+			}
+		}
+	}
+	(void)close(fd);
+}
+
+/*
+ * A hard link that carries the data of an empty file this run made (cpio
+ * stores a file's data on its last link): write the data as a new file at
+ * REL, then link the target's names to it.  Reports the entry.
+ */
+static void
+hardlink_with_data(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *e, const char *rel, const struct stat *old)
+{
+	struct stat st;
+	int r;
+
+	r = xtr_write_regular(x, ae, e, rel, &st);
+	if (r != 0) {
+		xtr_finish_write_error(x, e, r);
+		return;
+	}
+	xtr_note_file(x, rel, &st);
+	xtr_forget_symlink(x, rel);
+	relink_all(x, old, rel, &st);
+	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
+}
+
 /* see extract.h */
 void
-xtr_make_hardlink(struct xtr *x, struct pfx_entry *e, const char *rel,
-    const char *target_rel)
+xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *e, const char *rel, const char *target_rel)
 {
 	const struct xtr_slot *s = xtr_table_find(&x->files, target_rel);
 	struct stat st;
 	unsigned int flags;
 	int fd, r;
 
+	if (rel[0] == '\0') {
+		e->decision = PFX_DENY;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "is_a_directory", 0);
+		return;
+	}
 	if (s == NULL || !s->has_id) {
 		e->decision = PFX_DENY;
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
@@ -86,6 +183,17 @@ xtr_make_hardlink(struct xtr *x, struct pfx_entry *e, const char *rel,
 		(void)close(fd);
 		e->decision = PFX_DENY;
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
+		return;
+	}
+	/*
+	 * SECURITY: the payload of a hard-link entry never goes into its
+	 * target.  Only when the target is an empty file of this run and
+	 * the entry has data is it a cpio-style link: a new file is written.
+	 */
+	if (e->size > 0 && st.st_size == 0 && x->ar != NULL &&
+	    archive_entry_size(ae) > 0) {
+		(void)close(fd);
+		hardlink_with_data(x, ae, e, rel, &st);
 		return;
 	}
 	r = xtr_make_parents(x, rel);
@@ -109,7 +217,8 @@ xtr_make_hardlink(struct xtr *x, struct pfx_entry *e, const char *rel,
 
 /* see extract.h */
 void
-xtr_queue_symlink(struct xtr *x, struct pfx_entry *e, const char *rel)
+xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *e, const char *rel)
 {
 	struct xtr_symlink *l, *grown;
 	struct xtr_slot *s;
@@ -147,6 +256,11 @@ xtr_queue_symlink(struct xtr *x, struct pfx_entry *e, const char *rel)
 		drop_link(x, x->nlinks);
 		goto nomem;
 	}
+	xtr_owner_ids(x, ae, &l->uid, &l->gid);
+	l->mtime.tv_sec = archive_entry_mtime(ae);
+	l->mtime.tv_nsec = archive_entry_mtime_nsec(ae);
+	if ((x->opt->flags & PFX_OPT_NO_MTIME) != 0)
+		l->mtime.tv_nsec = UTIME_OMIT;
 	s->index = x->nlinks++;
 	return;
 nomem:
@@ -216,6 +330,9 @@ make_link(struct xtr *x, const struct xtr_symlink *l, size_t i)
 	const char *slash;
 	int r, n;
 
+	r = xtr_make_parents(x, l->path);
+	if (r < 0)
+		return r;
 	r = pfx_root_symlink(&x->root, l->target, l->path);
 	if (r != -EEXIST || x->opt->existing != PFX_EXISTING_REPLACE)
 		return r;
@@ -232,24 +349,6 @@ make_link(struct xtr *x, const struct xtr_symlink *l, size_t i)
 	if (r < 0)
 		(void)pfx_root_unlink(&x->root, tmp);
 	return r;
-}
-
-/* Report queued link L with STATUS and REASON. */
-static void
-report_link(struct xtr *x, const struct xtr_symlink *l,
-    enum pfx_entry_status status, const char *reason, int error)
-{
-	struct pfx_entry e;
-
-	memset(&e, 0, sizeof(e));
-	e.name = l->name;
-	e.path = l->path;
-	e.link_target = l->target;
-	e.type = PFX_TYPE_SYMLINK;
-	e.mode = 0777;
-	e.decision = status == PFX_ENTRY_EXTRACTED ? PFX_ALLOW :
-	    strcmp(reason, "symlink_escapes") == 0 ? PFX_REJECT : PFX_DENY;
-	xtr_finish_entry(x, &e, status, reason, error);
 }
 
 /* see extract.h */
@@ -281,6 +380,8 @@ xtr_finish_symlinks(struct xtr *x)
 		if (outcome[i] != NULL)
 			continue;
 		r = make_link(x, &x->links[i], i);
+		if (r == 0)
+			r = link_meta(x, &x->links[i]);
 		if (r == -EEXIST && x->opt->existing == PFX_EXISTING_SKIP)
 			outcome[i] = "skipped_existing";
 		else if (r < 0)

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -350,6 +351,21 @@ flush_stdout(void)
 	return 0;
 }
 
+/*
+ * Names in zip and 7z archives are Unicode, and libarchive turns them into
+ * the locale's bytes: in the "C" locale it cannot, and every such entry
+ * would be refused.  Take the user's locale, and C.UTF-8 when that is
+ * plain C, as file names on Linux are UTF-8 in practice.
+ */
+static void
+use_utf8_names(void)
+{
+	const char *loc = setlocale(LC_CTYPE, "");
+
+	if (loc == NULL || strcmp(loc, "C") == 0 || strcmp(loc, "POSIX") == 0)
+		(void)setlocale(LC_CTYPE, "C.UTF-8");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -362,6 +378,7 @@ main(int argc, char **argv)
 	char err[1024];
 	int rc;
 
+	use_utf8_names();
 	if (xtr_parse_args(argc, argv, &a, err, sizeof(err)) == -1) {
 		usage_error(err[0] != '\0' ? err : "invalid arguments");
 		xtr_args_free(&a);

@@ -44,21 +44,20 @@ exclude_matches(const char *pat, const char *name)
 }
 
 /* see extract.h */
-bool
-xtr_selected(const struct pfx_options *opt, const char *name)
+const char *
+xtr_unselected(const struct pfx_options *opt, const char *name)
 {
 	size_t i;
 	bool in = opt->ninclude == 0;
 
 	while (name[0] == '.' && name[1] == '/')
 		name += 2;
-	for (i = 0; !in && i < opt->ninclude; i++)
-		in = include_matches(opt->include[i], name);
-	if (!in)
-		return false;
+	/* Exclusion wins, and says so. */
 	for (i = 0; i < opt->nexclude; i++) {
 		if (exclude_matches(opt->exclude[i], name))
-			return false;
+			return "excluded";
 	}
-	return true;
+	for (i = 0; !in && i < opt->ninclude; i++)
+		in = include_matches(opt->include[i], name);
+	return in ? NULL : "not_selected";
 }

@@ -6,6 +6,10 @@ set -eu
 
 PKGS="gcc make pkg-config libarchive-dev libcriterion-dev libzstd-dev \
 zlib1g-dev mandoc"
+# tests/compat.sh: the reference extractors and the archivers and
+# compressors that make its archives.
+PKGS="$PKGS libarchive-tools cpio zip 7zip binutils bzip2 xz-utils zstd \
+lz4 lzip ncompress"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "deps: not a Debian system; install the equivalents of:" \

@@ -198,6 +198,15 @@ PFX_API int pfx_root_symlink(const struct pfx_root *root, const char *target,
 PFX_API int pfx_root_readlink(const struct pfx_root *root, const char *rel,
     char *buf, size_t cap);
 
+/*
+ * Set the owner and times of the symbolic link REL itself (never what it
+ * points to): fchownat(2) and utimensat(2) with AT_SYMLINK_NOFOLLOW from
+ * its parent beneath the root.  TIMES may be NULL to leave the times; UID
+ * and GID may be -1 to leave the owner.  Return: 0, or -errno.
+ */
+PFX_API int pfx_root_link_meta(const struct pfx_root *root, const char *rel,
+    uid_t uid, gid_t gid, const struct timespec *times);
+
 /* Remove the non-directory REL (a symlink itself, never its target). */
 PFX_API int pfx_root_unlink(const struct pfx_root *root, const char *rel);
 

@@ -1,0 +1,961 @@
+#!/bin/sh
+#
+# compat.sh -- pfextract(1) against GNU tar and bsdtar on ordinary
+# archives: the same archive is extracted by the reference extractor and
+# by pfextract, and the two trees must be the same.
+#
+# Usage: sh tests/compat.sh PATH_TO_PFEXTRACT
+#
+# The archives are made at test time from a varied source tree (nested
+# and empty directories, files of 0, 1, 4095 and 70000 bytes and a 1 MiB
+# random one, names with spaces, unicode and a leading dash, a name longer
+# than 100 bytes and a path longer than 255, hard links, relative
+# symlinks, a node_modules/.bin link, assorted modes and owners, fixed
+# sub-second mtimes), by every archiver on the machine, in every format
+# pfextract reads by default and with every compression libarchive reads
+# without an external program; plus real ones: a Debian package (its
+# data.tar and the .deb itself, an ar archive) and an npm package tarball.
+#
+# For each archive the reference (GNU tar for tar formats, bsdtar for the
+# others; both with -p and --no-same-owner, so that the reference's mode
+# is the archive's mode even as root, and GNU tar with
+# --delay-directory-restore, so that it restores the mtimes of directories
+# whose entries are not all together, as in bsdtar's archives) extracts
+# into ref/ and `pfextract -xf ARCHIVE -C out --symlinks=contain` into
+# out/, which must exit 0.  Then, for every path below the destination:
+#   paths     the same set of paths;
+#   type      the same type (file, directory, symlink);
+#   content   the same bytes (sha1 of each file; cmp names the first
+#             differing byte in the failure message);
+#   symlink   the same link targets;
+#   hardlink  the same hard-link groups (the paths sharing an inode);
+#   mtime     the same mtime, to the nanosecond, of files and of the
+#             directories the archive holds (an implicit directory, made
+#             only to hold an entry, gets the time of the extraction from
+#             both and is not compared; symlinks are not compared);
+#   mode      the documented mode.  pfextract clears setuid, setgid and
+#             sticky (07000) and group and other write (0020 | 0002)
+#             unless -p, so its mode must be the reference's & ~07022,
+#             i.e. & 0755; with -p it keeps sticky and group/other write
+#             (& 01777); with -p and --same-owner it keeps all (& 07777).
+#             An implicit directory is 0755 (tar: 0777 & ~umask 022);
+#   owner     the same uid:gid: neither changes ownership (the source
+#             tree has files owned by other users), or, with
+#             --same-owner, both restore it;
+#   holes     (sparse archives) the sparse file's holes stay holes;
+#   symlink-mtime  (posix.tar only) the mtimes of symlinks;
+#   list      `pfextract -tf` prints the same set of names as the
+#             reference's -tf (a directory's trailing '/' aside).
+# Each aspect of each archive is one comparison.  Then the same with the
+# archive on a pipe (a zip on a pipe against bsdtar on a pipe), with
+# --strip-components, with -p (and --same-owner as root), with duplicate
+# names (the later entry wins), and under the default --symlinks=refuse
+# (exit 1, the tree without its symlinks, one refusal naming the flag per
+# link).  Needs GNU find (-printf) and coreutils; sh mk/deps.sh installs
+# the archivers and compressors.  Faster with TMPDIR on a tmpfs.
+#
+# Prints one line per failed comparison (with up to three example paths:
+# expected, got), then "compat: N passed, M failed"; exit status 0 only
+# if none failed.  A combination no tool on the machine can make is
+# skipped with a "skip:" note.  COMPAT_ONLY=PATTERN runs only the archives
+# whose names match the shell PATTERN; COMPAT_KEEP=1 keeps the work
+# directory.
+
+# Words are split on purpose ($SHORT_EXCL, $cmd, ...), and the commands
+# given to sh -c are single-quoted on purpose.
+# shellcheck disable=SC2086,SC2016
+
+set -u
+
+if [ $# -ne 1 ]; then
+	echo "usage: sh tests/compat.sh PATH_TO_PFEXTRACT" >&2
+	exit 2
+fi
+PFX=$1
+case $PFX in
+/*) ;;
+*) PFX=$(pwd)/$PFX ;;
+esac
+if [ ! -x "$PFX" ]; then
+	echo "compat.sh: $PFX is not an executable" >&2
+	exit 2
+fi
+for tool in tar bsdtar find sha1sum cmp awk sort gzip; do
+	if ! command -v $tool >/dev/null 2>&1; then
+		echo "compat.sh: $tool is missing (sh mk/deps.sh)" >&2
+		exit 2
+	fi
+done
+
+# Names are compared as bytes; listings are made in a UTF-8 locale, so
+# that tar does not escape é and 日本.  Dates are UTC.
+LC_ALL=C.UTF-8
+TZ=UTC
+export LC_ALL TZ
+umask 022
+
+T=$(mktemp -d) || exit 2
+if [ -n "${COMPAT_KEEP-}" ]; then
+	echo "compat.sh: keeping $T" >&2
+else
+	trap 'chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"' EXIT
+fi
+trap 'exit 2' HUP INT TERM
+A=$T/archives
+M=$T/m
+R=$T/ref
+O=$T/out
+mkdir "$A" "$M"
+
+passed=0
+failed=0
+ok() {
+	passed=$((passed + 1))
+}
+bad() {
+	failed=$((failed + 1))
+	printf 'FAIL: %s\n' "$*"
+}
+skip() {
+	printf 'skip: %s\n' "$*"
+}
+have() {
+	command -v "$1" >/dev/null 2>&1
+}
+ROOT=false
+[ "$(id -u)" = 0 ] && ROOT=true
+
+# --- the source trees ------------------------------------------------------
+
+# mkfile PATH BYTES: PATH holding BYTES bytes of a repeating text.
+mkfile() {
+	awk -v n="$2" 'BEGIN {
+		s = "The quick brown fox jumps over the lazy dog 0123456789\n"
+		while (n >= length(s)) { printf "%s", s; n -= length(s) }
+		printf "%s", substr(s, 1, n)
+	}' >"$1"
+}
+
+# stamp DATE PATH...: set the mtime of each PATH (not through a link).
+stamp() {
+	d=$1
+	shift
+	touch -h -d "$d" "$@"
+}
+
+S=$T/src
+mk_tree() {
+	r=$S/tree
+	mkdir -p "$r/empty" "$r/sizes" "$r/uni/日本" "$r/long" "$r/hl/sub" \
+	    "$r/links" "$r/node_modules/pkg/bin" "$r/node_modules/.bin" \
+	    "$r/modes/d700" "$r/modes/d750" "$r/modes/d2775" \
+	    "$r/modes/d1777" "$r/ro" "$r/times" "$r/a/b/c/d"
+	mkfile "$r/README" 300
+	mkfile "$r/a/b/c/d/leaf.txt" 5
+	mkfile "$r/a/b/mid.txt" 50
+	: >"$r/sizes/zero"
+	printf x >"$r/sizes/one"
+	mkfile "$r/sizes/f4095" 4095
+	mkfile "$r/sizes/f70000" 70000
+	head -c 1048576 /dev/urandom >"$r/sizes/random.bin"
+	mkfile "$r/sizes/name with spaces.txt" 20
+	mkfile "$r/uni/café.txt" 10
+	mkfile "$r/uni/日本/語.txt" 11
+	mkfile "$r/-dash" 12
+	# A name of 120 bytes, and a path of more than 255.
+	long=$(awk 'BEGIN { for (i = 0; i < 116; i++) printf "n"; print ".txt" }')
+	mkfile "$r/long/$long" 13
+	seg=$(awk 'BEGIN { for (i = 0; i < 60; i++) printf "d" }')
+	mkdir -p "$r/deep/$seg.1/$seg.2/$seg.3/$seg.4"
+	mkfile "$r/deep/$seg.1/$seg.2/$seg.3/$seg.4/file.txt" 14
+	# Hard links: a group of three, one in another directory.
+	mkfile "$r/hl/a" 4000
+	ln "$r/hl/a" "$r/hl/b"
+	ln "$r/hl/a" "$r/hl/sub/c"
+	# Relative symlinks that stay inside: to a file, to a directory,
+	# to '.', through a directory link, and one dangling.
+	ln -s ../sizes/one "$r/links/to_file"
+	ln -s ../uni "$r/links/to_dir"
+	ln -s . "$r/links/self"
+	ln -s to_dir/café.txt "$r/links/through_link"
+	ln -s ../no/such/file "$r/links/dangling"
+	printf '#!/usr/bin/env node\nconsole.log("x")\n' \
+	    >"$r/node_modules/pkg/bin/x.js"
+	chmod 755 "$r/node_modules/pkg/bin/x.js"
+	printf '{"name":"pkg","bin":{"x":"bin/x.js"}}\n' \
+	    >"$r/node_modules/pkg/package.json"
+	ln -s ../pkg/bin/x.js "$r/node_modules/.bin/x"
+	# Modes.
+	for m in 644 755 600 700 750 664 775 444 4755 2755 1755; do
+		mkfile "$r/modes/m$m" 7
+		chmod "$m" "$r/modes/m$m"
+	done
+	mkfile "$r/modes/d700/f" 3
+	mkfile "$r/modes/d750/f" 3
+	mkfile "$r/modes/d2775/f" 3
+	chmod 700 "$r/modes/d700"
+	chmod 750 "$r/modes/d750"
+	chmod 2775 "$r/modes/d2775"
+	chmod 1777 "$r/modes/d1777"
+	mkfile "$r/ro/inside" 8
+	chmod 444 "$r/ro/inside"
+	# Owners other than the extracting user.
+	if $ROOT; then
+		chown 1000:1000 "$r/README" "$r/sizes/f4095" "$r/modes/d750"
+		chown 65534:65534 "$r/uni/café.txt" "$r/modes/m2755"
+		chown -h 1000:100 "$r/links/to_file"
+	fi
+	# Mtimes: sub-second, distinct, one in 1980 and one past 2038;
+	# directories last, deepest first.
+	i=10
+	find "$r" ! -type d | sort | while IFS= read -r p; do
+		i=$((i + 1))
+		stamp "2021-03-04 05:06:$i.123456789" "$p"
+	done
+	mkfile "$r/times/old" 1
+	mkfile "$r/times/future" 2
+	stamp "1980-01-02 03:04:05.5" "$r/times/old"
+	stamp "2040-05-06 07:08:09.000000001" "$r/times/future"
+	i=10
+	find "$r" -depth -type d | while IFS= read -r p; do
+		i=$((i + 1))
+		stamp "2022-11-12 13:14:$i.987654321" "$p"
+	done
+	chmod 555 "$r/ro"
+}
+
+# A sparse file: 1 MiB, data in three places.
+mk_sparse() {
+	mkdir -p "$T/sp/sparse"
+	f=$T/sp/sparse/holey
+	truncate -s 1048576 "$f"
+	printf 'head' | dd of="$f" conv=notrunc 2>/dev/null
+	printf 'middle' | dd of="$f" bs=1 seek=524288 conv=notrunc 2>/dev/null
+	printf 'tail' | dd of="$f" bs=1 seek=1048572 conv=notrunc 2>/dev/null
+	mkfile "$T/sp/sparse/plain" 100
+	stamp "2020-01-01 00:00:01.25" "$f" "$T/sp/sparse/plain" \
+	    "$T/sp/sparse"
+}
+
+# Flat files for ar, which holds no directories; flat/short holds only
+# names that fit the 15 bytes of an SVR4 ar header.
+mk_flat() {
+	mkdir -p "$T/flat/short"
+	mkfile "$T/flat/short/notes.txt" 30
+	: >"$T/flat/short/empty"
+	mkfile "$T/flat/short/odd" 4095
+	printf '#!/bin/sh\n' >"$T/flat/short/tool"
+	chmod 755 "$T/flat/short/tool"
+	mkfile "$T/flat/a_name_longer_than_sixteen_bytes.txt" 40
+	cp -p "$T/flat/short"/* "$T/flat"
+	stamp "2019-07-08 09:10:11" "$T/flat"/* "$T/flat/short"/*
+}
+
+mk_tree
+mk_sparse
+mk_flat
+
+# --- making the archives ---------------------------------------------------
+
+# $T/list: "NAME KIND" per archive $A/NAME; KIND is tar (GNU tar is the
+# reference) or lib (bsdtar is).
+: >"$T/list"
+add() {
+	if [ -s "$A/$1" ]; then
+		echo "$1 $2" >>"$T/list"
+	else
+		bad "making $1: the archiver failed: $(head -2 "$T/err" |
+		    tr '\n' ' ')"
+	fi
+}
+
+# Names that do not fit ustar or v7 headers.
+SHORT_EXCL="--exclude=tree/long --exclude=tree/deep"
+
+# gtar|btar OUT ARG...: GNU tar or bsdtar writes $A/OUT from $S/tree.
+gtar() {
+	out=$1
+	shift
+	(cd "$S" && tar -c "$@" -f "$A/$out" tree) 2>"$T/err"
+	add "$out" tar
+}
+btar() {
+	out=$1 kind=$2
+	shift 2
+	(cd "$S" && bsdtar -c "$@" -f "$A/$out" tree) 2>"$T/err"
+	add "$out" "$kind"
+}
+
+# GNU tar.
+gtar gnu.tar --format=gnu
+gtar oldgnu.tar --format=oldgnu
+gtar posix.tar --format=posix
+gtar ustar.tar --format=ustar $SHORT_EXCL
+gtar v7.tar --format=v7 $SHORT_EXCL
+(cd "$T/sp" && tar -c -S --format=gnu -f "$A/sparse-gnu.tar" sparse) \
+    2>"$T/err"
+add sparse-gnu.tar tar
+(cd "$T/sp" && tar -c -S --format=posix -f "$A/sparse-posix.tar" sparse) \
+    2>"$T/err"
+add sparse-posix.tar tar
+
+# bsdtar (libarchive's writers).
+btar bsd-ustar.tar tar --format=ustar $SHORT_EXCL
+btar bsd-pax.tar tar --format=pax
+btar bsd-paxr.tar tar --format=paxr
+btar bsd-gnutar.tar tar --format=gnutar
+btar bsd-v7.tar tar --format=v7tar $SHORT_EXCL
+(cd "$T/sp" && bsdtar -c --format=pax -f "$A/sparse-bsd.tar" sparse) \
+    2>"$T/err"
+add sparse-bsd.tar tar
+btar bsd-odc.cpio lib --format=odc
+btar bsd-newc.cpio lib --format=newc
+btar bsd-store.zip lib --format=zip --options=zip:compression=store
+btar bsd-deflate.zip lib --format=zip --options=zip:compression=deflate
+# (The slow methods without the random MiB.)
+btar bsd-copy.7z lib --format=7zip --options=7zip:compression=copy
+btar bsd-lzma2.7z lib --format=7zip --options=7zip:compression=lzma2
+for c in deflate bzip2 lzma1 ppmd; do
+	btar bsd-$c.7z lib --format=7zip --options=7zip:compression=$c \
+	    --exclude=tree/sizes/random.bin
+done
+# libarchive's SVR4 ar writer needs the caller to write the long-name
+# table, so it gets only short names.
+(cd "$T/flat/short" && bsdtar -c --format=arsvr4 -f "$A/bsd-arsvr4.a" \
+    notes.txt empty odd tool) 2>"$T/err"
+add bsd-arsvr4.a lib
+(cd "$T/flat" && bsdtar -c --format=arbsd -f "$A/bsd-arbsd.a" \
+    notes.txt a_name_longer_than_sixteen_bytes.txt empty odd tool) \
+    2>"$T/err"
+add bsd-arbsd.a lib
+
+# GNU cpio, as initramfs images are made.
+if have cpio; then
+	for f in newc crc odc bin; do
+		(cd "$S" && find tree | cpio --quiet -o -H $f \
+		    >"$A/cpio-$f.cpio") 2>"$T/err"
+		add cpio-$f.cpio lib
+	done
+else
+	skip "GNU cpio archives (newc, crc, odc, bin): no cpio"
+fi
+# binutils ar (a static library's format): real mtimes, owners and modes,
+# and a GNU long-name table.
+if have ar; then
+	(cd "$T/flat" && ar rcU "$A/binutils.a" notes.txt \
+	    a_name_longer_than_sixteen_bytes.txt empty odd tool) 2>"$T/err"
+	add binutils.a lib
+else
+	skip "binutils ar archives: no ar"
+fi
+# Info-ZIP, storing symlinks as links.
+if have zip; then
+	(cd "$S" && zip -q -r -y "$A/infozip.zip" tree) 2>"$T/err"
+	add infozip.zip lib
+else
+	skip "Info-ZIP archives: no zip"
+fi
+# 7-Zip itself, storing symlinks as links.
+if have 7zz; then
+	(cd "$S" && 7zz a -bd -bso0 -snl "$A/7zz.7z" tree) 2>"$T/err"
+	add 7zz.7z lib
+else
+	skip "7-Zip archives: no 7zz"
+fi
+
+# Compressions: SUFFIX:COMMAND (words joined by ':'), fast levels.
+COMPRESSORS="gz:gzip:-c bz2:bzip2:-1:-c xz:xz:-0:-c lzma:xz:--format=lzma:-0:-c
+zst:zstd:-q:-c lz4:lz4:-q:-c lz:lzip:-0:-c Z:compress:-f:-c"
+ALL_SUFFIXES="gz bz2 xz lzma zst lz4 lz Z"
+# Every compression on the formats archives are usually compressed in,
+# gzip on the other stream formats; none on zip, 7z and ar, which are
+# never compressed as a whole.  "NAME SUFFIX..." per line.
+cat >"$T/clist" <<EOF
+gnu.tar $ALL_SUFFIXES
+posix.tar $ALL_SUFFIXES
+bsd-pax.tar $ALL_SUFFIXES
+bsd-odc.cpio $ALL_SUFFIXES
+oldgnu.tar gz
+ustar.tar gz
+v7.tar gz
+bsd-ustar.tar gz
+bsd-paxr.tar gz
+bsd-gnutar.tar gz
+bsd-v7.tar gz
+bsd-newc.cpio gz
+cpio-newc.cpio gz
+cpio-crc.cpio gz
+cpio-odc.cpio gz
+cpio-bin.cpio gz
+sparse-gnu.tar gz
+sparse-posix.tar gz
+sparse-bsd.tar gz
+EOF
+# compressor SUFFIX: the command line that makes SUFFIX.
+compressor() {
+	for c in $COMPRESSORS; do
+		if [ "${c%%:*}" = "$1" ]; then
+			echo "${c#*:}" | tr : ' '
+			return
+		fi
+	done
+}
+# All compressions run at once, one job per archive; then each result is
+# added in order.  (compress(1) exits 2 when it saved nothing.)
+while read -r name sufs; do
+	[ -f "$A/$name" ] || continue
+	(for suf in $sufs; do
+		cmd=$(compressor $suf)
+		have "${cmd%% *}" && $cmd <"$A/$name" >"$A/$name.$suf" \
+		    2>"$T/err.$name.$suf"
+	done) &
+done <"$T/clist"
+wait
+while read -r name sufs; do
+	kind=$(awk -v n="$name" '$1 == n { print $2 }' "$T/list")
+	[ -n "$kind" ] || continue
+	for suf in $sufs; do
+		cmd=$(compressor $suf)
+		if ! have "${cmd%% *}"; then
+			skip "$name.$suf: no ${cmd%% *}"
+			continue
+		fi
+		cp "$T/err.$name.$suf" "$T/err"
+		add "$name.$suf" "$kind"
+	done
+done <"$T/clist"
+
+# Real archives 1: a Debian package.  A cached one with relative
+# symlinks only (an absolute one is refused by design), else `hello`
+# from the archive, else one built here.
+DEB=
+pick_deb() {
+	# Smallest first; the names have no blanks.
+	# shellcheck disable=SC2045
+	for d in $(ls -S -r /var/cache/apt/archives/*.deb 2>/dev/null); do
+		[ "$(stat -c %s "$d")" -ge 20000 ] || continue
+		dpkg-deb -c "$d" >"$T/debls" 2>/dev/null || continue
+		grep -q '^l' "$T/debls" || continue
+		grep -q ' -> /' "$T/debls" && continue
+		[ "$(grep -c '^-' "$T/debls")" -ge 4 ] || continue
+		DEB=$d
+		return
+	done
+}
+if have dpkg-deb && have ar; then
+	pick_deb
+	if [ -z "$DEB" ] && have apt-get; then
+		mkdir "$T/dl"
+		(cd "$T/dl" && timeout 30 apt-get download -q hello) \
+		    >/dev/null 2>&1
+		for d in "$T/dl"/*.deb; do
+			[ -f "$d" ] && DEB=$d
+		done
+	fi
+	if [ -z "$DEB" ]; then
+		b=$T/debsrc
+		mkdir -p "$b/DEBIAN" "$b/usr/bin" "$b/usr/share/doc/compat" \
+		    "$b/usr/lib/compat"
+		printf 'Package: compat\nVersion: 1.0\nArchitecture: all\n%s\n%s\n' \
+		    'Maintainer: compat <compat@example.org>' \
+		    'Description: compat.sh test package' >"$b/DEBIAN/control"
+		printf '#!/bin/sh\necho compat\n' >"$b/usr/lib/compat/run"
+		chmod 755 "$b/usr/lib/compat/run"
+		ln -s ../lib/compat/run "$b/usr/bin/compat"
+		mkfile "$b/usr/share/doc/compat/README" 500
+		gzip -9n -c "$b/usr/share/doc/compat/README" \
+		    >"$b/usr/share/doc/compat/changelog.gz"
+		dpkg-deb --root-owner-group -b "$b" "$T/compat.deb" \
+		    >/dev/null 2>&1 && DEB=$T/compat.deb
+	fi
+fi
+if [ -n "$DEB" ]; then
+	echo "note: Debian package: ${DEB##*/}"
+	mkdir "$T/deb"
+	cp "$DEB" "$A/package.deb"
+	add package.deb lib
+	(cd "$T/deb" && ar x "$DEB")
+	for f in "$T/deb"/data.tar*; do
+		cp "$f" "$A/deb-${f##*/}"
+		add "deb-${f##*/}" tar
+	done
+	dpkg-deb --fsys-tarfile "$DEB" >"$A/deb-fsys.tar"
+	add deb-fsys.tar tar
+else
+	skip "Debian package: no .deb, no dpkg-deb or no ar"
+fi
+
+# Real archives 2: an npm package, packed by npm (else as npm packs:
+# "package/" and the files, no directory entries).
+NPMSRC=$T/npm/package
+mkdir -p "$NPMSRC/lib/util" "$NPMSRC/bin"
+cat >"$NPMSRC/package.json" <<'EOF'
+{
+  "name": "compat-pkg",
+  "version": "1.2.3",
+  "description": "compat.sh test package",
+  "main": "lib/index.js",
+  "bin": { "compat-pkg": "bin/cli.js" },
+  "files": ["lib", "bin"],
+  "license": "MIT"
+}
+EOF
+printf 'module.exports = require("./util/helpers.js");\n' \
+    >"$NPMSRC/lib/index.js"
+mkfile "$NPMSRC/lib/util/helpers.js" 3000
+printf '#!/usr/bin/env node\nrequire("../lib");\n' >"$NPMSRC/bin/cli.js"
+chmod 755 "$NPMSRC/bin/cli.js"
+mkfile "$NPMSRC/README.md" 200
+NPMTGZ=
+if have npm; then
+	mkdir "$T/npm/home" "$T/npm/out"
+	(cd "$NPMSRC" && HOME=$T/npm/home npm_config_cache=$T/npm/cache \
+	    npm_config_update_notifier=false npm_config_fund=false \
+	    npm_config_audit=false timeout 60 npm pack --silent \
+	    --pack-destination "$T/npm/out") >/dev/null 2>&1
+	for f in "$T/npm/out"/*.tgz; do
+		[ -f "$f" ] && NPMTGZ=$f
+	done
+fi
+if [ -n "$NPMTGZ" ]; then
+	cp "$NPMTGZ" "$A/npm-pack.tgz"
+else
+	skip "npm pack: no npm or it failed; the tarball is made by tar"
+	(cd "$T/npm" && find package ! -type d | sort |
+	    tar -c -z --no-recursion --owner=0 --group=0 --numeric-owner \
+	    --mtime='1985-10-26 08:15:00' -T - -f "$A/npm-pack.tgz")
+fi
+add npm-pack.tgz tar
+
+# --- comparing -------------------------------------------------------------
+
+# manifest DIR OUT: one line per path below DIR, "path TAB type TAB mode
+# TAB uid:gid TAB mtime TAB inode TAB link target TAB blocks", and
+# OUT.sum with the sha1 of each regular file.
+manifest() {
+	(cd "$1" && find . -mindepth 1 \
+	    -printf '%P\t%y\t%m\t%U:%G\t%T@\t%i\t%l\t%b\n' | sort) >"$2"
+	(cd "$1" && find . -type f -exec sha1sum {} +) >"$2.sum"
+}
+
+# names LISTING STRIP: the member names of a -tf listing, without a
+# trailing '/' or a leading './', with STRIP leading components removed
+# as the extractors do; sorted.
+names() {
+	awk -v strip="$2" '{
+		n = $0
+		sub(/^(\.\/)+/, "", n)
+		sub(/\/+$/, "", n)
+		for (i = 0; i < strip; i++)
+			if (!sub(/^[^\/]*\/+/, "", n))
+				n = ""
+		if (n != "" && n != ".")
+			print n
+	}' "$1" | sort -u
+}
+
+ASPECTS="paths type content symlink hardlink mtime mode owner"
+
+# compare LABEL REF OUT EXPLICIT KEEP [REFDIR OUTDIR]: compare the
+# manifests REF and OUT (see manifest).  EXPLICIT lists the names the
+# archive holds (see names); KEEP is the octal mode bits pfextract keeps.
+# One comparison per aspect in $ASPECTS (plus holes if $HOLES names a
+# file).  With REFDIR and OUTDIR, a differing file's first differing byte
+# is shown.
+compare() {
+	awk -F'\t' -v keep="$5" -v aspects="$ASPECTS" -v holes="${HOLES-}" \
+	    -v lmtime="${LMTIME-}" '
+	function oct(s,   n, i) {
+		n = 0
+		for (i = 1; i <= length(s); i++)
+			n = n * 8 + substr(s, i, 1)
+		return n
+	}
+	function band(a, b,   r, bit) {
+		r = 0
+		bit = 1
+		while (a > 0 && b > 0) {
+			if (a % 2 == 1 && b % 2 == 1)
+				r += bit
+			a = int(a / 2)
+			b = int(b / 2)
+			bit *= 2
+		}
+		return r
+	}
+	function diff(aspect, path, want, got) {
+		count[aspect]++
+		if (count[aspect] <= 3) {
+			msg[aspect] = msg[aspect] sep[aspect] path \
+			    ": expected " want ", got " got
+			sep[aspect] = "; "
+		}
+		if (aspect == "content")
+			cfiles[++ncf] = path
+	}
+	FILENAME == ARGV[1] { rsum[substr($0, 45)] = substr($0, 1, 40); next }
+	FILENAME == ARGV[2] { osum[substr($0, 45)] = substr($0, 1, 40); next }
+	FILENAME == ARGV[3] { explicit[$0] = 1; next }
+	FILENAME == ARGV[4] {
+		rpaths[++nr] = $1
+		rt[$1] = $2; rm[$1] = $3; ro[$1] = $4; rmt[$1] = $5
+		ri[$1] = $6; rl[$1] = $7; rb[$1] = $8
+		if ($2 == "f" && (!($6 in rlead) || $1 < rlead[$6]))
+			rlead[$6] = $1
+		next
+	}
+	{
+		opaths[++no] = $1
+		ot[$1] = $2; om[$1] = $3; oo[$1] = $4; omt[$1] = $5
+		oi[$1] = $6; ol[$1] = $7; ob[$1] = $8
+		if ($2 == "f" && (!($6 in olead) || $1 < olead[$6]))
+			olead[$6] = $1
+	}
+	END {
+		for (i = 1; i <= no; i++)
+			if (!(opaths[i] in rt))
+				diff("paths", opaths[i], "absent", "present")
+		for (i = 1; i <= nr; i++) {
+			p = rpaths[i]
+			if (!(p in ot)) {
+				diff("paths", p, "present", "absent")
+				continue
+			}
+			if (rt[p] != ot[p]) {
+				diff("type", p, rt[p], ot[p])
+				continue
+			}
+			if (rt[p] == "f" && rsum[p] != osum[p])
+				diff("content", p, "sha1 " rsum[p], \
+				    "sha1 " osum[p])
+			if (rt[p] == "l" && rl[p] != ol[p])
+				diff("symlink", p, "-> " rl[p], "-> " ol[p])
+			if (rt[p] == "f" && rlead[ri[p]] != olead[oi[p]])
+				diff("hardlink", p, "linked with " \
+				    rlead[ri[p]], "linked with " olead[oi[p]])
+			if (ro[p] != oo[p])
+				diff("owner", p, ro[p], oo[p])
+			if (rt[p] == "l") {
+				if (lmtime != "" && rmt[p] != omt[p])
+					diff("symlink-mtime", p, rmt[p], omt[p])
+				continue
+			}
+			if (rt[p] == "d" && !(p in explicit)) {
+				if (om[p] != "755")
+					diff("mode", p, "755 (implicit)", om[p])
+				continue
+			}
+			if (rmt[p] != omt[p])
+				diff("mtime", p, rmt[p], omt[p])
+			want = sprintf("%o", band(oct(rm[p]), oct(keep)))
+			if (want != om[p])
+				diff("mode", p, want " (" rm[p] " & " keep ")", \
+				    om[p])
+		}
+		for (i = 1; i <= ncf && i <= 3; i++)
+			print "cmp\t" cfiles[i]
+		n = split(aspects, as, " ")
+		if (lmtime != "")
+			as[++n] = "symlink-mtime"
+		if (holes != "") {
+			as[++n] = "holes"
+			if (!(holes in ob) || ob[holes] > rb[holes] + 64)
+				diff("holes", holes, "at most " rb[holes] + 64 \
+				    " blocks", ob[holes] " blocks")
+		}
+		for (i = 1; i <= n; i++) {
+			a = as[i]
+			if (!(a in count)) {
+				print "ok"
+				continue
+			}
+			more = count[a] > 3 ? "; (" count[a] - 3 " more)" : ""
+			print "bad\t" a ": " msg[a] more
+		}
+	}' "$2.sum" "$3.sum" "$4" "$2" "$3" >"$T/verdict"
+	cmps=
+	while IFS='	' read -r v text; do
+		case $v in
+		ok) ok ;;
+		bad)	case $text in
+			content:*) text="$text$cmps" ;;
+			esac
+			bad "$1: $text" ;;
+		cmp)	if [ $# -ge 7 ] && [ -f "$6/$text" ] &&
+			    [ -f "$7/$text" ]; then
+				cmps="$cmps; $(cmp "$6/$text" "$7/$text" 2>&1 |
+				    head -1 | sed "s|$6/||; s|$7/||")"
+			fi ;;
+		esac
+	done <"$T/verdict"
+}
+
+# fresh DIR...: empty directories.
+fresh() {
+	for d in "$@"; do
+		if [ -d "$d" ]; then
+			chmod -R u+rwx "$d"
+			rm -rf "$d"
+		fi
+		mkdir "$d"
+	done
+}
+
+# gnu_decomp ARCHIVE: GNU tar's option to read ARCHIVE's compression.
+gnu_decomp() {
+	case $1 in
+	*.gz | *.tgz) echo -z ;;
+	*.bz2) echo -j ;;
+	*.xz) echo -J ;;
+	*.lzma) echo --lzma ;;
+	*.zst) echo --zstd ;;
+	*.lz4) echo --use-compress-program=lz4 ;;
+	*.lz) echo --lzip ;;
+	*.Z) echo -Z ;;
+	esac
+}
+
+# reference KIND ARCHIVE DIR [OPTION...]: extract ARCHIVE into DIR with
+# the reference extractor, and list its names into DIR.list.
+reference() {
+	kind=$1 arch=$2 dir=$3
+	shift 3
+	if [ "$kind" = tar ]; then
+		dz=$(gnu_decomp "$arch")
+		tar -x $dz -p --no-same-owner --delay-directory-restore \
+		    --warning=no-timestamp "$@" -f "$arch" -C "$dir" \
+		    2>"$T/referr"
+		rc=$?
+		tar -t $dz -f "$arch" >"$dir.list" 2>>"$T/referr"
+	else
+		bsdtar -x -p --no-same-owner "$@" -f "$arch" -C "$dir" \
+		    2>"$T/referr"
+		rc=$?
+		bsdtar -t -f "$arch" >"$dir.list" 2>>"$T/referr"
+	fi
+	if [ $rc -ne 0 ]; then
+		case $arch in
+		# libarchive hands GNU ar's long-name table "//" over as an
+		# entry; bsdtar then fails to write it as ".", after the rest.
+		*.a) grep -qv "Can't replace existing directory\|leading '/'\|Error exit delayed" \
+		    "$T/referr" || return 0 ;;
+		esac
+		echo "note: the reference failed on ${arch##*/}:" \
+		    "$(head -3 "$T/referr" | tr '\n' ' ')"
+	fi
+}
+
+# status LABEL WANT GOT: the exit status check.
+status() {
+	if [ "$3" -eq "$2" ]; then
+		ok
+	else
+		bad "$1: exit: expected $2, got $3:" \
+		    "$(head -3 "$T/err" | tr '\n' ' ')"
+	fi
+}
+
+# list_check LABEL REFLIST ARCHIVE: pfextract -tf prints the same names.
+list_check() {
+	"$PFX" -tf "$3" >"$T/pl" 2>"$T/err"
+	rc=$?
+	names "$2" 0 >"$T/want"
+	names "$T/pl" 0 >"$T/got"
+	if [ $rc -eq 0 ] && cmp -s "$T/want" "$T/got"; then
+		ok
+		return
+	fi
+	d=$(diff "$T/want" "$T/got" | grep '^[<>]' | head -3 | tr '\n' ' ')
+	bad "$1: list: exit $rc, expected 0 ($(head -1 "$T/err"));" \
+	    "names (< only in tar's, > only in pfextract's): $d"
+}
+
+selected() {
+	# shellcheck disable=SC2254 # a pattern, on purpose
+	case $1 in
+	${COMPAT_ONLY-*}) return 0 ;;
+	esac
+	return 1
+}
+
+# Every archive, read from a file.  The reference's manifest, listing and
+# names are kept in $M/NAME.* for the checks after.
+while read -r name kind; do
+	selected "$name" || continue
+	fresh "$R" "$O"
+	reference "$kind" "$A/$name" "$R"
+	cp "$R.list" "$M/$name.list"
+	names "$R.list" 0 >"$M/$name.explicit"
+	manifest "$R" "$M/$name.ref"
+	"$PFX" -xf "$A/$name" -C "$O" --symlinks=contain 2>"$T/err"
+	status "$name" 0 $?
+	manifest "$O" "$M/out"
+	# KEEP 755 = 07777 & ~07022: setuid, setgid, sticky and group and
+	# other write cleared, as documented (see the top of this file).
+	# The holes of the sparse file; on one archive, the mtimes of
+	# symlinks, which tar restores too.
+	HOLES='' LMTIME=''
+	case $name in
+	sparse-*) HOLES=sparse/holey ;;
+	posix.tar) LMTIME=1 ;;
+	esac
+	compare "$name" "$M/$name.ref" "$M/out" "$M/$name.explicit" 755 \
+	    "$R" "$O"
+	HOLES='' LMTIME=''
+	list_check "$name" "$R.list" "$A/$name"
+done <"$T/list"
+
+# The harness itself: GNU tar's extraction of the pax archive is the
+# source tree (modes, mtimes to the nanosecond, links), ownership aside.
+if selected posix.tar; then
+	manifest "$S" "$M/src"
+	ASPECTS="paths type content symlink hardlink mtime mode" \
+	    compare "harness: GNU tar's posix.tar is the source tree" \
+	    "$M/src" "$M/posix.tar.ref" "$M/posix.tar.explicit" 7777
+fi
+
+# again NAME LABEL WANT KEEP COMMAND: run COMMAND by sh -c (with $PFX,
+# $ARCH the archive $A/NAME and $OUT the empty destination), expect exit
+# WANT, and compare with NAME's reference tree.
+again() {
+	name=$1 label=$2 want=$3 keep=$4 cmd=$5
+	[ -f "$M/$name.ref" ] || return 0
+	fresh "$O"
+	ARCH=$A/$name OUT=$O PFX=$PFX sh -c "$cmd" >"$T/stdout" 2>"$T/err"
+	status "$label" "$want" $?
+	manifest "$O" "$M/out"
+	compare "$label" "$M/$name.ref" "$M/out" "$M/$name.explicit" "$keep"
+}
+
+# --- pipes -----------------------------------------------------------------
+
+again gnu.tar.gz 'cat gnu.tar.gz | pfextract -xzf -' 0 755 \
+    'cat "$ARCH" | "$PFX" -xzf - -C "$OUT" --symlinks=contain'
+again posix.tar.zst 'pfextract -xf - < posix.tar.zst' 0 755 \
+    '"$PFX" -xf - -C "$OUT" --symlinks=contain <"$ARCH"'
+again bsd-pax.tar.xz 'pfextract -x -C out < bsd-pax.tar.xz (no -f)' 0 755 \
+    '"$PFX" -x -C "$OUT" --symlinks=contain <"$ARCH"'
+again gnu.tar.lz4 'cat gnu.tar.lz4 | pfextract -xf -' 0 755 \
+    'cat "$ARCH" | "$PFX" -xf - -C "$OUT" --symlinks=contain'
+again posix.tar.bz2 'cat posix.tar.bz2 | pfextract -xjf -' 0 755 \
+    'cat "$ARCH" | "$PFX" -xjf - -C "$OUT" --symlinks=contain'
+again bsd-odc.cpio.Z 'cat bsd-odc.cpio.Z | pfextract -xf -' 0 755 \
+    'cat "$ARCH" | "$PFX" -xf - -C "$OUT" --symlinks=contain'
+again npm-pack.tgz 'curl ... | pfextract -xzf - (npm tarball)' 0 755 \
+    'cat "$ARCH" | "$PFX" -xzf - -C "$OUT" --symlinks=contain'
+# A zip on a pipe is read from its local headers only, without the
+# central directory's modes and symlink flags: compare with bsdtar on a
+# pipe too.
+if selected bsd-deflate.zip && [ -f "$A/bsd-deflate.zip" ]; then
+	fresh "$R"
+	# shellcheck disable=SC2002 # a pipe, on purpose
+	cat "$A/bsd-deflate.zip" | bsdtar -x -p --no-same-owner -f - -C "$R" \
+	    2>"$T/referr" || echo "note: bsdtar failed on a zip on a pipe:" \
+	    "$(head -2 "$T/referr" | tr '\n' ' ')"
+	manifest "$R" "$M/zpipe.ref"
+	cp "$M/bsd-deflate.zip.explicit" "$M/zpipe.explicit"
+	cp "$A/bsd-deflate.zip" "$A/zpipe"
+	again zpipe 'cat bsd-deflate.zip | pfextract -xf -' 0 755 \
+	    'cat "$ARCH" | "$PFX" -xf - -C "$OUT" --symlinks=contain'
+fi
+
+# --- permissions and owners ------------------------------------------------
+
+# -p keeps sticky and group/other write, and clears setuid and setgid
+# without --same-owner; with it (root only) every bit and the owners are
+# the archive's, as GNU tar -p --same-owner makes them.
+again posix.tar 'pfextract -p' 0 1777 \
+    '"$PFX" -p -xf "$ARCH" -C "$OUT" --symlinks=contain'
+if $ROOT && selected posix.tar; then
+	fresh "$R"
+	reference tar "$A/posix.tar" "$R" --same-owner
+	manifest "$R" "$M/owned.ref"
+	cp "$M/posix.tar.explicit" "$M/owned.explicit"
+	cp "$A/posix.tar" "$A/owned"
+	again owned 'pfextract -p --same-owner (posix.tar)' 0 7777 \
+	    '"$PFX" -p --same-owner -xf "$ARCH" -C "$OUT" --symlinks=contain'
+fi
+
+# --- --strip-components ----------------------------------------------------
+
+# strip NAME KIND N: pfextract --strip-components=N against the
+# reference's --strip-components=N.
+strip() {
+	name=$1 kind=$2 n=$3
+	selected "$name" || return 0
+	fresh "$R"
+	reference "$kind" "$A/$name" "$R" --strip-components=$n
+	names "$R.list" $n >"$M/s.explicit"
+	manifest "$R" "$M/s.ref"
+	cp "$A/$name" "$A/s"
+	again s "$name --strip-components=$n" 0 755 \
+	    '"$PFX" -xf "$ARCH" -C "$OUT" --symlinks=contain --strip-components='$n
+	rm -f "$A/s"
+}
+strip npm-pack.tgz tar 1
+strip gnu.tar tar 1
+strip bsd-odc.cpio.gz lib 1
+
+# --- duplicate names -------------------------------------------------------
+
+# An archive with a newer copy of a file appended (tar -r, tar -u): the
+# later entry wins.
+if selected dup.tar && [ -f "$A/gnu.tar" ]; then
+	cp "$A/gnu.tar" "$A/dup.tar"
+	mkdir -p "$T/dup/tree/sizes"
+	mkfile "$T/dup/tree/README" 777
+	mkfile "$T/dup/tree/sizes/one" 3
+	stamp "2023-01-02 03:04:05" "$T/dup/tree/README" "$T/dup/tree/sizes/one"
+	chmod 600 "$T/dup/tree/README"
+	(cd "$T/dup" && tar -r --format=gnu -f "$A/dup.tar" tree/README \
+	    tree/sizes/one)
+	fresh "$R"
+	reference tar "$A/dup.tar" "$R"
+	names "$R.list" 0 >"$M/dup.tar.explicit"
+	manifest "$R" "$M/dup.tar.ref"
+	again dup.tar 'dup.tar (newer copies appended by tar -r)' 0 755 \
+	    '"$PFX" -xf "$ARCH" -C "$OUT" --symlinks=contain'
+fi
+# A file, then a directory of the same name with a file in it (as
+# --strip-components can make of tree/x/b and tree/y/b/): the directory
+# replaces the file, as in tar.
+if selected dirfile.tar; then
+	mkdir -p "$T/df1/x" "$T/df2/x/b"
+	mkfile "$T/df1/x/b" 10
+	mkfile "$T/df2/x/b/f" 20
+	stamp "2018-01-01 00:00:01" "$T/df1/x/b" "$T/df2/x/b/f"
+	stamp "2018-01-01 00:00:02" "$T/df1/x" "$T/df2/x/b" "$T/df2/x"
+	(cd "$T/df1" && tar -cf "$A/dirfile.tar" --no-recursion x x/b)
+	(cd "$T/df2" && tar -rf "$A/dirfile.tar" x/b)
+	fresh "$R"
+	reference tar "$A/dirfile.tar" "$R"
+	names "$R.list" 0 >"$M/dirfile.tar.explicit"
+	manifest "$R" "$M/dirfile.tar.ref"
+	again dirfile.tar 'dirfile.tar (x/b a file, then x/b/ a directory)' \
+	    0 755 '"$PFX" -xf "$ARCH" -C "$OUT" --symlinks=contain'
+fi
+
+# --- the default, --symlinks=refuse -----------------------------------------
+
+# The tree without its symlinks, exit 1, and one refusal per link on
+# standard error that names --symlinks=contain.
+if selected gnu.tar; then
+	awk -F'\t' '$2 != "l"' "$M/gnu.tar.ref" >"$M/nolinks.ref"
+	cp "$M/gnu.tar.ref.sum" "$M/nolinks.ref.sum"
+	cp "$M/gnu.tar.explicit" "$M/nolinks.explicit"
+	cp "$A/gnu.tar" "$A/nolinks"
+	again nolinks 'pfextract (default --symlinks=refuse) gnu.tar' 1 755 \
+	    '"$PFX" -xf "$ARCH" -C "$OUT"'
+	want=$(awk -F'\t' '$2 == "l"' "$M/gnu.tar.ref" | wc -l)
+	got=$(grep -c -- '--symlinks=contain' "$T/err")
+	if [ "$want" -eq "$got" ] && [ "$(wc -l <"$T/err")" -eq "$want" ]; then
+		ok
+	else
+		bad "default --symlinks=refuse: expected $want refusals" \
+		    "naming --symlinks=contain, got $got in" \
+		    "$(wc -l <"$T/err") lines: $(head -2 "$T/err" | tr '\n' ' ')"
+	fi
+fi
+
+echo "compat: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

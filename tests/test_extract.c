@@ -1,0 +1,4157 @@
+/*
+ * test_extract.c -- tests of the extractor through its library API
+ * (pfextract.h): every entry type, hostile names, hard and symbolic
+ * links, what already exists in the destination, metadata, member
+ * selection, the caller's hooks, --strict, every format and filter
+ * libarchive writes, sparse files, bad input, every kind of input and
+ * destination, and two threads at once.
+ *
+ * Archives are built in memory at test time with libarchive's writer
+ * (struct ab); the few that the writer will not make (a hard link that
+ * carries data, an old GNU sparse header) are written byte by byte
+ * (struct raw).  Each case runs in a fresh fixture, made by fx_begin() in
+ * a mkdtemp() directory and removed by fx_end():
+ *
+ *	$TMPDIR/pfx-extract.XXXXXX/	top (not watched)
+ *	|-- dest/			the destination, empty at the start
+ *	`-- outside/			watched: must end exactly as it began
+ *	    |-- secret			"outside secret\n", 0600
+ *	    |-- victim			"victim\n", 0644
+ *	    `-- sub/			0755
+ *	        `-- inner		"inner\n", 0644
+ *
+ * fx_extract() runs pfx_extract() from memory into dest/, collects the
+ * report() callbacks, and checks what every run must keep: one report per
+ * entry, counters that add up, a status that matches them, a message and
+ * an errno exactly when the run was fatal, a sentence for every reason
+ * code.  fx_end() asserts that outside/ is unchanged (a recursive snapshot
+ * of names, types, modes, sizes, link counts, mtimes and content hashes),
+ * that no descriptor leaked, and that dest/ holds no temporary (".pfx-")
+ * and, unless the case allows them, no symlink; built with
+ * AddressSanitizer, each test ends by asking LeakSanitizer whether memory
+ * leaked.  Most cases run once per resolver, openat2 and walk; every
+ * failure message names the case and the resolver.  The cases run as
+ * whoever runs the tests: a few need root (ownership) and are skipped
+ * without it, one drops root to mean something (a read-only directory).
+ */
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/xattr.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <criterion/criterion.h>
+
+#include "pfextract.h"
+
+#define SECRET	"outside secret\n"
+#define VICTIM	"victim\n"
+#define INNER	"inner\n"
+
+/* The mtime given to everything watched: far from "now", so writes show. */
+#define OLD_SEC	1000000000
+
+/* The mtime of archive entries unless a case says otherwise. */
+#define ENTRY_SEC 1300000000
+
+/* Temporaries of the platform layer and of links.c start with this. */
+#define TEMP_PREFIX ".pfx-"
+
+/* Room for one archive built in memory. */
+#define ARCHIVE_CAP (4u << 20)
+
+/* The user and group the read-only case runs as when started as root. */
+#define NOBODY 65534
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One report() callback (or one decide() call), copied. */
+struct rec {
+	char *name;
+	char *path;		/* NULL when the entry had none */
+	char *target;		/* link target, or NULL */
+	char *reason;
+	enum pfx_entry_type type;
+	enum pfx_decision decision;
+	enum pfx_entry_status status;
+	mode_t mode;
+	int64_t size;
+	int64_t mtime;
+	int error;
+	uint64_t bytes;
+};
+
+struct reports {
+	struct rec *v;
+	size_t n, cap;
+	bool oom;		/* a copy failed: the list is incomplete */
+};
+
+/* What decide() answers for the entry called NAME. */
+struct rule {
+	const char *name;
+	int answer;		/* PFX_HOOK_* */
+	const char *rename;	/* with PFX_HOOK_RENAME; NULL: fill the
+				   buffer with no NUL, a caller's bug */
+};
+
+/* One fixture: the tree above and what one case learns from its runs. */
+struct fx {
+	const char *cname;	/* the case, for messages */
+	const char *rname;	/* the resolver, for messages */
+	enum pfx_resolver how;
+	char top[PATH_MAX / 2];
+	char dest[PATH_MAX];
+	int topfd;
+	int destfd;
+	int outfd;
+	char *before;		/* snapshot of outside/ */
+	bool snap_nlink;	/* compare link counts in snapshots */
+	bool links_ok;		/* dest/ may hold symlinks at the end */
+	int nfds;		/* descriptors open when the case began */
+	time_t started;
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct reports rep;	/* report() calls of the last run */
+	struct reports seen;	/* decide() calls of the last run */
+	const struct rule *rules;
+	size_t nrules;
+};
+
+/* An archive being written to memory by libarchive. */
+struct ab {
+	struct archive *a;
+	char *buf;
+	size_t cap;
+	size_t used;
+};
+
+/* An archive written byte by byte. */
+struct raw {
+	unsigned char *buf;
+	size_t len;
+	size_t cap;
+};
+
+/* A list of names, for directory listings. */
+struct names {
+	char **v;
+	size_t n, cap;
+};
+
+static const enum pfx_resolver resolvers[] = {
+	PFX_RESOLVER_OPENAT2,
+	PFX_RESOLVER_WALK
+};
+
+/* The top of the fixture in use, so that the suite's fini can remove it. */
+static char live_top[PATH_MAX / 2];
+
+/* --- messages ---------------------------------------------------------- */
+
+static void check(const struct fx *, int, bool, const char *, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Fail the test, naming the case, the resolver and the line, unless OK. */
+static void
+check(const struct fx *fx, int line, bool ok, const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+
+	if (ok)
+		return;
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cr_assert_fail("%s [%s] line %d: %s", fx->cname, fx->rname, line,
+	    msg);
+}
+
+#define CHECK(cond, ...) check(fx, __LINE__, (cond), __VA_ARGS__)
+
+static const char *
+status_name(enum pfx_status s)
+{
+	switch (s) {
+	case PFX_OK:
+		return "PFX_OK";
+	case PFX_REFUSED:
+		return "PFX_REFUSED";
+	case PFX_FATAL:
+		return "PFX_FATAL";
+	}
+	return "?";
+}
+
+static const char *
+str_or_null(const char *s)
+{
+	return s != NULL ? s : "(null)";
+}
+
+/* --- small filesystem helpers ------------------------------------------ */
+
+/* Write all of DATA (LEN bytes) to FD. */
+static void
+write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		cr_assert(n > 0, "write: %s", strerror(errno));
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Make the regular file DIRFD/NAME holding the string DATA. */
+static void
+put_file(int dirfd, const char *name, const char *data, mode_t mode)
+{
+	int fd;
+
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, mode);
+	cr_assert(fd >= 0, "fixture: create %s: %s", name, strerror(errno));
+	write_all(fd, data, strlen(data));
+	cr_assert(fchmod(fd, mode) == 0, "fixture: chmod %s", name);
+	(void)close(fd);
+}
+
+static void
+put_dir(int dirfd, const char *name, mode_t mode)
+{
+	cr_assert(mkdirat(dirfd, name, mode) == 0, "fixture: mkdir %s: %s",
+	    name, strerror(errno));
+	cr_assert(fchmodat(dirfd, name, mode, 0) == 0, "fixture: chmod %s",
+	    name);
+}
+
+static void
+put_link(int dirfd, const char *name, const char *target)
+{
+	cr_assert(symlinkat(target, dirfd, name) == 0,
+	    "fixture: symlink %s: %s", name, strerror(errno));
+}
+
+/* Give DIRFD/NAME the old fixed times, without following a symlink. */
+static void
+set_old_times(int dirfd, const char *name)
+{
+	static const struct timespec old[2] = {
+		{ OLD_SEC, 0 }, { OLD_SEC, 0 }
+	};
+
+	cr_assert(utimensat(dirfd, name, old, AT_SYMLINK_NOFOLLOW) == 0,
+	    "fixture: utimensat %s: %s", name, strerror(errno));
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Read the names in the directory DIRFD/REL, sorted, without . and ... */
+static int
+names_read(int dirfd, const char *rel, struct names *out)
+{
+	struct dirent *de;
+	char **grown;
+	DIR *d;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1)
+		return -errno;
+	d = fdopendir(fd);
+	cr_assert(d != NULL, "fdopendir: %s", strerror(errno));
+	for (;;) {
+		de = readdir(d);
+		if (de == NULL)
+			break;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (out->n == out->cap) {
+			out->cap = out->cap == 0 ? 16 : out->cap * 2;
+			grown = realloc(out->v, out->cap * sizeof(*out->v));
+			cr_assert(grown != NULL, "realloc");
+			out->v = grown;
+		}
+		out->v[out->n] = strdup(de->d_name);
+		cr_assert(out->v[out->n] != NULL, "strdup");
+		out->n++;
+	}
+	(void)closedir(d);
+	if (out->n > 0)
+		qsort(out->v, out->n, sizeof(out->v[0]), cmp_names);
+	return 0;
+}
+
+static void
+names_free(struct names *ns)
+{
+	size_t i;
+
+	for (i = 0; i < ns->n; i++)
+		free(ns->v[i]);
+	free(ns->v);
+	memset(ns, 0, sizeof(*ns));
+}
+
+/* How many descriptors does this process hold? */
+static int
+count_fds(void)
+{
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	d = opendir("/proc/self/fd");
+	cr_assert(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
+	for (;;) {
+		de = readdir(d);
+		if (de == NULL)
+			break;
+		if (de->d_name[0] != '.')
+			n++;
+	}
+	(void)closedir(d);
+	return n - 1;		/* not the one opendir() holds */
+}
+
+/* The FNV-1a hash of the content of the regular file DIRFD/NAME. */
+static uint64_t
+hash_at(int dirfd, const char *name)
+{
+	unsigned char buf[4096];
+	uint64_t h = 14695981039346656037ULL;
+	ssize_t n, i;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	if (fd == -1)
+		return 0;
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 1099511628211ULL;
+		}
+	}
+	(void)close(fd);
+	return h;
+}
+
+static char
+kind_of(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return 'f';
+	if (S_ISDIR(mode))
+		return 'd';
+	if (S_ISLNK(mode))
+		return 'l';
+	if (S_ISFIFO(mode))
+		return 'p';
+	if (S_ISCHR(mode))
+		return 'c';
+	if (S_ISBLK(mode))
+		return 'b';
+	if (S_ISSOCK(mode))
+		return 's';
+	return '?';
+}
+
+static void snap_dir(FILE *, int, const char *, bool);
+
+/* One line for DIRFD/NAME, shown as PATH; directories recurse. */
+static void
+snap_entry(FILE *out, int dirfd, const char *name, const char *path,
+    bool nlink)
+{
+	char target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		fprintf(out, "%s: %s\n", path, strerror(errno));
+		return;
+	}
+	fprintf(out, "%s %c %04o size=%lld uid=%u gid=%u mtime=%lld.%09ld",
+	    path, kind_of(st.st_mode), (unsigned int)(st.st_mode & 07777),
+	    (long long)st.st_size, (unsigned int)st.st_uid,
+	    (unsigned int)st.st_gid, (long long)st.st_mtim.tv_sec,
+	    st.st_mtim.tv_nsec);
+	if (nlink)
+		fprintf(out, " nlink=%lu", (unsigned long)st.st_nlink);
+	if (S_ISREG(st.st_mode))
+		fprintf(out, " fnv=%016llx",
+		    (unsigned long long)hash_at(dirfd, name));
+	if (S_ISLNK(st.st_mode)) {
+		n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+		target[n >= 0 ? n : 0] = '\0';
+		fprintf(out, " -> %s", target);
+	}
+	fputc('\n', out);
+	if (S_ISDIR(st.st_mode)) {
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd == -1) {
+			fprintf(out, "%s/: %s\n", path, strerror(errno));
+			return;
+		}
+		snap_dir(out, fd, path, nlink);
+		(void)close(fd);
+	}
+}
+
+static void
+snap_dir(FILE *out, int dirfd, const char *prefix, bool nlink)
+{
+	char path[PATH_MAX];
+	struct names ns;
+	size_t i;
+
+	if (names_read(dirfd, ".", &ns) < 0) {
+		fprintf(out, "%s/: unreadable\n", prefix);
+		return;
+	}
+	for (i = 0; i < ns.n; i++) {
+		(void)snprintf(path, sizeof(path), "%s/%s", prefix, ns.v[i]);
+		snap_entry(out, dirfd, ns.v[i], path, nlink);
+	}
+	names_free(&ns);
+}
+
+/* A snapshot of the whole tree at DIRFD, itself included.  Free it. */
+static char *
+snapshot(int dirfd, bool nlink)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	out = open_memstream(&buf, &len);
+	cr_assert(out != NULL, "open_memstream: %s", strerror(errno));
+	snap_entry(out, dirfd, ".", ".", nlink);
+	cr_assert(fclose(out) == 0, "snapshot: %s", strerror(errno));
+	return buf;
+}
+
+/*
+ * Walk the tree beneath DIRFD (shown as PREFIX) and append to OUT the
+ * paths of temporaries and, unless LINKS_OK, of symlinks.
+ */
+static void
+scan_tree(FILE *out, int dirfd, const char *prefix, bool links_ok)
+{
+	char path[PATH_MAX];
+	struct names ns;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	if (names_read(dirfd, ".", &ns) < 0)
+		return;
+	for (i = 0; i < ns.n; i++) {
+		(void)snprintf(path, sizeof(path), "%s%s%s", prefix,
+		    prefix[0] != '\0' ? "/" : "", ns.v[i]);
+		if (strncmp(ns.v[i], TEMP_PREFIX, strlen(TEMP_PREFIX)) == 0)
+			fprintf(out, " %s (temporary)", path);
+		if (fstatat(dirfd, ns.v[i], &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		if (S_ISLNK(st.st_mode) && !links_ok)
+			fprintf(out, " %s (symlink)", path);
+		if (!S_ISDIR(st.st_mode))
+			continue;
+		fd = openat(dirfd, ns.v[i], O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (fd == -1)
+			continue;
+		scan_tree(out, fd, path, links_ok);
+		(void)close(fd);
+	}
+	names_free(&ns);
+}
+
+/* Make every directory beneath PATH writable, so that it can go. */
+static int
+rm_prepare(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_D || flag == FTW_DNR)
+		(void)chmod(path, (st->st_mode & 07777) | 0700);
+	return 0;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	(void)remove(path);
+	return 0;
+}
+
+static void
+rm_tree(const char *path)
+{
+	(void)nftw(path, rm_prepare, 16, FTW_PHYS);
+	(void)nftw(path, rm_one, 16, FTW_PHYS | FTW_DEPTH);
+}
+
+/* --- reports ----------------------------------------------------------- */
+
+static char *
+dup_or_null(const char *s, bool *oom)
+{
+	char *p;
+
+	if (s == NULL)
+		return NULL;
+	p = strdup(s);
+	if (p == NULL)
+		*oom = true;
+	return p;
+}
+
+/* Append a copy of E to RP.  Safe in any thread: it never asserts. */
+static void
+reports_add(struct reports *rp, const struct pfx_entry *e)
+{
+	struct rec *grown, *r;
+	size_t cap;
+
+	if (rp->n == rp->cap) {
+		cap = rp->cap == 0 ? 32 : rp->cap * 2;
+		grown = realloc(rp->v, cap * sizeof(*rp->v));
+		if (grown == NULL) {
+			rp->oom = true;
+			return;
+		}
+		rp->v = grown;
+		rp->cap = cap;
+	}
+	r = &rp->v[rp->n++];
+	memset(r, 0, sizeof(*r));
+	r->name = dup_or_null(e->name, &rp->oom);
+	r->path = dup_or_null(e->path, &rp->oom);
+	r->target = dup_or_null(e->link_target, &rp->oom);
+	r->reason = dup_or_null(e->reason, &rp->oom);
+	r->type = e->type;
+	r->decision = e->decision;
+	r->status = e->status;
+	r->mode = e->mode;
+	r->size = e->size;
+	r->mtime = e->mtime;
+	r->error = e->error;
+	r->bytes = e->bytes;
+}
+
+static void
+reports_free(struct reports *rp)
+{
+	size_t i;
+
+	for (i = 0; i < rp->n; i++) {
+		free(rp->v[i].name);
+		free(rp->v[i].path);
+		free(rp->v[i].target);
+		free(rp->v[i].reason);
+	}
+	free(rp->v);
+	memset(rp, 0, sizeof(*rp));
+}
+
+/* The report() hook of struct reports. */
+static void
+collect(void *arg, const struct pfx_entry *e)
+{
+	reports_add(arg, e);
+}
+
+/* The report() hook of a fixture. */
+static void
+fx_report(void *arg, const struct pfx_entry *e)
+{
+	struct fx *fx = arg;
+
+	reports_add(&fx->rep, e);
+}
+
+/* The decide() hook of a fixture: its rules, else continue. */
+static int
+fx_decide(void *arg, const struct pfx_entry *e, char *rename,
+    size_t rename_cap)
+{
+	struct fx *fx = arg;
+	size_t i;
+
+	reports_add(&fx->seen, e);
+	for (i = 0; i < fx->nrules; i++) {
+		if (strcmp(fx->rules[i].name, e->name) != 0)
+			continue;
+		if (fx->rules[i].answer == PFX_HOOK_RENAME &&
+		    fx->rules[i].rename == NULL)
+			memset(rename, 'x', rename_cap);	/* no NUL */
+		else if (fx->rules[i].answer == PFX_HOOK_RENAME)
+			(void)snprintf(rename, rename_cap, "%s",
+			    fx->rules[i].rename);
+		return fx->rules[i].answer;
+	}
+	return PFX_HOOK_CONTINUE;
+}
+
+/* The Kth (from 0) record called NAME in RP, or NULL. */
+static const struct rec *
+rec_find(const struct reports *rp, const char *name, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < rp->n; i++) {
+		if (rp->v[i].name != NULL && strcmp(rp->v[i].name, name) == 0 &&
+		    k-- == 0)
+			return &rp->v[i];
+	}
+	return NULL;
+}
+
+/* --- the fixture ------------------------------------------------------- */
+
+static const char *
+tmp_base(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t != NULL && t[0] != '\0' ? t : "/tmp";
+}
+
+static const char *
+resolver_name(enum pfx_resolver how)
+{
+	switch (how) {
+	case PFX_RESOLVER_OPENAT2:
+		return "openat2";
+	case PFX_RESOLVER_WALK:
+		return "walk";
+	case PFX_RESOLVER_AUTO:
+		break;
+	}
+	return "auto";
+}
+
+static int
+open_dir(int dirfd, const char *name)
+{
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	cr_assert(fd >= 0, "fixture: open %s: %s", name, strerror(errno));
+	return fd;
+}
+
+/* Make the fixture for the case CNAME with the resolver HOW. */
+static void
+fx_begin(struct fx *fx, const char *cname, enum pfx_resolver how)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx->cname = cname;
+	fx->how = how;
+	fx->rname = resolver_name(how);
+	fx->snap_nlink = true;
+	fx->topfd = fx->destfd = fx->outfd = -1;
+	(void)snprintf(fx->top, sizeof(fx->top), "%s/pfx-extract.XXXXXX",
+	    tmp_base());
+	cr_assert(mkdtemp(fx->top) != NULL, "%s: mkdtemp %s: %s", cname,
+	    fx->top, strerror(errno));
+	memcpy(live_top, fx->top, sizeof(live_top));
+	(void)snprintf(fx->dest, sizeof(fx->dest), "%s/dest", fx->top);
+	fx->topfd = open_dir(AT_FDCWD, fx->top);
+	put_dir(fx->topfd, "dest", 0755);
+	put_dir(fx->topfd, "outside", 0755);
+	fx->destfd = open_dir(fx->topfd, "dest");
+	fx->outfd = open_dir(fx->topfd, "outside");
+	put_file(fx->outfd, "secret", SECRET, 0600);
+	put_file(fx->outfd, "victim", VICTIM, 0644);
+	put_dir(fx->outfd, "sub", 0755);
+	put_file(fx->outfd, "sub/inner", INNER, 0644);
+	set_old_times(fx->outfd, "secret");
+	set_old_times(fx->outfd, "victim");
+	set_old_times(fx->outfd, "sub/inner");
+	set_old_times(fx->outfd, "sub");
+	set_old_times(fx->outfd, ".");
+	fx->before = snapshot(fx->outfd, fx->snap_nlink);
+	pfx_options_init(&fx->opt);
+	fx->opt.resolver = how;
+	fx->opt.hooks.report = fx_report;
+	fx->opt.hooks.arg = fx;
+	fx->started = time(NULL);
+	fx->nfds = count_fds();
+}
+
+/*
+ * Take the snapshot of outside/ again, after a case planted something
+ * that legitimately changes it (a hard link raises a link count).
+ */
+static void
+fx_rebase(struct fx *fx, bool nlink)
+{
+	free(fx->before);
+	fx->snap_nlink = nlink;
+	fx->before = snapshot(fx->outfd, nlink);
+}
+
+/*
+ * What dest/ must not hold: temporaries, and symlinks unless LINKS_OK.
+ * Return: a description (" path (why)" each), "" if none.  Free it.
+ */
+static char *
+dest_leftovers(struct fx *fx, bool links_ok)
+{
+	char *bad = NULL;
+	size_t badlen = 0;
+	FILE *out;
+
+	out = open_memstream(&bad, &badlen);
+	cr_assert(out != NULL, "open_memstream");
+	scan_tree(out, fx->destfd, "", links_ok);
+	cr_assert(fclose(out) == 0, "scan");
+	return bad;
+}
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+
+/* Has memory leaked so far?  (LeakSanitizer tells, when it runs.) */
+static bool
+leaks_found(void)
+{
+	return __lsan_do_recoverable_leak_check() != 0;
+}
+#else
+static bool
+leaks_found(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * After the case CNAME has freed all it holds: nothing leaked.  Checked
+ * once per test, not per fixture: each check scans the whole process.
+ */
+static void
+expect_no_leaks(const char *cname)
+{
+	cr_assert(!leaks_found(), "%s: memory leaked (see the LeakSanitizer "
+	    "report)", cname);
+}
+
+/* Check what every case must leave behind, and remove the fixture. */
+static void
+fx_end(struct fx *fx)
+{
+	char *after, *bad;
+	bool same;
+	int nfds;
+
+	after = snapshot(fx->outfd, fx->snap_nlink);
+	same = strcmp(fx->before, after) == 0;
+	bad = dest_leftovers(fx, fx->links_ok);
+	nfds = count_fds();
+	CHECK(same, "outside/ changed.\nbefore:\n%s\nafter:\n%s", fx->before,
+	    after);
+	CHECK(nfds == fx->nfds, "descriptors leaked: %d open before, %d "
+	    "after", fx->nfds, nfds);
+	CHECK(bad[0] == '\0', "dest/ holds what it must not:%s", bad);
+	free(after);
+	free(bad);
+	free(fx->before);
+	fx->before = NULL;
+	reports_free(&fx->rep);
+	reports_free(&fx->seen);
+	(void)close(fx->destfd);
+	(void)close(fx->outfd);
+	(void)close(fx->topfd);
+	rm_tree(fx->top);
+	live_top[0] = '\0';
+}
+
+/* The suite's fini: remove a fixture a failed assertion left behind. */
+static void
+fx_cleanup(void)
+{
+	if (live_top[0] != '\0')
+		rm_tree(live_top);
+	live_top[0] = '\0';
+}
+
+/* Empty dest/ between two runs of one case.  Return: 0, or -errno. */
+static int
+rm_tree_dest(struct fx *fx)
+{
+	char path[2 * PATH_MAX];
+	struct names ns;
+	size_t i;
+	int r;
+
+	r = names_read(fx->destfd, ".", &ns);
+	if (r < 0)
+		return r;
+	for (i = 0; i < ns.n; i++) {
+		(void)snprintf(path, sizeof(path), "%s/%s", fx->dest, ns.v[i]);
+		rm_tree(path);
+	}
+	names_free(&ns);
+	return 0;
+}
+
+TestSuite(extract, .fini = fx_cleanup, .timeout = 60);
+TestSuite(extract_formats, .fini = fx_cleanup, .timeout = 60);
+
+/* Is the resolver HOW usable here? */
+static bool
+have_resolver(enum pfx_resolver how)
+{
+	struct pfx_root root;
+	int r;
+
+	r = pfx_root_open(&root, AT_FDCWD, tmp_base(), how);
+	if (r == 0)
+		pfx_root_close(&root);
+	return r != -ENOSYS;
+}
+
+/* Run BODY in a fresh fixture once per resolver. */
+static void
+each_resolver(const char *cname, void (*body)(struct fx *))
+{
+	struct fx fx;
+	size_t i;
+
+	for (i = 0; i < NELEM(resolvers); i++) {
+		if (!have_resolver(resolvers[i]))
+			continue;
+		fx_begin(&fx, cname, resolvers[i]);
+		body(&fx);
+		fx_end(&fx);
+	}
+	expect_no_leaks(cname);
+}
+
+/*
+ * Check the invariants of one finished run: one report per entry read,
+ * counters that add up, a status that matches them, a message and an
+ * errno exactly when fatal, the resolver asked for, and for every report
+ * a decision and reason consistent with its status.
+ */
+static void
+check_run(struct fx *fx, enum pfx_status st)
+{
+	const struct pfx_stats *s = &fx->res.stats;
+	const struct rec *r;
+	uint64_t sum, bytes = 0;
+	size_t i;
+
+	CHECK(st == fx->res.status, "returned %s but result says %s",
+	    status_name(st), status_name(fx->res.status));
+	CHECK(!fx->rep.oom && !fx->seen.oom, "out of memory in a hook");
+	CHECK(fx->rep.n == s->entries, "%zu reports for %llu entries",
+	    fx->rep.n, (unsigned long long)s->entries);
+	sum = s->extracted + s->listed + s->refused + s->skipped + s->failed;
+	CHECK(sum == s->entries, "counters: %llu entries but "
+	    "extracted+listed+refused+skipped+failed = %llu",
+	    (unsigned long long)s->entries, (unsigned long long)sum);
+	if (st == PFX_FATAL) {
+		CHECK(fx->res.message[0] != '\0' && fx->res.error != 0,
+		    "fatal without a message or an errno");
+	} else {
+		CHECK(fx->res.message[0] == '\0' && fx->res.error == 0,
+		    "message \"%s\", errno %d without a fatal error",
+		    fx->res.message, fx->res.error);
+		CHECK(fx->how == PFX_RESOLVER_AUTO ||
+		    (fx->opt.flags & PFX_OPT_LIST) != 0 ||
+		    strcmp(str_or_null(fx->res.resolver), fx->rname) == 0,
+		    "resolver \"%s\", asked for %s",
+		    str_or_null(fx->res.resolver), fx->rname);
+		CHECK((st == PFX_OK) == (s->refused == 0 && s->failed == 0),
+		    "status %s with %llu refused and %llu failed",
+		    status_name(st), (unsigned long long)s->refused,
+		    (unsigned long long)s->failed);
+	}
+	for (i = 0; i < fx->rep.n; i++) {
+		r = &fx->rep.v[i];
+		bytes += r->bytes;
+		/* An unknown code is given back as it is. */
+		CHECK(r->reason != NULL &&
+		    pfx_reason_text(r->reason) != r->reason,
+		    "entry \"%s\": reason \"%s\" has no sentence",
+		    str_or_null(r->name), str_or_null(r->reason));
+		if (r->status == PFX_ENTRY_EXTRACTED) {
+			CHECK(r->decision == PFX_ALLOW &&
+			    strcmp(r->reason, "none") == 0 && r->path != NULL,
+			    "entry \"%s\" extracted with decision %s, reason "
+			    "%s, path %s", str_or_null(r->name),
+			    pfx_decision_name(r->decision), r->reason,
+			    str_or_null(r->path));
+		} else if (r->status == PFX_ENTRY_REFUSED) {
+			CHECK(r->decision != PFX_ALLOW &&
+			    strcmp(r->reason, "none") != 0,
+			    "entry \"%s\" refused with decision %s, reason %s",
+			    str_or_null(r->name),
+			    pfx_decision_name(r->decision), r->reason);
+		}
+	}
+	CHECK(bytes == s->bytes, "reports add up to %llu bytes, counter "
+	    "says %llu", (unsigned long long)bytes,
+	    (unsigned long long)s->bytes);
+}
+
+/* Extract IN into dest/ with the fixture's options; check the run. */
+static enum pfx_status
+fx_run(struct fx *fx, const struct pfx_input *in, int dirfd,
+    const char *dest)
+{
+	enum pfx_status st;
+
+	reports_free(&fx->rep);
+	reports_free(&fx->seen);
+	memset(&fx->res, 0x5a, sizeof(fx->res));
+	st = pfx_extract(in, dirfd, dest, &fx->opt, &fx->res);
+	check_run(fx, st);
+	return st;
+}
+
+/* Extract the archive in AB from memory into dest/. */
+static enum pfx_status
+fx_extract(struct fx *fx, const struct ab *ab)
+{
+	struct pfx_input in = { NULL, -1, ab->buf, ab->used };
+
+	return fx_run(fx, &in, AT_FDCWD, fx->dest);
+}
+
+/* Extract the LEN bytes at BUF from memory into dest/. */
+static enum pfx_status
+fx_extract_bytes(struct fx *fx, const void *buf, size_t len)
+{
+	struct pfx_input in = { NULL, -1, buf, len };
+
+	return fx_run(fx, &in, AT_FDCWD, fx->dest);
+}
+
+/* --- expectations on dest/ and on the reports ------------------------- */
+
+/* The reports of the last run, one per line, for failure messages. */
+static char *
+dump_reports(const struct fx *fx)
+{
+	const struct rec *r;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *out;
+
+	out = open_memstream(&buf, &len);
+	cr_assert(out != NULL, "open_memstream");
+	for (i = 0; i < fx->rep.n; i++) {
+		r = &fx->rep.v[i];
+		fprintf(out, "\n  \"%s\" -> %s: %s %s %s", str_or_null(r->name),
+		    str_or_null(r->path), pfx_entry_status_name(r->status),
+		    pfx_decision_name(r->decision), str_or_null(r->reason));
+	}
+	cr_assert(fclose(out) == 0, "dump");
+	return buf;
+}
+
+static void
+expect_status(struct fx *fx, int line, enum pfx_status got,
+    enum pfx_status want)
+{
+	char *dump;
+
+	if (got == want)
+		return;
+	dump = dump_reports(fx);
+	check(fx, line, false, "status %s, want %s (message \"%s\"); "
+	    "reports:%s", status_name(got), status_name(want),
+	    fx->res.message, dump);
+	free(dump);
+}
+
+static void
+expect_stats(struct fx *fx, int line, uint64_t entries, uint64_t extracted,
+    uint64_t refused, uint64_t skipped)
+{
+	const struct pfx_stats *s = &fx->res.stats;
+
+	check(fx, line, s->entries == entries && s->extracted == extracted &&
+	    s->refused == refused && s->skipped == skipped,
+	    "stats entries/extracted/refused/skipped = %llu/%llu/%llu/%llu, "
+	    "want %llu/%llu/%llu/%llu", (unsigned long long)s->entries,
+	    (unsigned long long)s->extracted, (unsigned long long)s->refused,
+	    (unsigned long long)s->skipped, (unsigned long long)entries,
+	    (unsigned long long)extracted, (unsigned long long)refused,
+	    (unsigned long long)skipped);
+}
+
+/* The lstat(2) of dest/REL, which must exist. */
+static struct stat
+stat_dest(struct fx *fx, int line, const char *rel)
+{
+	struct stat st;
+
+	check(fx, line, fstatat(fx->destfd, rel, &st, AT_SYMLINK_NOFOLLOW) ==
+	    0, "dest/%s: %s", rel, strerror(errno));
+	return st;
+}
+
+/*
+ * dest/REL is a regular file holding exactly LEN bytes DATA, with the
+ * permission bits MODE (unless MODE is -1).
+ */
+static void
+expect_bytes(struct fx *fx, int line, const char *rel, const void *data,
+    size_t len, int mode)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd;
+
+	st = stat_dest(fx, line, rel);
+	check(fx, line, S_ISREG(st.st_mode), "dest/%s is a '%c', want a "
+	    "regular file", rel, kind_of(st.st_mode));
+	check(fx, line, mode < 0 || (st.st_mode & 07777) == (mode_t)mode,
+	    "dest/%s has mode %04o, want %04o", rel,
+	    (unsigned int)(st.st_mode & 07777), (unsigned int)mode);
+	check(fx, line, (size_t)st.st_size == len, "dest/%s has %lld bytes, "
+	    "want %zu", rel, (long long)st.st_size, len);
+	buf = malloc(len + 1);
+	cr_assert(buf != NULL, "malloc");
+	fd = openat(fx->destfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	check(fx, line, fd >= 0, "open dest/%s: %s", rel, strerror(errno));
+	n = pread(fd, buf, len + 1, 0);
+	(void)close(fd);
+	check(fx, line, n == (ssize_t)len && memcmp(buf, data, len) == 0,
+	    "dest/%s holds \"%.*s\", want \"%.*s\"", rel,
+	    n > 0 ? (int)n : 0, buf, (int)len, (const char *)data);
+	free(buf);
+}
+
+static void
+expect_dir(struct fx *fx, int line, const char *rel, int mode)
+{
+	struct stat st;
+
+	st = stat_dest(fx, line, rel);
+	check(fx, line, S_ISDIR(st.st_mode), "dest/%s is a '%c', want a "
+	    "directory", rel, kind_of(st.st_mode));
+	check(fx, line, mode < 0 || (st.st_mode & 07777) == (mode_t)mode,
+	    "dest/%s has mode %04o, want %04o", rel,
+	    (unsigned int)(st.st_mode & 07777), (unsigned int)mode);
+}
+
+static void
+expect_link(struct fx *fx, int line, const char *rel, const char *target)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	st = stat_dest(fx, line, rel);
+	check(fx, line, S_ISLNK(st.st_mode), "dest/%s is a '%c', want a "
+	    "symlink", rel, kind_of(st.st_mode));
+	n = readlinkat(fx->destfd, rel, buf, sizeof(buf) - 1);
+	buf[n >= 0 ? n : 0] = '\0';
+	check(fx, line, strcmp(buf, target) == 0, "dest/%s -> \"%s\", want "
+	    "\"%s\"", rel, buf, target);
+}
+
+static void
+expect_absent(struct fx *fx, int line, int dirfd, const char *what,
+    const char *rel)
+{
+	struct stat st;
+
+	memset(&st, 0, sizeof(st));
+	check(fx, line, fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) == -1 &&
+	    errno == ENOENT, "%s%s exists and must not (a '%c')", what, rel,
+	    kind_of(st.st_mode));
+}
+
+static void
+expect_same_inode(struct fx *fx, int line, const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	sa = stat_dest(fx, line, a);
+	sb = stat_dest(fx, line, b);
+	check(fx, line, sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino,
+	    "dest/%s and dest/%s are not one inode", a, b);
+}
+
+static void
+expect_nlink(struct fx *fx, int line, const char *rel, unsigned long n)
+{
+	struct stat st;
+
+	st = stat_dest(fx, line, rel);
+	check(fx, line, (unsigned long)st.st_nlink == n, "dest/%s has %lu "
+	    "links, want %lu", rel, (unsigned long)st.st_nlink, n);
+}
+
+static void
+expect_mtime(struct fx *fx, int line, const char *rel, time_t sec,
+    long nsec)
+{
+	struct stat st;
+
+	st = stat_dest(fx, line, rel);
+	check(fx, line, st.st_mtim.tv_sec == sec && st.st_mtim.tv_nsec == nsec,
+	    "dest/%s has mtime %lld.%09ld, want %lld.%09ld", rel,
+	    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)sec,
+	    nsec);
+}
+
+/* The sorted names in dest/REL, separated by spaces, are WANT. */
+static void
+expect_list(struct fx *fx, int line, const char *rel, const char *want)
+{
+	char got[4096];
+	struct names ns;
+	size_t i, off = 0;
+	int r;
+
+	r = names_read(fx->destfd, rel[0] != '\0' ? rel : ".", &ns);
+	check(fx, line, r == 0, "list dest/%s: %s", rel, strerror(-r));
+	got[0] = '\0';
+	for (i = 0; i < ns.n; i++) {
+		r = snprintf(got + off, sizeof(got) - off, "%s%s",
+		    i > 0 ? " " : "", ns.v[i]);
+		if (r < 0 || (size_t)r >= sizeof(got) - off)
+			break;
+		off += (size_t)r;
+	}
+	names_free(&ns);
+	check(fx, line, strcmp(got, want) == 0, "dest/%s holds \"%s\", want "
+	    "\"%s\"", rel[0] != '\0' ? rel : ".", got, want);
+}
+
+/*
+ * The entry NAME (its Kth report) has STATUS and REASON.
+ * Return: its record.
+ */
+static const struct rec *
+expect_entry(struct fx *fx, int line, const char *name, size_t k,
+    enum pfx_entry_status status, const char *reason)
+{
+	const struct rec *r = rec_find(&fx->rep, name, k);
+
+	check(fx, line, r != NULL, "no report for entry \"%s\" (#%zu)", name,
+	    k);
+	check(fx, line, r->status == status && strcmp(r->reason, reason) == 0,
+	    "entry \"%s\": %s \"%s\", want %s \"%s\"", name,
+	    pfx_entry_status_name(r->status), r->reason,
+	    pfx_entry_status_name(status), reason);
+	return r;
+}
+
+/* The entry NAME was refused for REASON with DECISION, and has no path. */
+static void
+expect_refused(struct fx *fx, int line, const char *name, const char *reason,
+    enum pfx_decision decision)
+{
+	const struct rec *r;
+
+	r = expect_entry(fx, line, name, 0, PFX_ENTRY_REFUSED, reason);
+	check(fx, line, r->decision == decision, "entry \"%s\": decision %s, "
+	    "want %s", name, pfx_decision_name(r->decision),
+	    pfx_decision_name(decision));
+}
+
+#define EXPECT_STATUS(got, want) expect_status(fx, __LINE__, (got), (want))
+#define EXPECT_STATS(n, x, r, s) expect_stats(fx, __LINE__, (n), (x), (r), (s))
+#define EXPECT_FILE(rel, data, mode) \
+	expect_bytes(fx, __LINE__, (rel), (data), strlen(data), (mode))
+#define EXPECT_BYTES(rel, data, len, mode) \
+	expect_bytes(fx, __LINE__, (rel), (data), (len), (mode))
+#define EXPECT_DIR(rel, mode) expect_dir(fx, __LINE__, (rel), (mode))
+#define EXPECT_LINK(rel, target) expect_link(fx, __LINE__, (rel), (target))
+#define EXPECT_ABSENT(rel) \
+	expect_absent(fx, __LINE__, fx->destfd, "dest/", (rel))
+#define EXPECT_ABSENT_TOP(rel) \
+	expect_absent(fx, __LINE__, fx->topfd, "top/", (rel))
+#define EXPECT_SAME_INODE(a, b) expect_same_inode(fx, __LINE__, (a), (b))
+#define EXPECT_NLINK(rel, n) expect_nlink(fx, __LINE__, (rel), (n))
+#define EXPECT_MTIME(rel, s, ns) expect_mtime(fx, __LINE__, (rel), (s), (ns))
+#define EXPECT_LIST(rel, want) expect_list(fx, __LINE__, (rel), (want))
+#define EXPECT_ENTRY(name, status, reason) \
+	expect_entry(fx, __LINE__, (name), 0, (status), (reason))
+#define EXPECT_NTH(name, k, status, reason) \
+	expect_entry(fx, __LINE__, (name), (k), (status), (reason))
+#define EXPECT_OK(name) \
+	expect_entry(fx, __LINE__, (name), 0, PFX_ENTRY_EXTRACTED, "none")
+#define EXPECT_REFUSED(name, reason, decision) \
+	expect_refused(fx, __LINE__, (name), (reason), (decision))
+
+/* --- archives built with libarchive's writer -------------------------- */
+
+/* Begin an archive in FORMAT, through FILTER (NULL: none). */
+static void
+ab_open(struct ab *ab, int (*format)(struct archive *),
+    int (*filter)(struct archive *))
+{
+	int r;
+
+	memset(ab, 0, sizeof(*ab));
+	ab->cap = ARCHIVE_CAP;
+	ab->buf = malloc(ab->cap);
+	cr_assert(ab->buf != NULL, "malloc");
+	ab->a = archive_write_new();
+	cr_assert(ab->a != NULL, "archive_write_new");
+	cr_assert(format(ab->a) == ARCHIVE_OK, "set format: %s",
+	    archive_error_string(ab->a));
+	if (filter != NULL) {
+		r = filter(ab->a);
+		cr_assert(r == ARCHIVE_OK || r == ARCHIVE_WARN,
+		    "add filter: %s", archive_error_string(ab->a));
+	}
+	cr_assert(archive_write_open_memory(ab->a, ab->buf, ab->cap,
+	    &ab->used) == ARCHIVE_OK, "open memory: %s",
+	    archive_error_string(ab->a));
+}
+
+/* A pax archive, the format that keeps everything. */
+static void
+ab_pax(struct ab *ab)
+{
+	ab_open(ab, archive_write_set_format_pax, NULL);
+}
+
+/* A new entry NAME of TYPE with PERM and the usual mtime. */
+static struct archive_entry *
+ent_new(const char *name, mode_t type, mode_t perm)
+{
+	struct archive_entry *e = archive_entry_new();
+
+	cr_assert(e != NULL, "archive_entry_new");
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, type);
+	archive_entry_set_perm(e, perm);
+	archive_entry_set_mtime(e, ENTRY_SEC, 0);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	archive_entry_set_size(e, 0);
+	return e;
+}
+
+/* Write E with LEN bytes of DATA, and free E. */
+static void
+ab_write(struct ab *ab, struct archive_entry *e, const void *data,
+    size_t len)
+{
+	la_ssize_t n;
+	int r;
+
+	r = archive_write_header(ab->a, e);
+	cr_assert(r == ARCHIVE_OK || r == ARCHIVE_WARN, "write header %s: %s",
+	    archive_entry_pathname(e), archive_error_string(ab->a));
+	if (len > 0) {
+		n = archive_write_data(ab->a, data, len);
+		cr_assert(n == (la_ssize_t)len, "write data %s: %s",
+		    archive_entry_pathname(e), archive_error_string(ab->a));
+	}
+	archive_entry_free(e);
+}
+
+static void
+ab_file(struct ab *ab, const char *name, const char *data, mode_t perm)
+{
+	struct archive_entry *e = ent_new(name, AE_IFREG, perm);
+
+	archive_entry_set_size(e, (la_int64_t)strlen(data));
+	ab_write(ab, e, data, strlen(data));
+}
+
+static void
+ab_dir(struct ab *ab, const char *name, mode_t perm)
+{
+	ab_write(ab, ent_new(name, AE_IFDIR, perm), NULL, 0);
+}
+
+static void
+ab_symlink(struct ab *ab, const char *name, const char *target)
+{
+	struct archive_entry *e = ent_new(name, AE_IFLNK, 0777);
+
+	archive_entry_set_symlink(e, target);
+	ab_write(ab, e, NULL, 0);
+}
+
+static void
+ab_hardlink(struct ab *ab, const char *name, const char *target)
+{
+	struct archive_entry *e = ent_new(name, AE_IFREG, 0644);
+
+	archive_entry_set_hardlink(e, target);
+	archive_entry_set_size(e, 0);
+	ab_write(ab, e, NULL, 0);
+}
+
+/* A device node, FIFO or socket. */
+static void
+ab_node(struct ab *ab, const char *name, mode_t type)
+{
+	struct archive_entry *e = ent_new(name, type, 0644);
+
+	archive_entry_set_rdev(e, makedev(1, 3));
+	ab_write(ab, e, NULL, 0);
+}
+
+static void
+ab_close(struct ab *ab)
+{
+	cr_assert(archive_write_close(ab->a) == ARCHIVE_OK, "close: %s",
+	    archive_error_string(ab->a));
+	archive_write_free(ab->a);
+	ab->a = NULL;
+}
+
+static void
+ab_free(struct ab *ab)
+{
+	if (ab->a != NULL)
+		archive_write_free(ab->a);
+	free(ab->buf);
+	memset(ab, 0, sizeof(*ab));
+}
+
+/* --- archives written byte by byte ------------------------------------ */
+
+/* Append a zeroed 512-byte block to R.  Return: it. */
+static unsigned char *
+raw_block(struct raw *r)
+{
+	unsigned char *grown;
+
+	if (r->len + 512 > r->cap) {
+		r->cap = r->cap == 0 ? 8192 : r->cap * 2;
+		grown = realloc(r->buf, r->cap);
+		cr_assert(grown != NULL, "realloc");
+		r->buf = grown;
+	}
+	memset(r->buf + r->len, 0, 512);
+	r->len += 512;
+	return r->buf + r->len - 512;
+}
+
+/* Write V in octal into the WIDTH-byte field at F, NUL-terminated. */
+static void
+tar_octal(unsigned char *f, size_t width, uint64_t v)
+{
+	char tmp[32];
+
+	(void)snprintf(tmp, sizeof(tmp), "%0*llo", (int)(width - 1),
+	    (unsigned long long)v);
+	memcpy(f, tmp, width);
+}
+
+/* Fill in the checksum of the header H. */
+static void
+tar_checksum(unsigned char *h)
+{
+	unsigned int sum = 0;
+	size_t i;
+
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	tar_octal(h + 148, 7, sum);
+	h[155] = ' ';
+}
+
+/*
+ * Append a ustar header (GNU's magic if GNU) for NAME of TYPE with SIZE
+ * and LINK.  The checksum is left for tar_checksum().  Return: it.
+ */
+static unsigned char *
+raw_header(struct raw *r, const char *name, char type, uint64_t size,
+    const char *link, bool gnu)
+{
+	unsigned char *h = raw_block(r);
+
+	cr_assert(strlen(name) < 100 && strlen(link) < 100, "name too long");
+	memcpy(h, name, strlen(name));
+	tar_octal(h + 100, 8, 0644);
+	tar_octal(h + 108, 8, 0);
+	tar_octal(h + 116, 8, 0);
+	tar_octal(h + 124, 12, size);
+	tar_octal(h + 136, 12, ENTRY_SEC);
+	h[156] = (unsigned char)type;
+	memcpy(h + 157, link, strlen(link));
+	if (gnu) {
+		memcpy(h + 257, "ustar  ", 8);
+	} else {
+		memcpy(h + 257, "ustar", 6);
+		memcpy(h + 263, "00", 2);
+	}
+	return h;
+}
+
+/* Append LEN bytes of DATA, padded to whole blocks. */
+static void
+raw_data(struct raw *r, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t n;
+
+	while (len > 0) {
+		n = len < 512 ? len : 512;
+		memcpy(raw_block(r), p, n);
+		p += n;
+		len -= n;
+	}
+}
+
+/* A complete entry: header and data. */
+static void
+raw_entry(struct raw *r, const char *name, char type, const char *data,
+    const char *link)
+{
+	tar_checksum(raw_header(r, name, type, strlen(data), link, false));
+	raw_data(r, data, strlen(data));
+}
+
+/* --- every entry type -------------------------------------------------- */
+
+/* The default options make files, directories and hard links only. */
+static void
+case_entry_types(struct fx *fx)
+{
+	struct ab ab;
+
+	ab_pax(&ab);
+	ab_dir(&ab, "d/", 0755);
+	ab_file(&ab, "d/f", "file data\n", 0644);
+	ab_hardlink(&ab, "d/h", "d/f");
+	ab_symlink(&ab, "d/s", "f");
+	ab_node(&ab, "dev/c", AE_IFCHR);
+	ab_node(&ab, "dev/b", AE_IFBLK);
+	ab_node(&ab, "fifo", AE_IFIFO);
+	ab_file(&ab, "after", "after\n", 0600);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_STATS(8, 4, 4, 0);
+	EXPECT_LIST("", "after d");
+	EXPECT_LIST("d", "f h");
+	EXPECT_DIR("d", 0755);
+	EXPECT_FILE("d/f", "file data\n", 0644);
+	EXPECT_SAME_INODE("d/h", "d/f");
+	EXPECT_NLINK("d/f", 2);
+	EXPECT_FILE("after", "after\n", 0600);
+	CHECK(fx->res.stats.bytes == 16, "%llu bytes counted, want 16",
+	    (unsigned long long)fx->res.stats.bytes);
+	CHECK(EXPECT_OK("d/h")->type == PFX_TYPE_HARDLINK,
+	    "d/h reported as a %s", pfx_entry_type_name(
+	    rec_find(&fx->rep, "d/h", 0)->type));
+	EXPECT_OK("d/");
+	EXPECT_OK("d/f");
+	EXPECT_REFUSED("d/s", "symlink", PFX_DENY);
+	EXPECT_REFUSED("dev/c", "special_file", PFX_DENY);
+	EXPECT_REFUSED("dev/b", "special_file", PFX_DENY);
+	EXPECT_REFUSED("fifo", "special_file", PFX_DENY);
+	CHECK(rec_find(&fx->rep, "dev/c", 0)->type == PFX_TYPE_CHAR &&
+	    rec_find(&fx->rep, "dev/b", 0)->type == PFX_TYPE_BLOCK &&
+	    rec_find(&fx->rep, "fifo", 0)->type == PFX_TYPE_FIFO,
+	    "device types misreported");
+	CHECK(strstr(pfx_reason_text("symlink"), "--symlinks=contain") !=
+	    NULL, "the refusal of a symlink does not name the flag: \"%s\"",
+	    pfx_reason_text("symlink"));
+	ab_free(&ab);
+}
+
+Test(extract, entry_types)
+{
+	each_resolver("entry_types", case_entry_types);
+}
+
+/* A socket (cpio can hold one) is refused like the other specials. */
+static void
+case_socket(struct fx *fx)
+{
+	struct ab ab;
+
+	ab_open(&ab, archive_write_set_format_cpio_newc, NULL);
+	ab_file(&ab, "before", "before\n", 0644);
+	ab_node(&ab, "sock", AE_IFSOCK);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_REFUSED("sock", "special_file", PFX_DENY);
+	CHECK(rec_find(&fx->rep, "sock", 0)->type == PFX_TYPE_SOCKET,
+	    "sock reported as a %s",
+	    pfx_entry_type_name(rec_find(&fx->rep, "sock", 0)->type));
+	EXPECT_LIST("", "before");
+	ab_free(&ab);
+}
+
+Test(extract, socket)
+{
+	each_resolver("socket", case_socket);
+}
+
+/* --- symbolic links ---------------------------------------------------- */
+
+/*
+ * With PFX_SYMLINKS_CONTAIN, links that stay inside are made exactly as
+ * the archive says, after every other entry: an entry that comes after a
+ * link and lies beneath its name is not written through it.
+ */
+static void
+case_symlink_contain(struct fx *fx)
+{
+	struct ab ab;
+
+	fx->links_ok = true;
+	fx->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	ab_pax(&ab);
+	ab_dir(&ab, "d/", 0755);
+	ab_file(&ab, "d/f", "f\n", 0644);
+	ab_symlink(&ab, "d/s", "f");
+	ab_symlink(&ab, "top", "d/f");
+	ab_symlink(&ab, "dl", "d");
+	ab_symlink(&ab, "dangling", "d/nothing");
+	ab_symlink(&ab, "self", ".");
+	ab_file(&ab, "node_modules/p/bin/t.js", "#!/usr/bin/env node\n",
+	    0755);
+	ab_symlink(&ab, "node_modules/.bin/t", "../p/bin/t.js");
+	/* "w" is a link to d, then an entry beneath "w". */
+	ab_symlink(&ab, "w", "d");
+	ab_file(&ab, "w/x", "not through the link\n", 0644);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_LINK("d/s", "f");
+	EXPECT_LINK("top", "d/f");
+	EXPECT_LINK("dl", "d");
+	EXPECT_LINK("dangling", "d/nothing");
+	EXPECT_LINK("self", ".");
+	EXPECT_LINK("node_modules/.bin/t", "../p/bin/t.js");
+	EXPECT_FILE("node_modules/p/bin/t.js", "#!/usr/bin/env node\n", 0755);
+	EXPECT_DIR("node_modules/.bin", 0755);
+	EXPECT_OK("d/s");
+	EXPECT_OK("node_modules/.bin/t");
+	CHECK(rec_find(&fx->rep, "d/s", 0)->type == PFX_TYPE_SYMLINK,
+	    "d/s reported as a %s",
+	    pfx_entry_type_name(rec_find(&fx->rep, "d/s", 0)->type));
+	/* The file beneath "w" made w a directory; the link lost. */
+	EXPECT_DIR("w", 0755);
+	EXPECT_FILE("w/x", "not through the link\n", 0644);
+	EXPECT_LIST("d", "f s");
+	/* The link made in d at the end did not change d's mtime. */
+	EXPECT_MTIME("d", ENTRY_SEC, 0);
+	EXPECT_REFUSED("w", "is_a_directory", PFX_DENY);
+	EXPECT_STATS(11, 10, 1, 0);
+	ab_free(&ab);
+}
+
+Test(extract, symlink_contain)
+{
+	each_resolver("symlink_contain", case_symlink_contain);
+}
+
+/*
+ * Links that lead out, directly or by a chain that only real symlink
+ * semantics sees, are refused; the harmless halves of the chains are
+ * made.  A link already in dest/ that leads out counts too.
+ */
+static void
+case_symlink_escapes(struct fx *fx)
+{
+	struct ab ab;
+
+	fx->links_ok = true;
+	fx->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	put_link(fx->destfd, "planted", "../outside");
+	ab_pax(&ab);
+	ab_symlink(&ab, "l1", "../x");
+	ab_symlink(&ab, "l2", "/etc");
+	ab_symlink(&ab, "l3", "d/../../outside/victim");
+	ab_symlink(&ab, "d/l", "..");
+	ab_symlink(&ab, "d/l2", "l/..");
+	ab_symlink(&ab, "a/b/c/up", "../..");
+	ab_symlink(&ab, "a/b/esc", "c/up/../..");
+	ab_symlink(&ab, "via", "planted/secret");
+	ab_symlink(&ab, "loop1", "loop2");
+	ab_symlink(&ab, "loop2", "loop1");
+	ab_symlink(&ab, "empty", "");
+	ab_file(&ab, "ok", "ok\n", 0644);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_REFUSED("l1", "symlink_escapes", PFX_REJECT);
+	EXPECT_REFUSED("l2", "symlink_escapes", PFX_REJECT);
+	EXPECT_REFUSED("l3", "symlink_escapes", PFX_REJECT);
+	EXPECT_REFUSED("d/l2", "symlink_escapes", PFX_REJECT);
+	EXPECT_REFUSED("a/b/esc", "symlink_escapes", PFX_REJECT);
+	EXPECT_REFUSED("via", "symlink_escapes", PFX_REJECT);
+	EXPECT_REFUSED("loop1", "symlink_loop", PFX_DENY);
+	EXPECT_REFUSED("loop2", "symlink_loop", PFX_DENY);
+	EXPECT_REFUSED("empty", "symlink_escapes", PFX_REJECT);
+	EXPECT_OK("d/l");
+	EXPECT_OK("a/b/c/up");
+	EXPECT_LINK("d/l", "..");
+	EXPECT_LINK("a/b/c/up", "../..");
+	EXPECT_LIST("", "a d ok planted");
+	EXPECT_LIST("d", "l");
+	EXPECT_LIST("a/b", "c");
+	EXPECT_LINK("planted", "../outside");
+	EXPECT_STATS(12, 3, 9, 0);
+	ab_free(&ab);
+}
+
+Test(extract, symlink_escapes)
+{
+	each_resolver("symlink_escapes", case_symlink_escapes);
+}
+
+/* --- names ------------------------------------------------------------- */
+
+/* Names that climb out or are absolute are refused; odd spellings work. */
+static void
+case_names(struct fx *fx)
+{
+	char huge[PFX_NAME_MAX + 2];
+	struct ab ab;
+
+	ab_pax(&ab);
+	ab_file(&ab, "../x", "escape\n", 0644);
+	ab_file(&ab, "a/../../x", "escape\n", 0644);
+	ab_file(&ab, "d/../../outside/victim", "escape\n", 0644);
+	ab_file(&ab, "/etc/x", "absolute\n", 0644);
+	ab_file(&ab, "//x", "absolute\n", 0644);
+	ab_file(&ab, "./a/./b", "dots\n", 0644);
+	ab_file(&ab, "c//d", "slashes\n", 0644);
+	ab_file(&ab, "e/../f", "lexical\n", 0644);
+	memset(huge, 'n', sizeof(huge) - 1);
+	huge[sizeof(huge) - 1] = '\0';
+	ab_file(&ab, huge, "too long\n", 0644);
+	/* Bytes that are no UTF-8, and a newline: names like any other. */
+	ab_file(&ab, "caf\xe9", "latin-1\n", 0644);
+	ab_file(&ab, "new\nline", "newline\n", 0644);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_REFUSED(huge, "too_long", PFX_REJECT);
+	EXPECT_REFUSED("../x", "escapes", PFX_REJECT);
+	EXPECT_REFUSED("a/../../x", "escapes", PFX_REJECT);
+	EXPECT_REFUSED("d/../../outside/victim", "escapes", PFX_REJECT);
+	EXPECT_REFUSED("/etc/x", "absolute", PFX_DENY);
+	EXPECT_REFUSED("//x", "absolute", PFX_DENY);
+	CHECK(rec_find(&fx->rep, "../x", 0)->path == NULL,
+	    "a refused name has a path");
+	CHECK(strcmp(str_or_null(EXPECT_OK("./a/./b")->path), "a/b") == 0,
+	    "./a/./b reported at %s",
+	    str_or_null(rec_find(&fx->rep, "./a/./b", 0)->path));
+	CHECK(strcmp(str_or_null(EXPECT_OK("e/../f")->path), "f") == 0,
+	    "e/../f reported at %s",
+	    str_or_null(rec_find(&fx->rep, "e/../f", 0)->path));
+	EXPECT_FILE("a/b", "dots\n", 0644);
+	EXPECT_FILE("c/d", "slashes\n", 0644);
+	EXPECT_FILE("f", "lexical\n", 0644);
+	EXPECT_FILE("caf\xe9", "latin-1\n", 0644);
+	EXPECT_FILE("new\nline", "newline\n", 0644);
+	EXPECT_LIST("", "a c caf\xe9 f new\nline");
+	EXPECT_LIST("a", "b");
+	EXPECT_ABSENT_TOP("x");
+	EXPECT_STATS(11, 5, 6, 0);
+	ab_free(&ab);
+}
+
+Test(extract, names)
+{
+	each_resolver("names", case_names);
+}
+
+/*
+ * Long names and long link targets, as pax records, GNU long-name
+ * entries and the ustar prefix field carry them.
+ */
+static void
+case_long_names(struct fx *fx)
+{
+	static const struct {
+		const char *name;
+		int (*set)(struct archive *);
+		bool links;
+	} fmts[] = {
+		{ "pax", archive_write_set_format_pax, true },
+		{ "gnutar", archive_write_set_format_gnutar, true },
+		{ "ustar", archive_write_set_format_ustar, false },
+	};
+	char name[300], target[600], cname[64];
+	const char *saved;
+	struct ab ab;
+	size_t i;
+
+	/* 155 bytes of directory and a 100-byte file name: ustar's limit. */
+	(void)snprintf(name, sizeof(name), "long/%0150d/%0100d", 0, 0);
+	/* From long/sl: down the long directory, up, and to the file. */
+	(void)snprintf(target, sizeof(target), "%.150s/../%s", name + 5,
+	    name + 5);
+	cr_assert(strlen(target) == 405, "target of %zu bytes",
+	    strlen(target));
+	saved = fx->cname;
+	fx->links_ok = true;
+	fx->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	for (i = 0; i < NELEM(fmts); i++) {
+		(void)snprintf(cname, sizeof(cname), "long_names %s",
+		    fmts[i].name);
+		fx->cname = cname;
+		cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+		ab_open(&ab, fmts[i].set, NULL);
+		ab_file(&ab, name, "long\n", 0644);
+		if (fmts[i].links) {
+			ab_hardlink(&ab, "hl", name);
+			ab_symlink(&ab, "long/sl", target);
+		}
+		ab_close(&ab);
+		EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+		EXPECT_FILE(name, "long\n", 0644);
+		if (fmts[i].links) {
+			EXPECT_SAME_INODE("hl", name);
+			EXPECT_LINK("long/sl", target);
+		}
+		ab_free(&ab);
+	}
+	fx->cname = saved;
+}
+
+Test(extract, long_names)
+{
+	each_resolver("long_names", case_long_names);
+}
+
+/*
+ * Entries whose name is the destination itself: a directory entry is
+ * accepted and leaves it alone; nothing else can be made there.
+ */
+static void
+case_root_names(struct fx *fx)
+{
+	struct stat before;
+	struct ab ab;
+	size_t i;
+
+	fx->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	before = stat_dest(fx, __LINE__, ".");
+	ab_pax(&ab);
+	ab_file(&ab, "f", "f\n", 0644);
+	ab_file(&ab, ".", "dot\n", 0644);
+	ab_hardlink(&ab, "./.", "f");
+	ab_symlink(&ab, "././", "f");
+	/* The writer ends a directory's name with '/'. */
+	ab_dir(&ab, ".//", 0700);
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	for (i = 0; i < fx->rep.n; i++)
+		CHECK(fx->rep.v[i].status == (strcmp(fx->rep.v[i].name, "f") ==
+		    0 || strcmp(fx->rep.v[i].name, ".//") == 0 ?
+		    PFX_ENTRY_EXTRACTED : PFX_ENTRY_REFUSED),
+		    "entry \"%s\": %s \"%s\"", fx->rep.v[i].name,
+		    pfx_entry_status_name(fx->rep.v[i].status),
+		    fx->rep.v[i].reason);
+	EXPECT_LIST("", "f");
+	EXPECT_NLINK("f", 1);
+	EXPECT_DIR(".", (int)(before.st_mode & 07777));
+	ab_free(&ab);
+}
+
+Test(extract, root_names)
+{
+	each_resolver("root_names", case_root_names);
+}
+
+/* The names dangerous on Windows, one per reason. */
+static const struct {
+	const char *name;
+	const char *reason;	/* in zip, or with PFX_OPT_WINDOWS_NAMES */
+	const char *tar_path;	/* where tar puts it by default */
+} win_names[] = {
+	{ "a/b\\c", "backslash", "a/b\\c" },
+	{ "C:/x.txt", "drive", "C:/x.txt" },
+	{ "C:y.txt", "drive", "C:y.txt" },
+	{ "CON", "reserved_name", "CON" },
+	{ "aux.txt", "reserved_name", "aux.txt" },
+	{ "dot.", "trailing_dot_space", "dot." },
+	{ "space ", "trailing_dot_space", "space " },
+	{ "ab:stream", "stream", "ab:stream" },
+	{ "q?.txt", "invalid_char", "q?.txt" },
+};
+
+static void
+win_archive(struct ab *ab, int (*format)(struct archive *))
+{
+	size_t i;
+
+	ab_open(ab, format, NULL);
+	for (i = 0; i < NELEM(win_names); i++)
+		ab_file(ab, win_names[i].name, "w\n", 0644);
+	ab_file(ab, "ok.txt", "ok\n", 0644);
+	ab_close(ab);
+}
+
+/* Zip archives are always judged as Windows names. */
+static void
+case_windows_zip(struct fx *fx)
+{
+	struct ab ab;
+	size_t i;
+
+	win_archive(&ab, archive_write_set_format_zip);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	for (i = 0; i < NELEM(win_names); i++)
+		EXPECT_REFUSED(win_names[i].name, win_names[i].reason,
+		    PFX_REJECT);
+	EXPECT_LIST("", "ok.txt");
+	EXPECT_FILE("ok.txt", "ok\n", 0644);
+	ab_free(&ab);
+
+	/* libarchive turns "..\\x" into "../x"; it still cannot climb. */
+	ab_open(&ab, archive_write_set_format_zip, NULL);
+	ab_file(&ab, "..\\evil", "evil\n", 0644);
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	CHECK(fx->rep.n == 1 && fx->rep.v[0].status == PFX_ENTRY_REFUSED &&
+	    (strcmp(fx->rep.v[0].reason, "escapes") == 0 ||
+	    strcmp(fx->rep.v[0].reason, "backslash") == 0),
+	    "zip ..\\evil: not refused as escapes or backslash");
+	EXPECT_LIST("", "ok.txt");
+	EXPECT_ABSENT_TOP("evil");
+	ab_free(&ab);
+}
+
+Test(extract, windows_names_zip)
+{
+	each_resolver("windows_names_zip", case_windows_zip);
+}
+
+/* In tar the same names are ordinary, unless PFX_OPT_WINDOWS_NAMES. */
+static void
+case_windows_tar(struct fx *fx)
+{
+	struct ab ab;
+	size_t i;
+
+	win_archive(&ab, archive_write_set_format_pax);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	for (i = 0; i < NELEM(win_names); i++) {
+		EXPECT_OK(win_names[i].name);
+		EXPECT_FILE(win_names[i].tar_path, "w\n", 0644);
+	}
+	EXPECT_LIST("", "C: C:y.txt CON a ab:stream aux.txt dot. ok.txt "
+	    "q?.txt space ");
+	EXPECT_STATS(NELEM(win_names) + 1, NELEM(win_names) + 1, 0, 0);
+
+	fx->opt.flags |= PFX_OPT_WINDOWS_NAMES;
+	ab_free(&ab);
+	win_archive(&ab, archive_write_set_format_pax);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	for (i = 0; i < NELEM(win_names); i++)
+		EXPECT_REFUSED(win_names[i].name, win_names[i].reason,
+		    PFX_REJECT);
+	EXPECT_OK("ok.txt");
+	ab_free(&ab);
+}
+
+Test(extract, windows_names_tar)
+{
+	each_resolver("windows_names_tar", case_windows_tar);
+}
+
+/* --- hard links -------------------------------------------------------- */
+
+/*
+ * A hard link is made only to a file this run extracted: not to one that
+ * was there before, not to a missing one, not to a directory, not
+ * outside.
+ */
+static void
+case_hardlink_targets(struct fx *fx)
+{
+	char abs[PATH_MAX];
+	struct ab ab;
+
+	(void)snprintf(abs, sizeof(abs), "%s/outside/secret", fx->top);
+	put_file(fx->destfd, "old", "old content\n", 0644);
+	ab_pax(&ab);
+	ab_dir(&ab, "d/", 0755);
+	ab_file(&ab, "f", "new file\n", 0644);
+	ab_hardlink(&ab, "l_old", "old");
+	ab_hardlink(&ab, "l_missing", "missing");
+	ab_hardlink(&ab, "l_dir", "d");
+	ab_hardlink(&ab, "l_out", "../outside/secret");
+	ab_hardlink(&ab, "l_abs", abs);
+	ab_hardlink(&ab, "l_dots", "./d/../f");
+	ab_hardlink(&ab, "l_chain", "l_dots");
+	ab_symlink(&ab, "s", "f");
+	ab_hardlink(&ab, "l_sym", "s");
+	ab_hardlink(&ab, "../l_up", "f");
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_REFUSED("l_old", "hardlink_target", PFX_DENY);
+	EXPECT_REFUSED("l_missing", "hardlink_target", PFX_DENY);
+	EXPECT_REFUSED("l_dir", "hardlink_target", PFX_DENY);
+	EXPECT_REFUSED("l_out", "hardlink_escapes", PFX_REJECT);
+	EXPECT_REFUSED("l_abs", "hardlink_escapes", PFX_REJECT);
+	EXPECT_REFUSED("../l_up", "escapes", PFX_REJECT);
+	EXPECT_REFUSED("s", "symlink", PFX_DENY);
+	EXPECT_REFUSED("l_sym", "hardlink_target", PFX_DENY);
+	EXPECT_OK("l_dots");
+	EXPECT_OK("l_chain");
+	EXPECT_SAME_INODE("l_dots", "f");
+	EXPECT_SAME_INODE("l_chain", "f");
+	EXPECT_FILE("old", "old content\n", 0644);
+	EXPECT_NLINK("old", 1);
+	EXPECT_NLINK("f", 3);
+	EXPECT_LIST("", "d f l_chain l_dots old");
+	EXPECT_ABSENT_TOP("l_up");
+	EXPECT_STATS(12, 4, 8, 0);
+	ab_free(&ab);
+}
+
+Test(extract, hardlink_targets)
+{
+	each_resolver("hardlink_targets", case_hardlink_targets);
+}
+
+/*
+ * A hard-link entry that carries data (pax allows it) is linked to its
+ * target; the data is never written into the target.  The archive is
+ * written by hand: libarchive's writer drops such data.
+ */
+static void
+case_hardlink_data(struct fx *fx)
+{
+	struct raw r = { NULL, 0, 0 };
+	static const char rec[] = "10 path=h\n";
+
+	raw_entry(&r, "f", '0', "orig\n", "");
+	tar_checksum(raw_header(&r, "PaxHeaders/h", 'x', strlen(rec), "",
+	    false));
+	raw_data(&r, rec, strlen(rec));
+	raw_entry(&r, "h", '1', "EVIL\n", "f");
+	raw_entry(&r, "after", '0', "after\n", "");
+	(void)raw_block(&r);
+	(void)raw_block(&r);
+
+	EXPECT_STATUS(fx_extract_bytes(fx, r.buf, r.len), PFX_OK);
+	EXPECT_FILE("f", "orig\n", 0644);
+	EXPECT_SAME_INODE("h", "f");
+	EXPECT_FILE("after", "after\n", 0644);
+	EXPECT_OK("h");
+	EXPECT_LIST("", "after f h");
+	free(r.buf);
+}
+
+Test(extract, hardlink_with_data)
+{
+	each_resolver("hardlink_with_data", case_hardlink_data);
+}
+
+/* --- what already exists in the destination ---------------------------- */
+
+/*
+ * An existing file, a hard link to a file outside and a symlink to a
+ * file outside are all replaced by new files; what they pointed at is
+ * untouched.  A hard-link entry replaces a name linked outside the same
+ * way.
+ */
+static void
+case_existing_replaced(struct fx *fx)
+{
+	char abs[PATH_MAX];
+	struct stat old;
+	struct ab ab;
+
+	fx->links_ok = false;
+	put_file(fx->destfd, "f", "old\n", 0644);
+	old = stat_dest(fx, __LINE__, "f");
+	cr_assert(linkat(fx->outfd, "victim", fx->destfd, "g", 0) == 0,
+	    "fixture: link: %s", strerror(errno));
+	cr_assert(linkat(fx->outfd, "secret", fx->destfd, "h", 0) == 0,
+	    "fixture: link: %s", strerror(errno));
+	put_link(fx->destfd, "s", "../outside/secret");
+	(void)snprintf(abs, sizeof(abs), "%s/outside/sub/inner", fx->top);
+	put_link(fx->destfd, "abs", abs);
+	fx_rebase(fx, false);
+
+	ab_pax(&ab);
+	ab_file(&ab, "f", "new f\n", 0644);
+	ab_file(&ab, "g", "new g\n", 0644);
+	ab_file(&ab, "s", "new s\n", 0600);
+	ab_file(&ab, "abs", "new abs\n", 0644);
+	ab_hardlink(&ab, "h", "f");
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("f", "new f\n", 0644);
+	CHECK(stat_dest(fx, __LINE__, "f").st_ino != old.st_ino,
+	    "f was written in place, not replaced");
+	EXPECT_FILE("g", "new g\n", 0644);
+	EXPECT_FILE("s", "new s\n", 0600);
+	EXPECT_FILE("abs", "new abs\n", 0644);
+	EXPECT_SAME_INODE("h", "f");
+	EXPECT_LIST("", "abs f g h s");
+	ab_free(&ab);
+}
+
+Test(extract, existing_replaced)
+{
+	each_resolver("existing_replaced", case_existing_replaced);
+}
+
+/*
+ * A symlink already on an entry's path is never followed: the entry is
+ * refused, nothing lands where the link points, the link stays.
+ */
+static void
+case_symlink_in_path(struct fx *fx)
+{
+	char abs[PATH_MAX];
+	struct ab ab;
+
+	fx->links_ok = true;
+	(void)snprintf(abs, sizeof(abs), "%s/outside", fx->top);
+	put_link(fx->destfd, "d", "../outside");
+	put_link(fx->destfd, "e", abs);
+	put_dir(fx->destfd, "real", 0755);
+	put_link(fx->destfd, "real/l", "../../outside/sub");
+	ab_pax(&ab);
+	ab_file(&ab, "d/x", "through d\n", 0644);
+	ab_dir(&ab, "d/", 0777);
+	ab_file(&ab, "d/new/y", "through d\n", 0644);
+	ab_file(&ab, "e/x", "through e\n", 0644);
+	ab_file(&ab, "real/l/x", "through real/l\n", 0644);
+	ab_hardlink(&ab, "d/h", "ok");
+	ab_file(&ab, "ok", "ok\n", 0644);
+	ab_hardlink(&ab, "e/h", "ok");
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_REFUSED("d/x", "symlink_in_path", PFX_DENY);
+	EXPECT_REFUSED("d/", "symlink_in_path", PFX_DENY);
+	EXPECT_REFUSED("d/new/y", "symlink_in_path", PFX_DENY);
+	EXPECT_REFUSED("e/x", "symlink_in_path", PFX_DENY);
+	EXPECT_REFUSED("real/l/x", "symlink_in_path", PFX_DENY);
+	EXPECT_REFUSED("e/h", "symlink_in_path", PFX_DENY);
+	EXPECT_LINK("d", "../outside");
+	EXPECT_LINK("e", abs);
+	EXPECT_LINK("real/l", "../../outside/sub");
+	EXPECT_LIST("", "d e ok real");
+	CHECK(strstr(pfx_reason_text("symlink_in_path"), "remove") != NULL,
+	    "the reason does not say how to fix it: \"%s\"",
+	    pfx_reason_text("symlink_in_path"));
+	ab_free(&ab);
+}
+
+Test(extract, symlink_in_path)
+{
+	each_resolver("symlink_in_path", case_symlink_in_path);
+}
+
+/* An existing directory is reused; one where a file goes is kept. */
+static void
+case_existing_dir(struct fx *fx)
+{
+	struct ab ab;
+
+	put_dir(fx->destfd, "keep", 0700);
+	set_old_times(fx->destfd, "keep");
+	put_dir(fx->destfd, "isdir", 0755);
+	put_file(fx->destfd, "isdir/inside", "inside\n", 0644);
+	put_file(fx->destfd, "notdir", "file\n", 0644);
+	ab_pax(&ab);
+	ab_dir(&ab, "keep/", 0777);
+	ab_file(&ab, "keep/new", "new\n", 0644);
+	ab_file(&ab, "isdir", "a file\n", 0644);
+	ab_file(&ab, "notdir/x", "x\n", 0644);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_OK("keep/");
+	EXPECT_FILE("keep/new", "new\n", 0644);
+	/* A directory that existed before is never chmod'ed. */
+	EXPECT_DIR("keep", 0700);
+	EXPECT_REFUSED("isdir", "is_a_directory", PFX_DENY);
+	EXPECT_FILE("isdir/inside", "inside\n", 0644);
+	EXPECT_REFUSED("notdir/x", "not_a_directory", PFX_DENY);
+	EXPECT_FILE("notdir", "file\n", 0644);
+	EXPECT_LIST("", "isdir keep notdir");
+	ab_free(&ab);
+}
+
+Test(extract, existing_dir)
+{
+	each_resolver("existing_dir", case_existing_dir);
+}
+
+/* The archive for the existing-name policies: f and h exist already. */
+static void
+existing_archive(struct fx *fx, struct ab *ab)
+{
+	put_file(fx->destfd, "f", "old f\n", 0644);
+	put_file(fx->destfd, "h", "old h\n", 0644);
+	put_file(fx->destfd, "s", "old s\n", 0644);
+	ab_pax(ab);
+	ab_file(ab, "f", "new f\n", 0644);
+	ab_file(ab, "g", "new g\n", 0644);
+	ab_hardlink(ab, "h", "g");
+	ab_symlink(ab, "s", "g");
+	ab_close(ab);
+}
+
+/* PFX_EXISTING_KEEP refuses and keeps the old content. */
+static void
+case_existing_keep(struct fx *fx)
+{
+	struct ab ab;
+
+	fx->opt.existing = PFX_EXISTING_KEEP;
+	fx->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	existing_archive(fx, &ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_REFUSED("f", "exists", PFX_DENY);
+	EXPECT_REFUSED("h", "exists", PFX_DENY);
+	EXPECT_REFUSED("s", "exists", PFX_DENY);
+	EXPECT_OK("g");
+	EXPECT_FILE("f", "old f\n", 0644);
+	EXPECT_FILE("h", "old h\n", 0644);
+	EXPECT_FILE("s", "old s\n", 0644);
+	EXPECT_FILE("g", "new g\n", 0644);
+	EXPECT_NLINK("g", 1);
+	EXPECT_STATS(4, 1, 3, 0);
+	EXPECT_LIST("", "f g h s");
+	ab_free(&ab);
+
+	/* f was kept, not made by this run: no hard link may reach it. */
+	ab_pax(&ab);
+	ab_file(&ab, "f", "newer f\n", 0644);
+	ab_hardlink(&ab, "h2", "f");
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_REFUSED("f", "exists", PFX_DENY);
+	EXPECT_REFUSED("h2", "hardlink_target", PFX_DENY);
+	EXPECT_FILE("f", "old f\n", 0644);
+	EXPECT_NLINK("f", 1);
+	EXPECT_LIST("", "f g h s");
+	ab_free(&ab);
+}
+
+Test(extract, existing_keep)
+{
+	each_resolver("existing_keep", case_existing_keep);
+}
+
+/* PFX_EXISTING_SKIP skips quietly: the run is still PFX_OK. */
+static void
+case_existing_skip(struct fx *fx)
+{
+	struct ab ab;
+
+	fx->opt.existing = PFX_EXISTING_SKIP;
+	fx->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	existing_archive(fx, &ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_ENTRY("f", PFX_ENTRY_SKIPPED, "skipped_existing");
+	EXPECT_ENTRY("h", PFX_ENTRY_SKIPPED, "skipped_existing");
+	EXPECT_ENTRY("s", PFX_ENTRY_SKIPPED, "skipped_existing");
+	EXPECT_OK("g");
+	EXPECT_FILE("f", "old f\n", 0644);
+	EXPECT_FILE("h", "old h\n", 0644);
+	EXPECT_FILE("s", "old s\n", 0644);
+	EXPECT_STATS(4, 1, 0, 3);
+	ab_free(&ab);
+}
+
+Test(extract, existing_skip)
+{
+	each_resolver("existing_skip", case_existing_skip);
+}
+
+/* The later of two entries of one name wins, whatever their types. */
+static void
+case_duplicates(struct fx *fx)
+{
+	struct ab ab;
+
+	fx->links_ok = true;
+	fx->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	ab_pax(&ab);
+	ab_file(&ab, "dup", "first\n", 0644);
+	ab_file(&ab, "dup", "second\n", 0600);
+	ab_file(&ab, "x", "one\n", 0644);
+	ab_hardlink(&ab, "y", "x");
+	ab_file(&ab, "x", "two\n", 0644);
+	ab_symlink(&ab, "ls", "dup");
+	ab_file(&ab, "ls", "file wins\n", 0644);
+	ab_file(&ab, "sl", "link wins\n", 0644);
+	ab_symlink(&ab, "sl", "dup");
+	ab_symlink(&ab, "ll", "x");
+	ab_symlink(&ab, "ll", "dup");
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("dup", "second\n", 0600);
+	EXPECT_FILE("x", "two\n", 0644);
+	EXPECT_FILE("y", "one\n", 0644);
+	EXPECT_FILE("ls", "file wins\n", 0644);
+	EXPECT_LINK("sl", "dup");
+	EXPECT_LINK("ll", "dup");
+	EXPECT_LIST("", "dup ll ls sl x y");
+	EXPECT_NTH("dup", 1, PFX_ENTRY_EXTRACTED, "none");
+	ab_free(&ab);
+}
+
+Test(extract, duplicates)
+{
+	each_resolver("duplicates", case_duplicates);
+}
+
+/* --- metadata ---------------------------------------------------------- */
+
+/* The archive of the mode cases. */
+static void
+mode_archive(struct ab *ab)
+{
+	ab_pax(ab);
+	ab_file(ab, "suid", "s\n", 06777);
+	ab_file(ab, "setuid", "s\n", 04755);
+	ab_file(ab, "setgid", "s\n", 02755);
+	ab_file(ab, "gw", "g\n", 0666);
+	ab_file(ab, "private", "p\n", 0600);
+	ab_dir(ab, "sticky/", 01777);
+	ab_dir(ab, "sgid/", 02775);
+	ab_file(ab, "imp/a/b/f", "f\n", 0644);
+	ab_dir(ab, "./", 01777);
+	ab_close(ab);
+}
+
+/*
+ * By default setuid, setgid, sticky and group/other write go; implicit
+ * directories get 0755; the entry "./" leaves the destination alone.
+ */
+static void
+case_modes_default(struct fx *fx)
+{
+	struct stat before;
+	struct ab ab;
+
+	before = stat_dest(fx, __LINE__, ".");
+	mode_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("suid", "s\n", 0755);
+	EXPECT_FILE("setuid", "s\n", 0755);
+	EXPECT_FILE("setgid", "s\n", 0755);
+	EXPECT_FILE("gw", "g\n", 0644);
+	EXPECT_FILE("private", "p\n", 0600);
+	EXPECT_DIR("sticky", 0755);
+	EXPECT_DIR("sgid", 0755);
+	EXPECT_DIR("imp", 0755);
+	EXPECT_DIR("imp/a", 0755);
+	EXPECT_DIR("imp/a/b", 0755);
+	EXPECT_DIR(".", (int)(before.st_mode & 07777));
+	CHECK(stat_dest(fx, __LINE__, ".").st_mtim.tv_sec != ENTRY_SEC,
+	    "the destination took the mtime of the entry \"./\"");
+	ab_free(&ab);
+}
+
+Test(extract, modes_default)
+{
+	each_resolver("modes_default", case_modes_default);
+}
+
+/*
+ * -p keeps sticky and group/other write; setuid and setgid only with
+ * PFX_OPT_SAME_OWNER too, as root.
+ */
+static void
+case_modes_preserve(struct fx *fx)
+{
+	struct ab ab;
+
+	fx->opt.flags |= PFX_OPT_PRESERVE_PERMS;
+	mode_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("suid", "s\n", 0777);
+	EXPECT_FILE("setuid", "s\n", 0755);
+	EXPECT_FILE("setgid", "s\n", 0755);
+	EXPECT_FILE("gw", "g\n", 0666);
+	EXPECT_DIR("sticky", 01777);
+	EXPECT_DIR("sgid", 0775);
+	EXPECT_DIR("imp", 0755);
+	ab_free(&ab);
+	if (geteuid() != 0)
+		return;
+
+	/* Directories made before this run are never changed: start over. */
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	fx->opt.flags |= PFX_OPT_SAME_OWNER;
+	mode_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("suid", "s\n", 06777);
+	EXPECT_FILE("setuid", "s\n", 04755);
+	EXPECT_FILE("setgid", "s\n", 02755);
+	EXPECT_DIR("sticky", 01777);
+	EXPECT_DIR("sgid", 02775);
+	ab_free(&ab);
+}
+
+Test(extract, modes_preserve)
+{
+	each_resolver("modes_preserve", case_modes_preserve);
+}
+
+/* An entry with seconds and nanoseconds of mtime. */
+static void
+ab_timed(struct ab *ab, const char *name, mode_t type, time_t sec, long nsec)
+{
+	struct archive_entry *e = ent_new(name, type, type == AE_IFDIR ?
+	    0755 : 0644);
+
+	archive_entry_set_mtime(e, sec, nsec);
+	if (type == AE_IFREG) {
+		archive_entry_set_size(e, 2);
+		ab_write(ab, e, "t\n", 2);
+	} else {
+		ab_write(ab, e, NULL, 0);
+	}
+}
+
+static void
+mtime_archive(struct ab *ab)
+{
+	ab_pax(ab);
+	ab_timed(ab, "d/", AE_IFDIR, 1111111111, 222222222);
+	ab_timed(ab, "d/e/", AE_IFDIR, 1222222222, 333333333);
+	ab_timed(ab, "d/e/f", AE_IFREG, 1234567890, 123456789);
+	ab_timed(ab, "d/g", AE_IFREG, 1333333333, 0);
+	ab_timed(ab, "imp/x", AE_IFREG, 1444444444, 444444444);
+	/* A directory entry after its children. */
+	ab_timed(ab, "late/y", AE_IFREG, 1444444444, 5);
+	ab_timed(ab, "late/", AE_IFDIR, 1555555555, 555555555);
+	ab_timed(ab, "before1970", AE_IFREG, -86400, 1);
+	ab_close(ab);
+}
+
+/* Mtimes are restored to the nanosecond, directories after children. */
+static void
+case_mtimes(struct fx *fx)
+{
+	struct ab ab;
+
+	mtime_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_MTIME("d", 1111111111, 222222222);
+	EXPECT_MTIME("d/e", 1222222222, 333333333);
+	EXPECT_MTIME("d/e/f", 1234567890, 123456789);
+	EXPECT_MTIME("d/g", 1333333333, 0);
+	EXPECT_MTIME("imp/x", 1444444444, 444444444);
+	EXPECT_MTIME("late/y", 1444444444, 5);
+	EXPECT_MTIME("late", 1555555555, 555555555);
+	EXPECT_MTIME("before1970", -86400, 1);
+	EXPECT_DIR("imp", 0755);
+	CHECK(rec_find(&fx->rep, "d/e/f", 0)->mtime == 1234567890,
+	    "the report's mtime is %lld",
+	    (long long)rec_find(&fx->rep, "d/e/f", 0)->mtime);
+	ab_free(&ab);
+}
+
+Test(extract, mtimes)
+{
+	each_resolver("mtimes", case_mtimes);
+}
+
+/* dest/REL has an mtime from this run, not from the archive. */
+static void
+expect_recent(struct fx *fx, int line, const char *rel)
+{
+	struct stat st;
+
+	st = stat_dest(fx, line, rel);
+	check(fx, line, st.st_mtim.tv_sec >= fx->started - 2 &&
+	    st.st_mtim.tv_sec <= time(NULL) + 2, "dest/%s has mtime %lld, "
+	    "not the time of the run", rel, (long long)st.st_mtim.tv_sec);
+}
+
+/* PFX_OPT_NO_MTIME leaves every mtime recent. */
+static void
+case_no_mtime(struct fx *fx)
+{
+	static const char *const paths[] = {
+		"d", "d/e", "d/e/f", "d/g", "imp", "imp/x", "late", "late/y"
+	};
+	struct ab ab;
+	size_t i;
+
+	fx->opt.flags |= PFX_OPT_NO_MTIME;
+	mtime_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	for (i = 0; i < NELEM(paths); i++)
+		expect_recent(fx, __LINE__, paths[i]);
+	ab_free(&ab);
+}
+
+Test(extract, no_mtime)
+{
+	each_resolver("no_mtime", case_no_mtime);
+}
+
+/*
+ * A read-only directory entry followed by its files: the files are made
+ * and the directory ends read-only.  As root this proves little, so the
+ * case drops to an unprivileged user first when it can.
+ */
+static void
+case_readonly_dir(struct fx *fx)
+{
+	struct ab ab;
+
+	ab_pax(&ab);
+	ab_dir(&ab, "ro/", 0555);
+	ab_file(&ab, "ro/f", "f\n", 0644);
+	ab_file(&ab, "ro/sub/g", "g\n", 0644);
+	ab_dir(&ab, "ro/rosub/", 0500);
+	ab_file(&ab, "ro/rosub/h", "h\n", 0400);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("ro/f", "f\n", 0644);
+	EXPECT_FILE("ro/sub/g", "g\n", 0644);
+	EXPECT_FILE("ro/rosub/h", "h\n", 0400);
+	EXPECT_DIR("ro/sub", 0755);
+	EXPECT_DIR("ro/rosub", 0500);
+	EXPECT_DIR("ro", 0555);
+	ab_free(&ab);
+}
+
+Test(extract, readonly_dir)
+{
+	if (geteuid() == 0) {
+		cr_assert(setgroups(0, NULL) == 0, "setgroups: %s",
+		    strerror(errno));
+		cr_assert(setresgid(NOBODY, NOBODY, NOBODY) == 0,
+		    "setresgid: %s", strerror(errno));
+		cr_assert(setresuid(NOBODY, NOBODY, NOBODY) == 0,
+		    "setresuid: %s", strerror(errno));
+		/* Keep /proc/self readable, for the descriptor count. */
+		(void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	}
+	each_resolver("readonly_dir", case_readonly_dir);
+}
+
+/*
+ * Can this filesystem hold "user." xattrs?  Return: true, or false if
+ * it says ENOTSUP (or EPERM, as some do for the namespace).
+ */
+static bool
+have_user_xattrs(struct fx *fx)
+{
+	int fd, r;
+
+	fd = openat(fx->topfd, "xattr-probe", O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0644);
+	cr_assert(fd >= 0, "xattr probe: %s", strerror(errno));
+	r = fsetxattr(fd, "user.probe", "1", 1, 0);
+	(void)close(fd);
+	(void)unlinkat(fx->topfd, "xattr-probe", 0);
+	return r == 0 || (errno != ENOTSUP && errno != EPERM);
+}
+
+/* The value of the xattr NAME of dest/REL, or "" with errno. */
+static const char *
+xattr_of(struct fx *fx, const char *rel, const char *name, char *buf,
+    size_t cap)
+{
+	ssize_t n;
+	int fd;
+
+	fd = openat(fx->destfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	cr_assert(fd >= 0, "open dest/%s: %s", rel, strerror(errno));
+	n = fgetxattr(fd, name, buf, cap - 1);
+	(void)close(fd);
+	buf[n >= 0 ? n : 0] = '\0';
+	return buf;
+}
+
+static void
+xattr_entry(struct ab *ab, const char *name, mode_t type)
+{
+	struct archive_entry *e = ent_new(name, type, type == AE_IFDIR ?
+	    0755 : 0644);
+
+	archive_entry_xattr_add_entry(e, "user.x", "user value", 10);
+	archive_entry_xattr_add_entry(e, "trusted.t", "trusted value", 13);
+	archive_entry_xattr_add_entry(e, "security.s", "security value", 14);
+	if (type == AE_IFREG) {
+		archive_entry_set_size(e, 2);
+		ab_write(ab, e, "x\n", 2);
+	} else {
+		ab_write(ab, e, NULL, 0);
+	}
+}
+
+/* Assert the xattrs of dest/REL: "user.x" iff USER, the others never. */
+static void
+expect_xattrs(struct fx *fx, int line, const char *rel, bool user)
+{
+	char buf[64];
+
+	if (user)
+		check(fx, line, strcmp(xattr_of(fx, rel, "user.x", buf,
+		    sizeof(buf)), "user value") == 0, "dest/%s: user.x is "
+		    "\"%s\", want \"user value\"", rel, buf);
+	else
+		check(fx, line, xattr_of(fx, rel, "user.x", buf,
+		    sizeof(buf))[0] == '\0', "dest/%s: user.x restored "
+		    "without PFX_OPT_XATTRS", rel);
+	check(fx, line, xattr_of(fx, rel, "trusted.t", buf,
+	    sizeof(buf))[0] == '\0', "dest/%s: trusted.t was restored", rel);
+	check(fx, line, xattr_of(fx, rel, "security.s", buf,
+	    sizeof(buf))[0] == '\0', "dest/%s: security.s was restored", rel);
+}
+
+/* Xattrs of files: "user." only with PFX_OPT_XATTRS, never the others. */
+static void
+case_xattrs(struct fx *fx)
+{
+	struct ab ab;
+
+	if (!have_user_xattrs(fx))
+		cr_skip_test("no user xattrs on %s", tmp_base());
+	ab_pax(&ab);
+	xattr_entry(&ab, "f", AE_IFREG);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	expect_xattrs(fx, __LINE__, "f", false);
+	fx->opt.flags |= PFX_OPT_XATTRS;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("f", "x\n", 0644);
+	expect_xattrs(fx, __LINE__, "f", true);
+	ab_free(&ab);
+}
+
+Test(extract, xattrs)
+{
+	each_resolver("xattrs", case_xattrs);
+}
+
+/* Directories get their xattrs too, under the same rules. */
+static void
+case_xattrs_dir(struct fx *fx)
+{
+	struct ab ab;
+
+	if (!have_user_xattrs(fx))
+		cr_skip_test("no user xattrs on %s", tmp_base());
+	fx->opt.flags |= PFX_OPT_XATTRS;
+	ab_pax(&ab);
+	xattr_entry(&ab, "d/", AE_IFDIR);
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_DIR("d", 0755);
+	expect_xattrs(fx, __LINE__, "d", true);
+	ab_free(&ab);
+}
+
+Test(extract, xattrs_dir)
+{
+	each_resolver("xattrs_dir", case_xattrs_dir);
+}
+
+/* An entry owned by UID/GID, with the names UNAME/GNAME (may be NULL). */
+static void
+ab_owned(struct ab *ab, const char *name, mode_t type, int64_t uid,
+    int64_t gid, const char *uname, const char *gname)
+{
+	struct archive_entry *e = ent_new(name, type, type == AE_IFDIR ?
+	    0755 : 0644);
+
+	archive_entry_set_uid(e, uid);
+	archive_entry_set_gid(e, gid);
+	if (uname != NULL)
+		archive_entry_set_uname(e, uname);
+	if (gname != NULL)
+		archive_entry_set_gname(e, gname);
+	if (type == AE_IFREG) {
+		archive_entry_set_size(e, 2);
+		ab_write(ab, e, "o\n", 2);
+	} else {
+		ab_write(ab, e, NULL, 0);
+	}
+}
+
+static void
+expect_owner(struct fx *fx, int line, const char *rel, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	st = stat_dest(fx, line, rel);
+	check(fx, line, st.st_uid == uid && st.st_gid == gid, "dest/%s is "
+	    "owned by %u:%u, want %u:%u", rel, (unsigned int)st.st_uid,
+	    (unsigned int)st.st_gid, (unsigned int)uid, (unsigned int)gid);
+}
+
+static void
+owner_archive(struct ab *ab)
+{
+	ab_pax(ab);
+	ab_owned(ab, "d/", AE_IFDIR, 1234, 5678, "pfx-no-such-user",
+	    "pfx-no-such-group");
+	ab_owned(ab, "d/f", AE_IFREG, 1234, 5678, "pfx-no-such-user",
+	    "pfx-no-such-group");
+	ab_owned(ab, "n", AE_IFREG, 2345, 6789, NULL, NULL);
+	ab_close(ab);
+}
+
+/* No ownership change by default, even as root. */
+static void
+case_owner_default(struct fx *fx)
+{
+	struct ab ab;
+
+	owner_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	expect_owner(fx, __LINE__, "d", geteuid(), getegid());
+	expect_owner(fx, __LINE__, "d/f", geteuid(), getegid());
+	expect_owner(fx, __LINE__, "n", geteuid(), getegid());
+	ab_free(&ab);
+}
+
+Test(extract, owner_default)
+{
+	each_resolver("owner_default", case_owner_default);
+}
+
+/* PFX_OPT_SAME_OWNER as root gives the archive's ids. */
+static void
+case_owner_same(struct fx *fx)
+{
+	struct ab ab;
+
+	fx->opt.flags |= PFX_OPT_SAME_OWNER;
+	owner_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	expect_owner(fx, __LINE__, "d", 1234, 5678);
+	expect_owner(fx, __LINE__, "d/f", 1234, 5678);
+	expect_owner(fx, __LINE__, "n", 2345, 6789);
+	ab_free(&ab);
+}
+
+Test(extract, owner_same)
+{
+	if (geteuid() != 0)
+		cr_skip_test("PFX_OPT_SAME_OWNER needs root");
+	each_resolver("owner_same", case_owner_same);
+}
+
+/*
+ * Names win over numbers, as in tar, for files and directories alike,
+ * unless PFX_OPT_NUMERIC_OWNER.
+ */
+static void
+case_owner_names(struct fx *fx)
+{
+	struct passwd *pw = getpwnam("daemon");
+	struct group *gr = getgrnam("daemon");
+	struct ab ab;
+
+	if (pw == NULL || gr == NULL)
+		cr_skip_test("no user and group \"daemon\"");
+	fx->opt.flags |= PFX_OPT_SAME_OWNER;
+	ab_pax(&ab);
+	ab_owned(&ab, "d/", AE_IFDIR, 1234, 5678, "daemon", "daemon");
+	ab_owned(&ab, "f", AE_IFREG, 1234, 5678, "daemon", "daemon");
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	expect_owner(fx, __LINE__, "f", pw->pw_uid, gr->gr_gid);
+	expect_owner(fx, __LINE__, "d", pw->pw_uid, gr->gr_gid);
+
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	fx->opt.flags |= PFX_OPT_NUMERIC_OWNER;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	expect_owner(fx, __LINE__, "f", 1234, 5678);
+	expect_owner(fx, __LINE__, "d", 1234, 5678);
+	ab_free(&ab);
+}
+
+Test(extract, owner_names)
+{
+	if (geteuid() != 0)
+		cr_skip_test("PFX_OPT_SAME_OWNER needs root");
+	each_resolver("owner_names", case_owner_names);
+}
+
+/* --- member selection -------------------------------------------------- */
+
+static void
+strip_archive(struct ab *ab)
+{
+	ab_pax(ab);
+	ab_dir(ab, "top/", 0755);
+	ab_dir(ab, "top/a/", 0755);
+	ab_file(ab, "top/a/f", "f\n", 0644);
+	ab_hardlink(ab, "top/a/h", "top/a/f");
+	ab_file(ab, "top/g", "g\n", 0644);
+	ab_hardlink(ab, "top/h2", "top/a/f");
+	ab_file(ab, "single", "s\n", 0644);
+	ab_file(ab, "top/../../x", "escape\n", 0644);
+	ab_close(ab);
+}
+
+/* --strip-components 1 and 2; hard link targets are stripped too. */
+static void
+case_strip(struct fx *fx)
+{
+	struct ab ab;
+
+	fx->opt.strip_components = 1;
+	strip_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_ENTRY("top/", PFX_ENTRY_SKIPPED, "stripped");
+	EXPECT_ENTRY("single", PFX_ENTRY_SKIPPED, "stripped");
+	EXPECT_REFUSED("top/../../x", "escapes", PFX_REJECT);
+	EXPECT_LIST("", "a g h2");
+	EXPECT_LIST("a", "f h");
+	EXPECT_FILE("a/f", "f\n", 0644);
+	EXPECT_SAME_INODE("a/h", "a/f");
+	EXPECT_SAME_INODE("h2", "a/f");
+	EXPECT_FILE("g", "g\n", 0644);
+	EXPECT_STATS(8, 5, 1, 2);
+	EXPECT_ABSENT_TOP("x");
+	ab_free(&ab);
+
+	CHECK(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	fx->opt.strip_components = 2;
+	strip_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_LIST("", "f h");
+	EXPECT_SAME_INODE("h", "f");
+	EXPECT_ENTRY("top/a/", PFX_ENTRY_SKIPPED, "stripped");
+	EXPECT_ENTRY("top/g", PFX_ENTRY_SKIPPED, "stripped");
+	/* Its target is stripped to nothing: no file to link to. */
+	EXPECT_ENTRY("top/h2", PFX_ENTRY_SKIPPED, "stripped");
+	/* Two components off leave "../x". */
+	EXPECT_REFUSED("top/../../x", "escapes", PFX_REJECT);
+	EXPECT_STATS(8, 2, 1, 5);
+	ab_free(&ab);
+}
+
+Test(extract, strip_components)
+{
+	each_resolver("strip_components", case_strip);
+}
+
+static void
+select_archive(struct ab *ab)
+{
+	ab_pax(ab);
+	ab_dir(ab, "a/", 0755);
+	ab_file(ab, "a/b", "ab\n", 0644);
+	ab_file(ab, "ab", "not a/\n", 0644);
+	ab_file(ab, "c/a", "c/a\n", 0644);
+	ab_file(ab, "x/y.o", "object\n", 0644);
+	ab_file(ab, "x/y.c", "source\n", 0644);
+	ab_file(ab, "z.o", "object\n", 0644);
+	ab_close(ab);
+}
+
+/* Include patterns select members and whole directories. */
+static void
+case_include(struct fx *fx)
+{
+	static const char *const inc[] = { "a", "./x/*.c" };
+	struct ab ab;
+
+	fx->opt.include = inc;
+	fx->opt.ninclude = NELEM(inc);
+	select_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_LIST("", "a x");
+	EXPECT_LIST("x", "y.c");
+	EXPECT_FILE("a/b", "ab\n", 0644);
+	EXPECT_ENTRY("ab", PFX_ENTRY_SKIPPED, "not_selected");
+	EXPECT_ENTRY("c/a", PFX_ENTRY_SKIPPED, "not_selected");
+	EXPECT_ENTRY("x/y.o", PFX_ENTRY_SKIPPED, "not_selected");
+	EXPECT_STATS(7, 3, 0, 4);
+	ab_free(&ab);
+}
+
+Test(extract, include)
+{
+	each_resolver("include", case_include);
+}
+
+/* Exclude patterns match any tail of the name. */
+static void
+case_exclude(struct fx *fx)
+{
+	static const char *const exc[] = { "*.o" };
+	struct ab ab;
+
+	fx->opt.exclude = exc;
+	fx->opt.nexclude = NELEM(exc);
+	select_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_LIST("", "a ab c x");
+	EXPECT_LIST("x", "y.c");
+	EXPECT_ENTRY("x/y.o", PFX_ENTRY_SKIPPED, "excluded");
+	EXPECT_ENTRY("z.o", PFX_ENTRY_SKIPPED, "excluded");
+	EXPECT_STATS(7, 5, 0, 2);
+	ab_free(&ab);
+}
+
+Test(extract, exclude)
+{
+	each_resolver("exclude", case_exclude);
+}
+
+/* An entry both included and excluded is excluded, and says so. */
+static void
+case_exclude_wins(struct fx *fx)
+{
+	static const char *const inc[] = { "x" };
+	static const char *const exc[] = { "*.o" };
+	struct ab ab;
+
+	fx->opt.include = inc;
+	fx->opt.ninclude = NELEM(inc);
+	fx->opt.exclude = exc;
+	fx->opt.nexclude = NELEM(exc);
+	select_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_LIST("", "x");
+	EXPECT_LIST("x", "y.c");
+	EXPECT_ENTRY("a/b", PFX_ENTRY_SKIPPED, "not_selected");
+	EXPECT_ENTRY("x/y.o", PFX_ENTRY_SKIPPED, "excluded");
+	ab_free(&ab);
+}
+
+Test(extract, exclude_wins)
+{
+	each_resolver("exclude_wins", case_exclude_wins);
+}
+
+/* --- hooks, listing, --strict ----------------------------------------- */
+
+static void
+hook_archive(struct ab *ab)
+{
+	struct archive_entry *e;
+
+	ab_pax(ab);
+	e = ent_new("f", AE_IFREG, 0640);
+	archive_entry_set_size(e, 6);
+	archive_entry_set_mtime(e, 1400000000, 0);
+	ab_write(ab, e, "hello\n", 6);
+	ab_file(ab, "veto", "vetoed\n", 0644);
+	ab_file(ab, "ren", "renamed\n", 0644);
+	ab_file(ab, "bad", "bad\n", 0644);
+	ab_file(ab, "abs", "abs\n", 0644);
+	ab_file(ab, "dot", "dot\n", 0644);
+	ab_file(ab, "last", "last\n", 0644);
+	ab_close(ab);
+}
+
+/* decide() sees each allowed entry, and may veto or rename it. */
+static void
+case_hooks(struct fx *fx)
+{
+	static const struct rule rules[] = {
+		{ "veto", PFX_HOOK_SKIP, NULL },
+		{ "ren", PFX_HOOK_RENAME, "renamed/here.txt" },
+		{ "bad", PFX_HOOK_RENAME, "../bad" },
+		{ "abs", PFX_HOOK_RENAME, "/tmp/abs" },
+		{ "dot", PFX_HOOK_RENAME, "./x/../dotted" },
+	};
+	const struct rec *r;
+	struct ab ab;
+
+	fx->rules = rules;
+	fx->nrules = NELEM(rules);
+	fx->opt.hooks.decide = fx_decide;
+	hook_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	CHECK(fx->seen.n == 7, "decide() called %zu times for 7 entries",
+	    fx->seen.n);
+	r = rec_find(&fx->seen, "f", 0);
+	CHECK(r != NULL && r->type == PFX_TYPE_FILE && r->size == 6 &&
+	    r->mode == 0640 && r->mtime == 1400000000 &&
+	    r->decision == PFX_ALLOW && strcmp(r->reason, "none") == 0 &&
+	    strcmp(str_or_null(r->path), "f") == 0,
+	    "decide() saw f wrongly");
+	EXPECT_ENTRY("veto", PFX_ENTRY_SKIPPED, "vetoed");
+	CHECK(strcmp(str_or_null(EXPECT_OK("ren")->path),
+	    "renamed/here.txt") == 0, "ren reported at %s",
+	    str_or_null(rec_find(&fx->rep, "ren", 0)->path));
+	EXPECT_REFUSED("bad", "escapes", PFX_REJECT);
+	EXPECT_REFUSED("abs", "absolute", PFX_DENY);
+	EXPECT_OK("dot");
+	EXPECT_FILE("renamed/here.txt", "renamed\n", 0644);
+	EXPECT_FILE("dotted", "dot\n", 0644);
+	EXPECT_FILE("f", "hello\n", 0640);
+	EXPECT_LIST("", "dotted f last renamed");
+	EXPECT_ABSENT_TOP("bad");
+	EXPECT_STATS(7, 4, 2, 1);
+	ab_free(&ab);
+}
+
+Test(extract, hooks)
+{
+	each_resolver("hooks", case_hooks);
+}
+
+/* PFX_HOOK_ABORT stops the run: fatal, nothing after it. */
+static void
+case_hook_abort(struct fx *fx)
+{
+	static const struct rule rules[] = {
+		{ "ren", PFX_HOOK_ABORT, NULL },
+	};
+	static const struct rule odd[] = {
+		{ "ren", 42, NULL },
+		{ "ren", PFX_HOOK_RENAME, NULL },
+	};
+	struct ab ab;
+
+	fx->rules = rules;
+	fx->nrules = NELEM(rules);
+	fx->opt.hooks.decide = fx_decide;
+	hook_archive(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	EXPECT_LIST("", "f veto");
+	EXPECT_FILE("f", "hello\n", 0640);
+	CHECK(rec_find(&fx->rep, "bad", 0) == NULL &&
+	    rec_find(&fx->seen, "bad", 0) == NULL,
+	    "an entry after the abort was looked at");
+	CHECK(rec_find(&fx->rep, "ren", 0) != NULL &&
+	    rec_find(&fx->rep, "ren", 0)->status != PFX_ENTRY_EXTRACTED,
+	    "the entry the caller stopped at is not reported, or extracted");
+	CHECK(fx->res.error == ECANCELED, "errno %d, want ECANCELED",
+	    fx->res.error);
+
+	/* An answer outside PFX_HOOK_*, or a rename with no NUL, stops too. */
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	fx->rules = odd;
+	fx->nrules = 1;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	EXPECT_LIST("", "f veto");
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	fx->rules = odd + 1;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	EXPECT_LIST("", "f veto");
+	ab_free(&ab);
+}
+
+Test(extract, hook_abort)
+{
+	each_resolver("hook_abort", case_hook_abort);
+}
+
+/* PFX_OPT_LIST reads every entry and writes nothing. */
+static void
+case_list(struct fx *fx)
+{
+	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct ab ab;
+	size_t i;
+
+	fx->opt.flags |= PFX_OPT_LIST;
+	ab_pax(&ab);
+	ab_dir(&ab, "d/", 0755);
+	ab_file(&ab, "d/f", "f\n", 0644);
+	ab_hardlink(&ab, "h", "d/f");
+	ab_symlink(&ab, "s", "d/f");
+	ab_node(&ab, "c", AE_IFCHR);
+	ab_file(&ab, "big", "0123456789", 0644);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_LIST("", "");
+	CHECK(fx->res.stats.listed == 6 && fx->res.stats.bytes == 0,
+	    "%llu listed, %llu bytes",
+	    (unsigned long long)fx->res.stats.listed,
+	    (unsigned long long)fx->res.stats.bytes);
+	for (i = 0; i < fx->rep.n; i++)
+		CHECK(fx->rep.v[i].status == PFX_ENTRY_LISTED,
+		    "entry \"%s\" %s, not listed", fx->rep.v[i].name,
+		    pfx_entry_status_name(fx->rep.v[i].status));
+	CHECK(strcmp(str_or_null(rec_find(&fx->rep, "d/f", 0)->path),
+	    "d/f") == 0, "a listed entry has no path");
+
+	/* Listing needs no destination. */
+	in.buf = ab.buf;
+	in.len = ab.used;
+	EXPECT_STATUS(fx_run(fx, &in, fx->topfd, "missing"), PFX_OK);
+	CHECK(fx->res.stats.listed == 6, "%llu listed without a destination",
+	    (unsigned long long)fx->res.stats.listed);
+	EXPECT_ABSENT_TOP("missing");
+	ab_free(&ab);
+
+	/* A hostile name is still judged when listing. */
+	ab_pax(&ab);
+	ab_file(&ab, "../x", "x\n", 0644);
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_REFUSED("../x", "escapes", PFX_REJECT);
+	EXPECT_LIST("", "");
+	ab_free(&ab);
+}
+
+Test(extract, list)
+{
+	each_resolver("list", case_list);
+}
+
+/* PFX_OPT_STRICT: the first refusal is fatal; what came before stays. */
+static void
+case_strict(struct fx *fx)
+{
+	static const char *const exc[] = { "*.skip" };
+	struct ab ab;
+
+	fx->opt.flags |= PFX_OPT_STRICT;
+	fx->opt.exclude = exc;
+	fx->opt.nexclude = NELEM(exc);
+	ab_pax(&ab);
+	ab_file(&ab, "a", "a\n", 0644);
+	ab_file(&ab, "x.skip", "skipped, not refused\n", 0644);
+	ab_dir(&ab, "b/", 0700);
+	ab_file(&ab, "../evil", "evil\n", 0644);
+	ab_file(&ab, "c", "c\n", 0644);
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	EXPECT_FILE("a", "a\n", 0644);
+	EXPECT_DIR("b", 0700);
+	EXPECT_LIST("", "a b");
+	EXPECT_REFUSED("../evil", "escapes", PFX_REJECT);
+	EXPECT_ENTRY("x.skip", PFX_ENTRY_SKIPPED, "excluded");
+	CHECK(rec_find(&fx->rep, "c", 0) == NULL, "c was looked at");
+	EXPECT_ABSENT_TOP("evil");
+	ab_free(&ab);
+
+	/* A refused symlink is a refusal like any other. */
+	ab_pax(&ab);
+	ab_symlink(&ab, "s", "a");
+	ab_file(&ab, "d", "d\n", 0644);
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	EXPECT_REFUSED("s", "symlink", PFX_DENY);
+	EXPECT_LIST("", "a b");
+	ab_free(&ab);
+}
+
+Test(extract, strict)
+{
+	each_resolver("strict", case_strict);
+}
+
+/* The stable names. */
+Test(extract, names_of_things)
+{
+	cr_assert(strcmp(pfx_entry_type_name(PFX_TYPE_FILE), "file") == 0);
+	cr_assert(strcmp(pfx_entry_type_name(PFX_TYPE_HARDLINK),
+	    "hardlink") == 0);
+	cr_assert(strcmp(pfx_entry_type_name(PFX_TYPE_SOCKET), "socket") ==
+	    0);
+	cr_assert(strcmp(pfx_entry_status_name(PFX_ENTRY_EXTRACTED),
+	    "extracted") == 0);
+	cr_assert(strcmp(pfx_entry_status_name(PFX_ENTRY_REFUSED),
+	    "refused") == 0);
+	cr_assert(strcmp(pfx_entry_status_name(PFX_ENTRY_LISTED), "listed") ==
+	    0);
+	cr_assert(strcmp(pfx_reason_text("no-such-reason"),
+	    "no-such-reason") == 0);
+}
+
+
+/* --- every format and filter ------------------------------------------ */
+
+/* Nanoseconds of the round-trip mtimes: 100 ns steps, which 7-Zip keeps. */
+#define RT_NSEC 123456700L
+
+/* What a format can hold, as libarchive writes and reads it. */
+struct format {
+	const char *name;
+	int (*set)(struct archive *);
+	bool flat;		/* ar: regular files, no directories */
+	bool links;		/* hard links (else two copies) */
+	bool symlinks;
+	bool nsec;		/* sub-second mtimes */
+	bool filtered;		/* readable inside a compression filter */
+};
+
+/*
+ * zip and 7-Zip compress their own members.  Wrapped in a filter, zip is
+ * read by streaming, without the central directory (so without modes or
+ * symlinks), and 7-Zip cannot be read at all: libarchive's limits, not
+ * pfextract's, so they are tried unfiltered only.
+ */
+static const struct format formats[] = {
+	{ "pax", archive_write_set_format_pax, false, true, true, true,
+	  true },
+	{ "pax_restricted", archive_write_set_format_pax_restricted, false,
+	  true, true, false, true },
+	{ "ustar", archive_write_set_format_ustar, false, true, true, false,
+	  true },
+	{ "gnutar", archive_write_set_format_gnutar, false, true, true, false,
+	  true },
+	{ "v7tar", archive_write_set_format_v7tar, false, true, true, false,
+	  true },
+	{ "zip", archive_write_set_format_zip, false, false, true, false,
+	  false },
+	{ "cpio_odc", archive_write_set_format_cpio_odc, false, true, true,
+	  false, true },
+	{ "cpio_newc", archive_write_set_format_cpio_newc, false, true, true,
+	  false, true },
+	{ "7zip", archive_write_set_format_7zip, false, false, true, true,
+	  false },
+	{ "ar_bsd", archive_write_set_format_ar_bsd, true, false, false,
+	  false, true },
+	{ "ar_svr4", archive_write_set_format_ar_svr4, true, false, false,
+	  false, true },
+};
+
+static const struct {
+	const char *name;
+	int (*add)(struct archive *);
+} filters[] = {
+	{ "none", NULL },
+	{ "gzip", archive_write_add_filter_gzip },
+	{ "bzip2", archive_write_add_filter_bzip2 },
+	{ "xz", archive_write_add_filter_xz },
+	{ "lzma", archive_write_add_filter_lzma },
+	{ "zstd", archive_write_add_filter_zstd },
+	{ "lz4", archive_write_add_filter_lz4 },
+	{ "lzip", archive_write_add_filter_lzip },
+	{ "compress", archive_write_add_filter_compress },
+};
+
+/* The content of the binary file of the round trip: no NUL in it. */
+static const char *
+rt_binary(void)
+{
+	static char buf[301];
+	size_t i;
+
+	for (i = 0; i < sizeof(buf) - 1; i++)
+		buf[i] = (char)(i % 255 + 1);
+	buf[sizeof(buf) - 1] = '\0';
+	return buf;
+}
+
+/* Inode numbers of the round trip, and the content of each. */
+#define RT_ALPHA 1
+#define RT_RUN 2
+#define RT_BIN 3
+#define RT_DIR 4
+#define RT_SUB 5
+#define RT_LINK 6
+
+static const char *
+rt_data(ino_t ino)
+{
+	switch (ino) {
+	case RT_ALPHA:
+		return "alpha\n";
+	case RT_RUN:
+		return "#!/bin/sh\necho hi\n";
+	case RT_BIN:
+		return rt_binary();
+	}
+	return "";
+}
+
+/* Write E, a regular file, with the data of its inode. */
+static void
+rt_write(struct ab *ab, struct archive_entry *e)
+{
+	const char *data = rt_data(archive_entry_ino(e));
+	size_t len = archive_entry_size(e) > 0 ? strlen(data) : 0;
+
+	ab_write(ab, e, data, len);
+}
+
+/* Hand E to the link resolver as bsdtar does, and write what it gives. */
+static void
+rt_add(struct ab *ab, struct archive_entry_linkresolver *lr,
+    struct archive_entry *e)
+{
+	struct archive_entry *spare = NULL;
+
+	archive_entry_linkify(lr, &e, &spare);
+	if (e != NULL)
+		rt_write(ab, e);
+	if (spare != NULL)
+		rt_write(ab, spare);
+}
+
+/* A new round-trip entry: inode INO of NLINK links, mtime SEC.RT_NSEC. */
+static struct archive_entry *
+rt_entry(const char *name, mode_t type, mode_t perm, ino_t ino,
+    unsigned int nlink, time_t sec)
+{
+	struct archive_entry *e = ent_new(name, type, perm);
+
+	archive_entry_set_dev(e, 1);
+	archive_entry_set_ino(e, ino);
+	archive_entry_set_nlink(e, nlink);
+	archive_entry_set_mtime(e, sec, RT_NSEC);
+	if (type == AE_IFREG)
+		archive_entry_set_size(e, (la_int64_t)strlen(rt_data(ino)));
+	return e;
+}
+
+/*
+ * The small ordinary tree, written in format F through filter FILT:
+ *
+ *	t/		0755, mtime 1100000000.RT_NSEC
+ *	|-- a.txt	"alpha\n", 0644
+ *	|-- h		hard link to a.txt
+ *	|-- l -> a.txt
+ *	|-- run.sh	0755
+ *	`-- sub/	implicit
+ *	    `-- b.bin	300 bytes, 0640
+ *
+ * ar keeps no directories and no links: a.txt, b.bin, h (a copy) and
+ * run.sh side by side.
+ */
+static void
+rt_archive(struct ab *ab, const struct format *f,
+    int (*filt)(struct archive *))
+{
+	struct archive_entry_linkresolver *lr;
+	struct archive_entry *e = NULL, *spare = NULL;
+	const char *pre = f->flat ? "" : "t/";
+	char name[64];
+
+	ab_open(ab, f->set, filt);
+	lr = archive_entry_linkresolver_new();
+	cr_assert(lr != NULL, "linkresolver");
+	archive_entry_linkresolver_set_strategy(lr, archive_format(ab->a));
+	if (!f->flat)
+		rt_add(ab, lr, rt_entry("t/", AE_IFDIR, 0755, RT_DIR, 2,
+		    1100000000));
+	(void)snprintf(name, sizeof(name), "%sa.txt", pre);
+	rt_add(ab, lr, rt_entry(name, AE_IFREG, 0644, RT_ALPHA, 2,
+	    1200000000));
+	(void)snprintf(name, sizeof(name), "%srun.sh", pre);
+	rt_add(ab, lr, rt_entry(name, AE_IFREG, 0755, RT_RUN, 1,
+	    1200000001));
+	(void)snprintf(name, sizeof(name), "%s%sb.bin", pre,
+	    f->flat ? "" : "sub/");
+	rt_add(ab, lr, rt_entry(name, AE_IFREG, 0640, RT_BIN, 1,
+	    1200000002));
+	(void)snprintf(name, sizeof(name), "%sh", pre);
+	rt_add(ab, lr, rt_entry(name, AE_IFREG, 0644, RT_ALPHA, 2,
+	    1200000000));
+	if (f->symlinks) {
+		e = rt_entry("t/l", AE_IFLNK, 0777, RT_LINK, 1, 1200000003);
+		archive_entry_set_symlink(e, "a.txt");
+		rt_add(ab, lr, e);
+	}
+	/* Entries the resolver held back (cpio newc puts data last). */
+	for (;;) {
+		e = NULL;
+		archive_entry_linkify(lr, &e, &spare);
+		if (e == NULL)
+			break;
+		rt_write(ab, e);
+	}
+	archive_entry_linkresolver_free(lr);
+	ab_close(ab);
+}
+
+/* Check the tree of rt_archive() in dest/. */
+static void
+rt_check(struct fx *fx, const struct format *f)
+{
+	const char *bin = rt_binary();
+	long ns = f->nsec ? RT_NSEC : 0;
+
+	if (f->flat) {
+		EXPECT_LIST("", "a.txt b.bin h run.sh");
+		EXPECT_FILE("a.txt", "alpha\n", 0644);
+		EXPECT_FILE("h", "alpha\n", 0644);
+		EXPECT_FILE("run.sh", "#!/bin/sh\necho hi\n", 0755);
+		EXPECT_FILE("b.bin", bin, 0640);
+		EXPECT_MTIME("a.txt", 1200000000, 0);
+		EXPECT_MTIME("b.bin", 1200000002, 0);
+		return;
+	}
+	EXPECT_LIST("", "t");
+	EXPECT_LIST("t", f->symlinks ? "a.txt h l run.sh sub" :
+	    "a.txt h run.sh sub");
+	EXPECT_DIR("t", 0755);
+	EXPECT_DIR("t/sub", 0755);
+	EXPECT_FILE("t/a.txt", "alpha\n", 0644);
+	EXPECT_FILE("t/h", "alpha\n", 0644);
+	EXPECT_FILE("t/run.sh", "#!/bin/sh\necho hi\n", 0755);
+	EXPECT_FILE("t/sub/b.bin", bin, 0640);
+	if (f->links)
+		EXPECT_SAME_INODE("t/h", "t/a.txt");
+	else
+		EXPECT_NLINK("t/h", 1);
+	if (f->symlinks)
+		EXPECT_LINK("t/l", "a.txt");
+	EXPECT_MTIME("t", 1100000000, ns);
+	EXPECT_MTIME("t/a.txt", 1200000000, ns);
+	EXPECT_MTIME("t/run.sh", 1200000001, ns);
+	EXPECT_MTIME("t/sub/b.bin", 1200000002, ns);
+}
+
+/*
+ * The round trip of format number I through every filter it can go
+ * through, the resolvers taking turns.
+ */
+static void
+round_trip(size_t i)
+{
+	const struct format *f = &formats[i];
+	char cname[64];
+	struct fx fxs, *fx = &fxs;
+	struct ab ab;
+	size_t j;
+
+	for (j = 0; j < NELEM(filters); j++) {
+		if (j > 0 && !f->filtered)
+			break;
+		(void)snprintf(cname, sizeof(cname), "round trip %s/%s",
+		    f->name, filters[j].name);
+		fx_begin(fx, cname, resolvers[j % NELEM(resolvers)]);
+		fx->links_ok = true;
+		fx->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+		rt_archive(&ab, f, filters[j].add);
+		EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+		rt_check(fx, f);
+		ab_free(&ab);
+		fx_end(fx);
+	}
+	expect_no_leaks(f->name);
+}
+
+Test(extract_formats, pax)
+{
+	round_trip(0);
+}
+
+Test(extract_formats, pax_restricted)
+{
+	round_trip(1);
+}
+
+Test(extract_formats, ustar)
+{
+	round_trip(2);
+}
+
+Test(extract_formats, gnutar)
+{
+	round_trip(3);
+}
+
+Test(extract_formats, v7tar)
+{
+	round_trip(4);
+}
+
+Test(extract_formats, zip)
+{
+	round_trip(5);
+}
+
+Test(extract_formats, cpio_odc)
+{
+	round_trip(6);
+}
+
+Test(extract_formats, cpio_newc)
+{
+	round_trip(7);
+}
+
+Test(extract_formats, sevenzip)
+{
+	round_trip(8);
+}
+
+Test(extract_formats, ar_bsd)
+{
+	round_trip(9);
+}
+
+Test(extract_formats, ar_svr4)
+{
+	round_trip(10);
+}
+
+/* --- sparse files ------------------------------------------------------ */
+
+#define SPARSE_SIZE (64 << 20)
+#define SPARSE_MID (32 << 20)
+#define SPARSE_RUN 4096
+
+/* dest/REL: SPARSE_SIZE bytes, 'A's at 0 and 'B's at SPARSE_MID, holes. */
+static void
+expect_sparse(struct fx *fx, int line, const char *rel)
+{
+	char buf[SPARSE_RUN], want[SPARSE_RUN];
+	struct stat st;
+	int fd;
+
+	st = stat_dest(fx, line, rel);
+	check(fx, line, S_ISREG(st.st_mode) && st.st_size == SPARSE_SIZE,
+	    "dest/%s: %lld bytes, want %d", rel, (long long)st.st_size,
+	    SPARSE_SIZE);
+	check(fx, line, (long long)st.st_blocks * 512 <= 1 << 20,
+	    "dest/%s: %lld blocks allocated: the holes were filled", rel,
+	    (long long)st.st_blocks);
+	fd = openat(fx->destfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	check(fx, line, fd >= 0, "open dest/%s: %s", rel, strerror(errno));
+	memset(want, 'A', sizeof(want));
+	check(fx, line, pread(fd, buf, sizeof(buf), 0) == SPARSE_RUN &&
+	    memcmp(buf, want, sizeof(buf)) == 0, "dest/%s: bad data at 0",
+	    rel);
+	memset(want, 'B', sizeof(want));
+	check(fx, line, pread(fd, buf, sizeof(buf), SPARSE_MID) ==
+	    SPARSE_RUN && memcmp(buf, want, sizeof(buf)) == 0,
+	    "dest/%s: bad data at %d", rel, SPARSE_MID);
+	memset(want, 0, sizeof(want));
+	check(fx, line, pread(fd, buf, sizeof(buf), SPARSE_MID / 2) ==
+	    SPARSE_RUN && memcmp(buf, want, sizeof(buf)) == 0,
+	    "dest/%s: a hole holds data", rel);
+	check(fx, line, pread(fd, buf, sizeof(buf), SPARSE_SIZE - SPARSE_RUN)
+	    == SPARSE_RUN && memcmp(buf, want, sizeof(buf)) == 0,
+	    "dest/%s: the trailing hole holds data", rel);
+	(void)close(fd);
+}
+
+/* dest/REL: a 1 MiB hole, then SPARSE_RUN bytes 'T'. */
+static void
+expect_tail(struct fx *fx, int line, const char *rel)
+{
+	char buf[SPARSE_RUN], want[SPARSE_RUN];
+	struct stat st;
+	int fd;
+
+	st = stat_dest(fx, line, rel);
+	check(fx, line, st.st_size == (1 << 20) + SPARSE_RUN &&
+	    (long long)st.st_blocks * 512 < 1 << 20, "dest/%s: %lld bytes in "
+	    "%lld blocks", rel, (long long)st.st_size,
+	    (long long)st.st_blocks);
+	fd = openat(fx->destfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	check(fx, line, fd >= 0, "open dest/%s: %s", rel, strerror(errno));
+	memset(want, 'T', sizeof(want));
+	check(fx, line, pread(fd, buf, sizeof(buf), 1 << 20) == SPARSE_RUN &&
+	    memcmp(buf, want, sizeof(buf)) == 0, "dest/%s: bad data", rel);
+	memset(want, 0, sizeof(want));
+	check(fx, line, pread(fd, buf, sizeof(buf), 0) == SPARSE_RUN &&
+	    memcmp(buf, want, sizeof(buf)) == 0, "dest/%s: a hole holds data",
+	    rel);
+	(void)close(fd);
+}
+
+/* A 64 MiB pax sparse entry: two runs of data, the rest holes. */
+static void
+case_sparse_pax(struct fx *fx)
+{
+	struct archive_entry *e;
+	struct ab ab;
+	char *mib;
+	size_t i;
+
+	mib = calloc(1, 1 << 20);
+	cr_assert(mib != NULL, "calloc");
+	ab_pax(&ab);
+	e = ent_new("sparse", AE_IFREG, 0644);
+	archive_entry_set_size(e, SPARSE_SIZE);
+	archive_entry_sparse_add_entry(e, 0, SPARSE_RUN);
+	archive_entry_sparse_add_entry(e, SPARSE_MID, SPARSE_RUN);
+	cr_assert(archive_write_header(ab.a, e) == ARCHIVE_OK, "header: %s",
+	    archive_error_string(ab.a));
+	archive_entry_free(e);
+	/* The writer takes the whole file and stores only the runs. */
+	for (i = 0; i < SPARSE_SIZE >> 20; i++) {
+		memset(mib, 0, SPARSE_RUN);
+		if (i == 0)
+			memset(mib, 'A', SPARSE_RUN);
+		if (i == SPARSE_MID >> 20)
+			memset(mib, 'B', SPARSE_RUN);
+		cr_assert(archive_write_data(ab.a, mib, 1 << 20) == 1 << 20,
+		    "data: %s", archive_error_string(ab.a));
+	}
+	/* A hole first, data last. */
+	e = ent_new("tail", AE_IFREG, 0644);
+	archive_entry_set_size(e, (1 << 20) + SPARSE_RUN);
+	archive_entry_sparse_add_entry(e, 1 << 20, SPARSE_RUN);
+	cr_assert(archive_write_header(ab.a, e) == ARCHIVE_OK, "header: %s",
+	    archive_error_string(ab.a));
+	archive_entry_free(e);
+	memset(mib, 0, 1 << 20);
+	cr_assert(archive_write_data(ab.a, mib, 1 << 20) == 1 << 20, "data");
+	memset(mib, 'T', SPARSE_RUN);
+	cr_assert(archive_write_data(ab.a, mib, SPARSE_RUN) == SPARSE_RUN,
+	    "data");
+	ab_file(&ab, "after", "after\n", 0644);
+	ab_close(&ab);
+	free(mib);
+	cr_assert(ab.used < 1 << 20, "the archive holds the holes");
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	expect_sparse(fx, __LINE__, "sparse");
+	EXPECT_FILE("after", "after\n", 0644);
+	expect_tail(fx, __LINE__, "tail");
+	CHECK(EXPECT_OK("sparse")->bytes == 2 * SPARSE_RUN,
+	    "sparse: %llu bytes reported, want %d",
+	    (unsigned long long)rec_find(&fx->rep, "sparse", 0)->bytes,
+	    2 * SPARSE_RUN);
+	ab_free(&ab);
+}
+
+Test(extract_formats, sparse_pax)
+{
+	each_resolver("sparse_pax", case_sparse_pax);
+}
+
+/* The same file as an old GNU sparse entry ('S'), written by hand. */
+static void
+case_sparse_gnu(struct fx *fx)
+{
+	struct raw r = { NULL, 0, 0 };
+	char run[SPARSE_RUN];
+	unsigned char *h;
+
+	h = raw_header(&r, "gsparse", 'S', 2 * SPARSE_RUN, "", true);
+	tar_octal(h + 386, 12, 0);
+	tar_octal(h + 398, 12, SPARSE_RUN);
+	tar_octal(h + 410, 12, SPARSE_MID);
+	tar_octal(h + 422, 12, SPARSE_RUN);
+	tar_octal(h + 483, 12, SPARSE_SIZE);
+	tar_checksum(h);
+	memset(run, 'A', sizeof(run));
+	raw_data(&r, run, sizeof(run));
+	memset(run, 'B', sizeof(run));
+	raw_data(&r, run, sizeof(run));
+	raw_entry(&r, "after", '0', "after\n", "");
+	(void)raw_block(&r);
+	(void)raw_block(&r);
+
+	EXPECT_STATUS(fx_extract_bytes(fx, r.buf, r.len), PFX_OK);
+	expect_sparse(fx, __LINE__, "gsparse");
+	EXPECT_FILE("after", "after\n", 0644);
+	free(r.buf);
+}
+
+Test(extract_formats, sparse_gnutar)
+{
+	each_resolver("sparse_gnutar", case_sparse_gnu);
+}
+
+/* --- bad input --------------------------------------------------------- */
+
+#define FIRST_LEN 1000
+#define SECOND_LEN 100000
+
+/* A string of LEN bytes of the letter C and a counter, no NUL. */
+static char *
+pattern(char c, size_t len)
+{
+	char *p = malloc(len + 1);
+	size_t i;
+
+	cr_assert(p != NULL, "malloc");
+	for (i = 0; i < len; i++)
+		p[i] = i % 64 == 63 ? '\n' : (char)(c + i % 7);
+	p[len] = '\0';
+	return p;
+}
+
+/*
+ * The archive bad input is made from, in ustar: "first" (header at 0,
+ * data at 512), "second" (header at 1536, data at 2048..102048), "third"
+ * (header at 102400).
+ */
+static void
+bad_archive(struct ab *ab, int (*filt)(struct archive *), char *first,
+    char *second)
+{
+	ab_open(ab, archive_write_set_format_ustar, filt);
+	ab_file(ab, "first", first, 0644);
+	ab_file(ab, "second", second, 0644);
+	ab_file(ab, "third", "third\n", 0644);
+	ab_close(ab);
+}
+
+/*
+ * After a failed run: fatal with a message, no temporary, and every
+ * file that exists is whole.
+ */
+static void
+expect_failed_cleanly(struct fx *fx, int line, enum pfx_status st,
+    const char *first, const char *second)
+{
+	char *bad;
+
+	if (st != PFX_FATAL || fx->res.message[0] == '\0') {
+		bad = dump_reports(fx);
+		check(fx, line, false, "status %s, message \"%s\": want "
+		    "PFX_FATAL with a message; %zu reports:%.600s",
+		    status_name(st), fx->res.message, fx->rep.n, bad);
+	}
+	bad = dest_leftovers(fx, false);
+	check(fx, line, bad[0] == '\0', "left behind:%s", bad);
+	free(bad);
+	if (faccessat(fx->destfd, "first", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		expect_bytes(fx, line, "first", first, FIRST_LEN, 0644);
+	if (faccessat(fx->destfd, "second", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		expect_bytes(fx, line, "second", second, SECOND_LEN, 0644);
+}
+
+/* An archive cut anywhere is fatal and leaves no partial file. */
+static void
+case_truncated(struct fx *fx)
+{
+	static const size_t cuts[] = {
+		1, 100, 511, 700, 1535, 1600, 2047, 2100, 50000, 102047
+	};
+	char *first = pattern('a', FIRST_LEN);
+	char *second = pattern('A', SECOND_LEN);
+	enum pfx_status st;
+	struct ab ab;
+	size_t i;
+
+	bad_archive(&ab, NULL, first, second);
+	cr_assert(ab.used > 102400 + 512, "unexpected layout");
+	for (i = 0; i < NELEM(cuts); i++) {
+		cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+		st = fx_extract_bytes(fx, ab.buf, cuts[i]);
+		expect_failed_cleanly(fx, __LINE__, st, first, second);
+		CHECK(cuts[i] < 1536 ||
+		    faccessat(fx->destfd, "first", F_OK, 0) == 0,
+		    "cut at %zu: first, whole before the cut, is missing",
+		    cuts[i]);
+		CHECK(faccessat(fx->destfd, "second", F_OK, 0) == -1 &&
+		    faccessat(fx->destfd, "third", F_OK, 0) == -1,
+		    "cut at %zu: an entry after the cut exists", cuts[i]);
+		if (cuts[i] > 2048)
+			EXPECT_ENTRY("second", PFX_ENTRY_FAILED, "read_error");
+	}
+	ab_free(&ab);
+
+	/* The same, compressed, cut in the middle of the stream. */
+	bad_archive(&ab, archive_write_add_filter_gzip, first, second);
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	st = fx_extract_bytes(fx, ab.buf, ab.used / 2);
+	expect_failed_cleanly(fx, __LINE__, st, first, second);
+	ab_free(&ab);
+	free(first);
+	free(second);
+}
+
+Test(extract_formats, truncated)
+{
+	each_resolver("truncated", case_truncated);
+}
+
+/* Garbage, an empty buffer and a damaged header are fatal. */
+static void
+case_garbage(struct fx *fx)
+{
+	char *first = pattern('a', FIRST_LEN);
+	char *second = pattern('A', SECOND_LEN);
+	unsigned char junk[4096];
+	uint32_t seed = 12345;
+	enum pfx_status st;
+	struct ab ab;
+	size_t i;
+
+	for (i = 0; i < sizeof(junk); i++) {
+		seed = seed * 1103515245u + 12345u;
+		junk[i] = (unsigned char)(seed >> 16);
+	}
+	st = fx_extract_bytes(fx, junk, sizeof(junk));
+	expect_failed_cleanly(fx, __LINE__, st, first, second);
+	EXPECT_LIST("", "");
+	st = fx_extract_bytes(fx, "", 0);
+	expect_failed_cleanly(fx, __LINE__, st, first, second);
+	st = fx_extract_bytes(fx, NULL, 0);
+	expect_failed_cleanly(fx, __LINE__, st, first, second);
+	EXPECT_LIST("", "");
+
+	/* A byte of the name of "second" changed: its checksum fails. */
+	bad_archive(&ab, NULL, first, second);
+	ab.buf[1536] ^= 0x20;
+	st = fx_extract_bytes(fx, ab.buf, ab.used);
+	expect_failed_cleanly(fx, __LINE__, st, first, second);
+	EXPECT_FILE("first", first, 0644);
+	CHECK(fx->res.stats.entries <= 2, "%llu entries read from a damaged "
+	    "archive of three", (unsigned long long)fx->res.stats.entries);
+	ab_free(&ab);
+	free(first);
+	free(second);
+}
+
+Test(extract_formats, garbage)
+{
+	each_resolver("garbage", case_garbage);
+}
+
+/* --- kinds of input and destination ----------------------------------- */
+
+/* A small archive for the input cases, compressed by FILT. */
+static void
+small_archive(struct ab *ab, int (*filt)(struct archive *))
+{
+	ab_open(ab, archive_write_set_format_gnutar, filt);
+	ab_dir(ab, "d/", 0755);
+	ab_file(ab, "d/f", "from input\n", 0644);
+	ab_hardlink(ab, "d/h", "d/f");
+	ab_close(ab);
+}
+
+static void
+expect_small(struct fx *fx, int line)
+{
+	expect_list(fx, line, "", "d");
+	expect_list(fx, line, "d", "f h");
+	expect_bytes(fx, line, "d/f", "from input\n", 11, 0644);
+	expect_same_inode(fx, line, "d/h", "d/f");
+}
+
+/* Write AB to top/NAME, after PREFIX bytes of junk. */
+static void
+save_archive(struct fx *fx, const char *name, const struct ab *ab,
+    size_t prefix)
+{
+	char junk[512];
+	int fd;
+
+	fd = openat(fx->topfd, name, O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0644);
+	cr_assert(fd >= 0, "create %s: %s", name, strerror(errno));
+	cr_assert(prefix <= sizeof(junk), "prefix too long");
+	memset(junk, 'j', sizeof(junk));
+	write_all(fd, junk, prefix);
+	write_all(fd, ab->buf, ab->used);
+	(void)close(fd);
+}
+
+/* From a path, and from a descriptor, borrowed and read from where it is. */
+static void
+case_input_file(struct fx *fx)
+{
+	char path[PATH_MAX];
+	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct ab ab;
+	int fd;
+
+	small_archive(&ab, archive_write_add_filter_xz);
+	save_archive(fx, "in.tar.xz", &ab, 0);
+	save_archive(fx, "junk+in.tar.xz", &ab, 512);
+	(void)snprintf(path, sizeof(path), "%s/in.tar.xz", fx->top);
+
+	in.path = path;
+	EXPECT_STATUS(fx_run(fx, &in, AT_FDCWD, fx->dest), PFX_OK);
+	expect_small(fx, __LINE__);
+
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	in.path = NULL;
+	in.fd = openat(fx->topfd, "in.tar.xz", O_RDONLY | O_CLOEXEC);
+	cr_assert(in.fd >= 0, "open: %s", strerror(errno));
+	EXPECT_STATUS(fx_run(fx, &in, AT_FDCWD, fx->dest), PFX_OK);
+	expect_small(fx, __LINE__);
+	CHECK(fcntl(in.fd, F_GETFD) != -1, "the input descriptor was closed");
+	(void)close(in.fd);
+
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	fd = openat(fx->topfd, "junk+in.tar.xz", O_RDONLY | O_CLOEXEC);
+	cr_assert(fd >= 0, "open: %s", strerror(errno));
+	cr_assert(lseek(fd, 512, SEEK_SET) == 512, "lseek");
+	in.fd = fd;
+	EXPECT_STATUS(fx_run(fx, &in, AT_FDCWD, fx->dest), PFX_OK);
+	expect_small(fx, __LINE__);
+	(void)close(fd);
+
+	/* A path that does not exist. */
+	(void)snprintf(path, sizeof(path), "%s/missing.tar", fx->top);
+	in.path = path;
+	in.fd = -1;
+	EXPECT_STATUS(fx_run(fx, &in, AT_FDCWD, fx->dest), PFX_FATAL);
+	ab_free(&ab);
+}
+
+Test(extract_formats, input_file)
+{
+	each_resolver("input_file", case_input_file);
+}
+
+struct feeder {
+	int fd;
+	const char *buf;
+	size_t len;
+};
+
+/* Write the whole archive into the pipe, then close it. */
+static void *
+feed(void *arg)
+{
+	struct feeder *f = arg;
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < f->len) {
+		n = write(f->fd, f->buf + off, f->len - off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;	/* the reader stopped: EPIPE */
+		off += (size_t)n;
+	}
+	(void)close(f->fd);
+	return NULL;
+}
+
+/* From a pipe fed by a thread, compressed, detected from the bytes. */
+static void
+case_input_pipe(struct fx *fx)
+{
+	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct feeder f;
+	char cname[64];
+	const char *saved;
+	pthread_t t;
+	int p[2];
+	struct ab ab;
+	size_t i;
+
+	saved = fx->cname;
+	for (i = 0; i < NELEM(filters); i++) {
+		(void)snprintf(cname, sizeof(cname), "input_pipe %s",
+		    filters[i].name);
+		fx->cname = cname;
+		small_archive(&ab, filters[i].add);
+		cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+		cr_assert(pipe2(p, O_CLOEXEC) == 0, "pipe: %s",
+		    strerror(errno));
+		f.fd = p[1];
+		f.buf = ab.buf;
+		f.len = ab.used;
+		cr_assert(pthread_create(&t, NULL, feed, &f) == 0, "thread");
+		in.fd = p[0];
+		EXPECT_STATUS(fx_run(fx, &in, AT_FDCWD, fx->dest), PFX_OK);
+		(void)close(p[0]);
+		cr_assert(pthread_join(t, NULL) == 0, "join");
+		expect_small(fx, __LINE__);
+		ab_free(&ab);
+	}
+	fx->cname = saved;
+}
+
+Test(extract_formats, input_pipe)
+{
+	signal(SIGPIPE, SIG_IGN);
+	each_resolver("input_pipe", case_input_pipe);
+}
+
+#define BIG_LEN (3u << 20)
+
+/*
+ * A file of several blocks, compressed, from a pipe: streamed whole,
+ * byte for byte.
+ */
+static void
+case_big_file(struct fx *fx)
+{
+	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct archive_entry *e;
+	struct feeder f;
+	pthread_t t;
+	struct ab ab;
+	char *big;
+	int p[2];
+
+	big = pattern('b', BIG_LEN);
+	ab_open(&ab, archive_write_set_format_pax,
+	    archive_write_add_filter_zstd);
+	e = ent_new("big", AE_IFREG, 0644);
+	archive_entry_set_size(e, BIG_LEN);
+	ab_write(&ab, e, big, BIG_LEN);
+	ab_file(&ab, "after", "after\n", 0644);
+	ab_close(&ab);
+	cr_assert(pipe2(p, O_CLOEXEC) == 0, "pipe: %s", strerror(errno));
+	f.fd = p[1];
+	f.buf = ab.buf;
+	f.len = ab.used;
+	cr_assert(pthread_create(&t, NULL, feed, &f) == 0, "thread");
+	in.fd = p[0];
+	EXPECT_STATUS(fx_run(fx, &in, AT_FDCWD, fx->dest), PFX_OK);
+	(void)close(p[0]);
+	cr_assert(pthread_join(t, NULL) == 0, "join");
+	EXPECT_BYTES("big", big, BIG_LEN, 0644);
+	EXPECT_FILE("after", "after\n", 0644);
+	CHECK(fx->res.stats.bytes == BIG_LEN + 6, "%llu bytes counted",
+	    (unsigned long long)fx->res.stats.bytes);
+	ab_free(&ab);
+	free(big);
+}
+
+Test(extract_formats, big_file)
+{
+	signal(SIGPIPE, SIG_IGN);
+	each_resolver("big_file", case_big_file);
+}
+
+/* Into a destination given as a directory fd, and relative to one. */
+static void
+case_dest_kinds(struct fx *fx)
+{
+	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct ab ab;
+
+	small_archive(&ab, NULL);
+	in.buf = ab.buf;
+	in.len = ab.used;
+	EXPECT_STATUS(fx_run(fx, &in, fx->destfd, "."), PFX_OK);
+	expect_small(fx, __LINE__);
+	CHECK(fcntl(fx->destfd, F_GETFD) != -1, "dirfd was closed");
+
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	EXPECT_STATUS(fx_run(fx, &in, fx->topfd, "dest"), PFX_OK);
+	expect_small(fx, __LINE__);
+
+	/* A buffer wins over a descriptor: fd 0 is never read. */
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	in.fd = 0;
+	EXPECT_STATUS(fx_run(fx, &in, fx->topfd, "dest"), PFX_OK);
+	expect_small(fx, __LINE__);
+	in.fd = -1;
+
+	/* Unusable destinations: missing, a symlink, a file. */
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	put_link(fx->topfd, "dlink", "dest");
+	put_file(fx->topfd, "dfile", "f\n", 0644);
+	EXPECT_STATUS(fx_run(fx, &in, fx->topfd, "missing"), PFX_FATAL);
+	EXPECT_STATUS(fx_run(fx, &in, fx->topfd, "dlink"), PFX_FATAL);
+	EXPECT_STATUS(fx_run(fx, &in, fx->topfd, "dfile"), PFX_FATAL);
+	EXPECT_LIST("", "");
+	EXPECT_ABSENT_TOP("missing");
+	ab_free(&ab);
+}
+
+Test(extract_formats, dest_kinds)
+{
+	each_resolver("dest_kinds", case_dest_kinds);
+}
+
+/* The formats option: a named set, and mtree never. */
+static void
+case_formats_option(struct fx *fx)
+{
+	struct ab ab;
+
+	small_archive(&ab, archive_write_add_filter_gzip);
+	fx->opt.formats = "zip,tar";
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	expect_small(fx, __LINE__);
+	cr_assert(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	fx->opt.formats = "zip";
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	fx->opt.formats = "mtree";
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	CHECK(strstr(fx->res.message, "mtree") != NULL,
+	    "message \"%s\" does not name mtree", fx->res.message);
+	fx->opt.formats = "tar,mtree";
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	fx->opt.formats = "no-such-format";
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	EXPECT_LIST("", "");
+	ab_free(&ab);
+}
+
+Test(extract_formats, formats_option)
+{
+	each_resolver("formats_option", case_formats_option);
+}
+
+/* --- two threads ------------------------------------------------------- */
+
+#define THREAD_FILES 200
+
+struct job {
+	struct pfx_input in;
+	int dirfd;
+	const char *dest;
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct reports rep;
+	pthread_barrier_t *start;
+	enum pfx_status st;
+};
+
+static void *
+job_run(void *arg)
+{
+	struct job *j = arg;
+
+	(void)pthread_barrier_wait(j->start);
+	j->st = pfx_extract(&j->in, j->dirfd, j->dest, &j->opt, &j->res);
+	return NULL;
+}
+
+/* An archive of THREAD_FILES files "TAG/NNN" holding "TAG NNN\n". */
+static void
+thread_archive(struct ab *ab, const char *tag, int (*format)(struct archive *),
+    int (*filt)(struct archive *))
+{
+	char name[64], data[64];
+	int i;
+
+	ab_open(ab, format, filt);
+	for (i = 0; i < THREAD_FILES; i++) {
+		(void)snprintf(name, sizeof(name), "%s/%03d", tag, i);
+		(void)snprintf(data, sizeof(data), "%s %03d\n", tag, i);
+		ab_file(ab, name, data, 0644);
+	}
+	(void)snprintf(name, sizeof(name), "%s/link", tag);
+	(void)snprintf(data, sizeof(data), "%s/000", tag);
+	ab_hardlink(ab, name, data);
+	ab_close(ab);
+}
+
+/* Check the result of job J, which extracted TAG into DIRFD. */
+static void
+thread_check(struct fx *fx, struct job *j, int dirfd, const char *tag)
+{
+	char name[64], data[64], buf[64];
+	struct names ns;
+	ssize_t n;
+	int i, fd;
+
+	CHECK(j->st == PFX_OK, "%s: status %s: %s", tag, status_name(j->st),
+	    j->res.message);
+	CHECK(!j->rep.oom && j->rep.n == THREAD_FILES + 1 &&
+	    j->res.stats.extracted == THREAD_FILES + 1, "%s: %zu reports, "
+	    "%llu extracted", tag, j->rep.n,
+	    (unsigned long long)j->res.stats.extracted);
+	cr_assert(names_read(dirfd, ".", &ns) == 0, "list");
+	CHECK(ns.n == 1 && strcmp(ns.v[0], tag) == 0, "%s: the destination "
+	    "holds %zu names, the first \"%s\"", tag, ns.n,
+	    ns.n > 0 ? ns.v[0] : "");
+	names_free(&ns);
+	for (i = 0; i < THREAD_FILES; i++) {
+		(void)snprintf(name, sizeof(name), "%s/%03d", tag, i);
+		(void)snprintf(data, sizeof(data), "%s %03d\n", tag, i);
+		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		CHECK(fd >= 0, "%s: open %s: %s", tag, name, strerror(errno));
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		(void)close(fd);
+		buf[n > 0 ? n : 0] = '\0';
+		CHECK(strcmp(buf, data) == 0, "%s holds \"%s\"", name, buf);
+	}
+	reports_free(&j->rep);
+}
+
+/* Two threads extract two archives into two destinations at once. */
+static void
+case_threads(struct fx *fx)
+{
+	pthread_barrier_t start;
+	struct job jobs[2];
+	struct ab abs[2];
+	pthread_t t[2];
+	int dirs[2], round;
+	size_t i;
+
+	put_dir(fx->topfd, "dest2", 0755);
+	dirs[0] = fx->destfd;
+	dirs[1] = open_dir(fx->topfd, "dest2");
+	thread_archive(&abs[0], "one", archive_write_set_format_pax, NULL);
+	thread_archive(&abs[1], "two", archive_write_set_format_gnutar,
+	    archive_write_add_filter_gzip);
+	for (round = 0; round < 2; round++) {
+		cr_assert(pthread_barrier_init(&start, NULL, 2) == 0,
+		    "barrier");
+		for (i = 0; i < 2; i++) {
+			memset(&jobs[i], 0, sizeof(jobs[i]));
+			jobs[i].in.fd = -1;
+			jobs[i].in.buf = abs[i].buf;
+			jobs[i].in.len = abs[i].used;
+			jobs[i].dirfd = dirs[i];
+			jobs[i].dest = ".";
+			pfx_options_init(&jobs[i].opt);
+			jobs[i].opt.resolver = resolvers[(i + round) % 2];
+			jobs[i].opt.hooks.report = collect;
+			jobs[i].opt.hooks.arg = &jobs[i].rep;
+			jobs[i].start = &start;
+			cr_assert(pthread_create(&t[i], NULL, job_run,
+			    &jobs[i]) == 0, "pthread_create");
+		}
+		for (i = 0; i < 2; i++)
+			cr_assert(pthread_join(t[i], NULL) == 0, "join");
+		(void)pthread_barrier_destroy(&start);
+		thread_check(fx, &jobs[0], dirs[0], "one");
+		thread_check(fx, &jobs[1], dirs[1], "two");
+	}
+	(void)close(dirs[1]);
+	ab_free(&abs[0]);
+	ab_free(&abs[1]);
+}
+
+Test(extract_formats, two_threads)
+{
+	struct fx fx;
+
+	fx_begin(&fx, "two_threads", PFX_RESOLVER_AUTO);
+	case_threads(&fx);
+	fx_end(&fx);
+	expect_no_leaks("two_threads");
+}
