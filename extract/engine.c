@@ -356,6 +356,14 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "ar_index", 0);
 		return;
 	}
+	/* ar members are files; GNU ar's deterministic mode (-D, its
+	 * default) stores their modes without the file-type bits. */
+	if (e.type == PFX_TYPE_OTHER && archive_entry_filetype(ae) == 0 &&
+	    (archive_format(x->ar) & ARCHIVE_FORMAT_BASE_MASK) ==
+	    ARCHIVE_FORMAT_AR) {
+		archive_entry_set_filetype(ae, AE_IFREG);
+		e.type = PFX_TYPE_FILE;
+	}
 	if (name == NULL) {
 		e.decision = PFX_REJECT;
 		xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, "bad_name", 0);

@@ -103,6 +103,14 @@ grep -q '^usage: pfextract' "$T/stdout" && ok || bad "--help: no usage"
 run "--version" 0 "$pfx" --version
 grep -q '^pfextract [0-9]' "$T/stdout" && ok || bad "--version"
 
+# GNU ar's deterministic archives store modes without file-type bits.
+if command -v ar >/dev/null 2>&1; then
+	(cd "$T/src/d" && ar rcs "$T/det.a" a.txt)
+	run "ar rcs members" 0 "$pfx" -xf det.a -C out
+	[ "$(cat "$T/out/a.txt" 2>/dev/null)" = one ] && ok ||
+	    bad "ar rcs: member not extracted"
+fi
+
 # Resolver choice from the environment.
 run "walk resolver" 0 env PFEXTRACT_RESOLVER=walk "$pfx" -xf a.tar -C out &&
     has_tree "walk resolver"
