@@ -369,7 +369,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, "bad_name", 0);
 		return;
 	}
-	reason = xtr_unselected(x->opt, name);
+	reason = xtr_unselected(x->opt, name, x->include_hit);
 	if (reason != NULL) {
 		e.decision = PFX_DENY;
 		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, reason, 0);
@@ -460,6 +460,22 @@ read_all(struct xtr *x)
 	archive_entry_free(ae);
 }
 
+/* Tell the caller of each include pattern that selected nothing. */
+static void
+report_unmatched(struct xtr *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->opt->ninclude; i++) {
+		if (x->include_hit[i])
+			continue;
+		x->res->stats.unmatched++;
+		if (x->opt->hooks.unmatched != NULL)
+			x->opt->hooks.unmatched(x->opt->hooks.arg,
+			    x->opt->include[i]);
+	}
+}
+
 static void
 free_state(struct xtr *x)
 {
@@ -471,6 +487,7 @@ free_state(struct xtr *x)
 		free(x->links[i].name);
 	}
 	free(x->links);
+	free(x->include_hit);
 	xtr_table_free(&x->files);
 	xtr_table_free(&x->dirs);
 	xtr_table_free(&x->pending);
@@ -519,13 +536,23 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
 		free_state(&x);
 		return result->status;
 	}
+	if (opt->ninclude > 0) {
+		x.include_hit = calloc(opt->ninclude, sizeof(*x.include_hit));
+		if (x.include_hit == NULL) {
+			xtr_fail(&x, ENOMEM, "%s", strerror(ENOMEM));
+			free_state(&x);
+			return result->status;
+		}
+	}
 	read_all(&x);
+	if (!x.fatal)
+		report_unmatched(&x);
 	/* Links last, so no later entry can be written through one. */
 	xtr_finish_symlinks(&x);
 	/* Directories' own modes and times last of all, deepest first. */
 	xtr_finish_dirs(&x);
 	if (!x.fatal && (result->stats.refused > 0 ||
-	    result->stats.failed > 0))
+	    result->stats.failed > 0 || result->stats.unmatched > 0))
 		result->status = PFX_REFUSED;
 	free_state(&x);
 	return result->status;

@@ -69,10 +69,12 @@ void xtr_table_free(struct xtr_table *t);
 /* --- match.c ---------------------------------------------------------- */
 
 /*
- * Is NAME left out by the include and exclude patterns of OPT?
+ * Is NAME left out by the include and exclude patterns of OPT?  Sets
+ * HITS[i] (if HITS is not NULL) for each include pattern that selects it.
  * Return: NULL if selected, else "excluded" or "not_selected".
  */
-const char *xtr_unselected(const struct pfx_options *opt, const char *name);
+const char *xtr_unselected(const struct pfx_options *opt, const char *name,
+    bool *hits);
 
 /* --- reader.c --------------------------------------------------------- */
 
@@ -104,6 +106,7 @@ struct xtr {
 	struct xtr_table files;		/* regular files made: identity */
 	struct xtr_table dirs;		/* directories made: final metadata */
 	struct xtr_table pending;	/* symlinks queued: index into links */
+	bool *include_hit;		/* per include pattern: selected any */
 	struct xtr_symlink *links;	/* symlinks to make at the end */
 	size_t nlinks, links_cap;
 	bool fatal;

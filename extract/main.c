@@ -322,9 +322,10 @@ put_json_summary(const struct pfx_result *r, enum pfx_status status,
 	fprintf(f, ",\"entries\":%" PRIu64 ",\"extracted\":%" PRIu64
 	    ",\"listed\":%" PRIu64 ",\"refused\":%" PRIu64
 	    ",\"skipped\":%" PRIu64 ",\"failed\":%" PRIu64
-	    ",\"bytes\":%" PRIu64, r->stats.entries, r->stats.extracted,
-	    r->stats.listed, r->stats.refused, r->stats.skipped,
-	    r->stats.failed, r->stats.bytes);
+	    ",\"unmatched\":%" PRIu64 ",\"bytes\":%" PRIu64,
+	    r->stats.entries, r->stats.extracted, r->stats.listed,
+	    r->stats.refused, r->stats.skipped, r->stats.failed,
+	    r->stats.unmatched, r->stats.bytes);
 	fputs(",\"resolver\":", f);
 	put_json_or_null(f, r->resolver);
 	fputs(",\"error\":", f);
@@ -349,6 +350,16 @@ flush_stdout(void)
 		return -1;
 	}
 	return 0;
+}
+
+/* A member operand or --include pattern that selected nothing, as tar. */
+static void
+report_unmatched(void *arg, const char *pattern)
+{
+	(void)arg;
+	fputs("pfextract: ", stderr);
+	put_safe(stderr, pattern, strlen(pattern), false);
+	fputs(": not found in archive\n", stderr);
 }
 
 /*
@@ -421,6 +432,7 @@ main(int argc, char **argv)
 	c.ugswidth = LIST_UGS_WIDTH;
 	a.opt.hooks.decide = NULL;
 	a.opt.hooks.report = report_entry;
+	a.opt.hooks.unmatched = report_unmatched;
 	a.opt.hooks.arg = &c;
 	memset(&res, 0, sizeof(res));
 	status = pfx_extract(&in, AT_FDCWD, a.dir != NULL ? a.dir : ".",

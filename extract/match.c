@@ -45,7 +45,7 @@ exclude_matches(const char *pat, const char *name)
 
 /* see extract.h */
 const char *
-xtr_unselected(const struct pfx_options *opt, const char *name)
+xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 {
 	size_t i;
 	bool in = opt->ninclude == 0;
@@ -57,7 +57,13 @@ xtr_unselected(const struct pfx_options *opt, const char *name)
 		if (exclude_matches(opt->exclude[i], name))
 			return "excluded";
 	}
-	for (i = 0; !in && i < opt->ninclude; i++)
-		in = include_matches(opt->include[i], name);
+	/* Every pattern that matches is marked, not only the first. */
+	for (i = 0; i < opt->ninclude; i++) {
+		if (include_matches(opt->include[i], name)) {
+			in = true;
+			if (hits != NULL)
+				hits[i] = true;
+		}
+	}
 	return in ? NULL : "not_selected";
 }

@@ -129,6 +129,12 @@ struct pfx_hooks {
 	/* Called once per entry with its outcome.  NULL: none. */
 	void (*report)(void *arg, const struct pfx_entry *entry);
 	void *arg;
+	/*
+	 * Called after the whole archive was read, once for each include
+	 * pattern that selected no entry (tar's "Not found in archive");
+	 * such a pattern makes the status PFX_REFUSED.  NULL: none.
+	 */
+	void (*unmatched)(void *arg, const char *pattern);
 };
 
 struct pfx_options {
@@ -164,6 +170,7 @@ struct pfx_stats {
 	uint64_t refused;
 	uint64_t skipped;
 	uint64_t failed;
+	uint64_t unmatched;	/* include patterns that selected nothing */
 	uint64_t bytes;		/* file bytes written */
 };
 

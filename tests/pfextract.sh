@@ -65,6 +65,10 @@ grep -qx 'd/a.txt' "$T/stdout" && ok || bad "-v: no name on stdout"
 run "member operand" 0 "$pfx" -xf a.tar -C out d/e
 [ -f "$T/out/d/e/b.txt" ] && [ ! -e "$T/out/d/a.txt" ] && ok ||
     bad "member operand selects only d/e"
+run "member not in the archive" 1 "$pfx" -xf a.tar -C out d/e nothere
+grep -q '^pfextract: nothere: not found in archive$' "$T/stderr" && ok ||
+    bad "missing member not reported: $(cat "$T/stderr")"
+[ -f "$T/out/d/e/b.txt" ] && ok || bad "found member not extracted"
 run "--exclude" 0 "$pfx" -xf a.tar -C out --exclude='*.txt'
 [ -d "$T/out/d/e" ] && [ ! -e "$T/out/d/a.txt" ] && ok || bad "--exclude"
 
