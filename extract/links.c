@@ -380,8 +380,10 @@ xtr_finish_symlinks(struct xtr *x)
 		if (outcome[i] != NULL)
 			continue;
 		r = make_link(x, &x->links[i], i);
+		/* The link's own owner and time are best effort: the link is
+		 * made and contained whatever happens to them. */
 		if (r == 0)
-			r = link_meta(x, &x->links[i]);
+			(void)link_meta(x, &x->links[i]);
 		if (r == -EEXIST && x->opt->existing == PFX_EXISTING_SKIP)
 			outcome[i] = "skipped_existing";
 		else if (r < 0)

@@ -120,6 +120,8 @@ pfx_root_symlink(const struct pfx_root *root, const char *target,
 	struct stat made, now;
 	int pfd, r;
 
+	if (target[0] == '\0')
+		return -EINVAL;	/* no system makes an empty link */
 	r = parse_leaf(rel, &p);
 	if (r < 0)
 		return r;

@@ -141,17 +141,12 @@ pfx_root_link_meta(const struct pfx_root *root, const char *rel, uid_t uid,
     gid_t gid, const struct timespec *times)
 {
 	struct plat_path p;
-	int pfd, r = 0;
+	int pfd, r;
 
 	pfd = open_parent(root, rel, &p);
 	if (pfd < 0)
 		return pfd;
-	if ((uid != (uid_t)-1 || gid != (gid_t)-1) &&
-	    fchownat(pfd, p.leaf, uid, gid, AT_SYMLINK_NOFOLLOW) == -1)
-		r = -errno;
-	if (r == 0 && times != NULL &&
-	    utimensat(pfd, p.leaf, times, AT_SYMLINK_NOFOLLOW) == -1)
-		r = -errno;
+	r = plat_os_link_meta(pfd, p.leaf, uid, gid, times);
 	plat_close(pfd);
 	return r;
 }

@@ -161,3 +161,30 @@ plat_os_fsetxattr(int fd, const char *name, const void *value, size_t size)
 		return -errno;
 	return 0;
 }
+
+/* see platform.h */
+int
+plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
+    const struct timespec *times)
+{
+	struct stat st;
+	int fd, r = 0;
+
+	/* An O_PATH descriptor pins the link's own inode: check, then act
+	 * on that very inode, never on whatever has the name by then. */
+	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1)
+		return -errno;
+	if (fstat(fd, &st) == -1)
+		r = -errno;
+	else if (!S_ISLNK(st.st_mode))
+		r = -EINVAL;
+	if (r == 0 && (uid != (uid_t)-1 || gid != (gid_t)-1) &&
+	    fchownat(fd, "", uid, gid, AT_EMPTY_PATH) == -1)
+		r = -errno;
+	if (r == 0 && times != NULL &&
+	    utimensat(fd, "", times, AT_EMPTY_PATH) == -1)
+		r = -errno;
+	plat_close(fd);
+	return r;
+}

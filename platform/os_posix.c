@@ -105,3 +105,27 @@ plat_os_fsetxattr(int fd, const char *name, const void *value, size_t size)
 	(void)size;
 	return -ENOTSUP;
 }
+
+/* see platform.h */
+int
+plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
+    const struct timespec *times)
+{
+	struct stat st;
+
+	/*
+	 * Without O_PATH a link cannot be pinned: this check and the change
+	 * are two steps, and a swap between them is not detected here.
+	 */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -errno;
+	if (!S_ISLNK(st.st_mode))
+		return -EINVAL;
+	if ((uid != (uid_t)-1 || gid != (gid_t)-1) &&
+	    fchownat(dirfd, name, uid, gid, AT_SYMLINK_NOFOLLOW) == -1)
+		return -errno;
+	if (times != NULL &&
+	    utimensat(dirfd, name, times, AT_SYMLINK_NOFOLLOW) == -1)
+		return -errno;
+	return 0;
+}

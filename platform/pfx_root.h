@@ -184,15 +184,16 @@ PFX_API int pfx_root_link(const struct pfx_root *root, int fd,
 /*
  * Create the symbolic link REL pointing at TARGET, which is stored as is
  * and never resolved here: judging where it points is the caller's job.
- * An existing name gives -EEXIST.  The parent must exist.
- * Return: 0, or -errno.
+ * An existing name gives -EEXIST; an empty TARGET -EINVAL.  The parent
+ * must exist.  Return: 0, or -errno.
  */
 PFX_API int pfx_root_symlink(const struct pfx_root *root, const char *target,
     const char *rel);
 
 /*
  * Read the target of the symbolic link REL into BUF (CAP bytes,
- * NUL-terminated).  Not a symlink: -EINVAL; too long: -ENAMETOOLONG.
+ * NUL-terminated).  Not a symlink: -EINVAL; too long for CAP (CAP 0
+ * included): -ENAMETOOLONG.
  * Return: the target's length, or -errno.
  */
 PFX_API int pfx_root_readlink(const struct pfx_root *root, const char *rel,
@@ -200,8 +201,10 @@ PFX_API int pfx_root_readlink(const struct pfx_root *root, const char *rel,
 
 /*
  * Set the owner and times of the symbolic link REL itself (never what it
- * points to): fchownat(2) and utimensat(2) with AT_SYMLINK_NOFOLLOW from
- * its parent beneath the root.  TIMES may be NULL to leave the times; UID
+ * points to).  REL must be a symlink when the change is made (-EINVAL):
+ * on Linux the link is pinned with O_PATH|O_NOFOLLOW, checked, and changed
+ * through that descriptor, so a file swapped in for it is never touched.
+ * The root itself gives -EBUSY.  TIMES may be NULL to leave the times; UID
  * and GID may be -1 to leave the owner.  Return: 0, or -errno.
  */
 PFX_API int pfx_root_link_meta(const struct pfx_root *root, const char *rel,

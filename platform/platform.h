@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "../core/pfx_path.h"
 #include "pfx_root.h"
@@ -132,6 +133,16 @@ int plat_os_link_fd(int fd, int dirfd, const char *name);
 /* Set an extended attribute through FD.  0, -ENOTSUP or -errno. */
 int plat_os_fsetxattr(int fd, const char *name, const void *value,
     size_t size);
+
+/*
+ * Set the owner (-1: leave) and times (NULL: leave) of the symbolic link
+ * NAME in DIRFD itself.  SECURITY: whatever NAME is when the change is
+ * made must be a symlink (-EINVAL otherwise), so a file swapped in for it
+ * -- perhaps a hard link to a file outside the root -- is never changed.
+ * Return: 0, or -errno.
+ */
+int plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
+    const struct timespec *times);
 
 /* Fill BUF with LEN unpredictable bytes.  0 or -errno. */
 int plat_os_random(void *buf, size_t len);

@@ -225,7 +225,7 @@ pfx_root_readlink(const struct pfx_root *root, const char *rel, char *buf,
 	int pfd, r;
 
 	if (cap == 0)
-		return -EINVAL;
+		return -ENAMETOOLONG;
 	r = plat_path_parse(rel, &p);
 	if (r < 0)
 		return r;

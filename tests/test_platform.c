@@ -36,6 +36,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -1179,6 +1180,174 @@ ROOT_TEST(mkdirs_refused)
 	expect_content(fx, fx->dest, "f", "f\n");
 }
 
+/* --- pfx_root_mkdirs_count ------------------------------------------ */
+
+/* Assert that pfx_root_mkdirs_count() on REL made WANT components. */
+static void
+expect_count(const struct fx *fx, int line, const char *rel,
+    unsigned int got, unsigned int want)
+{
+	cr_assert(got == want, "line %d [%s] pfx_root_mkdirs_count(\"%s\"): "
+	    "*created is %u, want %u", line, fx->rname, rel, got, want);
+}
+
+/*
+ *	dest/
+ *	`-- a/ b/ c/		made by the test, then counted again
+ */
+ROOT_TEST(mkdirs_count_new)
+{
+	static const char *const dirs[] = { "a", "a/b", "a/b/c" };
+	struct stat st;
+	unsigned int n;
+	size_t i;
+	int fd;
+
+	/* From nothing: every component is new. */
+	n = 99;
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, "a/b/c", 0750, &n));
+	expect_count(fx, __LINE__, "a/b/c", n, 3);
+	expect_flags(fx, fd, O_RDONLY, "pfx_root_mkdirs_count");
+	expect_same(fx, fd, fx->dest, "a/b/c");
+	(void)close(fd);
+	for (i = 0; i < NELEM(dirs); i++) {
+		st = stat_at(fx->dest, dirs[i]);
+		cr_assert(S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0750,
+		    "[%s] %s has mode %06o, want a directory 0750",
+		    fx->rname, dirs[i], (unsigned int)st.st_mode);
+	}
+
+	/* The same name again: it exists, nothing is made. */
+	n = 99;
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, "a/b/c", 0700, &n));
+	expect_count(fx, __LINE__, "a/b/c", n, 0);
+	expect_same(fx, fd, fx->dest, "a/b/c");
+	(void)close(fd);
+	st = stat_at(fx->dest, "a/b/c");
+	cr_assert((st.st_mode & 07777) == 0750, "[%s] a/b/c mode changed to "
+	    "%04o", fx->rname, (unsigned int)(st.st_mode & 07777));
+	n = 99;
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, "a", 0755, &n));
+	expect_count(fx, __LINE__, "a", n, 0);
+	(void)close(fd);
+	n = 99;
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, "./a//b/", 0755, &n));
+	expect_count(fx, __LINE__, "./a//b/", n, 0);
+	expect_same(fx, fd, fx->dest, "a/b");
+	(void)close(fd);
+
+	/* The root itself always exists. */
+	n = 99;
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, "", 0755, &n));
+	expect_count(fx, __LINE__, "", n, 0);
+	expect_same(fx, fd, fx->top, "dest");
+	(void)close(fd);
+	n = 99;
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, ".", 0755, &n));
+	expect_count(fx, __LINE__, ".", n, 0);
+	(void)close(fd);
+
+	/* Only the missing tail is counted. */
+	n = 99;
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, "a/b/c/d/e", 0755,
+	    &n));
+	expect_count(fx, __LINE__, "a/b/c/d/e", n, 2);
+	expect_same(fx, fd, fx->dest, "a/b/c/d/e");
+	(void)close(fd);
+}
+
+/*
+ *	dest/
+ *	`-- a/
+ *	    `-- b/		0700, holding "keep"
+ */
+ROOT_TEST(mkdirs_count_partial)
+{
+	struct stat st;
+	char list[64];
+	unsigned int n;
+	int fd;
+
+	put_dir(fx->dest, "a", 0755);
+	put_dir(fx->dest, "a/b", 0700);
+	put_file(fx->dest, "a/b/keep", "keep\n", 0644);
+	n = 99;
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, "a/b/c", 0751, &n));
+	expect_count(fx, __LINE__, "a/b/c", n, 1);
+	expect_same(fx, fd, fx->dest, "a/b/c");
+	(void)close(fd);
+	st = stat_at(fx->dest, "a/b");
+	cr_assert((st.st_mode & 07777) == 0700, "[%s] existing a/b got mode "
+	    "%04o", fx->rname, (unsigned int)(st.st_mode & 07777));
+	st = stat_at(fx->dest, "a/b/c");
+	cr_assert((st.st_mode & 07777) == 0751, "[%s] a/b/c mode %04o",
+	    fx->rname, (unsigned int)(st.st_mode & 07777));
+	list_at(fx->dest, "a/b", list, sizeof(list));
+	cr_assert_str_eq(list, "c keep");
+}
+
+/* CREATED may be NULL, whether or not anything is made. */
+ROOT_TEST(mkdirs_count_null)
+{
+	int fd;
+
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, "n1/n2", 0755, NULL));
+	expect_same(fx, fd, fx->dest, "n1/n2");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, "n1/n2", 0755, NULL));
+	expect_same(fx, fd, fx->dest, "n1/n2");
+	(void)close(fd);
+	fd = ASSERT_FD(pfx_root_mkdirs_count(&fx->root, "", 0755, NULL));
+	(void)close(fd);
+	ASSERT_RET(pfx_root_mkdirs_count(&fx->root, "../x", 0755, NULL),
+	    -EXDEV);
+}
+
+/*
+ * A refused call made nothing, and says so.
+ *
+ *	dest/
+ *	|-- d/
+ *	|-- f			"f\n"
+ *	`-- l -> ../outside/sdir
+ */
+ROOT_TEST(mkdirs_count_refused)
+{
+	static const struct {
+		const char *rel;
+		int want;
+	} rows[] = {
+		{ "f", -ENOTDIR },
+		{ "f/x/y", -ENOTDIR },
+		{ "l", -ELOOP },
+		{ "l/new", -ELOOP },
+		{ "d/../x", -EXDEV },
+		{ "/x", -EXDEV },
+	};
+	char list[64];
+	unsigned int n;
+	size_t i;
+	int r;
+
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+	put_link(fx->dest, "l", "../outside/sdir");
+	for (i = 0; i < NELEM(rows); i++) {
+		n = 99;
+		r = pfx_root_mkdirs_count(&fx->root, rows[i].rel, 0755, &n);
+		if (r >= 0)
+			(void)close(r);
+		cr_assert(r == rows[i].want, "[%s] pfx_root_mkdirs_count"
+		    "(\"%s\"): got %d (%s), want %s", fx->rname, rows[i].rel,
+		    r, errname(r), errname(rows[i].want));
+		expect_count(fx, __LINE__, rows[i].rel, n, 0);
+	}
+	list_at(fx->dest, ".", list, sizeof(list));
+	cr_assert_str_eq(list, "d f l");
+	list_at(fx->dest, "d", list, sizeof(list));
+	cr_assert_str_eq(list, "");
+}
+
 /* --- what may already stand at a name -------------------------------- */
 
 enum prior {
@@ -2203,6 +2372,619 @@ ROOT_TEST(fd_chmod_and_times)
 
 	ASSERT_RET(pfx_fd_chmod(-1, 0644), -EBADF);
 	ASSERT_RET(pfx_fd_set_times(-1, t1), -EBADF);
+}
+
+/* --- pfx_fd_chown, pfx_fd_setxattr ---------------------------------- */
+
+/* Skip the running test unless it runs as root. */
+static void
+need_root(const char *what)
+{
+	if (geteuid() != 0)
+		fx_skip("%s needs root", what);
+}
+
+/* Assert the owner and group of DIRFD/NAME (not followed). */
+static void
+expect_owner(const struct fx *fx, int dirfd, const char *name, uid_t uid,
+    gid_t gid)
+{
+	struct stat st;
+
+	st = stat_at(dirfd, name);
+	cr_assert(st.st_uid == uid && st.st_gid == gid, "[%s] %s: owner "
+	    "%u:%u, want %u:%u", fx->rname, name, (unsigned int)st.st_uid,
+	    (unsigned int)st.st_gid, (unsigned int)uid, (unsigned int)gid);
+}
+
+/*
+ *	dest/
+ *	|-- d/
+ *	`-- f			(made by pfx_root_create)
+ */
+ROOT_TEST(fd_chown)
+{
+	int fd, dfd, rfd;
+
+	need_root("chown");
+	put_dir(fx->dest, "d", 0755);
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "f", 0644));
+	expect_owner(fx, fx->dest, "f", 0, 0);
+	ASSERT_RET(pfx_fd_chown(fd, 1234, 1234), 0);
+	expect_owner(fx, fx->dest, "f", 1234, 1234);
+	/* -1 leaves that half alone. */
+	ASSERT_RET(pfx_fd_chown(fd, (uid_t)-1, 4321), 0);
+	expect_owner(fx, fx->dest, "f", 1234, 4321);
+	ASSERT_RET(pfx_fd_chown(fd, 1235, (gid_t)-1), 0);
+	expect_owner(fx, fx->dest, "f", 1235, 4321);
+	ASSERT_RET(pfx_fd_chown(fd, (uid_t)-1, (gid_t)-1), 0);
+	expect_owner(fx, fx->dest, "f", 1235, 4321);
+	(void)close(fd);
+
+	/* Through a read-only descriptor and a directory descriptor. */
+	rfd = ASSERT_FD(pfx_root_open_read(&fx->root, "f"));
+	ASSERT_RET(pfx_fd_chown(rfd, 0, 0), 0);
+	expect_owner(fx, fx->dest, "f", 0, 0);
+	(void)close(rfd);
+	dfd = ASSERT_FD(pfx_root_open_dir(&fx->root, "d"));
+	ASSERT_RET(pfx_fd_chown(dfd, 1234, 1234), 0);
+	expect_owner(fx, fx->dest, "d", 1234, 1234);
+	(void)close(dfd);
+
+	ASSERT_RET(pfx_fd_chown(-1, 1234, 1234), -EBADF);
+}
+
+/* Assert that the attribute NAME of FD holds exactly VALUE (SIZE bytes). */
+static void
+expect_xattr(const struct fx *fx, int fd, const char *name,
+    const void *value, size_t size)
+{
+	char buf[256];
+	ssize_t n;
+
+	n = fgetxattr(fd, name, buf, sizeof(buf));
+	cr_assert(n >= 0, "[%s] fgetxattr %s: %s", fx->rname, name,
+	    strerror(errno));
+	cr_assert((size_t)n == size && memcmp(buf, value, size) == 0,
+	    "[%s] %s: %zd bytes \"%.*s\", want %zu bytes", fx->rname, name, n,
+	    (int)n, buf, size);
+}
+
+/*
+ *	dest/
+ *	|-- d/
+ *	`-- f			(made by pfx_root_create)
+ */
+ROOT_TEST(fd_setxattr)
+{
+	static const char binary[] = { 'a', '\0', 'b', '\377', '\n' };
+	int fd, dfd, rfd, r;
+
+	put_dir(fx->dest, "d", 0755);
+	fd = ASSERT_FD(pfx_root_create(&fx->root, "f", 0644));
+	r = pfx_fd_setxattr(fd, "user.test", "value", 5);
+	if (r == -ENOTSUP) {
+		(void)close(fd);
+		fx_skip("no user xattrs on this filesystem");
+	}
+	expect_ret(fx, __LINE__, "pfx_fd_setxattr(user.test)", r, 0);
+	expect_xattr(fx, fd, "user.test", "value", 5);
+
+	/* Set again: replaced, any bytes, any size, empty too. */
+	ASSERT_RET(pfx_fd_setxattr(fd, "user.test", binary, sizeof(binary)),
+	    0);
+	expect_xattr(fx, fd, "user.test", binary, sizeof(binary));
+	ASSERT_RET(pfx_fd_setxattr(fd, "user.test", "", 0), 0);
+	expect_xattr(fx, fd, "user.test", "", 0);
+	ASSERT_RET(pfx_fd_setxattr(fd, "user.other", "2", 1), 0);
+	expect_xattr(fx, fd, "user.other", "2", 1);
+	(void)close(fd);
+
+	/* Through a read-only descriptor and a directory descriptor. */
+	rfd = ASSERT_FD(pfx_root_open_read(&fx->root, "f"));
+	expect_xattr(fx, rfd, "user.test", "", 0);
+	ASSERT_RET(pfx_fd_setxattr(rfd, "user.test", "ro", 2), 0);
+	expect_xattr(fx, rfd, "user.test", "ro", 2);
+	(void)close(rfd);
+	dfd = ASSERT_FD(pfx_root_open_dir(&fx->root, "d"));
+	ASSERT_RET(pfx_fd_setxattr(dfd, "user.test", "dir", 3), 0);
+	expect_xattr(fx, dfd, "user.test", "dir", 3);
+	(void)close(dfd);
+
+	ASSERT_RET(pfx_fd_setxattr(-1, "user.test", "x", 1), -EBADF);
+}
+
+/* --- pfx_root_symlink ----------------------------------------------- */
+
+/* Assert that DIRFD/NAME is a symlink whose target is exactly WANT. */
+static void
+expect_link(const struct fx *fx, int dirfd, const char *name,
+    const char *want)
+{
+	char target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	st = stat_at(dirfd, name);
+	cr_assert(S_ISLNK(st.st_mode), "[%s] %s is not a symlink (mode %06o)",
+	    fx->rname, name, (unsigned int)st.st_mode);
+	n = readlinkat(dirfd, name, target, sizeof(target));
+	cr_assert(n >= 0 && (size_t)n < sizeof(target), "[%s] readlink %s: "
+	    "%s", fx->rname, name, strerror(errno));
+	cr_assert((size_t)n == strlen(want) && memcmp(target, want,
+	    (size_t)n) == 0, "[%s] %s -> \"%.*s\", want \"%s\"", fx->rname,
+	    name, (int)n, target, want);
+}
+
+/*
+ *	dest/
+ *	|-- d/			the test's links go here and in dest/
+ *	`-- f			"f\n"
+ */
+ROOT_TEST(symlink_new)
+{
+	static const struct {
+		const char *rel;	/* as passed */
+		const char *name;	/* as made */
+		const char *target;
+	} rows[] = {
+		{ "up", "up", "../../outside/x" },
+		{ "d/up", "d/up", "../outside/secret" },
+		{ "d/updir", "d/updir", "../../outside/sdir" },
+		{ "dang", "dang", "nothere" },
+		{ "in", "in", "f" },
+		{ "d/in", "d/in", "../f" },
+		{ "dot", "dot", "." },
+		{ "dotdot", "dotdot", ".." },
+		{ "odd", "odd", "a//b/./c/" },
+		{ "bytes", "bytes", "\001\377 \t\n*?" },
+		{ "./d//dots/", "d/dots", "..." },
+	};
+	char abs[PATH_MAX];
+	char *long_target;
+	size_t i;
+
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+	for (i = 0; i < NELEM(rows); i++) {
+		ASSERT_RET(pfx_root_symlink(&fx->root, rows[i].target,
+		    rows[i].rel), 0);
+		expect_link(fx, fx->dest, rows[i].name, rows[i].target);
+	}
+
+	/* Never resolved: nothing appeared where "up" points. */
+	cr_assert(!exists_at(fx->out, "x"), "[%s] outside/x exists",
+	    fx->rname);
+	cr_assert(!exists_at(fx->top, "x"), "[%s] top/x exists", fx->rname);
+	expect_content(fx, fx->dest, "f", "f\n");
+
+	/* An absolute target is stored as is. */
+	(void)snprintf(abs, sizeof(abs), "%s/outside/victim", fx->path);
+	ASSERT_RET(pfx_root_symlink(&fx->root, abs, "abs"), 0);
+	expect_link(fx, fx->dest, "abs", abs);
+
+	/* A long target, byte for byte. */
+	long_target = malloc(PATH_MAX - 1);
+	cr_assert(long_target != NULL, "malloc");
+	for (i = 0; i < PATH_MAX - 2; i++)
+		long_target[i] = i % 64 == 63 ? '/' : (char)('a' + i % 26);
+	long_target[PATH_MAX - 2] = '\0';
+	ASSERT_RET(pfx_root_symlink(&fx->root, long_target, "long"), 0);
+	expect_link(fx, fx->dest, "long", long_target);
+	free(long_target);
+}
+
+/*
+ * An existing name of any kind is left alone.
+ *
+ *	dest/
+ *	|-- p0 ... p8		one of each prior
+ *	`-- spare		"spare\n"
+ */
+ROOT_TEST(symlink_existing_name)
+{
+	char name[16], target[PATH_MAX], list[64];
+	struct stat before, after;
+	ssize_t n1, n2;
+	int p;
+
+	put_file(fx->dest, "spare", "spare\n", 0644);
+	for (p = 0; p < NPRIORS; p++) {
+		(void)snprintf(name, sizeof(name), "p%d", p);
+		plant(fx, (enum prior)p, name);
+		before = stat_at(fx->dest, name);
+		n1 = readlinkat(fx->dest, name, target, sizeof(target));
+		ASSERT_RET(pfx_root_symlink(&fx->root, "new", name), -EEXIST);
+		ASSERT_RET(pfx_root_symlink(&fx->root, "../outside/victim",
+		    name), -EEXIST);
+		after = stat_at(fx->dest, name);
+		cr_assert(before.st_ino == after.st_ino &&
+		    before.st_mode == after.st_mode &&
+		    before.st_size == after.st_size,
+		    "[%s] symlink over %s changed it", fx->rname,
+		    prior_names[p]);
+		n2 = readlinkat(fx->dest, name, target, sizeof(target));
+		cr_assert(n1 == n2, "[%s] symlink over %s changed its target",
+		    fx->rname, prior_names[p]);
+	}
+	expect_content(fx, fx->dest, "p0", "old\n");
+	expect_link(fx, fx->dest, "p2", "../outside/victim");
+	expect_link(fx, fx->dest, "p5", "../outside/created");
+	expect_link(fx, fx->dest, "p6", "spare");
+	expect_content(fx, fx->dest, "spare", "spare\n");
+	list_at(fx->dest, "p8", list, sizeof(list));
+	cr_assert_str_eq(list, "");
+	cr_assert(unlinkat(fx->dest, "p1", 0) == 0, "unlink p1");
+	expect_victim_intact(fx, "pfx_root_symlink");
+
+	/* The root itself exists. */
+	ASSERT_RET(pfx_root_symlink(&fx->root, "x", ""), -EEXIST);
+	ASSERT_RET(pfx_root_symlink(&fx->root, "x", "."), -EEXIST);
+}
+
+/*
+ *	dest/
+ *	|-- d/
+ *	|-- f			"f\n"
+ *	|-- in -> d
+ *	`-- lo -> ../outside/sdir
+ */
+ROOT_TEST(symlink_refused)
+{
+	static const struct {
+		const char *rel;
+		int want;
+	} rows[] = {
+		{ "missing/l", -ENOENT },
+		{ "m1/m2/l", -ENOENT },
+		{ "f/l", -ENOTDIR },
+		{ "in/l", -ELOOP },
+		{ "lo/l", -ELOOP },
+		{ "lo/inner", -ELOOP },
+		{ "..", -EXDEV },
+		{ "../l", -EXDEV },
+		{ "../outside/l", -EXDEV },
+		{ "d/../l", -EXDEV },
+		{ "d/../../outside/l", -EXDEV },
+		{ "/l", -EXDEV },
+		{ "/tmp/l", -EXDEV },
+	};
+	char abs[PATH_MAX], list[64];
+	size_t i;
+	int r;
+
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+	put_link(fx->dest, "in", "d");
+	put_link(fx->dest, "lo", "../outside/sdir");
+	for (i = 0; i < NELEM(rows); i++) {
+		r = pfx_root_symlink(&fx->root, "target", rows[i].rel);
+		cr_assert(r == rows[i].want, "[%s] pfx_root_symlink(\"%s\"): "
+		    "got %d (%s), want %s", fx->rname, rows[i].rel, r,
+		    errname(r), errname(rows[i].want));
+	}
+	/* An absolute name of a place inside the root is still absolute. */
+	(void)snprintf(abs, sizeof(abs), "%s/dest/d/l", fx->path);
+	ASSERT_RET(pfx_root_symlink(&fx->root, "target", abs), -EXDEV);
+
+	list_at(fx->dest, ".", list, sizeof(list));
+	cr_assert_str_eq(list, "d f in lo");
+	list_at(fx->dest, "d", list, sizeof(list));
+	cr_assert_str_eq(list, "");
+	cr_assert(!exists_at(fx->top, "l"), "[%s] top/l exists", fx->rname);
+}
+
+/* --- pfx_root_readlink ---------------------------------------------- */
+
+/*
+ *	dest/
+ *	|-- abs -> /tmp/pfx-platform.XXXXXX/outside/victim
+ *	|-- d/
+ *	|   `-- m -> x
+ *	|-- lo -> ../outside/secret
+ *	`-- odd -> "a//b/./c/"
+ */
+ROOT_TEST(readlink_targets)
+{
+	char abs[PATH_MAX], buf[PATH_MAX];
+	size_t len;
+
+	(void)snprintf(abs, sizeof(abs), "%s/outside/victim", fx->path);
+	put_dir(fx->dest, "d", 0755);
+	put_link(fx->dest, "lo", "../outside/secret");
+	put_link(fx->dest, "d/m", "x");
+	put_link(fx->dest, "abs", abs);
+	put_link(fx->dest, "odd", "a//b/./c/");
+
+	memset(buf, 'Z', sizeof(buf));
+	ASSERT_RET(pfx_root_readlink(&fx->root, "lo", buf, sizeof(buf)),
+	    (int)strlen("../outside/secret"));
+	cr_assert_str_eq(buf, "../outside/secret");
+	ASSERT_RET(pfx_root_readlink(&fx->root, "d/m", buf, sizeof(buf)), 1);
+	cr_assert_str_eq(buf, "x");
+	ASSERT_RET(pfx_root_readlink(&fx->root, "./d//m", buf, sizeof(buf)),
+	    1);
+	cr_assert_str_eq(buf, "x");
+	ASSERT_RET(pfx_root_readlink(&fx->root, "abs", buf, sizeof(buf)),
+	    (int)strlen(abs));
+	cr_assert_str_eq(buf, abs);
+	ASSERT_RET(pfx_root_readlink(&fx->root, "odd", buf, sizeof(buf)), 9);
+	cr_assert_str_eq(buf, "a//b/./c/");
+
+	/* Just room for the target and its NUL; one byte less is too little. */
+	len = strlen("../outside/secret");
+	memset(buf, 'Z', sizeof(buf));
+	ASSERT_RET(pfx_root_readlink(&fx->root, "lo", buf, len + 1),
+	    (int)len);
+	cr_assert_str_eq(buf, "../outside/secret");
+	ASSERT_RET(pfx_root_readlink(&fx->root, "lo", buf, len),
+	    -ENAMETOOLONG);
+	ASSERT_RET(pfx_root_readlink(&fx->root, "lo", buf, 1), -ENAMETOOLONG);
+	ASSERT_RET(pfx_root_readlink(&fx->root, "d/m", buf, 2), 1);
+	cr_assert_str_eq(buf, "x");
+	ASSERT_RET(pfx_root_readlink(&fx->root, "d/m", buf, 1),
+	    -ENAMETOOLONG);
+}
+
+/* What pfx_root_symlink() stores, pfx_root_readlink() reads back. */
+ROOT_TEST(readlink_round_trip)
+{
+	static const char *const targets[] = {
+		"../../outside/x", "/etc/passwd", "a", "\001\377 \t\n*?",
+		"..", "dir/", "a//b"
+	};
+	char name[16], buf[64];
+	size_t i;
+
+	for (i = 0; i < NELEM(targets); i++) {
+		(void)snprintf(name, sizeof(name), "l%zu", i);
+		ASSERT_RET(pfx_root_symlink(&fx->root, targets[i], name), 0);
+		ASSERT_RET(pfx_root_readlink(&fx->root, name, buf,
+		    sizeof(buf)), (int)strlen(targets[i]));
+		cr_assert(strcmp(buf, targets[i]) == 0, "[%s] %s -> \"%s\", "
+		    "want \"%s\"", fx->rname, name, buf, targets[i]);
+	}
+}
+
+/*
+ *	dest/
+ *	|-- d/
+ *	|-- f			"f\n"
+ *	|-- fifo		(FIFO)
+ *	|-- in -> d
+ *	|-- lo -> ../outside/sdir
+ *	`-- d/m -> x
+ */
+ROOT_TEST(readlink_refused)
+{
+	static const struct {
+		const char *rel;
+		int want;
+	} rows[] = {
+		{ "f", -EINVAL },
+		{ "d", -EINVAL },
+		{ "d/", -EINVAL },
+		{ "fifo", -EINVAL },
+		{ "", -EINVAL },
+		{ ".", -EINVAL },
+		{ "missing", -ENOENT },
+		{ "nodir/l", -ENOENT },
+		{ "f/x", -ENOTDIR },
+		{ "in/m", -ELOOP },
+		{ "lo/inner", -ELOOP },
+		{ "lo/x", -ELOOP },
+		{ "..", -EXDEV },
+		{ "../outside/slink", -EXDEV },
+		{ "d/../in", -EXDEV },
+		{ "/etc/passwd", -EXDEV },
+	};
+	char buf[PATH_MAX];
+	size_t i;
+	int r;
+
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+	cr_assert(mkfifoat(fx->dest, "fifo", 0644) == 0, "mkfifo: %s",
+	    strerror(errno));
+	put_link(fx->dest, "in", "d");
+	put_link(fx->dest, "lo", "../outside/sdir");
+	put_link(fx->dest, "d/m", "x");
+	for (i = 0; i < NELEM(rows); i++) {
+		r = pfx_root_readlink(&fx->root, rows[i].rel, buf,
+		    sizeof(buf));
+		cr_assert(r == rows[i].want, "[%s] pfx_root_readlink(\"%s\"): "
+		    "got %d (%s), want %s", fx->rname, rows[i].rel, r,
+		    errname(r), errname(rows[i].want));
+	}
+	expect_content(fx, fx->dest, "f", "f\n");
+}
+
+/* --- pfx_root_link_meta --------------------------------------------- */
+
+/*
+ * Assert that outside/secret still has the fixture's mtime.  Its atime is
+ * not compared: the snapshot taken before the body reads the file.
+ */
+static void
+expect_secret_mtime(const struct fx *fx)
+{
+	struct stat st;
+
+	st = stat_at(fx->out, "secret");
+	cr_assert(st.st_mtim.tv_sec == OLD_SEC && st.st_mtim.tv_nsec == 0,
+	    "[%s] outside/secret: mtime %lld.%09ld, want %d.000000000",
+	    fx->rname, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+	    OLD_SEC);
+}
+
+/*
+ *	dest/
+ *	|-- d/
+ *	|   `-- l -> ../f
+ *	|-- f			"f\n", old times
+ *	|-- li -> f
+ *	`-- lo -> ../outside/secret
+ */
+ROOT_TEST(link_meta_times)
+{
+	static const struct timespec t1[2] = {
+		{ 1000000001, 111 }, { 1234567890, 987654321 }
+	};
+	static const struct timespec t2[2] = {
+		{ 1100000000, 5 }, { 0, UTIME_OMIT }
+	};
+	static const struct timespec old = { OLD_SEC, 0 };
+	struct stat before, after;
+
+	put_dir(fx->dest, "d", 0755);
+	put_file(fx->dest, "f", "f\n", 0644);
+	set_old_times(fx->dest, "f");
+	put_link(fx->dest, "li", "f");
+	put_link(fx->dest, "lo", "../outside/secret");
+	put_link(fx->dest, "d/l", "../f");
+
+	/* The link itself gets the times; the outside target keeps its own. */
+	before = stat_at(fx->dest, "lo");
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "lo", (uid_t)-1, (gid_t)-1,
+	    t1), 0);
+	expect_times(fx, fx->dest, "lo", &t1[0], &t1[1]);
+	expect_secret_mtime(fx);
+	after = stat_at(fx->dest, "lo");
+	cr_assert(after.st_uid == before.st_uid &&
+	    after.st_gid == before.st_gid, "[%s] lo: owner %u:%u changed to "
+	    "%u:%u", fx->rname, (unsigned int)before.st_uid,
+	    (unsigned int)before.st_gid, (unsigned int)after.st_uid,
+	    (unsigned int)after.st_gid);
+	expect_link(fx, fx->dest, "lo", "../outside/secret");
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "lo", (uid_t)-1, (gid_t)-1,
+	    t2), 0);
+	expect_times(fx, fx->dest, "lo", &t2[0], &t1[1]);
+	expect_secret_mtime(fx);
+
+	/* NULL times: nothing changes. */
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "lo", (uid_t)-1, (gid_t)-1,
+	    NULL), 0);
+	expect_times(fx, fx->dest, "lo", &t2[0], &t1[1]);
+
+	/* A link to a file inside, at the top and in a subdirectory. */
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "li", (uid_t)-1, (gid_t)-1,
+	    t1), 0);
+	expect_times(fx, fx->dest, "li", &t1[0], &t1[1]);
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "d/l", (uid_t)-1, (gid_t)-1,
+	    t1), 0);
+	expect_times(fx, fx->dest, "d/l", &t1[0], &t1[1]);
+	expect_times(fx, fx->dest, "f", &old, &old);
+	expect_content(fx, fx->dest, "f", "f\n");
+}
+
+/*
+ *	dest/
+ *	|-- f			"f\n"
+ *	|-- li -> f
+ *	`-- lo -> ../outside/secret
+ */
+ROOT_TEST(link_meta_owner)
+{
+	static const struct timespec t1[2] = {
+		{ 1000000001, 111 }, { 1234567890, 987654321 }
+	};
+	struct stat sec;
+
+	need_root("chown");
+	put_file(fx->dest, "f", "f\n", 0644);
+	put_link(fx->dest, "li", "f");
+	put_link(fx->dest, "lo", "../outside/secret");
+	sec = stat_at(fx->out, "secret");
+
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "lo", 1234, 1234, NULL), 0);
+	expect_owner(fx, fx->dest, "lo", 1234, 1234);
+	expect_owner(fx, fx->out, "secret", sec.st_uid, sec.st_gid);
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "li", 1234, 1234, t1), 0);
+	expect_owner(fx, fx->dest, "li", 1234, 1234);
+	expect_times(fx, fx->dest, "li", &t1[0], &t1[1]);
+	expect_owner(fx, fx->dest, "f", 0, 0);
+
+	/* -1 leaves that half alone. */
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "lo", (uid_t)-1, 4321,
+	    NULL), 0);
+	expect_owner(fx, fx->dest, "lo", 1234, 4321);
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "lo", 1235, (gid_t)-1,
+	    NULL), 0);
+	expect_owner(fx, fx->dest, "lo", 1235, 4321);
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "lo", (uid_t)-1, (gid_t)-1,
+	    t1), 0);
+	expect_owner(fx, fx->dest, "lo", 1235, 4321);
+	expect_owner(fx, fx->out, "secret", sec.st_uid, sec.st_gid);
+}
+
+/*
+ *	dest/
+ *	|-- d/
+ *	|-- in -> d
+ *	`-- lo -> ../outside/sdir
+ */
+ROOT_TEST(link_meta_refused)
+{
+	static const struct timespec t1[2] = {
+		{ 1000000001, 111 }, { 1234567890, 987654321 }
+	};
+	static const struct {
+		const char *rel;
+		int want;
+	} rows[] = {
+		{ "missing", -ENOENT },
+		{ "nodir/l", -ENOENT },
+		{ "in/l", -ELOOP },
+		{ "lo/inner", -ELOOP },
+		{ "..", -EXDEV },
+		{ "../outside/slink", -EXDEV },
+		{ "d/../lo", -EXDEV },
+		{ "/tmp", -EXDEV },
+	};
+	size_t i;
+	int r;
+
+	put_dir(fx->dest, "d", 0755);
+	put_link(fx->dest, "d/l", "x");
+	put_link(fx->dest, "in", "d");
+	put_link(fx->dest, "lo", "../outside/sdir");
+	set_old_times(fx->dest, "d/l");
+	for (i = 0; i < NELEM(rows); i++) {
+		r = pfx_root_link_meta(&fx->root, rows[i].rel, (uid_t)-1,
+		    (gid_t)-1, t1);
+		cr_assert(r == rows[i].want, "[%s] pfx_root_link_meta(\"%s\"): "
+		    "got %d (%s), want %s", fx->rname, rows[i].rel, r,
+		    errname(r), errname(rows[i].want));
+	}
+	cr_assert(stat_at(fx->dest, "d/l").st_mtim.tv_sec == OLD_SEC,
+	    "[%s] d/l got new times through \"in\"", fx->rname);
+}
+
+/*
+ * A racer may swap the link just made for a hard link to a file outside;
+ * link_meta must then change nothing (the outside snapshot checks it).
+ *
+ *	dest/
+ *	|-- h		hard link to outside/victim
+ *	`-- f		"f\n"
+ */
+ROOT_TEST(link_meta_not_a_link)
+{
+	static const struct timespec t1[2] = {
+		{ 1000000001, 111 }, { 1234567890, 987654321 }
+	};
+
+	plant(fx, PRIOR_HARDLINK_OUT, "h");
+	put_file(fx->dest, "f", "f\n", 0644);
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "h", 1234, 1234, t1),
+	    -EINVAL);
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "f", (uid_t)-1, (gid_t)-1,
+	    t1), -EINVAL);
+	ASSERT_RET(pfx_root_link_meta(&fx->root, "", (uid_t)-1, (gid_t)-1,
+	    t1), -EBUSY);
+	/* Drop the planted link, so outside/victim's nlink is as before. */
+	cr_assert(unlinkat(fx->dest, "h", 0) == 0, "unlink h: %s",
+	    strerror(errno));
 }
 
 /* --- descriptors ---------------------------------------------------- */
