@@ -297,7 +297,7 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 
 	switch (e->type) {
 	case PFX_TYPE_FILE:
-		xtr_write_file(x, ae, e, rel);
+		xtr_write_file(x, ae, e, rel, NULL);
 		return;
 	case PFX_TYPE_DIR:
 		xtr_make_dir(x, ae, e, rel);

@@ -160,10 +160,11 @@ void xtr_finish_write_error(struct xtr *x, struct pfx_entry *entry, int r);
 
 /*
  * Write the regular file ENTRY at REL from the archive's data, with its
- * metadata, under the existing-name policy.  Reports the entry.
+ * metadata, under the existing-name policy.  With RELINK, every name this
+ * run gave that inode is then linked to the new file.  Reports the entry.
  */
 void xtr_write_file(struct xtr *x, struct archive_entry *ae,
-    struct pfx_entry *entry, const char *rel);
+    struct pfx_entry *entry, const char *rel, const struct stat *relink);
 
 /*
  * The permission bits to give an entry with archive mode MODE, after the
@@ -212,6 +213,14 @@ void xtr_note_file(struct xtr *x, const char *rel, const struct stat *st);
 
 /* Forget any pending symlink at REL: a later entry took the name. */
 void xtr_forget_symlink(struct xtr *x, const char *rel);
+
+/*
+ * Point every name this run gave the inode OLD at the new file NEW_REL
+ * (identity NEW), by linking over them: what cpio's "data on the last
+ * link" means, done without writing into the old inode.
+ */
+void xtr_relink_all(struct xtr *x, const struct stat *old,
+    const char *new_rel, const struct stat *new);
 
 /* Make the hard-link entry ENTRY at REL to TARGET_REL.  Reports it. */
 void xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,

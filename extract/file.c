@@ -272,7 +272,7 @@ xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 /* see extract.h */
 void
 xtr_write_file(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
-    const char *rel)
+    const char *rel, const struct stat *relink)
 {
 	struct stat st;
 	int r;
@@ -284,5 +284,7 @@ xtr_write_file(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	}
 	xtr_note_file(x, rel, &st);
 	xtr_forget_symlink(x, rel);
+	if (relink != NULL)
+		xtr_relink_all(x, relink, rel, &st);
 	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
 }

@@ -95,13 +95,9 @@ xtr_forget_symlink(struct xtr *x, const char *rel)
 	s->index = SIZE_MAX;
 }
 
-/*
- * Point every name this run gave the inode OLD at the new file NEW_REL
- * (identity NEW), by linking over them: what cpio's "data on the last
- * link" means, done without writing into the old inode.
- */
-static void
-relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
+/* see extract.h */
+void
+xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
     const struct stat *new)
 {
 	struct stat st;
@@ -127,29 +123,6 @@ relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
 		}
 	}
 	(void)close(fd);
-}
-
-/*
- * A hard link that carries the data of an empty file this run made (cpio
- * stores a file's data on its last link): write the data as a new file at
- * REL, then link the target's names to it.  Reports the entry.
- */
-static void
-hardlink_with_data(struct xtr *x, struct archive_entry *ae,
-    struct pfx_entry *e, const char *rel, const struct stat *old)
-{
-	struct stat st;
-	int r;
-
-	r = xtr_write_regular(x, ae, e, rel, &st);
-	if (r != 0) {
-		xtr_finish_write_error(x, e, r);
-		return;
-	}
-	xtr_note_file(x, rel, &st);
-	xtr_forget_symlink(x, rel);
-	relink_all(x, old, rel, &st);
-	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
 }
 
 /* see extract.h */
@@ -188,12 +161,14 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 	/*
 	 * SECURITY: the payload of a hard-link entry never goes into its
 	 * target.  Only when the target is an empty file of this run and
-	 * the entry has data is it a cpio-style link: a new file is written.
+	 * the entry has data is it a cpio-style link (cpio stores a file's
+	 * data on its last link): the data becomes a new file at REL, and
+	 * the target's names are linked to it.
 	 */
 	if (e->size > 0 && st.st_size == 0 && x->ar != NULL &&
 	    archive_entry_size(ae) > 0) {
 		(void)close(fd);
-		hardlink_with_data(x, ae, e, rel, &st);
+		xtr_write_file(x, ae, e, rel, &st);
 		return;
 	}
 	r = xtr_make_parents(x, rel);
