@@ -98,10 +98,12 @@ obj/pfextract.pc: pfextract.pc.in Makefile
 
 # Tests: every tests/test_*.c linked into one Criterion runner, built
 # twice, plainly and under ASan+UBSan.
-obj/tests/run: $(TEST_SRCS:%.c=obj/%.o) $(CLI_OBJS) obj/libpfextract.a
+obj/tests/run: $(TEST_SRCS:%.c=obj/%.o) obj/tests/fixture.o $(CLI_OBJS) \
+    obj/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS) $(LIBS)
 
-obj/san/tests/run: $(TEST_SRCS:%.c=obj/san/%.o) obj/san/tests/lsan_runner.o \
+obj/san/tests/run: $(TEST_SRCS:%.c=obj/san/%.o) obj/san/tests/fixture.o \
+    obj/san/tests/lsan_runner.o \
     $(SAN_CLI_OBJS) obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS) $(LIBS)
 

@@ -43,7 +43,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <grp.h>
 #include <limits.h>
 #include <pthread.h>
@@ -63,6 +62,7 @@
 #include <criterion/criterion.h>
 
 #include "pfextract.h"
+#include "fixture.h"
 
 #define SECRET	"outside secret\n"
 #define VICTIM	"victim\n"
@@ -271,48 +271,20 @@ set_old_times(int dirfd, const char *name)
 	    "fixture: utimensat %s: %s", name, strerror(errno));
 }
 
-static int
-cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Read the names in the directory DIRFD/REL, sorted, without . and ... */
+/*
+ * Read the names in the directory DIRFD/REL, sorted, without . and ..,
+ * into *OUT, which names_free() frees.  Return: 0, or -errno.
+ */
 static int
 names_read(int dirfd, const char *rel, struct names *out)
 {
-	struct dirent *de;
-	char **grown;
-	DIR *d;
-	int fd;
+	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
-	fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd == -1)
-		return -errno;
-	d = fdopendir(fd);
-	cr_assert(d != NULL, "fdopendir: %s", strerror(errno));
-	for (;;) {
-		de = readdir(d);
-		if (de == NULL)
-			break;
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (out->n == out->cap) {
-			out->cap = out->cap == 0 ? 16 : out->cap * 2;
-			grown = realloc(out->v, out->cap * sizeof(*out->v));
-			cr_assert(grown != NULL, "realloc");
-			out->v = grown;
-		}
-		out->v[out->n] = strdup(de->d_name);
-		cr_assert(out->v[out->n] != NULL, "strdup");
-		out->n++;
-	}
-	(void)closedir(d);
-	if (out->n > 0)
-		qsort(out->v, out->n, sizeof(out->v[0]), cmp_names);
+	n = tfx_read_names(dirfd, rel, &out->v);
+	if (n < 0)
+		return (int)n;
+	out->n = out->cap = (size_t)n;
 	return 0;
 }
 
@@ -325,150 +297,6 @@ names_free(struct names *ns)
 		free(ns->v[i]);
 	free(ns->v);
 	memset(ns, 0, sizeof(*ns));
-}
-
-/* How many descriptors does this process hold? */
-static int
-count_fds(void)
-{
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	d = opendir("/proc/self/fd");
-	cr_assert(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
-	for (;;) {
-		de = readdir(d);
-		if (de == NULL)
-			break;
-		if (de->d_name[0] != '.')
-			n++;
-	}
-	(void)closedir(d);
-	return n - 1;		/* not the one opendir() holds */
-}
-
-/* The FNV-1a hash of the content of the regular file DIRFD/NAME. */
-static uint64_t
-hash_at(int dirfd, const char *name)
-{
-	unsigned char buf[4096];
-	uint64_t h = 14695981039346656037ULL;
-	ssize_t n, i;
-	int fd;
-
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC);
-	if (fd == -1)
-		return 0;
-	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (i = 0; i < n; i++) {
-			h ^= buf[i];
-			h *= 1099511628211ULL;
-		}
-	}
-	(void)close(fd);
-	return h;
-}
-
-static char
-kind_of(mode_t mode)
-{
-	if (S_ISREG(mode))
-		return 'f';
-	if (S_ISDIR(mode))
-		return 'd';
-	if (S_ISLNK(mode))
-		return 'l';
-	if (S_ISFIFO(mode))
-		return 'p';
-	if (S_ISCHR(mode))
-		return 'c';
-	if (S_ISBLK(mode))
-		return 'b';
-	if (S_ISSOCK(mode))
-		return 's';
-	return '?';
-}
-
-static void snap_dir(FILE *, int, const char *, bool);
-
-/* One line for DIRFD/NAME, shown as PATH; directories recurse. */
-static void
-snap_entry(FILE *out, int dirfd, const char *name, const char *path,
-    bool nlink)
-{
-	char target[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
-		fprintf(out, "%s: %s\n", path, strerror(errno));
-		return;
-	}
-	fprintf(out, "%s %c %04o size=%lld uid=%u gid=%u mtime=%lld.%09ld",
-	    path, kind_of(st.st_mode), (unsigned int)(st.st_mode & 07777),
-	    (long long)st.st_size, (unsigned int)st.st_uid,
-	    (unsigned int)st.st_gid, (long long)st.st_mtim.tv_sec,
-	    st.st_mtim.tv_nsec);
-	if (nlink)
-		fprintf(out, " nlink=%lu", (unsigned long)st.st_nlink);
-	if (S_ISREG(st.st_mode))
-		fprintf(out, " fnv=%016llx",
-		    (unsigned long long)hash_at(dirfd, name));
-	if (S_ISLNK(st.st_mode)) {
-		n = readlinkat(dirfd, name, target, sizeof(target) - 1);
-		target[n >= 0 ? n : 0] = '\0';
-		fprintf(out, " -> %s", target);
-	}
-	fputc('\n', out);
-	if (S_ISDIR(st.st_mode)) {
-		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		if (fd == -1) {
-			fprintf(out, "%s/: %s\n", path, strerror(errno));
-			return;
-		}
-		snap_dir(out, fd, path, nlink);
-		(void)close(fd);
-	}
-}
-
-static void
-snap_dir(FILE *out, int dirfd, const char *prefix, bool nlink)
-{
-	char path[PATH_MAX];
-	struct names ns;
-	size_t i;
-
-	if (names_read(dirfd, ".", &ns) < 0) {
-		fprintf(out, "%s/: unreadable\n", prefix);
-		return;
-	}
-	for (i = 0; i < ns.n; i++) {
-		(void)snprintf(path, sizeof(path), "%s/%s", prefix, ns.v[i]);
-		snap_entry(out, dirfd, ns.v[i], path, nlink);
-	}
-	names_free(&ns);
-}
-
-/* A snapshot of the whole tree at DIRFD, itself included.  Free it. */
-static char *
-snapshot(int dirfd, bool nlink)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	out = open_memstream(&buf, &len);
-	cr_assert(out != NULL, "open_memstream: %s", strerror(errno));
-	snap_entry(out, dirfd, ".", ".", nlink);
-	cr_assert(fclose(out) == 0, "snapshot: %s", strerror(errno));
-	return buf;
 }
 
 /*
@@ -505,34 +333,6 @@ scan_tree(FILE *out, int dirfd, const char *prefix, bool links_ok)
 		(void)close(fd);
 	}
 	names_free(&ns);
-}
-
-/* Make every directory beneath PATH writable, so that it can go. */
-static int
-rm_prepare(const char *path, const struct stat *st, int flag,
-    struct FTW *ftw)
-{
-	(void)ftw;
-	if (flag == FTW_D || flag == FTW_DNR)
-		(void)chmod(path, (st->st_mode & 07777) | 0700);
-	return 0;
-}
-
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	(void)remove(path);
-	return 0;
-}
-
-static void
-rm_tree(const char *path)
-{
-	(void)nftw(path, rm_prepare, 16, FTW_PHYS);
-	(void)nftw(path, rm_one, 16, FTW_PHYS | FTW_DEPTH);
 }
 
 /* --- reports ----------------------------------------------------------- */
@@ -686,6 +486,13 @@ open_dir(int dirfd, const char *name)
 	return fd;
 }
 
+/* The tfx_snapshot() flags for outside/ in the fixture FX. */
+static int
+snap_flags(const struct fx *fx)
+{
+	return fx->snap_nlink ? 0 : TFX_SNAP_NO_NLINK;
+}
+
 /* Make the fixture for the case CNAME with the resolver HOW. */
 static void
 fx_begin(struct fx *fx, const char *cname, enum pfx_resolver how)
@@ -716,13 +523,13 @@ fx_begin(struct fx *fx, const char *cname, enum pfx_resolver how)
 	set_old_times(fx->outfd, "sub/inner");
 	set_old_times(fx->outfd, "sub");
 	set_old_times(fx->outfd, ".");
-	fx->before = snapshot(fx->outfd, fx->snap_nlink);
+	fx->before = tfx_snapshot(fx->outfd, snap_flags(fx));
 	pfx_options_init(&fx->opt);
 	fx->opt.resolver = how;
 	fx->opt.hooks.report = fx_report;
 	fx->opt.hooks.arg = fx;
 	fx->started = time(NULL);
-	fx->nfds = count_fds();
+	fx->nfds = tfx_count_fds();
 }
 
 /*
@@ -734,7 +541,7 @@ fx_rebase(struct fx *fx, bool nlink)
 {
 	free(fx->before);
 	fx->snap_nlink = nlink;
-	fx->before = snapshot(fx->outfd, nlink);
+	fx->before = tfx_snapshot(fx->outfd, snap_flags(fx));
 }
 
 /*
@@ -791,10 +598,10 @@ fx_end(struct fx *fx)
 	bool same;
 	int nfds;
 
-	after = snapshot(fx->outfd, fx->snap_nlink);
+	after = tfx_snapshot(fx->outfd, snap_flags(fx));
 	same = strcmp(fx->before, after) == 0;
 	bad = dest_leftovers(fx, fx->links_ok);
-	nfds = count_fds();
+	nfds = tfx_count_fds();
 	CHECK(same, "outside/ changed.\nbefore:\n%s\nafter:\n%s", fx->before,
 	    after);
 	CHECK(nfds == fx->nfds, "descriptors leaked: %d open before, %d "
@@ -809,7 +616,7 @@ fx_end(struct fx *fx)
 	(void)close(fx->destfd);
 	(void)close(fx->outfd);
 	(void)close(fx->topfd);
-	rm_tree(fx->top);
+	(void)tfx_rm_tree(fx->top);
 	live_top[0] = '\0';
 }
 
@@ -818,7 +625,7 @@ static void
 fx_cleanup(void)
 {
 	if (live_top[0] != '\0')
-		rm_tree(live_top);
+		(void)tfx_rm_tree(live_top);
 	live_top[0] = '\0';
 }
 
@@ -836,7 +643,7 @@ rm_tree_dest(struct fx *fx)
 		return r;
 	for (i = 0; i < ns.n; i++) {
 		(void)snprintf(path, sizeof(path), "%s/%s", fx->dest, ns.v[i]);
-		rm_tree(path);
+		(void)tfx_rm_tree(path);
 	}
 	names_free(&ns);
 	return 0;
@@ -1056,7 +863,7 @@ expect_bytes(struct fx *fx, int line, const char *rel, const void *data,
 
 	st = stat_dest(fx, line, rel);
 	check(fx, line, S_ISREG(st.st_mode), "dest/%s is a '%c', want a "
-	    "regular file", rel, kind_of(st.st_mode));
+	    "regular file", rel, tfx_kind_of(st.st_mode));
 	check(fx, line, mode < 0 || (st.st_mode & 07777) == (mode_t)mode,
 	    "dest/%s has mode %04o, want %04o", rel,
 	    (unsigned int)(st.st_mode & 07777), (unsigned int)mode);
@@ -1081,7 +888,7 @@ expect_dir(struct fx *fx, int line, const char *rel, int mode)
 
 	st = stat_dest(fx, line, rel);
 	check(fx, line, S_ISDIR(st.st_mode), "dest/%s is a '%c', want a "
-	    "directory", rel, kind_of(st.st_mode));
+	    "directory", rel, tfx_kind_of(st.st_mode));
 	check(fx, line, mode < 0 || (st.st_mode & 07777) == (mode_t)mode,
 	    "dest/%s has mode %04o, want %04o", rel,
 	    (unsigned int)(st.st_mode & 07777), (unsigned int)mode);
@@ -1096,7 +903,7 @@ expect_link(struct fx *fx, int line, const char *rel, const char *target)
 
 	st = stat_dest(fx, line, rel);
 	check(fx, line, S_ISLNK(st.st_mode), "dest/%s is a '%c', want a "
-	    "symlink", rel, kind_of(st.st_mode));
+	    "symlink", rel, tfx_kind_of(st.st_mode));
 	n = readlinkat(fx->destfd, rel, buf, sizeof(buf) - 1);
 	buf[n >= 0 ? n : 0] = '\0';
 	check(fx, line, strcmp(buf, target) == 0, "dest/%s -> \"%s\", want "
@@ -1112,7 +919,7 @@ expect_absent(struct fx *fx, int line, int dirfd, const char *what,
 	memset(&st, 0, sizeof(st));
 	check(fx, line, fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) == -1 &&
 	    errno == ENOENT, "%s%s exists and must not (a '%c')", what, rel,
-	    kind_of(st.st_mode));
+	    tfx_kind_of(st.st_mode));
 }
 
 static void

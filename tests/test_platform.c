@@ -4,7 +4,7 @@
  * Every test runs once per resolver, openat2 and walk, as a
  * ParameterizedTest, so each run is its own process.  Each run gets a
  * fresh fixture, made by fx_init() with plain syscalls in a mkdtemp()
- * directory and removed by fx_fini() with nftw(3):
+ * directory and removed by fx_fini() with tfx_rm_tree() (fixture.c):
  *
  *	/tmp/pfx-platform.XXXXXX/	top (not watched)
  *	|-- dest/			the root; each test adds what it needs
@@ -19,9 +19,10 @@
  *
  * Symlinks planted in dest/ point at outside/ by relative names
  * ("../outside/victim") and by absolute ones.  Around each test body
- * fx_run() takes a recursive snapshot of outside/ (names, types, modes,
- * sizes, link counts, mtimes in ns, content hashes, symlink targets) and
- * counts the open descriptors; both must be the same afterwards.
+ * fx_run() takes a recursive snapshot of outside/ with tfx_snapshot()
+ * (names, types, modes, sizes, link counts, owners, mtimes in ns, content
+ * hashes, symlink targets) and counts the open descriptors; both must be
+ * the same afterwards.
  * Everything in outside/ gets an old fixed mtime, so any change shows.
  * The umask is 0 unless a test sets it, so modes compare exactly.
  *
@@ -41,7 +42,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -56,6 +56,7 @@
 #include <criterion/parameterized.h>
 
 #include "../platform/pfx_root.h"
+#include "fixture.h"
 
 #define SECRET	"outside secret\n"
 #define VICTIM	"victim\n"
@@ -279,12 +280,6 @@ expect_content(const struct fx *fx, int dirfd, const char *name,
 	(void)close(fd);
 }
 
-static int
-cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * Read the names in the directory open as FD, sorted, "." and ".."
  * left out; FD is consumed.  The caller frees each name.
@@ -293,27 +288,17 @@ cmp_names(const void *a, const void *b)
 static size_t
 read_names(int fd, char **names)
 {
-	struct dirent *de;
-	size_t n = 0;
-	DIR *d;
+	char **v;
+	ssize_t n;
 
-	d = fdopendir(fd);
-	cr_assert(d != NULL, "fdopendir: %s", strerror(errno));
-	for (;;) {
-		de = readdir(d);
-		if (de == NULL)
-			break;
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		cr_assert(n < MAX_NAMES, "directory too large for a fixture");
-		names[n] = strdup(de->d_name);
-		cr_assert(names[n] != NULL, "strdup");
-		n++;
-	}
-	(void)closedir(d);
-	qsort(names, n, sizeof(names[0]), cmp_names);
-	return n;
+	n = tfx_read_names(fd, ".", &v);
+	(void)close(fd);
+	cr_assert(n >= 0, "read names: %s", strerror((int)-n));
+	cr_assert((size_t)n <= MAX_NAMES, "directory too large for a fixture");
+	if (n > 0)
+		memcpy(names, v, (size_t)n * sizeof(*v));
+	free(v);
+	return (size_t)n;
 }
 
 /*
@@ -359,152 +344,6 @@ count_temps(int dirfd, const char *name)
 		free(names[i]);
 	}
 	return temps;
-}
-
-/* How many descriptors does this process hold? */
-static int
-count_fds(void)
-{
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	d = opendir("/proc/self/fd");
-	cr_assert(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
-	for (;;) {
-		de = readdir(d);
-		if (de == NULL)
-			break;
-		if (de->d_name[0] != '.')
-			n++;
-	}
-	(void)closedir(d);
-	return n;
-}
-
-/* The FNV-1a hash of the content of the regular file DIRFD/NAME. */
-static uint64_t
-hash_at(int dirfd, const char *name)
-{
-	unsigned char buf[4096];
-	uint64_t h = 14695981039346656037ULL;
-	ssize_t n, i;
-	int fd;
-
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC);
-	if (fd == -1)
-		return 0;
-	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (i = 0; i < n; i++) {
-			h ^= buf[i];
-			h *= 1099511628211ULL;
-		}
-	}
-	(void)close(fd);
-	return h;
-}
-
-static char
-kind_of(mode_t mode)
-{
-	if (S_ISREG(mode))
-		return 'f';
-	if (S_ISDIR(mode))
-		return 'd';
-	if (S_ISLNK(mode))
-		return 'l';
-	if (S_ISFIFO(mode))
-		return 'p';
-	return '?';
-}
-
-static void snap_dir(FILE *, int, const char *);
-
-/* One line for DIRFD/NAME, shown as PATH; directories recurse. */
-static void
-snap_entry(FILE *out, int dirfd, const char *name, const char *path)
-{
-	char target[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
-		fprintf(out, "%s: %s\n", path, strerror(errno));
-		return;
-	}
-	fprintf(out, "%s %c %04o size=%lld nlink=%lu uid=%u gid=%u "
-	    "mtime=%lld.%09ld", path, kind_of(st.st_mode),
-	    (unsigned int)(st.st_mode & 07777), (long long)st.st_size,
-	    (unsigned long)st.st_nlink, (unsigned int)st.st_uid,
-	    (unsigned int)st.st_gid, (long long)st.st_mtim.tv_sec,
-	    st.st_mtim.tv_nsec);
-	if (S_ISREG(st.st_mode))
-		fprintf(out, " fnv=%016llx",
-		    (unsigned long long)hash_at(dirfd, name));
-	if (S_ISLNK(st.st_mode)) {
-		n = readlinkat(dirfd, name, target, sizeof(target) - 1);
-		target[n >= 0 ? n : 0] = '\0';
-		fprintf(out, " -> %s", target);
-	}
-	fputc('\n', out);
-	if (S_ISDIR(st.st_mode)) {
-		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		if (fd == -1) {
-			fprintf(out, "%s/: %s\n", path, strerror(errno));
-			return;
-		}
-		snap_dir(out, fd, path);
-		(void)close(fd);
-	}
-}
-
-/* The lines of every entry beneath the directory DIRFD, sorted by name. */
-static void
-snap_dir(FILE *out, int dirfd, const char *prefix)
-{
-	char *names[MAX_NAMES], path[PATH_MAX];
-	size_t n, i;
-
-	n = read_names(open_fixture_dir(dirfd, "."), names);
-	for (i = 0; i < n; i++) {
-		(void)snprintf(path, sizeof(path), "%s/%s", prefix, names[i]);
-		snap_entry(out, dirfd, names[i], path);
-		free(names[i]);
-	}
-}
-
-/*
- * A snapshot of the whole tree at DIRFD, the directory itself included:
- * equal snapshots mean nothing there changed.  The caller frees it.
- */
-static char *
-snapshot(int dirfd)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	out = open_memstream(&buf, &len);
-	cr_assert(out != NULL, "open_memstream: %s", strerror(errno));
-	snap_entry(out, dirfd, ".", ".");
-	cr_assert(fclose(out) == 0, "snapshot: %s", strerror(errno));
-	return buf;
-}
-
-/* Assert that two snapshots of the tree WHAT are equal. */
-static void
-expect_same_snapshot(const struct fx *fx, const char *what,
-    const char *before, const char *after)
-{
-	cr_assert(strcmp(before, after) == 0,
-	    "[%s] %s changed.\nbefore:\n%s\nafter:\n%s", fx->rname, what,
-	    before, after);
 }
 
 /* Give DIRFD/NAME the old fixed times, without following a symlink. */
@@ -555,17 +394,6 @@ fx_init(void)
 	set_old_times(fx->top, "outside");
 }
 
-static int
-remove_entry(const char *path, const struct stat *st, int flag,
-    struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	(void)remove(path);
-	return 0;
-}
-
 /* Undo the fixture.  Safe to call twice: fx_skip() calls it early. */
 static void
 fx_fini(void)
@@ -590,8 +418,7 @@ fx_fini(void)
 		(void)close(fx->top);
 	fx->top = fx->dest = fx->out = fx->elsewhere = -1;
 	if (fx->path[0] != '\0')
-		(void)nftw(fx->path, remove_entry, 16,
-		    FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		(void)tfx_rm_tree(fx->path);
 	fx->path[0] = '\0';
 	free(fx->before);
 	free(fx->after);
@@ -633,8 +460,8 @@ fx_run(enum pfx_resolver how, void (*body)(struct fx *))
 
 	fx->how = how;
 	fx->rname = how == PFX_RESOLVER_OPENAT2 ? "openat2" : "walk";
-	fx->before = snapshot(fx->out);
-	nfd = count_fds();
+	fx->before = tfx_snapshot(fx->out, 0);
+	nfd = tfx_count_fds();
 	r = pfx_root_open(&fx->root, fx->top, "dest", how);
 	if (r == -ENOSYS && how == PFX_RESOLVER_OPENAT2)
 		fx_skip("openat2 is not available on this kernel");
@@ -645,11 +472,12 @@ fx_run(enum pfx_resolver how, void (*body)(struct fx *))
 
 	pfx_root_close(&fx->root);
 	fx->root_open = false;
-	r = count_fds();
+	r = tfx_count_fds();
 	cr_assert(r == nfd, "[%s] %d descriptors before the test, %d after",
 	    fx->rname, nfd, r);
-	fx->after = snapshot(fx->out);
-	expect_same_snapshot(fx, "outside/", fx->before, fx->after);
+	fx->after = tfx_snapshot(fx->out, 0);
+	tfx_expect_same_snapshot(fx->rname, "outside/", fx->before,
+	    fx->after);
 }
 
 /*
@@ -766,7 +594,7 @@ expect_all_ops(struct fx *fx, const struct pfx_root *root, int rootfd,
 
 	fd = openat(rootfd, "spare", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	cr_assert(fd >= 0, "fixture: open spare: %s", strerror(errno));
-	fx->scratch[0] = snapshot(rootfd);
+	fx->scratch[0] = tfx_snapshot(rootfd, 0);
 	for (i = 0; i < nrels; i++) {
 		for (op = 0; op < NOPS; op++) {
 			r = apply_op(root, (enum op)op, rels[i], fd);
@@ -775,8 +603,9 @@ expect_all_ops(struct fx *fx, const struct pfx_root *root, int rootfd,
 			    r, errname(r), want, errname(want));
 		}
 	}
-	fx->scratch[1] = snapshot(rootfd);
-	expect_same_snapshot(fx, "the root", fx->scratch[0], fx->scratch[1]);
+	fx->scratch[1] = tfx_snapshot(rootfd, 0);
+	tfx_expect_same_snapshot(fx->rname, "the root", fx->scratch[0],
+	    fx->scratch[1]);
 	free(fx->scratch[0]);
 	free(fx->scratch[1]);
 	fx->scratch[0] = fx->scratch[1] = NULL;

@@ -67,11 +67,12 @@
  *      after the worker's rename, which waited for the same lock.
  *
  * Afterwards, for each resolver: (1) TOP/outside is exactly as it was:
- * names, types, modes, sizes, mtimes, link counts, contents and symlink
- * targets; (2) every attic/N holds nothing that was not there right after
- * its move; (3) no file outside dest and the attic holds the worker's
- * bytes; (4) no descriptor leaked; (5) the race was real: attackers acted,
- * worker calls both succeeded and failed.
+ * names, types, modes, sizes, owners, mtimes, link counts, content
+ * hashes and symlink targets (tfx_snapshot()); (2) every attic/N holds
+ * nothing that was not there right after its move; (3) no file outside
+ * dest and the attic holds the worker's bytes; (4) no descriptor leaked;
+ * (5) the race was real: attackers acted, worker calls both succeeded
+ * and failed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -94,6 +95,7 @@
 #include <criterion/logging.h>
 
 #include "../platform/pfx_root.h"
+#include "fixture.h"
 
 /* Directories d0..d7 the worker works in, and files file0..file3 in each. */
 #define NDIRS 8
@@ -180,8 +182,8 @@ struct race {
 	int atticfd;
 	int victim_sfd;		/* TOP/outside/victim/s */
 	struct pfx_root root;
-	struct names before;	/* the snapshot of TOP/outside */
-	struct names after;	/* and the one after the race */
+	char *before;		/* the snapshot of TOP/outside */
+	char *after;		/* and the one after the race */
 	struct attacker att[NATTACKERS];
 	unsigned int started;	/* attacker threads running */
 	bool have_handler;
@@ -408,120 +410,15 @@ read_small(int dirfd, const char *name, char *buf, size_t cap)
 }
 
 /*
- * Describe one entry as a line of a snapshot: name, type, mode, size,
- * mtime in ns, link count, and the symlink's target or the file's bytes.
- */
-static int
-snapshot_visit(int dirfd, const char *name, const char *rel,
-    const struct stat *st, void *arg)
-{
-	char data[512], esc[4 * sizeof(data)], line[PATH_MAX + 4096];
-	ssize_t n = 0, i;
-	size_t e = 0;
-	char type = '?';
-
-	data[0] = '\0';
-	if (S_ISDIR(st->st_mode)) {
-		type = 'd';
-	} else if (S_ISREG(st->st_mode)) {
-		type = 'f';
-		n = read_small(dirfd, name, data, sizeof(data));
-	} else if (S_ISLNK(st->st_mode)) {
-		type = 'l';
-		n = readlinkat(dirfd, name, data, sizeof(data) - 1);
-		if (n == -1)
-			n = -errno;
-	}
-	if (n < 0)
-		return (int)n;
-	for (i = 0; i < n; i++) {
-		if (data[i] >= 0x20 && data[i] < 0x7f && data[i] != '\\')
-			esc[e++] = data[i];
-		else
-			e += (size_t)snprintf(esc + e, sizeof(esc) - e,
-			    "\\x%02x", (unsigned char)data[i]);
-	}
-	esc[e] = '\0';
-	snprintf(line, sizeof(line),
-	    "%s type=%c mode=%04o size=%lld mtime=%lld.%09ld nlink=%lu "
-	    "data=%s", rel, type, (unsigned int)(st->st_mode & 07777),
-	    (long long)st->st_size, (long long)st->st_mtim.tv_sec,
-	    st->st_mtim.tv_nsec, (unsigned long)st->st_nlink, esc);
-	return names_add(arg, line);
-}
-
-/*
  * Snapshot everything beneath TOP/outside.  TOP/outside itself is left
  * out: the attacker's exchanges rename entries in it, which changes its
  * own mtime, and only what lies beneath it can be a victim.
+ * Return: the snapshot, which the caller frees.
  */
-static void
-snapshot_outside(const struct race *r, struct names *out)
+static char *
+snapshot_outside(const struct race *r)
 {
-	int e;
-
-	e = walk_tree(r->outfd, "", snapshot_visit, out);
-	cr_assert(e == 0, "cannot snapshot outside: %s", strerror(-e));
-	names_sort(out);
-}
-
-/* Remove NAME in DIRFD and all beneath it, following no symlink.  0/-errno. */
-static int
-remove_tree(int dirfd, const char *name)
-{
-	struct dirent *de;
-	DIR *d;
-	int fd, r = 0;
-
-	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return -errno;
-	fd = open_dir_at(dirfd, name);
-	if (fd == -1)
-		return -errno;
-	d = fdopendir(fd);
-	if (d == NULL) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (de == NULL) {
-			if (errno != 0)
-				r = -errno;
-			break;
-		}
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (r == 0)
-			r = remove_tree(fd, de->d_name);
-	}
-	closedir(d);
-	if (r == 0 && unlinkat(dirfd, name, AT_REMOVEDIR) == -1)
-		r = -errno;
-	return r;
-}
-
-/* How many descriptors does this process hold? */
-static int
-count_fds(void)
-{
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
-
-	d = opendir("/proc/self/fd");
-	cr_assert(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] != '.')
-			n++;
-	}
-	closedir(d);
-	return n - 1;	/* the directory stream's own descriptor */
+	return tfx_snapshot(r->outfd, TFX_SNAP_NO_TOP);
 }
 
 /* Make the new file NAME in DIRFD holding TEXT, or fail the test. */
@@ -1356,11 +1253,8 @@ mark_visit(int dirfd, const char *name, const char *rel,
 static void
 check_outside(struct race *r, const char *resolver)
 {
-	const struct names *before = &r->before;
-	struct names *after = &r->after;
 	char name[16], target[PATH_MAX];
 	unsigned int k;
-	size_t i;
 	ssize_t n;
 
 	/* The attacker always exchanges back: every swapK is a symlink. */
@@ -1374,18 +1268,8 @@ check_outside(struct race *r, const char *resolver)
 		    "%s: outside/%s points elsewhere", resolver, name);
 	}
 	unlink_victim_links(r);
-	snapshot_outside(r, after);
-	for (i = 0; i < before->n; i++) {
-		cr_expect(names_has(after, before->v[i]),
-		    "%s: outside changed; before: %s", resolver,
-		    before->v[i]);
-	}
-	for (i = 0; i < after->n; i++) {
-		cr_expect(names_has(before, after->v[i]),
-		    "%s: outside changed; after: %s", resolver, after->v[i]);
-	}
-	cr_assert(after->n == before->n, "%s: outside has %zu entries, "
-	    "had %zu", resolver, after->n, before->n);
+	r->after = snapshot_outside(r);
+	tfx_expect_same_snapshot(resolver, "outside", r->before, r->after);
 }
 
 /* Seconds since *T0 on the monotonic clock. */
@@ -1484,14 +1368,14 @@ teardown(void)
 	stop_race(r);
 	close_race(r);
 	if (r->top[0] != '\0') {
-		e = remove_tree(AT_FDCWD, r->top);
+		e = tfx_rm_tree(r->top);
 		if (e < 0)
 			cr_log_warn("remove %s: %s", r->top, strerror(-e));
 	}
 	for (i = 0; i < MAX_MOVES; i++)
 		names_free(&r->moves[i].seen);
-	names_free(&r->before);
-	names_free(&r->after);
+	free(r->before);
+	free(r->after);
 	free(r->arena);
 	free(r);
 	current = NULL;
@@ -1511,7 +1395,7 @@ start_race(struct race *r, enum pfx_resolver how, unsigned int seed)
 	int e;
 
 	make_fixture(r);
-	snapshot_outside(r, &r->before);
+	r->before = snapshot_outside(r);
 	e = pfx_root_open(&r->root, r->topfd, "dest", how);
 	if (e == -ENOSYS)
 		cr_skip_test("openat2 is not available here");
@@ -1585,7 +1469,7 @@ run_race(enum pfx_resolver how)
 	double elapsed = 0;
 	int fds, e;
 
-	fds = count_fds();
+	fds = tfx_count_fds();
 	r = calloc(1, sizeof(*r));
 	cr_assert(r != NULL);
 	current = r;
@@ -1665,7 +1549,7 @@ run_race(enum pfx_resolver how)
 
 	/* Check 4: no descriptor leaked, by the library or by this test. */
 	close_race(r);
-	e = count_fds();
+	e = tfx_count_fds();
 	cr_expect(e == fds, "%s: %d descriptors before, %d after", resolver,
 	    fds, e);
 	teardown();

@@ -1,0 +1,326 @@
+/*
+ * fixture.c -- helpers that the test files share for their fixtures (see
+ * fixture.h): one way to remove a tree, to count open descriptors, and to
+ * snapshot a tree.
+ *
+ * A snapshot is a text, one line per entry, sorted by name and recursing
+ * into directories without following a symlink.  A line holds the path,
+ * the type, the permission bits, the size, the link count, the owner and
+ * group, the mtime in nanoseconds, the FNV-1a hash of a regular file's
+ * whole content and a symlink's target; an entry that cannot be read
+ * gets a line saying why.  Two snapshots of a tree are equal only if
+ * nothing in it that a test watches has changed.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "fixture.h"
+
+/* The first error tfx_rm_tree() met, as -errno; 0 if none. */
+static _Thread_local int rm_error;
+
+/* Make the directory PATH writable and searchable, so that it can go. */
+static int
+rm_prepare(const char *path, const struct stat *st, int flag,
+    struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_D || flag == FTW_DNR)
+		(void)chmod(path, (st->st_mode & 07777) | 0700);
+	return 0;
+}
+
+/* Remove PATH, noting the first failure but going on.  Returns 0. */
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) == -1 && errno != ENOENT && rm_error == 0)
+		rm_error = -errno;
+	return 0;
+}
+
+/*
+ * Remove PATH and everything beneath it, never following a symlink and
+ * never crossing into another mount.  Directories are first made
+ * writable, so that a test's read-only directory does not stay behind.
+ * A PATH that does not exist is no error.
+ * Return: 0, or the first -errno.
+ */
+int
+tfx_rm_tree(const char *path)
+{
+	rm_error = 0;
+	if (nftw(path, rm_prepare, 16, FTW_PHYS | FTW_MOUNT) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		return -errno;
+	}
+	if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) == -1 &&
+	    errno != ENOENT && rm_error == 0)
+		rm_error = -errno;
+	return rm_error;
+}
+
+/*
+ * Count the descriptors this process holds, leaving out the one that
+ * the count itself opens.
+ * Return: how many.
+ */
+int
+tfx_count_fds(void)
+{
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	d = opendir("/proc/self/fd");
+	cr_assert(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
+	for (;;) {
+		de = readdir(d);
+		if (de == NULL)
+			break;
+		if (de->d_name[0] != '.')
+			n++;
+	}
+	(void)closedir(d);
+	return n - 1;
+}
+
+/*
+ * Name the type in MODE by one letter.
+ * Return: 'f', 'd', 'l', 'p', 'c', 'b' or 's', or '?' for anything else.
+ */
+char
+tfx_kind_of(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return 'f';
+	if (S_ISDIR(mode))
+		return 'd';
+	if (S_ISLNK(mode))
+		return 'l';
+	if (S_ISFIFO(mode))
+		return 'p';
+	if (S_ISCHR(mode))
+		return 'c';
+	if (S_ISBLK(mode))
+		return 'b';
+	if (S_ISSOCK(mode))
+		return 's';
+	return '?';
+}
+
+/*
+ * Hash the content of the regular file DIRFD/NAME with FNV-1a, never
+ * through a symlink.
+ * Return: the hash, or 0 if the file cannot be opened.
+ */
+static uint64_t
+hash_at(int dirfd, const char *name)
+{
+	unsigned char buf[4096];
+	uint64_t h = 14695981039346656037ULL;
+	ssize_t n, i;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	if (fd == -1)
+		return 0;
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 1099511628211ULL;
+		}
+	}
+	(void)close(fd);
+	return h;
+}
+
+/* Order two names for qsort(3).  Returns as strcmp(3) does. */
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Read the names in the directory DIRFD/REL, never through a symlink,
+ * "." and ".." left out, into a sorted array, which *NAMES receives; the
+ * caller frees each name and the array.  DIRFD stays open.
+ * Return: how many names, or -errno if the directory cannot be read.
+ */
+ssize_t
+tfx_read_names(int dirfd, const char *rel, char ***names)
+{
+	struct dirent *de;
+	char **v = NULL, **grown;
+	size_t n = 0, cap = 0;
+	DIR *d;
+	int fd, e;
+
+	*names = NULL;
+	fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd == -1)
+		return -errno;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		e = -errno;
+		(void)close(fd);
+		return e;
+	}
+	for (;;) {
+		de = readdir(d);
+		if (de == NULL)
+			break;
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			cap = cap == 0 ? 16 : cap * 2;
+			grown = realloc(v, cap * sizeof(*v));
+			cr_assert(grown != NULL, "read names: realloc");
+			v = grown;
+		}
+		v[n] = strdup(de->d_name);
+		cr_assert(v[n] != NULL, "read names: strdup");
+		n++;
+	}
+	(void)closedir(d);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), cmp_name);
+	*names = v;
+	return (ssize_t)n;
+}
+
+static void snap_dir(FILE *, int, const char *, int);
+
+/*
+ * Write to OUT the line of DIRFD/NAME, shown as PATH, and if it is a
+ * directory the lines of all beneath it; FLAGS as for tfx_snapshot().
+ */
+static void
+snap_entry(FILE *out, int dirfd, const char *name, const char *path,
+    int flags)
+{
+	char target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		fprintf(out, "%s: %s\n", path, strerror(errno));
+		return;
+	}
+	fprintf(out, "%s %c %04o size=%lld", path, tfx_kind_of(st.st_mode),
+	    (unsigned int)(st.st_mode & 07777), (long long)st.st_size);
+	if ((flags & TFX_SNAP_NO_NLINK) == 0)
+		fprintf(out, " nlink=%lu", (unsigned long)st.st_nlink);
+	fprintf(out, " uid=%u gid=%u mtime=%lld.%09ld",
+	    (unsigned int)st.st_uid, (unsigned int)st.st_gid,
+	    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	if (S_ISREG(st.st_mode))
+		fprintf(out, " fnv=%016llx",
+		    (unsigned long long)hash_at(dirfd, name));
+	if (S_ISLNK(st.st_mode)) {
+		n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+		if (n == -1)
+			fprintf(out, " -> (%s)", strerror(errno));
+		else {
+			target[n] = '\0';
+			fprintf(out, " -> %s", target);
+		}
+	}
+	fputc('\n', out);
+	if (S_ISDIR(st.st_mode)) {
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd == -1) {
+			fprintf(out, "%s/: %s\n", path, strerror(errno));
+			return;
+		}
+		snap_dir(out, fd, path, flags);
+		(void)close(fd);
+	}
+}
+
+/*
+ * Write to OUT the lines of every entry beneath the directory DIRFD,
+ * shown under PREFIX, sorted by name; FLAGS as for tfx_snapshot().
+ */
+static void
+snap_dir(FILE *out, int dirfd, const char *prefix, int flags)
+{
+	char path[PATH_MAX], **names;
+	ssize_t n, i;
+
+	n = tfx_read_names(dirfd, ".", &names);
+	if (n < 0) {
+		fprintf(out, "%s/: %s\n", prefix, strerror((int)-n));
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		(void)snprintf(path, sizeof(path), "%s/%s", prefix, names[i]);
+		snap_entry(out, dirfd, names[i], path, flags);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/*
+ * Take a snapshot of the tree at the directory DIRFD, the directory
+ * itself included unless FLAGS holds TFX_SNAP_NO_TOP, and with link
+ * counts unless it holds TFX_SNAP_NO_NLINK.  Paths begin with ".".
+ * Return: the snapshot, which the caller frees.
+ */
+char *
+tfx_snapshot(int dirfd, int flags)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	out = open_memstream(&buf, &len);
+	cr_assert(out != NULL, "open_memstream: %s", strerror(errno));
+	if (flags & TFX_SNAP_NO_TOP)
+		snap_dir(out, dirfd, ".", flags);
+	else
+		snap_entry(out, dirfd, ".", ".", flags);
+	cr_assert(fclose(out) == 0, "snapshot: %s", strerror(errno));
+	return buf;
+}
+
+/*
+ * Fail the test unless the snapshots BEFORE and AFTER of the tree WHAT
+ * are equal; the message begins with "[WHO]" and shows both.
+ */
+void
+tfx_expect_same_snapshot(const char *who, const char *what,
+    const char *before, const char *after)
+{
+	cr_assert(strcmp(before, after) == 0,
+	    "[%s] %s changed.\nbefore:\n%s\nafter:\n%s", who, what, before,
+	    after);
+}

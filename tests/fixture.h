@@ -1,0 +1,28 @@
+/*
+ * fixture.h -- helpers that the test files share for their fixtures:
+ * removing a tree, counting open descriptors, and taking a recursive
+ * snapshot of a tree to show that nothing in it changed, and the sorted
+ * listing of a directory that the snapshot uses.
+ *
+ * Every function here fails the running test (cr_assert) when it cannot
+ * do its job, except tfx_rm_tree(), which reports and goes on: it runs in
+ * teardown, where a failure must not hide the test's own.
+ */
+#ifndef TESTS_FIXTURE_H
+#define TESTS_FIXTURE_H
+
+#include <sys/types.h>
+
+/* What tfx_snapshot() may leave out; by default it takes everything. */
+#define TFX_SNAP_NO_NLINK	0x1	/* link counts */
+#define TFX_SNAP_NO_TOP		0x2	/* the line of the directory itself */
+
+int	 tfx_rm_tree(const char *);
+int	 tfx_count_fds(void);
+char	 tfx_kind_of(mode_t);
+ssize_t	 tfx_read_names(int, const char *, char ***);
+char	*tfx_snapshot(int, int);
+void	 tfx_expect_same_snapshot(const char *, const char *, const char *,
+	    const char *);
+
+#endif /* TESTS_FIXTURE_H */
