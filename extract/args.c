@@ -49,8 +49,11 @@ const char xtr_usage[] =
     "usage: pfextract [-x | -t] [-aJjkmopqvZz] [-C dir] [-f archive] "
     "[-X file]\n"
     "                 [--strip-components=n] [--symlinks=refuse|contain]\n"
-    "                 [--report=json] [--strict] [options] [archive] "
-    "[member ...]\n";
+    "                 [--report=json] [--strict] [--max-bytes=size] "
+    "[--max-entries=n]\n"
+    "                 [--max-depth=n] [--max-ratio=n] [--no-limits] "
+    "[options]\n"
+    "                 [archive] [member ...]\n";
 
 enum opt_id {
 	OPT_EXTRACT,
@@ -80,6 +83,11 @@ enum opt_id {
 	OPT_STRICT,
 	OPT_FORMATS,
 	OPT_WINDOWS_NAMES,
+	OPT_MAX_BYTES,
+	OPT_MAX_ENTRIES,
+	OPT_MAX_DEPTH,
+	OPT_MAX_RATIO,
+	OPT_NO_LIMITS,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_REFUSED		/* refused, for the reason in why */
@@ -146,6 +154,11 @@ static const struct opt_def opts[] = {
 	{ "strict", 0, false, OPT_STRICT, NULL },
 	{ "formats", 0, true, OPT_FORMATS, NULL },
 	{ "windows-names", 0, false, OPT_WINDOWS_NAMES, NULL },
+	{ "max-bytes", 0, true, OPT_MAX_BYTES, NULL },
+	{ "max-entries", 0, true, OPT_MAX_ENTRIES, NULL },
+	{ "max-depth", 0, true, OPT_MAX_DEPTH, NULL },
+	{ "max-ratio", 0, true, OPT_MAX_RATIO, NULL },
+	{ "no-limits", 0, false, OPT_NO_LIMITS, NULL },
 	{ "help", 0, false, OPT_HELP, NULL },
 	{ "version", 0, false, OPT_VERSION, NULL },
 	/* SECURITY: each of these would defeat containment. */
@@ -341,6 +354,50 @@ parse_uint(const char *s, unsigned int *out)
 		n = n * 10 + d;
 	}
 	*out = n;
+	return 0;
+}
+
+/*
+ * Parse S as a size: a decimal integer with an optional binary suffix K,
+ * M, G or T (KiB, MiB, GiB, TiB), no larger than UINT64_MAX.
+ * Return: 0 and *OUT, or -1.
+ */
+static int
+parse_size(const char *s, uint64_t *out)
+{
+	uint64_t n = 0, d, mul = 1;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		d = (uint64_t)(*s - '0');
+		if (n > (UINT64_MAX - d) / 10)
+			return -1;
+		n = n * 10 + d;
+	}
+	switch (*s) {
+	case '\0':
+		break;
+	case 'K': case 'k':
+		mul = 1ull << 10;
+		break;
+	case 'M': case 'm':
+		mul = 1ull << 20;
+		break;
+	case 'G': case 'g':
+		mul = 1ull << 30;
+		break;
+	case 'T': case 't':
+		mul = 1ull << 40;
+		break;
+	default:
+		return -1;
+	}
+	if (*s != '\0' && s[1] != '\0')
+		return -1;
+	if (n > UINT64_MAX / mul)
+		return -1;
+	*out = n * mul;
 	return 0;
 }
 
@@ -557,6 +614,29 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return 0;
 	case OPT_WINDOWS_NAMES:
 		a->opt.flags |= PFX_OPT_WINDOWS_NAMES;
+		return 0;
+	case OPT_MAX_BYTES:
+		if (parse_size(v, &a->opt.limits.max_bytes) == -1)
+			return fail(p, "invalid --max-bytes value '%s' (a size "
+			    "such as 10G; 0 for no limit)", v);
+		return 0;
+	case OPT_MAX_ENTRIES:
+		if (parse_size(v, &a->opt.limits.max_entries) == -1)
+			return fail(p, "invalid --max-entries value '%s' (a "
+			    "count; 0 for no limit)", v);
+		return 0;
+	case OPT_MAX_DEPTH:
+		if (parse_uint(v, &a->opt.limits.max_depth) == -1)
+			return fail(p, "invalid --max-depth value '%s' (a "
+			    "count; 0 for no limit)", v);
+		return 0;
+	case OPT_MAX_RATIO:
+		if (parse_size(v, &a->opt.limits.max_ratio) == -1)
+			return fail(p, "invalid --max-ratio value '%s' (bytes "
+			    "written per byte read; 0 for no limit)", v);
+		return 0;
+	case OPT_NO_LIMITS:
+		memset(&a->opt.limits, 0, sizeof(a->opt.limits));
 		return 0;
 	case OPT_HELP:
 		a->help = true;

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,6 +329,27 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 }
 
 /*
+ * Does REL have more components than the depth limit?  If so the run is
+ * stopped, the entry reported, and true returned.
+ */
+static bool
+too_deep(struct xtr *x, struct pfx_entry *e, const char *rel)
+{
+	unsigned int max = x->opt->limits.max_depth, depth = 1;
+
+	if (max == 0 || rel[0] == '\0')
+		return false;
+	for (; *rel != '\0'; rel++)
+		depth += *rel == '/';
+	if (depth <= max)
+		return false;
+	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
+	xtr_fail(x, EFBIG, "%s: limit max-depth=%u reached (use --max-depth "
+	    "or --no-limits)", e->name, max);
+	return true;
+}
+
+/*
  * Is NAME one of an ar archive's own tables, "/" (symbols) or "//" (long
  * names), which some readers pass through as entries?
  */
@@ -390,6 +412,8 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		return;
 	}
 	e.path = verdict_rel(&v);
+	if (too_deep(x, &e, e.path))
+		return;
 	hook = ask_caller(x, &e, rename, sizeof(rename));
 	if (hook == PFX_HOOK_RENAME) {
 		reason = judge_name(x, &e, rename, &v);
@@ -451,6 +475,14 @@ read_all(struct xtr *x)
 			    "corrupt or unreadable archive: %s",
 			    archive_error_string(x->ar) != NULL ?
 			    archive_error_string(x->ar) : "unknown error");
+			break;
+		}
+		/* One more entry than allowed: stop before taking it on. */
+		if (x->opt->limits.max_entries != 0 &&
+		    x->res->stats.entries >= x->opt->limits.max_entries) {
+			xtr_fail(x, EFBIG, "limit max-entries=%" PRIu64
+			    " reached (use --max-entries or --no-limits)",
+			    x->opt->limits.max_entries);
 			break;
 		}
 		x->res->stats.entries++;

@@ -145,12 +145,14 @@ const char *xtr_errno_reason(int error, bool *io_failure);
 
 /* xtr_write_regular(): the archive's data could not be read (fatal). */
 #define XTR_READ_FAILED 1
+/* xtr_write_regular(): a resource limit was reached (fatal). */
+#define XTR_LIMIT 2
 
 /*
  * Write the regular file ENTRY at REL from the archive's data, with its
  * metadata, under the existing-name policy, without reporting it.
  * Return: 0 with *ST the new file's identity, -errno, or XTR_READ_FAILED
- * (the run is already failed).
+ * or XTR_LIMIT (the run is already failed).
  */
 int xtr_write_regular(struct xtr *x, struct archive_entry *ae,
     struct pfx_entry *entry, const char *rel, struct stat *st);

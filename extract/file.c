@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,13 +63,53 @@ write_all(int fd, const char *buf, size_t len)
 }
 
 /*
- * Copy the entry's data to FD.  Blocks may skip ahead (sparse entries):
- * the gap is left as a hole.  Return: 0, -errno for a write error, or 1
- * for an archive read error (message in the archive).
+ * May ADD more bytes be written for entry E, whose data would then end
+ * at END (holes included)?  Counted on real bytes: the total written so
+ * far, and the bytes read from the archive for the ratio.
+ * Return: 0, or XTR_LIMIT with the run failed and the limit named.
  */
 static int
-copy_data(struct archive *ar, struct archive_entry *ae, int fd,
-    uint64_t *bytes)
+check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
+    uint64_t end)
+{
+	const struct pfx_limits *lim = &x->opt->limits;
+	uint64_t total = x->res->stats.bytes + e->bytes + add;
+	int64_t in;
+
+	if (lim->max_entry_bytes != 0 && end > lim->max_entry_bytes) {
+		xtr_fail(x, EFBIG, "%s: limit max-entry-bytes=%" PRIu64
+		    " reached (use --no-limits to lift it)", e->name,
+		    lim->max_entry_bytes);
+		return XTR_LIMIT;
+	}
+	if (lim->max_bytes != 0 && total > lim->max_bytes) {
+		xtr_fail(x, EFBIG, "%s: limit max-bytes=%" PRIu64 " reached "
+		    "(use --max-bytes or --no-limits)", e->name,
+		    lim->max_bytes);
+		return XTR_LIMIT;
+	}
+	if (lim->max_ratio == 0 || total <= lim->ratio_after)
+		return 0;
+	in = archive_filter_bytes(x->ar, -1);
+	/* SECURITY: a bomb is stopped within one block of crossing. */
+	if (in > 0 && total / (uint64_t)in > lim->max_ratio) {
+		xtr_fail(x, EFBIG, "%s: limit max-ratio=%" PRIu64 " reached: "
+		    "%" PRIu64 " bytes written from %" PRId64 " read (use "
+		    "--max-ratio or --no-limits)", e->name, lim->max_ratio,
+		    total, in);
+		return XTR_LIMIT;
+	}
+	return 0;
+}
+
+/*
+ * Copy the entry's data to FD.  Blocks may skip ahead (sparse entries):
+ * the gap is left as a hole.  Return: 0, -errno for a write error, 1 for
+ * an archive read error (message in the archive), or XTR_LIMIT.
+ */
+static int
+copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+    int fd)
 {
 	const void *buf;
 	size_t size;
@@ -76,24 +117,31 @@ copy_data(struct archive *ar, struct archive_entry *ae, int fd,
 	int r;
 
 	for (;;) {
-		r = archive_read_data_block(ar, &buf, &size, &offset);
+		r = archive_read_data_block(x->ar, &buf, &size, &offset);
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r < ARCHIVE_WARN || offset < pos)
 			return 1;
+		r = check_limits(x, e, size, (uint64_t)offset + size);
+		if (r != 0)
+			return r;
 		if (offset > pos && lseek(fd, (off_t)offset, SEEK_SET) == -1)
 			return -errno;
 		r = write_all(fd, buf, size);
 		if (r < 0)
 			return r;
 		pos = offset + (la_int64_t)size;
-		*bytes += size;
+		e->bytes += size;
 	}
 	/* A sparse entry may end in a hole. */
 	if (archive_entry_sparse_count(ae) > 0 &&
-	    archive_entry_size(ae) > pos &&
-	    ftruncate(fd, (off_t)archive_entry_size(ae)) == -1)
-		return -errno;
+	    archive_entry_size(ae) > pos) {
+		r = check_limits(x, e, 0, (uint64_t)archive_entry_size(ae));
+		if (r != 0)
+			return r;
+		if (ftruncate(fd, (off_t)archive_entry_size(ae)) == -1)
+			return -errno;
+	}
 	return 0;
 }
 
@@ -235,7 +283,11 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 	r = pfx_root_begin(&x->root, rel, 0600, &pend);
 	if (r < 0)
 		return r;
-	r = copy_data(x->ar, ae, pend.fd, &e->bytes);
+	r = copy_data(x, ae, e, pend.fd);
+	if (r == XTR_LIMIT) {
+		pfx_root_abort(&pend);
+		return r;
+	}
 	if (r == 1) {
 		pfx_root_abort(&pend);
 		xtr_fail(x, EIO, "%s: archive data cannot be read: %s",
@@ -263,6 +315,8 @@ xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 {
 	if (r == XTR_READ_FAILED)
 		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "read_error", EIO);
+	else if (r == XTR_LIMIT)
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
 	else if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE)
 		xtr_finish_existing(x, e);
 	else

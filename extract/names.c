@@ -14,6 +14,12 @@ pfx_options_init(struct pfx_options *opt)
 	opt->symlinks = PFX_SYMLINKS_REFUSE;
 	opt->existing = PFX_EXISTING_REPLACE;
 	opt->resolver = PFX_RESOLVER_AUTO;
+	opt->limits.max_bytes = PFX_DEFAULT_MAX_BYTES;
+	opt->limits.max_entry_bytes = PFX_DEFAULT_MAX_BYTES;
+	opt->limits.max_entries = PFX_DEFAULT_MAX_ENTRIES;
+	opt->limits.max_depth = PFX_DEFAULT_MAX_DEPTH;
+	opt->limits.max_ratio = PFX_DEFAULT_MAX_RATIO;
+	opt->limits.ratio_after = PFX_DEFAULT_RATIO_AFTER;
 }
 
 /* see pfextract.h */
@@ -113,6 +119,8 @@ static const struct {
 	{ "replaced", "replaced by a later entry of the same name" },
 	{ "stopped", "not made: extraction stopped at an earlier fatal "
 	  "error" },
+	{ "limit", "a resource limit was reached (see --max-bytes, "
+	  "--max-entries, --max-depth, --max-ratio and --no-limits)" },
 	{ "io_error", "I/O error" },
 	{ "read_error", "archive data could not be read" },
 };

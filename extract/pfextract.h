@@ -137,8 +137,31 @@ struct pfx_hooks {
 	void (*unmatched)(void *arg, const char *pattern);
 };
 
+/*
+ * Resource limits, counted on what is really written and read, never on
+ * what headers claim.  Crossing one stops the run (PFX_FATAL) with the
+ * limit's name and value in the message; 0 means no limit.  The defaults
+ * (pfx_options_init) stop compression bombs while a Linux source tree, a
+ * large node_modules tree or a multi-gigabyte single file pass untouched.
+ */
+struct pfx_limits {
+	uint64_t max_bytes;	/* file data written, in total */
+	uint64_t max_entry_bytes; /* one entry's size, holes included */
+	uint64_t max_entries;	/* entries read */
+	unsigned int max_depth;	/* components of an entry's path */
+	uint64_t max_ratio;	/* bytes written per archive byte read ... */
+	uint64_t ratio_after;	/* ... once this many bytes are written */
+};
+
+#define PFX_DEFAULT_MAX_BYTES (256ull << 30)	/* 256 GiB */
+#define PFX_DEFAULT_MAX_ENTRIES 4000000u
+#define PFX_DEFAULT_MAX_DEPTH 256u
+#define PFX_DEFAULT_MAX_RATIO 1000u
+#define PFX_DEFAULT_RATIO_AFTER (64ull << 20)	/* 64 MiB */
+
 struct pfx_options {
 	unsigned int flags;		/* PFX_OPT_* */
+	struct pfx_limits limits;
 	enum pfx_symlinks symlinks;
 	enum pfx_existing existing;
 	unsigned int strip_components;	/* leading components removed */

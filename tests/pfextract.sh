@@ -115,6 +115,27 @@ if command -v ar >/dev/null 2>&1; then
 	    bad "ar rcs: member not extracted"
 fi
 
+# Resource limits: a zstd bomb (100 MiB of zeros in a few KiB) stops on
+# the ratio by default; each limit names itself; --no-limits lifts them.
+truncate -s 100M "$T/zeros"
+tar -C "$T" -cf - zeros | zstd -q -c > "$T/bomb.tar.zst"
+rm -f "$T/zeros"
+run "bomb stops on the ratio" 2 "$pfx" -xf bomb.tar.zst -C out
+grep -q 'max-ratio=1000' "$T/stderr" && ok ||
+    bad "bomb: no max-ratio message: $(cat "$T/stderr")"
+[ -z "$(ls -A "$T/out")" ] && ok || bad "bomb: a partial file was left: $(ls -A "$T/out")"
+run "--no-limits lets it through" 0 "$pfx" -xf bomb.tar.zst -C out --no-limits
+[ "$(wc -c < "$T/out/zeros")" -eq 104857600 ] && ok ||
+    bad "--no-limits: zeros is not 100 MiB"
+run "--max-bytes" 2 "$pfx" -xf bomb.tar.zst -C out --no-limits --max-bytes=1M
+grep -q 'max-bytes=1048576' "$T/stderr" && ok || bad "--max-bytes: $(cat "$T/stderr")"
+run "--max-entries" 2 "$pfx" -xf a.tar -C out --max-entries=2
+grep -q 'max-entries=2' "$T/stderr" && ok || bad "--max-entries: $(cat "$T/stderr")"
+run "--max-depth" 2 "$pfx" -xf a.tar -C out --max-depth=1
+grep -q 'max-depth=1' "$T/stderr" && ok || bad "--max-depth: $(cat "$T/stderr")"
+run "--max-ratio=0 is no limit" 0 "$pfx" -xf bomb.tar.zst -C out --max-ratio=0
+run "bad --max-bytes" 64 "$pfx" -xf a.tar -C out --max-bytes=12X
+
 # Resolver choice from the environment.
 run "walk resolver" 0 env PFEXTRACT_RESOLVER=walk "$pfx" -xf a.tar -C out &&
     has_tree "walk resolver"

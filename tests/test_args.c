@@ -905,3 +905,56 @@ Test(xtr_args, free_releases_everything)
 	unlink(path);
 	free(path);
 }
+
+/* The resource-limit options: sizes with suffixes, counts, and off. */
+Test(xtr_args_limits, values)
+{
+	char *ok[] = { "pfextract", "-xf", "a.tar", "--max-bytes=10G",
+		"--max-entries=5", "--max-depth", "7", "--max-ratio=300", NULL };
+	char *off[] = { "pfextract", "-xf", "a.tar", "--no-limits", NULL };
+	char *bad[][5] = {
+		{ "pfextract", "-xf", "a.tar", "--max-bytes=12X", NULL },
+		{ "pfextract", "-xf", "a.tar", "--max-bytes=1GG", NULL },
+		{ "pfextract", "-xf", "a.tar", "--max-bytes=", NULL },
+		{ "pfextract", "-xf", "a.tar", "--max-bytes=99999999999T",
+		  NULL },
+		{ "pfextract", "-xf", "a.tar", "--max-depth=-1", NULL },
+	};
+	struct pfx_options def;
+	struct xtr_args a;
+	char err[256];
+	size_t i;
+
+	pfx_options_init(&def);
+	cr_assert_eq(xtr_parse_args(8, ok, &a, err, sizeof(err)), 0, "%s",
+	    err);
+	cr_expect_eq(a.opt.limits.max_bytes, 10ull << 30);
+	cr_expect_eq(a.opt.limits.max_entries, 5);
+	cr_expect_eq(a.opt.limits.max_depth, 7);
+	cr_expect_eq(a.opt.limits.max_ratio, 300);
+	cr_expect_eq(a.opt.limits.ratio_after, def.limits.ratio_after);
+	xtr_args_free(&a);
+
+	cr_assert_eq(xtr_parse_args(4, off, &a, err, sizeof(err)), 0, "%s",
+	    err);
+	cr_expect_eq(a.opt.limits.max_bytes, 0);
+	cr_expect_eq(a.opt.limits.max_entries, 0);
+	cr_expect_eq(a.opt.limits.max_depth, 0);
+	cr_expect_eq(a.opt.limits.max_ratio, 0);
+	xtr_args_free(&a);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_expect_eq(xtr_parse_args(4, bad[i], &a, err, sizeof(err)),
+		    -1, "%s was accepted", bad[i][3]);
+		cr_expect(strstr(err, "invalid --max-") != NULL,
+		    "%s: message \"%s\"", bad[i][3], err);
+		xtr_args_free(&a);
+	}
+
+	/* Without a limit option, the defaults stand. */
+	cr_assert_eq(xtr_parse_args(3, ok, &a, err, sizeof(err)), 0, "%s",
+	    err);
+	cr_expect_eq(a.opt.limits.max_bytes, def.limits.max_bytes);
+	cr_expect_eq(a.opt.limits.max_ratio, def.limits.max_ratio);
+	xtr_args_free(&a);
+}

@@ -2902,6 +2902,80 @@ Test(extract, strict)
 	each_resolver("strict", case_strict);
 }
 
+/* A gzip archive holding one file of LEN zero bytes, named NAME. */
+static void
+ab_zeros(struct ab *ab, const char *name, size_t len)
+{
+	struct archive_entry *e;
+	char *zeros;
+
+	zeros = calloc(1, len);
+	cr_assert(zeros != NULL, "calloc");
+	ab_open(ab, archive_write_set_format_pax_restricted,
+	    archive_write_add_filter_gzip);
+	e = ent_new(name, AE_IFREG, 0644);
+	archive_entry_set_size(e, (la_int64_t)len);
+	ab_write(ab, e, zeros, len);
+	ab_close(ab);
+	free(zeros);
+}
+
+/*
+ * Resource limits, counted on what is written and read: a bomb (8 MiB of
+ * zeros in a few KiB of gzip) stops on the ratio within a block of the
+ * threshold, leaving no partial file; each other limit names itself.
+ */
+static void
+case_limits(struct fx *fx)
+{
+	struct pfx_options def;
+	struct ab ab;
+
+	ab_zeros(&ab, "bomb", 8u << 20);
+	fx->opt.limits.ratio_after = 1u << 20;
+	fx->opt.limits.max_ratio = 50;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	CHECK(strstr(fx->res.message, "max-ratio=50") != NULL,
+	    "no max-ratio in \"%s\"", fx->res.message);
+	CHECK(fx->res.error == EFBIG, "error %d, want EFBIG", fx->res.error);
+	EXPECT_ENTRY("bomb", PFX_ENTRY_FAILED, "limit");
+	EXPECT_LIST("", "");
+
+	/* Within the limits, the same archive extracts. */
+	fx->opt.limits.max_ratio = 0;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_LIST("", "bomb");
+
+	/* max_bytes counts every byte written, whatever the header says. */
+	fx->opt.limits.max_bytes = 1u << 20;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	CHECK(strstr(fx->res.message, "max-bytes=1048576") != NULL,
+	    "no max-bytes in \"%s\"", fx->res.message);
+	ab_free(&ab);
+	pfx_options_init(&def);
+	fx->opt.limits = def.limits;
+
+	ab_pax(&ab);
+	ab_file(&ab, "a/b/c", "c\n", 0644);
+	ab_file(&ab, "d", "d\n", 0644);
+	ab_close(&ab);
+	fx->opt.limits.max_depth = 2;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	CHECK(strstr(fx->res.message, "max-depth=2") != NULL,
+	    "no max-depth in \"%s\"", fx->res.message);
+	fx->opt.limits.max_depth = 0;
+	fx->opt.limits.max_entries = 1;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	CHECK(strstr(fx->res.message, "max-entries=1") != NULL,
+	    "no max-entries in \"%s\"", fx->res.message);
+	ab_free(&ab);
+}
+
+Test(extract, limits)
+{
+	each_resolver("limits", case_limits);
+}
+
 /* The stable names. */
 Test(extract, names_of_things)
 {
