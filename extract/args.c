@@ -619,6 +619,8 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		if (parse_size(v, &a->opt.limits.max_bytes) == -1)
 			return fail(p, "invalid --max-bytes value '%s' (a size "
 			    "such as 10G; 0 for no limit)", v);
+		/* One entry can be no larger than the whole. */
+		a->opt.limits.max_entry_bytes = a->opt.limits.max_bytes;
 		return 0;
 	case OPT_MAX_ENTRIES:
 		if (parse_size(v, &a->opt.limits.max_entries) == -1)

@@ -929,6 +929,7 @@ Test(xtr_args_limits, values)
 	cr_assert_eq(xtr_parse_args(8, ok, &a, err, sizeof(err)), 0, "%s",
 	    err);
 	cr_expect_eq(a.opt.limits.max_bytes, 10ull << 30);
+	cr_expect_eq(a.opt.limits.max_entry_bytes, 10ull << 30);
 	cr_expect_eq(a.opt.limits.max_entries, 5);
 	cr_expect_eq(a.opt.limits.max_depth, 7);
 	cr_expect_eq(a.opt.limits.max_ratio, 300);
