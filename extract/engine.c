@@ -57,6 +57,9 @@ xtr_errno_reason(int error, bool *io_failure)
 		return "escapes_root";
 	case ENAMETOOLONG:
 		return "too_long";
+	case ENOENT:
+		/* Only a concurrent writer removes what we just made. */
+		return "vanished";
 	}
 	*io_failure = true;
 	return "io_error";

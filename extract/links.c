@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -294,36 +293,20 @@ judge_link(struct xtr *x, const struct xtr_symlink *l, bool with_pending)
 }
 
 /*
- * Make link L, replacing an existing non-directory if the policy says so:
- * made under a temporary name, then renamed over the old one.
+ * Make link L, replacing an existing non-directory if the policy says so.
  * Return: 0, or -errno.
  */
 static int
-make_link(struct xtr *x, const struct xtr_symlink *l, size_t i)
+make_link(struct xtr *x, const struct xtr_symlink *l)
 {
-	char tmp[PFX_PATH_MAX];
-	const char *slash;
-	int r, n;
+	int r;
 
 	r = xtr_make_parents(x, l->path);
 	if (r < 0)
 		return r;
-	r = pfx_root_symlink(&x->root, l->target, l->path);
-	if (r != -EEXIST || x->opt->existing != PFX_EXISTING_REPLACE)
-		return r;
-	slash = strrchr(l->path, '/');
-	n = snprintf(tmp, sizeof(tmp), "%.*s%s.pfx-link-%zu-%ld.tmp",
-	    slash != NULL ? (int)(slash - l->path) : 0, l->path,
-	    slash != NULL ? "/" : "", i, (long)getpid());
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	r = pfx_root_symlink(&x->root, l->target, tmp);
-	if (r < 0)
-		return r;
-	r = pfx_root_rename(&x->root, tmp, l->path, PFX_ROOT_REPLACE);
-	if (r < 0)
-		(void)pfx_root_unlink(&x->root, tmp);
-	return r;
+	return pfx_root_symlink_flags(&x->root, l->target, l->path,
+	    x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
+	    PFX_ROOT_NOREPLACE);
 }
 
 /* see extract.h */
@@ -354,7 +337,7 @@ xtr_finish_symlinks(struct xtr *x)
 		outcome[i] = judge_link(x, &x->links[i], true);
 		if (outcome[i] != NULL)
 			continue;
-		r = make_link(x, &x->links[i], i);
+		r = make_link(x, &x->links[i]);
 		/* The link's own owner and time are best effort: the link is
 		 * made and contained whatever happens to them. */
 		if (r == 0)

@@ -115,6 +115,8 @@ static const struct {
 	{ "not_selected", "not among the requested members" },
 	{ "stripped", "nothing left after --strip-components" },
 	{ "vetoed", "skipped by the caller" },
+	{ "vanished", "a directory on its path, or its hard-link target, "
+	  "was removed by someone else during extraction" },
 	{ "ar_index", "an ar archive's own symbol or name table" },
 	{ "replaced", "replaced by a later entry of the same name" },
 	{ "stopped", "not made: extraction stopped at an earlier fatal "

@@ -116,10 +116,55 @@ int
 pfx_root_symlink(const struct pfx_root *root, const char *target,
     const char *rel)
 {
+	return pfx_root_symlink_flags(root, target, rel, PFX_ROOT_NOREPLACE);
+}
+
+/*
+ * Make the symlink NAME -> TARGET in DIRFD, replacing an existing
+ * non-directory: made under a temporary name in the same directory and
+ * renamed over NAME, all through DIRFD, so nothing is looked up again.
+ * Return: 0, or -errno (and no temporary is left).
+ */
+static int
+symlink_replacing(int dirfd, const char *target, const char *name)
+{
+	struct stat made, now;
+	char tmp[32];
+	int i, r = -EEXIST;
+
+	for (i = 0; i < TEMP_TRIES && r == -EEXIST; i++) {
+		r = temp_name(tmp, sizeof(tmp));
+		if (r < 0)
+			return r;
+		r = symlinkat(target, dirfd, tmp) == -1 ? -errno : 0;
+	}
+	if (r < 0)
+		return r;
+	if (fstatat(dirfd, tmp, &made, AT_SYMLINK_NOFOLLOW) == -1)
+		made.st_ino = 0;
+	if (renameat(dirfd, tmp, dirfd, name) == 0)
+		return 0;
+	r = -errno;
+	/* Remove the temporary, if it is still the link we made. */
+	if (made.st_ino != 0 &&
+	    fstatat(dirfd, tmp, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_ino == made.st_ino && now.st_dev == made.st_dev)
+		(void)unlinkat(dirfd, tmp, 0);
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_symlink_flags(const struct pfx_root *root, const char *target,
+    const char *rel, unsigned int flags)
+{
 	struct plat_path p;
 	struct stat made, now;
-	int pfd, r;
+	int pfd, r, replace;
 
+	replace = plat_replace_flags(flags);
+	if (replace < 0)
+		return replace;
 	if (target[0] == '\0')
 		return -EINVAL;	/* no system makes an empty link */
 	r = parse_leaf(rel, &p);
@@ -128,8 +173,10 @@ pfx_root_symlink(const struct pfx_root *root, const char *target,
 	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
 	if (pfd < 0)
 		return pfd;
-	if (symlinkat(target, pfd, p.leaf) == -1) {
-		r = -errno;
+	r = symlinkat(target, pfd, p.leaf) == -1 ? -errno : 0;
+	if (r == -EEXIST && replace == 1)
+		r = symlink_replacing(pfd, target, p.leaf);
+	if (r < 0) {
 		plat_close(pfd);
 		return r;
 	}

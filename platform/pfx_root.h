@@ -191,6 +191,16 @@ PFX_API int pfx_root_symlink(const struct pfx_root *root, const char *target,
     const char *rel);
 
 /*
+ * As pfx_root_symlink(), with FLAGS as for pfx_root_commit():
+ * PFX_ROOT_REPLACE replaces an existing non-directory at REL by a link
+ * made under a temporary name and renamed over it, all from one
+ * descriptor of the parent, so nothing is looked up twice and no
+ * temporary is left behind.  Return: 0, or -errno.
+ */
+PFX_API int pfx_root_symlink_flags(const struct pfx_root *root,
+    const char *target, const char *rel, unsigned int flags);
+
+/*
  * Read the target of the symbolic link REL into BUF (CAP bytes,
  * NUL-terminated).  Not a symlink: -EINVAL; too long for CAP (CAP 0
  * included): -ENAMETOOLONG.
