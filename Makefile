@@ -116,13 +116,17 @@ obj/tests/%.o obj/san/tests/%.o: DEFS = -D_GNU_SOURCE
 # os_posix.o is built too, so the portable OS file keeps compiling.
 check: deps
 	$(MAKE) all obj/tests/run obj/san/tests/run obj/san/pathfence \
-	    obj/san/pfextract obj/mkdemo obj/platform/os_posix.o
+	    obj/san/pfextract obj/mkdemo obj/platform/os_posix.o \
+	    $(FUZZ_REPLAYS)
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
 	sh tests/pfextract.sh obj/pfextract obj/mkdemo
 	sh tests/pfextract.sh obj/san/pfextract obj/mkdemo
 	sh tests/install.sh
+	obj/fuzz/replay_core fuzz/corpus/core
+	TMPDIR=$(TEST_TMPDIR) obj/fuzz/replay_extract fuzz/corpus/extract
+	obj/fuzz/replay_json fuzz/corpus/json
 	TMPDIR=$(TEST_TMPDIR) sh tests/compat.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) obj/tests/run --jobs 2
 	TMPDIR=$(TEST_TMPDIR) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -141,6 +145,58 @@ obj/mkdemo: mk/mkdemo.c
 obj/demo.tar.gz: obj/mkdemo
 	obj/mkdemo $@.tmp
 	mv -f $@.tmp $@
+
+# Fuzzing (fuzz/).  `make fuzz` builds the libFuzzer harnesses with clang
+# under ASan+UBSan, from the library compiled again for them in obj/fuzz/;
+# `make fuzz-run` runs each for FUZZ_SECONDS over a copy of its corpus in
+# obj/fuzz/corpus-NAME, where new inputs go (crashes: obj/fuzz/NAME-*);
+# FUZZ_RUN_FLAGS adds libFuzzer flags (-fork=2, -jobs=4).
+# The replay drivers are built with $(CC) alone: `make check` runs the
+# committed corpora through them, without libFuzzer.
+FUZZ_CC      = clang
+FUZZ_SECONDS = 60
+FUZZ_NAMES   = core extract json
+FUZZ_SAN     = address,undefined -fno-sanitize-recover=all \
+               -fno-omit-frame-pointer
+FUZZ_SRCS    = $(LIB_SRCS) cli/json.c
+FUZZ_OBJS    = $(FUZZ_SRCS:%.c=obj/fuzz/lib/%.o)
+FUZZ_BINS    = $(FUZZ_NAMES:%=obj/fuzz/fuzz_%)
+FUZZ_REPLAYS = $(FUZZ_NAMES:%=obj/fuzz/replay_%)
+
+obj/fuzz/%.o: INCLUDES += -Icli
+
+obj/fuzz/lib/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(DEFS) $(INCLUDES) $(CPPFLAGS) -g -O1 \
+	    -fsanitize=fuzzer-no-link,$(FUZZ_SAN) $(WARN) -MMD -MP -c -o $@ $<
+
+obj/fuzz/libfuzz.a: $(FUZZ_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_BINS): obj/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h obj/fuzz/libfuzz.a
+	$(FUZZ_CC) $(DEFS) $(INCLUDES) -Icli $(CPPFLAGS) -g -O1 \
+	    -fsanitize=fuzzer,$(FUZZ_SAN) $(WARN) -o $@ $< obj/fuzz/libfuzz.a \
+	    $(LDFLAGS) $(LIBS)
+
+$(FUZZ_REPLAYS): obj/fuzz/replay_%: obj/fuzz/replay.o obj/fuzz/fuzz_%.o \
+    $(CLI_OBJS) obj/libpfextract.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
+fuzz: $(FUZZ_BINS)
+
+# Options come from fuzz/fuzz_NAME.options: "key = number" lines.
+FUZZ_OPTS = sed -n 's/^\([a-z_]*\) *= *\([0-9]*\) *$$/-\1=\2/p'
+fuzz-run: fuzz
+	set -e; for n in $(FUZZ_NAMES); do \
+	    mkdir -p obj/fuzz/corpus-$$n; \
+	    cp fuzz/corpus/$$n/* obj/fuzz/corpus-$$n/; \
+	    TMPDIR=$(TEST_TMPDIR) obj/fuzz/fuzz_$$n \
+	        -max_total_time=$(FUZZ_SECONDS) -dict=fuzz/fuzz_$$n.dict \
+	        $$($(FUZZ_OPTS) fuzz/fuzz_$$n.options) \
+	        -artifact_prefix=obj/fuzz/$$n- \
+	        $(FUZZ_RUN_FLAGS) obj/fuzz/corpus-$$n; \
+	done
 
 install: all
 	$(INSTALL) -D -m 755 obj/pathfence $(DESTDIR)$(BINDIR)/pathfence
@@ -176,6 +232,6 @@ uninstall:
 clean:
 	rm -rf obj
 
-.PHONY: all check demo deps install uninstall clean
+.PHONY: all check demo deps fuzz fuzz-run install uninstall clean
 
 -include $(shell find obj -name '*.d' 2>/dev/null)

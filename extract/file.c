@@ -76,16 +76,16 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
 	uint64_t total = x->res->stats.bytes + e->bytes + add;
 	int64_t in;
 
-	if (lim->max_entry_bytes != 0 && end > lim->max_entry_bytes) {
-		xtr_fail(x, EFBIG, "%s: limit max-entry-bytes=%" PRIu64
-		    " reached (use --no-limits to lift it)", e->name,
-		    lim->max_entry_bytes);
-		return XTR_LIMIT;
-	}
 	if (lim->max_bytes != 0 && total > lim->max_bytes) {
 		xtr_fail(x, EFBIG, "%s: limit max-bytes=%" PRIu64 " reached "
 		    "(use --max-bytes or --no-limits)", e->name,
 		    lim->max_bytes);
+		return XTR_LIMIT;
+	}
+	if (lim->max_entry_bytes != 0 && end > lim->max_entry_bytes) {
+		xtr_fail(x, EFBIG, "%s: limit max-entry-bytes=%" PRIu64
+		    " reached (one entry, holes included; use --max-bytes or --no-limits)", e->name,
+		    lim->max_entry_bytes);
 		return XTR_LIMIT;
 	}
 	if (lim->max_ratio == 0 || total <= lim->ratio_after)
