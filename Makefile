@@ -71,10 +71,10 @@ obj/$(SONAME): $(LIB_OBJS)
 	    $(LIBS)
 	ln -sf $(SONAME) obj/libpfextract.so
 
-obj/pathfence: obj/cli/pathfence.o $(CLI_OBJS) obj/libpfextract.a
+obj/pathfence: obj/cli/pathfence.o obj/cli/json.o obj/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS)
 
-obj/san/pathfence: obj/san/cli/pathfence.o $(SAN_CLI_OBJS) \
+obj/san/pathfence: obj/san/cli/pathfence.o obj/san/cli/json.o \
     obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDFLAGS)
 

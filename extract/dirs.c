@@ -91,11 +91,7 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
 		return;
 	}
-	r = xtr_make_parents(x, rel);
-	if (r < 0) {
-		xtr_finish_error(x, e, r);
-		return;
-	}
+	/* One walk makes the parents too; the count says which are new. */
 	fd = pfx_root_mkdirs_count(&x->root, rel, XTR_PRIVATE_DIR_MODE,
 	    &created);
 	/*
@@ -111,14 +107,11 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		xtr_finish_error(x, e, fd);
 		return;
 	}
+	/* Only directories this run made are ever changed at the end. */
+	r = created > 0 ? note_made(x, rel, created) : 0;
 	s = xtr_table_find(&x->dirs, rel);
-	if (created > 0 || s != NULL) {
+	if (r == 0 && s != NULL) {
 		r = fstat(fd, &st) == -1 ? -errno : 0;
-		if (r == 0 && s == NULL) {
-			s = xtr_table_add(&x->dirs, rel);
-			if (s == NULL)
-				r = -ENOMEM;
-		}
 		if (r == 0)
 			r = xtr_apply_owner_xattrs(x, ae, fd);
 		if (r == 0) {

@@ -164,8 +164,7 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 	 * data on its last link): the data becomes a new file at REL, and
 	 * the target's names are linked to it.
 	 */
-	if (e->size > 0 && st.st_size == 0 && x->ar != NULL &&
-	    archive_entry_size(ae) > 0) {
+	if (e->size > 0 && st.st_size == 0) {
 		(void)close(fd);
 		xtr_write_file(x, ae, e, rel, &st);
 		return;
