@@ -232,6 +232,21 @@ uninstall:
 clean:
 	rm -rf obj
 
-.PHONY: all check demo deps fuzz fuzz-run install uninstall clean
+# A longer run of the race tests (tests/test_*_race.c), plainly and under
+# ASan+UBSan: SOAK_ROUNDS runs of both suites, SOAK_TRIALS trials per
+# resolver and symlink policy in each run of the extraction race.
+SOAK_ROUNDS = 10
+SOAK_TRIALS = 20
+soak: obj/tests/run obj/san/tests/run
+	set -e; i=0; while [ $$i -lt $(SOAK_ROUNDS) ]; do i=$$((i + 1)); \
+	    echo "soak: round $$i of $(SOAK_ROUNDS)"; \
+	    TMPDIR=$(TEST_TMPDIR) PFX_RACE_TRIALS=$(SOAK_TRIALS) \
+	        obj/tests/run --jobs 2 --filter '*_race/*'; \
+	    TMPDIR=$(TEST_TMPDIR) PFX_RACE_TRIALS=$(SOAK_TRIALS) \
+	        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	        obj/san/tests/run --jobs 2 --filter '*_race/*'; \
+	done
+
+.PHONY: all check demo deps fuzz fuzz-run soak install uninstall clean
 
 -include $(shell find obj -name '*.d' 2>/dev/null)

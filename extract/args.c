@@ -51,9 +51,9 @@ const char xtr_usage[] =
     "                 [--strip-components=n] [--symlinks=refuse|contain]\n"
     "                 [--report=json] [--strict] [--max-bytes=size] "
     "[--max-entries=n]\n"
-    "                 [--max-depth=n] [--max-ratio=n] [--no-limits] "
-    "[options]\n"
-    "                 [archive] [member ...]\n";
+    "                 [--max-depth=n] [--max-links=n] [--max-ratio=n] "
+    "[--no-limits]\n"
+    "                 [options] [archive] [member ...]\n";
 
 enum opt_id {
 	OPT_EXTRACT,
@@ -86,6 +86,7 @@ enum opt_id {
 	OPT_MAX_BYTES,
 	OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
+	OPT_MAX_LINKS,
 	OPT_MAX_RATIO,
 	OPT_NO_LIMITS,
 	OPT_HELP,
@@ -157,6 +158,7 @@ static const struct opt_def opts[] = {
 	{ "max-bytes", 0, true, OPT_MAX_BYTES, NULL },
 	{ "max-entries", 0, true, OPT_MAX_ENTRIES, NULL },
 	{ "max-depth", 0, true, OPT_MAX_DEPTH, NULL },
+	{ "max-links", 0, true, OPT_MAX_LINKS, NULL },
 	{ "max-ratio", 0, true, OPT_MAX_RATIO, NULL },
 	{ "no-limits", 0, false, OPT_NO_LIMITS, NULL },
 	{ "help", 0, false, OPT_HELP, NULL },
@@ -630,6 +632,11 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_MAX_DEPTH:
 		if (parse_uint(v, &a->opt.limits.max_depth) == -1)
 			return fail(p, "invalid --max-depth value '%s' (a "
+			    "count; 0 for no limit)", v);
+		return 0;
+	case OPT_MAX_LINKS:
+		if (parse_size(v, &a->opt.limits.max_links) == -1)
+			return fail(p, "invalid --max-links value '%s' (a "
 			    "count; 0 for no limit)", v);
 		return 0;
 	case OPT_MAX_RATIO:

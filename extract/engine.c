@@ -231,6 +231,16 @@ judge_name(struct xtr *x, struct pfx_entry *e, const char *name,
 	struct pfx_policy pol = { &slash, 1, NULL, 0, x->policy_flags };
 
 	if (name[0] == '/') {
+		/* Under Windows rules "//server/share" (a zip's "\\server\
+		 * share", whose '\' libarchive turned into '/') is named for
+		 * what it is; anything else absolute is just absolute. */
+		if ((x->policy_flags & PFX_POLICY_WINDOWS) != 0 &&
+		    pfx_path_check(&pol, name, strlen(name), v) ==
+		    PFX_REJECT && v->reason != PFX_R_TOO_LONG &&
+		    v->reason != PFX_R_ESCAPES) {
+			e->decision = PFX_REJECT;
+			return pfx_reason_name(v->reason);
+		}
 		e->decision = PFX_DENY;
 		return "absolute";
 	}
@@ -353,6 +363,28 @@ too_deep(struct xtr *x, struct pfx_entry *e, const char *rel)
 }
 
 /*
+ * Is E one link more than the limit allows?  Links are counted apart from
+ * other entries: each one costs memory until the end of the run (the
+ * symlinks made last, the hard-link bookkeeping), so their number is
+ * bounded more tightly.  If so the run is stopped, E reported, and true
+ * returned.
+ */
+static bool
+too_many_links(struct xtr *x, struct pfx_entry *e)
+{
+	uint64_t max = x->opt->limits.max_links;
+
+	if (e->type != PFX_TYPE_SYMLINK && e->type != PFX_TYPE_HARDLINK)
+		return false;
+	if (max == 0 || ++x->link_entries <= max)
+		return false;
+	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
+	xtr_fail(x, EFBIG, "%s: limit max-links=%" PRIu64 " reached (use "
+	    "--max-links or --no-limits)", e->name, max);
+	return true;
+}
+
+/*
  * Is NAME one of an ar archive's own tables, "/" (symbols) or "//" (long
  * names), which some readers pass through as entries?
  */
@@ -415,7 +447,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		return;
 	}
 	e.path = verdict_rel(&v);
-	if (too_deep(x, &e, e.path))
+	if (too_deep(x, &e, e.path) || too_many_links(x, &e))
 		return;
 	hook = ask_caller(x, &e, rename, sizeof(rename));
 	if (hook == PFX_HOOK_RENAME) {

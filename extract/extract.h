@@ -109,6 +109,7 @@ struct xtr {
 	bool *include_hit;		/* per include pattern: selected any */
 	struct xtr_symlink *links;	/* symlinks to make at the end */
 	size_t nlinks, links_cap;
+	uint64_t link_entries;		/* hard and symbolic links taken on */
 	bool fatal;
 };
 

@@ -145,6 +145,12 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 		return;
 	}
 	fd = pfx_root_open_read(&x->root, target_rel);
+	/* A later entry made a directory where the file was: not ours. */
+	if (fd == -EISDIR) {
+		e->decision = PFX_DENY;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
+		return;
+	}
 	if (fd < 0) {
 		xtr_finish_error(x, e, fd);
 		return;
@@ -202,7 +208,13 @@ xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "symlink", 0);
 		return;
 	}
-	if (e->link_target == NULL || rel[0] == '\0') {
+	/* "." (or "x/..") names a directory that is already there. */
+	if (rel[0] == '\0') {
+		e->decision = PFX_DENY;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "is_a_directory", 0);
+		return;
+	}
+	if (e->link_target == NULL) {
 		e->decision = PFX_REJECT;
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "symlink_escapes", 0);
 		return;
@@ -244,13 +256,14 @@ nomem:
 struct lookup_ctx {
 	struct xtr *x;
 	bool with_pending;
+	bool symlink_on_disk;	/* the resolver met a symlink on a path */
 };
 
 /* linkcheck's question: is REL a symlink, queued or on disk? */
 static int
 lookup_link(void *arg, const char *rel, char *buf, size_t cap)
 {
-	const struct lookup_ctx *c = arg;
+	struct lookup_ctx *c = arg;
 	const struct xtr_slot *s;
 	size_t n;
 	int r;
@@ -272,6 +285,8 @@ lookup_link(void *arg, const char *rel, char *buf, size_t cap)
 		return 1;
 	if (r == -EINVAL || r == -ENOENT || r == -ENOTDIR)
 		return 0;
+	if (r == -ELOOP)
+		c->symlink_on_disk = true;
 	return r;
 }
 
@@ -279,13 +294,16 @@ lookup_link(void *arg, const char *rel, char *buf, size_t cap)
 static const char *
 judge_link(struct xtr *x, const struct xtr_symlink *l, bool with_pending)
 {
-	struct lookup_ctx c = { x, with_pending };
+	struct lookup_ctx c = { x, with_pending, false };
 	struct xtr_link_lookup lk = { lookup_link, &c };
 	int r;
 
 	r = xtr_link_contained(l->path, l->target, &lk, NULL, 0);
 	if (r == 1)
 		return NULL;
+	/* A symlink that was in dest before: never followed, as for files. */
+	if (c.symlink_on_disk)
+		return "symlink_in_path";
 	if (r == -ELOOP)
 		return "symlink_loop";
 	return "symlink_escapes";

@@ -18,6 +18,7 @@ pfx_options_init(struct pfx_options *opt)
 	opt->limits.max_entry_bytes = PFX_DEFAULT_MAX_BYTES;
 	opt->limits.max_entries = PFX_DEFAULT_MAX_ENTRIES;
 	opt->limits.max_depth = PFX_DEFAULT_MAX_DEPTH;
+	opt->limits.max_links = PFX_DEFAULT_MAX_LINKS;
 	opt->limits.max_ratio = PFX_DEFAULT_MAX_RATIO;
 	opt->limits.ratio_after = PFX_DEFAULT_RATIO_AFTER;
 }
@@ -122,7 +123,7 @@ static const struct {
 	{ "stopped", "not made: extraction stopped at an earlier fatal "
 	  "error" },
 	{ "limit", "a resource limit was reached (see --max-bytes, "
-	  "--max-entries, --max-depth, --max-ratio and --no-limits)" },
+	  "--max-entries, --max-depth, --max-links, --max-ratio and --no-limits)" },
 	{ "io_error", "I/O error" },
 	{ "read_error", "archive data could not be read" },
 };

@@ -149,6 +149,7 @@ struct pfx_limits {
 	uint64_t max_entry_bytes; /* one entry's size, holes included */
 	uint64_t max_entries;	/* entries read */
 	unsigned int max_depth;	/* components of an entry's path */
+	uint64_t max_links;	/* hard and symbolic link entries */
 	uint64_t max_ratio;	/* bytes written per archive byte read ... */
 	uint64_t ratio_after;	/* ... once this many bytes are written */
 };
@@ -156,7 +157,8 @@ struct pfx_limits {
 #define PFX_DEFAULT_MAX_BYTES (256ull << 30)	/* 256 GiB */
 #define PFX_DEFAULT_MAX_ENTRIES 4000000u
 #define PFX_DEFAULT_MAX_DEPTH 256u
-#define PFX_DEFAULT_MAX_RATIO 1000u
+#define PFX_DEFAULT_MAX_LINKS 100000u
+#define PFX_DEFAULT_MAX_RATIO 200u
 #define PFX_DEFAULT_RATIO_AFTER (64ull << 20)	/* 64 MiB */
 
 struct pfx_options {

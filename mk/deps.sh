@@ -10,6 +10,8 @@ zlib1g-dev mandoc"
 # compressors that make its archives.
 PKGS="$PKGS libarchive-tools cpio zip 7zip binutils bzip2 xz-utils zstd \
 lz4 lzip ncompress"
+# make fuzz: clang and its libFuzzer runtime (Debian 12 names).
+PKGS="$PKGS clang libclang-rt-14-dev"
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "deps: not a Debian system; install the equivalents of:" \

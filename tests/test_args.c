@@ -910,7 +910,8 @@ Test(xtr_args, free_releases_everything)
 Test(xtr_args_limits, values)
 {
 	char *ok[] = { "pfextract", "-xf", "a.tar", "--max-bytes=10G",
-		"--max-entries=5", "--max-depth", "7", "--max-ratio=300", NULL };
+		"--max-entries=5", "--max-depth", "7", "--max-ratio=300",
+		"--max-links=9", NULL };
 	char *off[] = { "pfextract", "-xf", "a.tar", "--no-limits", NULL };
 	char *bad[][5] = {
 		{ "pfextract", "-xf", "a.tar", "--max-bytes=12X", NULL },
@@ -926,13 +927,14 @@ Test(xtr_args_limits, values)
 	size_t i;
 
 	pfx_options_init(&def);
-	cr_assert_eq(xtr_parse_args(8, ok, &a, err, sizeof(err)), 0, "%s",
+	cr_assert_eq(xtr_parse_args(9, ok, &a, err, sizeof(err)), 0, "%s",
 	    err);
 	cr_expect_eq(a.opt.limits.max_bytes, 10ull << 30);
 	cr_expect_eq(a.opt.limits.max_entry_bytes, 10ull << 30);
 	cr_expect_eq(a.opt.limits.max_entries, 5);
 	cr_expect_eq(a.opt.limits.max_depth, 7);
 	cr_expect_eq(a.opt.limits.max_ratio, 300);
+	cr_expect_eq(a.opt.limits.max_links, 9);
 	cr_expect_eq(a.opt.limits.ratio_after, def.limits.ratio_after);
 	xtr_args_free(&a);
 
@@ -942,6 +944,7 @@ Test(xtr_args_limits, values)
 	cr_expect_eq(a.opt.limits.max_entries, 0);
 	cr_expect_eq(a.opt.limits.max_depth, 0);
 	cr_expect_eq(a.opt.limits.max_ratio, 0);
+	cr_expect_eq(a.opt.limits.max_links, 0);
 	xtr_args_free(&a);
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -2969,6 +2969,25 @@ case_limits(struct fx *fx)
 	CHECK(strstr(fx->res.message, "max-entries=1") != NULL,
 	    "no max-entries in \"%s\"", fx->res.message);
 	ab_free(&ab);
+
+	/* Links count apart: the second of them stops the run, and only
+	 * the entries before it were made. */
+	CHECK(rm_tree_dest(fx) == 0, "cannot empty dest");
+	ab_pax(&ab);
+	ab_file(&ab, "f", "f\n", 0644);
+	ab_hardlink(&ab, "h1", "f");
+	ab_file(&ab, "g", "g\n", 0644);
+	ab_hardlink(&ab, "h2", "f");
+	ab_file(&ab, "late", "late\n", 0644);
+	ab_close(&ab);
+	fx->opt.limits.max_entries = 0;
+	fx->opt.limits.max_links = 1;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	CHECK(strstr(fx->res.message, "max-links=1") != NULL,
+	    "no max-links in \"%s\"", fx->res.message);
+	EXPECT_ENTRY("h2", PFX_ENTRY_FAILED, "limit");
+	EXPECT_LIST("", "f g h1");
+	ab_free(&ab);
 }
 
 Test(extract, limits)

@@ -140,8 +140,10 @@
 /* Attacker threads; each owns the directories dK with K % NATTACKERS. */
 #define NATTACKERS 2
 
-/* Trials per resolver and symlink policy. */
+/* Trials per resolver and symlink policy; $PFX_RACE_TRIALS (make soak)
+ * asks for more, up to MAX_TRIALS. */
 #define NTRIALS 3
+#define MAX_TRIALS 1000
 
 /* Exchanges and moves that must happen while pfx_extract() runs. */
 #define MIN_ACTIONS 100
@@ -1878,12 +1880,29 @@ run_trial(enum pfx_resolver how, enum pfx_symlinks symlinks,
 	end_trial();
 }
 
-/* Run NTRIALS trials with resolver HOW and policy SYMLINKS. */
+/* How many trials: NTRIALS, or $PFX_RACE_TRIALS within 1..MAX_TRIALS. */
+static unsigned int
+ntrials(void)
+{
+	const char *s = getenv("PFX_RACE_TRIALS");
+	char *end;
+	unsigned long n;
+
+	if (s == NULL || *s == '\0')
+		return NTRIALS;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	cr_assert(errno == 0 && *end == '\0' && n >= 1 && n <= MAX_TRIALS,
+	    "PFX_RACE_TRIALS=%s: want 1..%d", s, MAX_TRIALS);
+	return (unsigned int)n;
+}
+
+/* Run ntrials() trials with resolver HOW and policy SYMLINKS. */
 static void
 run_race(enum pfx_resolver how, enum pfx_symlinks symlinks)
 {
 	struct totals tot;
-	unsigned int t;
+	unsigned int t, n = ntrials();
 	int fds, e;
 
 	fds = tfx_count_fds();
@@ -1891,7 +1910,7 @@ run_race(enum pfx_resolver how, enum pfx_symlinks symlinks)
 	cr_log_info("archive: %zu entries, %zu bytes", the_plan.n,
 	    the_plan.len);
 	memset(&tot, 0, sizeof(tot));
-	for (t = 0; t < NTRIALS; t++) {
+	for (t = 0; t < n; t++) {
 		run_trial(how, symlinks, t, &tot);
 		/* Check 6: no descriptor leaked, by the library or by us. */
 		e = tfx_count_fds();
@@ -1900,7 +1919,7 @@ run_race(enum pfx_resolver how, enum pfx_symlinks symlinks)
 	}
 	cr_log_info("%u trials in %.2f s of extraction, %lu runs of which "
 	    "%lu stopped: %lu exchanges and moves during it, %lu entries "
-	    "extracted, %lu refused or failed", NTRIALS, tot.seconds,
+	    "extracted, %lu refused or failed", n, tot.seconds,
 	    tot.runs, tot.fatal, tot.actions, tot.extracted, tot.refused);
 	cr_expect(tot.extracted > 0, "no entry was ever extracted");
 	cr_expect(tot.refused > 0, "no entry was ever refused: the race "
