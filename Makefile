@@ -117,7 +117,7 @@ obj/tests/%.o obj/san/tests/%.o: DEFS = -D_GNU_SOURCE
 check: deps
 	$(MAKE) all obj/tests/run obj/san/tests/run obj/san/pathfence \
 	    obj/san/pfextract obj/mkdemo obj/platform/os_posix.o \
-	    $(FUZZ_REPLAYS)
+	    obj/mkcorpus $(FUZZ_REPLAYS)
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
@@ -127,6 +127,8 @@ check: deps
 	obj/fuzz/replay_core fuzz/corpus/core
 	TMPDIR=$(TEST_TMPDIR) obj/fuzz/replay_extract fuzz/corpus/extract
 	obj/fuzz/replay_json fuzz/corpus/json
+	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/pfextract obj/mkcorpus
+	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/san/pfextract obj/mkcorpus
 	TMPDIR=$(TEST_TMPDIR) sh tests/compat.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) obj/tests/run --jobs 2
 	TMPDIR=$(TEST_TMPDIR) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -247,6 +249,18 @@ soak: obj/tests/run obj/san/tests/run
 	        obj/san/tests/run --jobs 2 --filter '*_race/*'; \
 	done
 
-.PHONY: all check demo deps fuzz fuzz-run soak install uninstall clean
+.PHONY: all check demo deps corpus fuzz fuzz-run soak install uninstall clean
 
 -include $(shell find obj -name '*.d' 2>/dev/null)
+
+# The attack corpus (corpus/): mkcorpus writes every case's archive at
+# test time; corpus/run.sh extracts each with both resolvers and judges it
+# against corpus/manifest/*.cases.
+CORPUS_SRCS = $(wildcard corpus/*.c)
+
+obj/mkcorpus: $(CORPUS_SRCS) corpus/gen.h
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) $(CFLAGS) $(WARN) -o $@ $(CORPUS_SRCS) -larchive -lz
+
+corpus: obj/pfextract obj/mkcorpus
+	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/pfextract obj/mkcorpus

@@ -40,6 +40,21 @@ xtr_fail(struct xtr *x, int error, const char *fmt, ...)
 
 /* see extract.h */
 const char *
+xtr_short_name(const char *name, char *buf)
+{
+	enum { HEAD = 100, TAIL = 40 };
+	size_t len = strlen(name);
+
+	if (len < XTR_SHORT_MAX)
+		return name;
+	memcpy(buf, name, HEAD);
+	memcpy(buf + HEAD, "...", 3);
+	memcpy(buf + HEAD + 3, name + len - TAIL, TAIL + 1);
+	return buf;
+}
+
+/* see extract.h */
+const char *
 xtr_errno_reason(int error, bool *io_failure)
 {
 	*io_failure = false;
@@ -349,6 +364,7 @@ static bool
 too_deep(struct xtr *x, struct pfx_entry *e, const char *rel)
 {
 	unsigned int max = x->opt->limits.max_depth, depth = 1;
+	char nb[XTR_SHORT_MAX];
 
 	if (max == 0 || rel[0] == '\0')
 		return false;
@@ -358,7 +374,7 @@ too_deep(struct xtr *x, struct pfx_entry *e, const char *rel)
 		return false;
 	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
 	xtr_fail(x, EFBIG, "%s: limit max-depth=%u reached (use --max-depth "
-	    "or --no-limits)", e->name, max);
+	    "or --no-limits)", xtr_short_name(e->name, nb), max);
 	return true;
 }
 
@@ -373,6 +389,7 @@ static bool
 too_many_links(struct xtr *x, struct pfx_entry *e)
 {
 	uint64_t max = x->opt->limits.max_links;
+	char nb[XTR_SHORT_MAX];
 
 	if (e->type != PFX_TYPE_SYMLINK && e->type != PFX_TYPE_HARDLINK)
 		return false;
@@ -380,7 +397,7 @@ too_many_links(struct xtr *x, struct pfx_entry *e)
 		return false;
 	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
 	xtr_fail(x, EFBIG, "%s: limit max-links=%" PRIu64 " reached (use "
-	    "--max-links or --no-limits)", e->name, max);
+	    "--max-links or --no-limits)", xtr_short_name(e->name, nb), max);
 	return true;
 }
 
@@ -509,7 +526,8 @@ read_all(struct xtr *x)
 			    archive_errno(x->ar) : EIO,
 			    "corrupt or unreadable archive: %s",
 			    archive_error_string(x->ar) != NULL ?
-			    archive_error_string(x->ar) : "unknown error");
+			    archive_error_string(x->ar) : "truncated or corrupt "
+			    "(the decoder gave no detail)");
 			break;
 		}
 		/* One more entry than allowed: stop before taking it on. */

@@ -132,6 +132,14 @@ void xtr_finish_error(struct xtr *x, struct pfx_entry *entry, int r);
 /* Report ENTRY, whose name exists, under -k or --skip-old-files. */
 void xtr_finish_existing(struct xtr *x, struct pfx_entry *entry);
 
+/*
+ * NAME, or when longer than fits a message beside the words that matter
+ * (a limit's name and value), its head and tail around "...", in BUF of
+ * XTR_SHORT_MAX bytes.  Return: NAME or BUF.
+ */
+#define XTR_SHORT_MAX 160
+const char *xtr_short_name(const char *name, char *buf);
+
 /* Stop the run with a fatal error ERROR (errno) and a message. */
 void xtr_fail(struct xtr *x, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -73,29 +73,39 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
     uint64_t end)
 {
 	const struct pfx_limits *lim = &x->opt->limits;
+	char nb[XTR_SHORT_MAX];
 	uint64_t total = x->res->stats.bytes + e->bytes + add;
 	int64_t in;
 
 	if (lim->max_bytes != 0 && total > lim->max_bytes) {
 		xtr_fail(x, EFBIG, "%s: limit max-bytes=%" PRIu64 " reached "
-		    "(use --max-bytes or --no-limits)", e->name,
+		    "(use --max-bytes or --no-limits)", xtr_short_name(e->name, nb),
 		    lim->max_bytes);
 		return XTR_LIMIT;
 	}
 	if (lim->max_entry_bytes != 0 && end > lim->max_entry_bytes) {
 		xtr_fail(x, EFBIG, "%s: limit max-entry-bytes=%" PRIu64
-		    " reached (one entry, holes included; use --max-bytes or --no-limits)", e->name,
+		    " reached (one entry, holes included; use --max-bytes or "
+		    "--no-limits)", xtr_short_name(e->name, nb),
 		    lim->max_entry_bytes);
 		return XTR_LIMIT;
 	}
 	if (lim->max_ratio == 0 || total <= lim->ratio_after)
 		return 0;
+	/*
+	 * Some filters count what they read only when their read-ahead
+	 * buffer is used up (compress: 64 KiB), so the count may still be 0
+	 * past ratio_after; a bomb must not hide behind that.
+	 */
 	in = archive_filter_bytes(x->ar, -1);
+	if (in < 1)
+		in = 1;
 	/* SECURITY: a bomb is stopped within one block of crossing. */
-	if (in > 0 && total / (uint64_t)in > lim->max_ratio) {
+	if (total / (uint64_t)in > lim->max_ratio) {
 		xtr_fail(x, EFBIG, "%s: limit max-ratio=%" PRIu64 " reached: "
 		    "%" PRIu64 " bytes written from %" PRId64 " read (use "
-		    "--max-ratio or --no-limits)", e->name, lim->max_ratio,
+		    "--max-ratio or --no-limits)", xtr_short_name(e->name, nb),
+		    lim->max_ratio,
 		    total, in);
 		return XTR_LIMIT;
 	}
@@ -120,7 +130,9 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		r = archive_read_data_block(x->ar, &buf, &size, &offset);
 		if (r == ARCHIVE_EOF)
 			break;
-		if (r < ARCHIVE_WARN || offset < pos)
+		/* SECURITY: a warning here is a failed check of the data
+		 * (a zip entry's CRC): such bytes never get a final name. */
+		if (r != ARCHIVE_OK || offset < pos)
 			return 1;
 		r = check_limits(x, e, size, (uint64_t)offset + size);
 		if (r != 0)
@@ -272,6 +284,7 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
     struct pfx_entry *e, const char *rel, struct stat *st)
 {
 	struct pfx_pending pend;
+	char nb[XTR_SHORT_MAX];
 	unsigned int flags;
 	int r;
 
@@ -291,7 +304,8 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 	if (r == 1) {
 		pfx_root_abort(&pend);
 		xtr_fail(x, EIO, "%s: archive data cannot be read: %s",
-		    e->name, archive_error_string(x->ar) != NULL ?
+		    xtr_short_name(e->name, nb),
+		    archive_error_string(x->ar) != NULL ?
 		    archive_error_string(x->ar) : "truncated or corrupt");
 		return XTR_READ_FAILED;
 	}

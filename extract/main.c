@@ -416,8 +416,19 @@ main(int argc, char **argv)
 
 	memset(&in, 0, sizeof(in));
 	in.fd = -1;
+	memset(&res, 0, sizeof(res));
 	if (a.archive != NULL && strcmp(a.archive, "-") != 0) {
-		in.path = a.archive;
+		/* Opened here, so that the library gets a descriptor it can
+		 * seek (a zip is then read from its central directory). */
+		in.fd = open(a.archive, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (in.fd == -1) {
+			res.status = PFX_FATAL;
+			res.error = errno;
+			res.resolver = "none";
+			snprintf(res.message, sizeof(res.message),
+			    "%s: cannot open archive: %s", a.archive,
+			    strerror(errno));
+		}
 	} else {
 		if (a.archive == NULL && isatty(STDIN_FILENO)) {
 			usage_error("refusing to read an archive from a "
@@ -434,9 +445,13 @@ main(int argc, char **argv)
 	a.opt.hooks.report = report_entry;
 	a.opt.hooks.unmatched = report_unmatched;
 	a.opt.hooks.arg = &c;
-	memset(&res, 0, sizeof(res));
-	status = pfx_extract(&in, AT_FDCWD, a.dir != NULL ? a.dir : ".",
-	    &a.opt, &res);
+	if (res.status == PFX_FATAL)
+		status = PFX_FATAL;
+	else
+		status = pfx_extract(&in, AT_FDCWD, a.dir != NULL ? a.dir :
+		    ".", &a.opt, &res);
+	if (in.fd > STDIN_FILENO)
+		(void)close(in.fd);
 	if ((int)status < PFX_OK || status > PFX_FATAL)
 		status = PFX_FATAL;
 

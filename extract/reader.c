@@ -7,8 +7,11 @@
  * that reads other files (mtree reads the local files its entries name).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include <archive.h>
 
@@ -83,9 +86,27 @@ enable_filters(struct archive *a, char *msg, size_t cap)
 	return 0;
 }
 
-/* Enable the comma-separated format NAMES.  0, or -1 with MSG set. */
+/*
+ * A zip is read from its central directory when the input can seek, and
+ * from its local headers only when it cannot (a pipe).  SECURITY: a zip
+ * file whose central directory is missing or cut is then refused whole,
+ * as unzip does, instead of being read a second way -- by local headers,
+ * which may name other entries than the directory does.
+ */
 static int
-enable_formats(struct archive *a, const char *names, char *msg, size_t cap)
+enable_zip(struct archive *a, bool seekable)
+{
+	return seekable ? archive_read_support_format_zip_seekable(a) :
+	    archive_read_support_format_zip_streamable(a);
+}
+
+/*
+ * Enable the comma-separated format NAMES; SEEKABLE tells how a zip is
+ * read.  0, or -1 with MSG set.
+ */
+static int
+enable_formats(struct archive *a, const char *names, bool seekable,
+    char *msg, size_t cap)
 {
 	const char *p = names, *end;
 	size_t i, len;
@@ -108,7 +129,9 @@ enable_formats(struct archive *a, const char *names, char *msg, size_t cap)
 			    p);
 			return -1;
 		}
-		if (formats[i].enable(a) != ARCHIVE_OK) {
+		if ((formats[i].enable == archive_read_support_format_zip ?
+		    enable_zip(a, seekable) : formats[i].enable(a)) !=
+		    ARCHIVE_OK) {
 			snprintf(msg, cap, "cannot enable format %s: %s",
 			    formats[i].name, archive_error_string(a));
 			return -1;
@@ -120,22 +143,44 @@ enable_formats(struct archive *a, const char *names, char *msg, size_t cap)
 	return 0;
 }
 
+/*
+ * Does the input start as a zip does (a local file header)?  Then a
+ * failure to open it is a zip without a readable central directory.
+ */
+static bool
+looks_like_zip(const struct pfx_input *in)
+{
+	static const unsigned char magic[4] = { 'P', 'K', 3, 4 };
+	unsigned char head[4];
+
+	if (in->buf != NULL)
+		return in->len >= 4 && memcmp(in->buf, magic, 4) == 0;
+	if (in->path != NULL || in->fd < 0)
+		return false;
+	return pread(in->fd, head, 4, 0) == 4 && memcmp(head, magic, 4) == 0;
+}
+
 /* see extract.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names, char *msg,
     size_t cap)
 {
 	struct archive *a;
+	bool seekable;
 	int r;
 
+	/* A path is read as a file (libarchive seeks a regular file); an
+	 * fd only if it can seek. */
+	seekable = in->path != NULL || in->buf != NULL ||
+	    (in->fd >= 0 && lseek(in->fd, 0, SEEK_CUR) != -1);
 	a = archive_read_new();
 	if (a == NULL) {
 		snprintf(msg, cap, "%s", strerror(ENOMEM));
 		return NULL;
 	}
 	if (enable_filters(a, msg, cap) < 0 ||
-	    enable_formats(a, names != NULL ? names : default_formats, msg,
-	    cap) < 0)
+	    enable_formats(a, names != NULL ? names : default_formats,
+	    seekable, msg, cap) < 0)
 		goto fail;
 	/* A buffer wins over an fd, so a zeroed struct never reads fd 0. */
 	if (in->path != NULL)
@@ -146,10 +191,18 @@ xtr_reader_open(const struct pfx_input *in, const char *names, char *msg,
 		r = archive_read_open_fd(a, in->fd, XTR_BLOCK);
 	else
 		r = ARCHIVE_FATAL;
+	if (r != ARCHIVE_OK && seekable && looks_like_zip(in)) {
+		snprintf(msg, cap, "cannot read archive: a zip archive whose "
+		    "central directory is missing or damaged (truncated?)");
+		goto fail;
+	}
 	if (r != ARCHIVE_OK) {
 		snprintf(msg, cap, "cannot read archive: %s",
 		    archive_error_string(a) != NULL ?
-		    archive_error_string(a) : "no input");
+		    archive_error_string(a) : r == ARCHIVE_FATAL &&
+		    in->path == NULL && in->buf == NULL && in->fd < 0 ?
+		    "no input" : "not an archive of an enabled format, or "
+		    "truncated or corrupt");
 		goto fail;
 	}
 	return a;
