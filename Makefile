@@ -29,10 +29,12 @@ PLATFORM_OS ?= $(if $(filter Linux,$(OS)),linux,posix)
 # extractor.  The command-line files are not part of it.
 XTR_CLI   = extract/main.c extract/args.c
 LIB_SRCS  = $(wildcard core/*.c) \
-            $(filter-out platform/os_%.c,$(wildcard platform/*.c)) \
-            platform/os_$(PLATFORM_OS).c \
+            $(filter-out platform/os_%.c platform/sandbox_%.c,\
+                $(wildcard platform/*.c)) \
+            platform/os_$(PLATFORM_OS).c platform/sandbox_$(PLATFORM_OS).c \
             $(filter-out $(XTR_CLI),$(wildcard extract/*.c))
-HEADERS   = core/pfx_path.h platform/pfx_root.h extract/pfextract.h
+HEADERS   = core/pfx_path.h platform/pfx_root.h platform/pfx_sandbox.h \
+            extract/pfextract.h
 CLI_SRCS  = cli/json.c cli/resolver_env.c extract/args.c
 INCLUDES  = -Icore -Iplatform -Iextract
 LIBS      = -larchive
@@ -110,19 +112,35 @@ obj/san/tests/run: $(TEST_SRCS:%.c=obj/san/%.o) obj/san/tests/fixture.o \
 deps:
 	@sh mk/deps.sh
 
+# The fault-injection shim of tests/faults.sh (LD_PRELOAD): tests only,
+# never installed.
+obj/tests/faultshim.so: tests/faultshim.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -o $@ tests/faultshim.c -ldl
+
 # Test files need the GNU names (renameat2, RENAME_EXCHANGE).
 obj/tests/%.o obj/san/tests/%.o: DEFS = -D_GNU_SOURCE
 
-# os_posix.o is built too, so the portable OS file keeps compiling.
+# os_posix.o and sandbox_posix.o are built too, so the portable OS files
+# keep compiling.
 check: deps
 	$(MAKE) all obj/tests/run obj/san/tests/run obj/san/pathfence \
 	    obj/san/pfextract obj/mkdemo obj/platform/os_posix.o \
+	    obj/platform/sandbox_posix.o obj/tests/faultshim.so \
 	    obj/mkcorpus $(FUZZ_REPLAYS)
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
 	sh tests/pfextract.sh obj/pfextract obj/mkdemo
 	sh tests/pfextract.sh obj/san/pfextract obj/mkdemo
+	sh tests/sandbox.sh obj/pfextract obj/mkdemo
+	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo
+	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/pfextract
+	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/san/pfextract
+	TMPDIR=$(TEST_TMPDIR) sh tests/faults.sh obj/pfextract \
+	    obj/tests/faultshim.so
+	TMPDIR=$(TEST_TMPDIR) ASAN_OPTIONS=verify_asan_link_order=0 \
+	    sh tests/faults.sh obj/san/pfextract obj/tests/faultshim.so
 	sh tests/install.sh
 	obj/fuzz/replay_core fuzz/corpus/core
 	TMPDIR=$(TEST_TMPDIR) obj/fuzz/replay_extract fuzz/corpus/extract
@@ -212,6 +230,8 @@ install: all
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpfextract.so
 	$(INSTALL) -D -m 644 core/pfx_path.h $(DESTDIR)$(INCDIR)/pfx_path.h
 	$(INSTALL) -D -m 644 platform/pfx_root.h $(DESTDIR)$(INCDIR)/pfx_root.h
+	$(INSTALL) -D -m 644 platform/pfx_sandbox.h \
+	    $(DESTDIR)$(INCDIR)/pfx_sandbox.h
 	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
 	$(GEN_PC) > $(DESTDIR)$(LIBDIR)/pkgconfig/pfextract.pc.tmp
 	mv -f $(DESTDIR)$(LIBDIR)/pkgconfig/pfextract.pc.tmp \
@@ -219,6 +239,8 @@ install: all
 	$(INSTALL) -D -m 644 man/pathfence.1 $(DESTDIR)$(MANDIR)/man1/pathfence.1
 	$(INSTALL) -D -m 644 man/pfx_path.3 $(DESTDIR)$(MANDIR)/man3/pfx_path.3
 	$(INSTALL) -D -m 644 man/pfx_root.3 $(DESTDIR)$(MANDIR)/man3/pfx_root.3
+	$(INSTALL) -D -m 644 man/pfx_sandbox.3 \
+	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pfextract $(DESTDIR)$(INCDIR)/pfextract.h \
@@ -230,6 +252,8 @@ uninstall:
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/pfextract.pc \
 	    $(DESTDIR)$(MANDIR)/man1/pathfence.1 \
 	    $(DESTDIR)$(MANDIR)/man3/pfx_path.3 $(DESTDIR)$(MANDIR)/man3/pfx_root.3
+	rm -f $(DESTDIR)$(INCDIR)/pfx_sandbox.h \
+	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3
 
 clean:
 	rm -rf obj

@@ -53,6 +53,8 @@ const char xtr_usage[] =
     "[--max-entries=n]\n"
     "                 [--max-depth=n] [--max-links=n] [--max-ratio=n] "
     "[--no-limits]\n"
+    "                 [--atomic] [--fsync] [--no-sandbox | "
+    "--sandbox=require]\n"
     "                 [options] [archive] [member ...]\n";
 
 enum opt_id {
@@ -81,6 +83,10 @@ enum opt_id {
 	OPT_REPORT,
 	OPT_QUIET,
 	OPT_STRICT,
+	OPT_ATOMIC,
+	OPT_FSYNC,
+	OPT_SANDBOX,
+	OPT_NO_SANDBOX,
 	OPT_FORMATS,
 	OPT_WINDOWS_NAMES,
 	OPT_MAX_BYTES,
@@ -153,6 +159,10 @@ static const struct opt_def opts[] = {
 	{ "report", 0, true, OPT_REPORT, NULL },
 	{ "quiet", 'q', false, OPT_QUIET, NULL },
 	{ "strict", 0, false, OPT_STRICT, NULL },
+	{ "atomic", 0, false, OPT_ATOMIC, NULL },
+	{ "fsync", 0, false, OPT_FSYNC, NULL },
+	{ "sandbox", 0, true, OPT_SANDBOX, NULL },
+	{ "no-sandbox", 0, false, OPT_NO_SANDBOX, NULL },
 	{ "formats", 0, true, OPT_FORMATS, NULL },
 	{ "windows-names", 0, false, OPT_WINDOWS_NAMES, NULL },
 	{ "max-bytes", 0, true, OPT_MAX_BYTES, NULL },
@@ -608,6 +618,27 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return 0;
 	case OPT_STRICT:
 		a->opt.flags |= PFX_OPT_STRICT;
+		return 0;
+	case OPT_ATOMIC:
+		/* Ignored with -t, as -k is: a listing writes nothing. */
+		a->opt.flags |= PFX_OPT_ATOMIC;
+		return 0;
+	case OPT_FSYNC:
+		a->opt.flags |= PFX_OPT_FSYNC;
+		return 0;
+	case OPT_SANDBOX:
+		if (strcmp(v, "require") == 0)
+			a->sandbox = XTR_SANDBOX_REQUIRE;
+		else if (strcmp(v, "auto") == 0)
+			a->sandbox = XTR_SANDBOX_ON;
+		else if (strcmp(v, "off") == 0)
+			a->sandbox = XTR_SANDBOX_OFF;
+		else
+			return fail(p, "invalid --sandbox value '%s' "
+			    "(require, auto or off)", v);
+		return 0;
+	case OPT_NO_SANDBOX:
+		a->sandbox = XTR_SANDBOX_OFF;
 		return 0;
 	case OPT_FORMATS:
 		if (*v == '\0')

@@ -13,6 +13,13 @@
 /* Exit status for a usage error (sysexits' EX_USAGE, as the issue says). */
 #define XTR_EXIT_USAGE 64
 
+/* The CLI's self-confinement (main.c turns it into PFX_OPT_SANDBOX*). */
+enum xtr_sandbox {
+	XTR_SANDBOX_ON = 0,	/* the default: whatever the kernel offers */
+	XTR_SANDBOX_OFF,	/* --no-sandbox */
+	XTR_SANDBOX_REQUIRE	/* --sandbox=require: fail unless enforced */
+};
+
 struct xtr_args {
 	char mode;		/* 'x' extract (default), 't' list */
 	const char *archive;	/* -f; NULL or "-": standard input */
@@ -22,6 +29,7 @@ struct xtr_args {
 	bool report_json;	/* --report=json */
 	bool help;		/* --help: print usage, exit 0 */
 	bool version;		/* --version */
+	enum xtr_sandbox sandbox;
 	struct pfx_options opt;	/* everything the library needs */
 	char **members;		/* operands: member names or patterns */
 	size_t nmembers;

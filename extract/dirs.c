@@ -4,10 +4,15 @@
  * a read-only directory is still writable while its entries are made and
  * a parent's mtime is set after its children changed it.
  *
+ * With PFX_OPT_FSYNC the directories whose entries changed are synced
+ * after that pass, deepest first and the destination last, so that once
+ * a directory's own entry is durable, so is everything beneath it.
+ *
  * SECURITY: only directories this run made are ever changed; one that
- * existed before is used but never chmod'ed or touched.  The final pass
- * re-resolves each directory beneath the root and, where we know it,
- * checks it is still the inode we made.
+ * existed before is used but never chmod'ed or touched (syncing one
+ * changes nothing in it).  The final pass re-resolves each directory
+ * beneath the root and, where we know it, checks it is still the inode
+ * we made.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -181,13 +186,97 @@ finish_one(struct xtr *x, const struct xtr_slot *s)
 
 /* see extract.h */
 void
+xtr_note_changed(struct xtr *x, const char *rel)
+{
+	char parent[PFX_PATH_MAX];
+	const char *slash;
+	size_t n;
+
+	if ((x->opt->flags & PFX_OPT_FSYNC) == 0 || rel == NULL)
+		return;
+	slash = strrchr(rel, '/');
+	if (slash == NULL)
+		return;		/* the destination: always synced, last */
+	n = (size_t)(slash - rel);
+	if (n == 0 || n >= sizeof(parent))
+		return;
+	memcpy(parent, rel, n);
+	parent[n] = '\0';
+	if (xtr_table_add(&x->changed, parent) == NULL)
+		xtr_fail(x, ENOMEM, "%s: %s", rel, strerror(ENOMEM));
+}
+
+/*
+ * Sync the directory REL ("" the destination).  One that is gone or was
+ * replaced is not ours to sync any more.  Return: 0, or -1 (run failed).
+ */
+static int
+sync_one(struct xtr *x, const char *rel)
+{
+	int fd, r;
+
+	fd = pfx_root_open_dir(&x->root, rel);
+	if (fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR)
+		return 0;
+	r = fd < 0 ? fd : fsync(fd) == -1 ? -errno : 0;
+	if (fd >= 0)
+		(void)close(fd);
+	if (r < 0) {
+		xtr_fail(x, -r, "%s: cannot be made durable (--fsync): %s",
+		    rel[0] != '\0' ? rel : ".", strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * PFX_OPT_FSYNC: sync every directory made and every directory whose
+ * entries changed, deepest first (a directory after everything in it),
+ * then the destination.
+ */
+static void
+sync_dirs(struct xtr *x)
+{
+	struct xtr_slot **order;
+	size_t i, n = 0;
+
+	for (i = 0; i < x->dirs.cap; i++) {
+		if (x->dirs.slots[i].key == NULL)
+			continue;
+		if (xtr_table_add(&x->changed, x->dirs.slots[i].key) == NULL) {
+			xtr_fail(x, ENOMEM, "--fsync: %s", strerror(ENOMEM));
+			return;
+		}
+		xtr_note_changed(x, x->dirs.slots[i].key);
+	}
+	if (x->changed.used > 0) {
+		order = calloc(x->changed.used, sizeof(*order));
+		if (order == NULL) {
+			xtr_fail(x, ENOMEM, "--fsync: %s", strerror(ENOMEM));
+			return;
+		}
+		for (i = 0; i < x->changed.cap; i++) {
+			if (x->changed.slots[i].key != NULL)
+				order[n++] = &x->changed.slots[i];
+		}
+		qsort(order, n, sizeof(*order), deepest_first);
+		for (i = 0; i < n && !x->fatal; i++)
+			(void)sync_one(x, order[i]->key);
+		free(order);
+	}
+	if (!x->fatal)
+		(void)sync_one(x, "");
+}
+
+/* see extract.h */
+void
 xtr_finish_dirs(struct xtr *x)
 {
 	struct xtr_slot **order;
 	size_t i, n = 0;
 
 	if (x->dirs.used == 0)
-		return;
+		goto sync;
 	order = calloc(x->dirs.used, sizeof(*order));
 	if (order == NULL) {
 		xtr_fail(x, ENOMEM, "directory modes not set: %s",
@@ -202,4 +291,9 @@ xtr_finish_dirs(struct xtr *x)
 	for (i = 0; i < n; i++)
 		finish_one(x, order[i]);
 	free(order);
+sync:
+	/* Durability is for a run that succeeded; a stopped one is not
+	 * held up by it. */
+	if ((x->opt->flags & PFX_OPT_FSYNC) != 0 && !x->fatal)
+		sync_dirs(x);
 }

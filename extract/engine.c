@@ -16,11 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
 
 #include "extract.h"
+#include "platform.h"
 
 /* see extract.h */
 void
@@ -32,10 +34,50 @@ xtr_fail(struct xtr *x, int error, const char *fmt, ...)
 		return;		/* the first fatal error is the one reported */
 	x->fatal = true;
 	x->res->status = PFX_FATAL;
+	/*
+	 * A stop the caller asked for is told as such, whatever failed
+	 * because of it: a read the signal interrupted is no corrupt
+	 * archive.
+	 */
+	if (x->opt->cancel != NULL && *x->opt->cancel != 0) {
+		x->res->error = ECANCELED;
+		snprintf(x->res->message, sizeof(x->res->message),
+		    "interrupted");
+		return;
+	}
 	x->res->error = error;
 	va_start(ap, fmt);
 	vsnprintf(x->res->message, sizeof(x->res->message), fmt, ap);
 	va_end(ap);
+}
+
+/* see extract.h */
+bool
+xtr_cancelled(struct xtr *x)
+{
+	if (x->opt->cancel == NULL || *x->opt->cancel == 0)
+		return false;
+	xtr_fail(x, ECANCELED, "interrupted");
+	return true;
+}
+
+/*
+ * Was the destination itself removed?  A directory that was rmdir'ed
+ * keeps working as a descriptor, but every name made in it fails with
+ * ENOENT: that is no refusal of one entry but the end of the run.
+ */
+static bool
+root_removed(struct xtr *x)
+{
+	struct stat st;
+	int fd, r;
+
+	fd = pfx_root_open_dir(&x->root, "");
+	if (fd < 0)
+		return fd == -ENOENT;
+	r = fstat(fd, &st);
+	(void)close(fd);
+	return r == 0 && st.st_nlink == 0;
 }
 
 /* see extract.h */
@@ -108,6 +150,8 @@ xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
 		break;
 	}
 	st->bytes += entry->bytes;
+	if (status != PFX_ENTRY_SKIPPED && status != PFX_ENTRY_LISTED)
+		xtr_note_changed(x, entry->path);
 	if (x->opt->hooks.report != NULL)
 		x->opt->hooks.report(x->opt->hooks.arg, entry);
 	if (status == PFX_ENTRY_REFUSED &&
@@ -122,7 +166,19 @@ xtr_finish_error(struct xtr *x, struct pfx_entry *e, int r)
 {
 	bool io;
 	const char *reason = xtr_errno_reason(-r, &io);
+	char nb[XTR_SHORT_MAX];
 
+	if (r == -ENOENT && root_removed(x)) {
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, reason, -r);
+		xtr_fail(x, -r, "%s: the destination directory was removed "
+		    "during extraction", xtr_short_name(e->name, nb));
+		return;
+	}
+	if (xtr_cancelled(x)) {
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "interrupted",
+		    ECANCELED);
+		return;
+	}
 	if (!io) {
 		e->decision = PFX_DENY;
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, -r);
@@ -515,7 +571,8 @@ read_all(struct xtr *x)
 		xtr_fail(x, ENOMEM, "%s", strerror(ENOMEM));
 		return;
 	}
-	while (!x->fatal) {
+	/* SECURITY: a cancellation is noticed before each entry. */
+	while (!x->fatal && !xtr_cancelled(x)) {
 		r = archive_read_next_header2(x->ar, ae);
 		if (r == ARCHIVE_EOF)
 			break;
@@ -538,6 +595,9 @@ read_all(struct xtr *x)
 			    x->opt->limits.max_entries);
 			break;
 		}
+		/* The header may have taken long to arrive. */
+		if (xtr_cancelled(x))
+			break;
 		x->res->stats.entries++;
 		x->policy_flags = policy_flags(x);
 		do_entry(x, ae);
@@ -576,14 +636,58 @@ free_state(struct xtr *x)
 	xtr_table_free(&x->files);
 	xtr_table_free(&x->dirs);
 	xtr_table_free(&x->pending);
+	xtr_table_free(&x->changed);
 	if (x->ar != NULL)
 		archive_read_free(x->ar);
 	pfx_root_close(&x->root);
 }
 
-/* see pfextract.h */
+/* see extract.h */
+int
+xtr_confine(const struct pfx_options *opt, const struct pfx_input *in,
+    int destfd, struct pfx_result *res)
+{
+	unsigned int flags = 0;
+	int r;
+
+	if ((opt->flags & PFX_OPT_SANDBOX) == 0)
+		return 0;
+	if (in->path != NULL) {
+		res->status = PFX_FATAL;
+		res->error = EINVAL;
+		snprintf(res->message, sizeof(res->message), "PFX_OPT_SANDBOX "
+		    "needs the archive as a descriptor or a buffer: a path "
+		    "would be opened after confinement");
+		return -1;
+	}
+	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
+		flags |= PFX_SANDBOX_REQUIRE;
+	/* SECURITY: symlinks only when the run may make them at all. */
+	if (opt->symlinks == PFX_SYMLINKS_CONTAIN)
+		flags |= PFX_SANDBOX_SYMLINKS;
+	if (destfd < 0)
+		flags |= PFX_SANDBOX_NO_DEST;
+	r = pfx_sandbox_confine(destfd, flags, &res->sandbox);
+	if (r < 0) {
+		res->status = PFX_FATAL;
+		res->error = -r;
+		if (r == -ENOSYS)
+			snprintf(res->message, sizeof(res->message), "sandbox "
+			    "required, but the kernel cannot enforce it: %s",
+			    res->sandbox.text);
+		else
+			snprintf(res->message, sizeof(res->message), "cannot "
+			    "confine the process: %s", strerror(-r));
+		return -1;
+	}
+	if (opt->hooks.confined != NULL)
+		opt->hooks.confined(opt->hooks.arg, &res->sandbox);
+	return 0;
+}
+
+/* see extract.h */
 enum pfx_status
-pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
+xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
 	struct pfx_options defaults;
@@ -613,7 +717,13 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
 		}
 		result->resolver = pfx_root_resolver_name(&x.root);
 	}
-	x.ar = xtr_reader_open(in, opt->formats, result->message,
+	/* SECURITY: confined before libarchive reads a byte: from here a
+	 * decoder bug meets the kernel's rules, not only ours. */
+	if (xtr_confine(opt, in, x.root.fd, result) < 0) {
+		free_state(&x);
+		return result->status;
+	}
+	x.ar = xtr_reader_open(in, opt->formats, opt->cancel, result->message,
 	    sizeof(result->message));
 	if (x.ar == NULL) {
 		result->status = PFX_FATAL;
@@ -632,7 +742,9 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
 	read_all(&x);
 	if (!x.fatal)
 		report_unmatched(&x);
-	/* Links last, so no later entry can be written through one. */
+	/* Links last, so no later entry can be written through one; none
+	 * after a cancellation (they are reported as stopped). */
+	(void)xtr_cancelled(&x);
 	xtr_finish_symlinks(&x);
 	/* Directories' own modes and times last of all, deepest first. */
 	xtr_finish_dirs(&x);
@@ -641,4 +753,22 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
 		result->status = PFX_REFUSED;
 	free_state(&x);
 	return result->status;
+}
+
+/* see pfextract.h */
+enum pfx_status
+pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result)
+{
+	/* All or nothing (atomic.c); a listing writes nothing anyway. */
+	if (opt != NULL && (opt->flags & PFX_OPT_ATOMIC) != 0 &&
+	    (opt->flags & PFX_OPT_LIST) == 0)
+		return xtr_extract_atomic(in, dirfd, dest, opt, result);
+	/* The decoders in a confined child, the hooks here (child.c). */
+	if (opt != NULL && (opt->flags & PFX_OPT_SANDBOX_CHILD) != 0) {
+		memset(result, 0, sizeof(*result));
+		result->resolver = "none";
+		return xtr_extract_in_child(in, dirfd, dest, opt, result);
+	}
+	return xtr_extract(in, dirfd, dest, opt, result);
 }

@@ -5,13 +5,15 @@
  * the loop and decides each entry, file.c writes regular files and their
  * metadata, dirs.c finishes directories at the end, links.c makes hard
  * and symbolic links, match.c selects members, table.c is the one map the
- * others use, names.c holds the stable strings.  Only this directory
+ * others use, names.c holds the stable strings, atomic.c makes a run
+ * all or nothing (PFX_OPT_ATOMIC).  Only this directory
  * includes <archive.h>; no file here calls open, mkdir, stat or realpath
  * on a path: every filesystem effect goes through pfx_root.h.
  */
 #ifndef XTR_EXTRACT_H
 #define XTR_EXTRACT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -80,11 +82,13 @@ const char *xtr_unselected(const struct pfx_options *opt, const char *name,
 
 /*
  * Make a reader for IN with the formats FORMATS (NULL: the default set)
- * and every built-in filter; open it.  On failure writes a message to
+ * and every built-in filter; open it.  A read from a pipe that a signal
+ * interrupts fails when *CANCEL (if CANCEL is not NULL) is set.  On failure writes a message to
  * MSG (CAP bytes).  Return: the reader, or NULL.
  */
 struct archive *xtr_reader_open(const struct pfx_input *in,
-    const char *formats, char *msg, size_t cap);
+    const char *formats, const volatile sig_atomic_t *cancel, char *msg,
+    size_t cap);
 
 /* --- the state of one extraction -------------------------------------- */
 
@@ -106,6 +110,8 @@ struct xtr {
 	struct xtr_table files;		/* regular files made: identity */
 	struct xtr_table dirs;		/* directories made: final metadata */
 	struct xtr_table pending;	/* symlinks queued: index into links */
+	struct xtr_table changed;	/* PFX_OPT_FSYNC: directories whose
+					   entries changed, to sync */
 	bool *include_hit;		/* per include pattern: selected any */
 	struct xtr_symlink *links;	/* symlinks to make at the end */
 	size_t nlinks, links_cap;
@@ -140,9 +146,18 @@ void xtr_finish_existing(struct xtr *x, struct pfx_entry *entry);
 #define XTR_SHORT_MAX 160
 const char *xtr_short_name(const char *name, char *buf);
 
-/* Stop the run with a fatal error ERROR (errno) and a message. */
+/*
+ * Stop the run with a fatal error ERROR (errno) and a message; once the
+ * caller cancelled, the error is ECANCELED and the message "interrupted".
+ */
 void xtr_fail(struct xtr *x, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * Has the caller cancelled the run (pfx_options.cancel)?  If so the run
+ * is failed with ECANCELED.  Return: true if cancelled.
+ */
+bool xtr_cancelled(struct xtr *x);
 
 /*
  * Turn a platform error for an entry into its reason code, and say if it
@@ -150,18 +165,64 @@ void xtr_fail(struct xtr *x, int error, const char *fmt, ...)
  */
 const char *xtr_errno_reason(int error, bool *io_failure);
 
+/*
+ * PFX_OPT_SANDBOX (else nothing): confine the calling process to DESTFD,
+ * or to no destination when DESTFD is -1 (listing); then call the
+ * confined hook.  Call it after every descriptor the run needs is open
+ * and before the first archive byte is read.  An input by path is
+ * refused, since it would be opened after confinement.  Fills
+ * RES->sandbox; on failure sets RES's status, error and message too.
+ * (With PFX_OPT_ATOMIC the extraction runs in a confined child instead,
+ * so that the publish in DEST's parent needs no right the extraction
+ * has: atomic.c.)
+ * Return: 0, or -1 (the run must stop).
+ */
+int xtr_confine(const struct pfx_options *opt, const struct pfx_input *in,
+    int destfd, struct pfx_result *res);
+
+/*
+ * pfx_extract() without PFX_OPT_ATOMIC: extract beneath DEST, resolved
+ * from DIRFD, as it is.  Return: RESULT->status.
+ */
+enum pfx_status xtr_extract(const struct pfx_input *in, int dirfd,
+    const char *dest, const struct pfx_options *opt,
+    struct pfx_result *result);
+
+/* --- child.c ---------------------------------------------------------- */
+
+/*
+ * pfx_extract() in a confined child process (PFX_OPT_SANDBOX_CHILD): the
+ * child runs pfx_extract() with PFX_OPT_SANDBOX instead, the hooks are
+ * called here.  Return: RES->status.
+ */
+enum pfx_status xtr_extract_in_child(const struct pfx_input *in, int dirfd,
+    const char *dest, const struct pfx_options *opt, struct pfx_result *res);
+
+/* --- atomic.c --------------------------------------------------------- */
+
+/*
+ * pfx_extract() with PFX_OPT_ATOMIC: extract into a staging directory
+ * beside DEST and publish it at DEST, or remove it; DEST is left as it
+ * was unless the tree is published.  Return: RESULT->status.
+ */
+enum pfx_status xtr_extract_atomic(const struct pfx_input *in, int dirfd,
+    const char *dest, const struct pfx_options *opt,
+    struct pfx_result *result);
+
 /* --- file.c ----------------------------------------------------------- */
 
 /* xtr_write_regular(): the archive's data could not be read (fatal). */
 #define XTR_READ_FAILED 1
 /* xtr_write_regular(): a resource limit was reached (fatal). */
 #define XTR_LIMIT 2
+/* xtr_write_regular(): the caller cancelled the run (fatal). */
+#define XTR_CANCELLED 3
 
 /*
  * Write the regular file ENTRY at REL from the archive's data, with its
  * metadata, under the existing-name policy, without reporting it.
- * Return: 0 with *ST the new file's identity, -errno, or XTR_READ_FAILED
- * or XTR_LIMIT (the run is already failed).
+ * Return: 0 with *ST the new file's identity, -errno, or XTR_READ_FAILED,
+ * XTR_LIMIT or XTR_CANCELLED (the run is already failed).
  */
 int xtr_write_regular(struct xtr *x, struct archive_entry *ae,
     struct pfx_entry *entry, const char *rel, struct stat *st);
@@ -214,8 +275,18 @@ int xtr_make_parents(struct xtr *x, const char *rel);
 void xtr_make_dir(struct xtr *x, struct archive_entry *ae,
     struct pfx_entry *entry, const char *rel);
 
-/* Give every directory this run made its final mode and times. */
+/*
+ * Give every directory this run made its final mode and times; with
+ * PFX_OPT_FSYNC, then sync every directory whose entries changed, deepest
+ * first, and the destination last.
+ */
 void xtr_finish_dirs(struct xtr *x);
+
+/*
+ * With PFX_OPT_FSYNC, remember that the parent directory of REL (may be
+ * NULL: nothing) changed, to be synced at the end.
+ */
+void xtr_note_changed(struct xtr *x, const char *rel);
 
 /* --- links.c ---------------------------------------------------------- */
 

@@ -115,7 +115,8 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
 /*
  * Copy the entry's data to FD.  Blocks may skip ahead (sparse entries):
  * the gap is left as a hole.  Return: 0, -errno for a write error, 1 for
- * an archive read error (message in the archive), or XTR_LIMIT.
+ * an archive read error (message in the archive), XTR_LIMIT, or
+ * XTR_CANCELLED.
  */
 static int
 copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
@@ -130,6 +131,9 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		r = archive_read_data_block(x->ar, &buf, &size, &offset);
 		if (r == ARCHIVE_EOF)
 			break;
+		/* SECURITY: a cancellation is noticed before each block. */
+		if (xtr_cancelled(x))
+			return XTR_CANCELLED;
 		/* SECURITY: a warning here is a failed check of the data
 		 * (a zip entry's CRC): such bytes never get a final name. */
 		if (r != ARCHIVE_OK || offset < pos)
@@ -297,7 +301,7 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 	if (r < 0)
 		return r;
 	r = copy_data(x, ae, e, pend.fd);
-	if (r == XTR_LIMIT) {
+	if (r == XTR_LIMIT || r == XTR_CANCELLED) {
 		pfx_root_abort(&pend);
 		return r;
 	}
@@ -314,6 +318,11 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 		    e->mode));
 	if (r == 0 && fstat(pend.fd, st) == -1)
 		r = -errno;
+	/* Durable before it has its name: a crash then leaves the old file
+	 * or the whole new one under it, never an empty one. */
+	if (r == 0 && (x->opt->flags & PFX_OPT_FSYNC) != 0 &&
+	    fsync(pend.fd) == -1)
+		r = -errno;
 	if (r < 0) {
 		pfx_root_abort(&pend);
 		return r;
@@ -327,7 +336,11 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 void
 xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 {
-	if (r == XTR_READ_FAILED)
+	if (r == XTR_CANCELLED || (r == XTR_READ_FAILED &&
+	    x->res->error == ECANCELED))
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "interrupted",
+		    ECANCELED);
+	else if (r == XTR_READ_FAILED)
 		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "read_error", EIO);
 	else if (r == XTR_LIMIT)
 		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);

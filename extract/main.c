@@ -14,18 +14,36 @@
  * UTF-8 are written as \ooo octal escapes, and a backslash as "\\", so an
  * entry cannot move the cursor, retitle the window or forge a line.
  *
+ * Signals.  SIGINT, SIGTERM, SIGHUP and SIGPIPE only set a flag, which
+ * the library reads as its cancellation (pfx_options.cancel): the run
+ * stops before the next entry or block, the file being written goes with
+ * its temporary name, and pfextract says "interrupted by SIGINT" and
+ * exits 128 + the signal's number, as a shell reports a killed command.
+ * The handlers are installed without SA_RESTART, so a read blocked on a
+ * slow pipe returns.  A signal ignored when pfextract starts (nohup, a
+ * background job) stays ignored.
+ *
+ * Sandbox.  Unless --no-sandbox, the library confines this whole process
+ * (PFX_OPT_SANDBOX) once the archive and the destination are open and
+ * before the first archive byte is decoded; everything pfextract needs
+ * afterwards -- locale, time zone -- is loaded before.  -v says what was
+ * enforced on standard error, --report=json in the summary's "sandbox".
+ *
  * Exit status: 0 every entry extracted, 1 some refused or failed, 2 fatal,
- * 64 usage error.
+ * 64 usage error, 128 + N stopped by signal N.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,10 +55,71 @@
 /* GNU tar's starting width of the owner and size columns of -tv. */
 #define LIST_UGS_WIDTH 19
 
+/* The signal that stopped the run, or 0; the library's cancellation. */
+static volatile sig_atomic_t caught;
+
+/* The signals that stop a run, and their names for the message. */
+static const struct {
+	int sig;
+	const char *name;
+} stop_signals[] = {
+	{ SIGINT, "SIGINT" },
+	{ SIGTERM, "SIGTERM" },
+	{ SIGHUP, "SIGHUP" },
+	{ SIGPIPE, "SIGPIPE" },
+};
+
+/* Only remember the signal: everything else happens in the run's own
+ * time, where it is safe. */
+static void
+on_signal(int sig)
+{
+	if (caught == 0)
+		caught = sig;
+}
+
+/*
+ * Catch the stop signals, except those ignored on entry.  No SA_RESTART:
+ * a read blocked on a slow pipe must give up when one comes.
+ */
+static void
+catch_signals(void)
+{
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		if (sigaction(stop_signals[i].sig, NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		(void)sigaction(stop_signals[i].sig, &sa, NULL);
+	}
+}
+
+/* Return: the name of the stop signal SIG ("SIGINT"). */
+static const char *
+signal_name(int sig)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		if (stop_signals[i].sig == sig)
+			return stop_signals[i].name;
+	}
+	return "a signal";
+}
+
+/* The test seam of pfextract(1)'s ENVIRONMENT: see probe_sandbox(). */
+#define PROBE_ENV "PFEXTRACT_SANDBOX_PROBE"
+
 /* What the report hook needs. */
 struct cli {
 	const struct xtr_args *a;
 	int ugswidth;		/* only grows, as in GNU tar */
+	const char *probe;	/* $PFEXTRACT_SANDBOX_PROBE, or NULL */
 };
 
 /*
@@ -309,6 +388,24 @@ report_entry(void *arg, const struct pfx_entry *e)
 	}
 }
 
+/* Write what the sandbox enforced as a JSON object, or null. */
+static void
+put_json_sandbox(FILE *f, const struct pfx_sandbox_info *sb)
+{
+	if (sb->text[0] == '\0') {
+		fputs("null", f);	/* off, or never reached */
+		return;
+	}
+	fprintf(f, "{\"landlock_abi\":%d,\"fs\":%s,\"net\":%s,"
+	    "\"scope\":%s,\"no_new_privs\":%s,\"seccomp\":%s,\"text\":",
+	    sb->landlock_abi, sb->fs ? "true" : "false",
+	    sb->net ? "true" : "false", sb->scope ? "true" : "false",
+	    sb->no_new_privs ? "true" : "false",
+	    sb->seccomp ? "true" : "false");
+	json_put_string(f, sb->text, strlen(sb->text));
+	putc('}', f);
+}
+
 /* Write the closing --report=json line. */
 static void
 put_json_summary(const struct pfx_result *r, enum pfx_status status,
@@ -328,9 +425,134 @@ put_json_summary(const struct pfx_result *r, enum pfx_status status,
 	    r->stats.unmatched, r->stats.bytes);
 	fputs(",\"resolver\":", f);
 	put_json_or_null(f, r->resolver);
+	fputs(",\"sandbox\":", f);
+	put_json_sandbox(f, &r->sandbox);
 	fputs(",\"error\":", f);
 	put_json_or_null(f, error);
 	fputs("}\n", f);
+}
+
+/* The symbolic name of the errno values the probe expects, else NULL. */
+static const char *
+errno_name(int e)
+{
+	switch (e) {
+	case 0:
+		return "OK";
+	case EACCES:
+		return "EACCES";
+	case EPERM:
+		return "EPERM";
+	case EXDEV:
+		return "EXDEV";
+	case ENOENT:
+		return "ENOENT";
+	case EEXIST:
+		return "EEXIST";
+	case ENOSYS:
+		return "ENOSYS";
+	case EROFS:
+		return "EROFS";
+	case EAFNOSUPPORT:
+		return "EAFNOSUPPORT";
+	}
+	return NULL;
+}
+
+/* Write "probe: WHAT ENAME" to standard error. */
+static void
+probe_say(const char *what, int e)
+{
+	const char *name = errno_name(e);
+
+	if (name != NULL)
+		fprintf(stderr, "probe: %s %s\n", what, name);
+	else
+		fprintf(stderr, "probe: %s errno %d\n", what, e);
+}
+
+/*
+ * The test seam PFEXTRACT_SANDBOX_PROBE=PATH: try three things the
+ * sandbox forbids -- create PATH for writing, make an AF_INET socket,
+ * execute /bin/true (in a child, so that success does not end the run)
+ * -- and say on standard error how each went, "probe: open EACCES", so
+ * that tests watch the kernel refuse from outside.  What succeeds is
+ * left as it is (PATH stays created).
+ */
+static void
+probe_sandbox(const char *path)
+{
+	char *const argv[] = { "true", NULL };
+	char *const envp[] = { NULL };
+	int fd, e, p[2];
+	ssize_t n;
+	pid_t pid;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
+	    0600);
+	probe_say("open", fd == -1 ? errno : 0);
+	if (fd != -1)
+		(void)close(fd);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	probe_say("socket", fd == -1 ? errno : 0);
+	if (fd != -1)
+		(void)close(fd);
+	/* The child's exec errno comes back through a close-on-exec pipe:
+	 * nothing read means the exec succeeded. */
+	if (pipe(p) == -1) {
+		probe_say("execve", errno);
+		return;
+	}
+	(void)fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	(void)fcntl(p[1], F_SETFD, FD_CLOEXEC);
+	(void)fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		(void)close(p[0]);
+		(void)execve("/bin/true", argv, envp);
+		e = errno;
+		(void)write(p[1], &e, sizeof(e));
+		_exit(127);
+	}
+	e = pid == -1 ? errno : 0;
+	(void)close(p[1]);
+	if (pid != -1) {
+		do {
+			n = read(p[0], &e, sizeof(e));
+		} while (n == -1 && errno == EINTR);
+		if (n != (ssize_t)sizeof(e))
+			e = 0;
+		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+			continue;
+	}
+	(void)close(p[0]);
+	probe_say("execve", e);
+}
+
+/*
+ * The library's confined hook: the process has just been confined, no
+ * archive byte is read yet.  Say what holds (-v), and run the probe.
+ */
+static void
+on_confined(void *arg, const struct pfx_sandbox_info *info)
+{
+	struct cli *c = arg;
+	/* --atomic: the library extracts in a confined child (the publish
+	 * needs rights the extraction must not have); this hook then runs
+	 * here, in the unconfined parent, where a probe proves nothing. */
+	bool child = (c->a->opt.flags & PFX_OPT_ATOMIC) != 0;
+
+	if (c->a->verbose > 0) {
+		fputs("pfextract: sandbox: ", stderr);
+		put_safe(stderr, info->text, strlen(info->text), false);
+		fputs(child ? " (in the extracting child process)\n" : "\n",
+		    stderr);
+	}
+	if (c->probe != NULL && child)
+		fputs("probe: skipped (--atomic extracts in a confined "
+		    "child)\n", stderr);
+	else if (c->probe != NULL)
+		probe_sandbox(c->probe);
 }
 
 /*
@@ -386,10 +608,13 @@ main(int argc, char **argv)
 	struct cli c;
 	enum pfx_status status;
 	const char *env, *error = NULL;
-	char err[1024];
+	char err[1024], stopped[64];
 	int rc;
 
 	use_utf8_names();
+	/* Read the time zone now (-tv): /etc/localtime may be out of the
+	 * sandbox's reach later. */
+	tzset();
 	if (xtr_parse_args(argc, argv, &a, err, sizeof(err)) == -1) {
 		usage_error(err[0] != '\0' ? err : "invalid arguments");
 		xtr_args_free(&a);
@@ -414,6 +639,8 @@ main(int argc, char **argv)
 		return XTR_EXIT_USAGE;
 	}
 
+	catch_signals();
+	a.opt.cancel = &caught;
 	memset(&in, 0, sizeof(in));
 	in.fd = -1;
 	memset(&res, 0, sizeof(res));
@@ -444,7 +671,22 @@ main(int argc, char **argv)
 	a.opt.hooks.decide = NULL;
 	a.opt.hooks.report = report_entry;
 	a.opt.hooks.unmatched = report_unmatched;
+	a.opt.hooks.confined = on_confined;
 	a.opt.hooks.arg = &c;
+	c.probe = getenv(PROBE_ENV);
+	if (c.probe != NULL && c.probe[0] == '\0')
+		c.probe = NULL;
+	if (a.sandbox != XTR_SANDBOX_OFF)
+		a.opt.flags |= PFX_OPT_SANDBOX;
+	if (a.sandbox == XTR_SANDBOX_REQUIRE)
+		a.opt.flags |= PFX_OPT_SANDBOX_REQUIRE;
+	if (a.sandbox == XTR_SANDBOX_OFF && res.status != PFX_FATAL) {
+		if (a.verbose > 0)
+			fputs("pfextract: sandbox: off (--no-sandbox)\n",
+			    stderr);
+		if (c.probe != NULL)
+			probe_sandbox(c.probe);
+	}
 	if (res.status == PFX_FATAL)
 		status = PFX_FATAL;
 	else
@@ -455,20 +697,35 @@ main(int argc, char **argv)
 	if ((int)status < PFX_OK || status > PFX_FATAL)
 		status = PFX_FATAL;
 
-	if (status == PFX_FATAL) {
+	if (status == PFX_FATAL && !(caught != 0 &&
+	    res.error == ECANCELED)) {
 		error = res.message[0] != '\0' ? res.message :
 		    res.error != 0 ? strerror(res.error) : "fatal error";
 		fputs("pfextract: ", stderr);
 		put_safe(stderr, error, strlen(error), false);
 		fputc('\n', stderr);
 	}
-	if (a.report_json)
+	/* A run a signal stopped says so, however far it got. */
+	if (caught != 0) {
+		snprintf(stopped, sizeof(stopped), "interrupted by %s",
+		    signal_name(caught));
+		fprintf(stderr, "pfextract: %s\n", stopped);
+		if (error == NULL)
+			error = stopped;
+		status = PFX_FATAL;
+	}
+	/* No summary down the pipe whose reader is gone. */
+	if (a.report_json && !(caught == SIGPIPE && ferror(stdout)))
 		put_json_summary(&res, status, error);
 
 	/* Listing and -v are output: losing them is an error too. */
 	rc = (int)status;
-	if (flush_stdout() == -1)
+	if (caught == SIGPIPE)
+		(void)fflush(stdout);	/* the reader is gone: no message */
+	else if (flush_stdout() == -1)
 		rc = PFX_FATAL;
+	if (caught != 0)
+		rc = 128 + caught;
 	xtr_args_free(&a);
 	return rc;
 }

@@ -126,6 +126,8 @@ static const struct {
 	  "--max-entries, --max-depth, --max-links, --max-ratio and --no-limits)" },
 	{ "io_error", "I/O error" },
 	{ "read_error", "archive data could not be read" },
+	{ "interrupted", "not finished: extraction was interrupted, and "
+	  "nothing was left under its name" },
 };
 
 /* see pfextract.h */

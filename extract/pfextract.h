@@ -18,12 +18,14 @@
 #ifndef PFEXTRACT_H
 #define PFEXTRACT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "pfx_path.h"
 #include "pfx_root.h"
+#include "pfx_sandbox.h"
 
 #define PFX_VERSION "0.1.0"
 
@@ -88,6 +90,53 @@ enum pfx_existing {
 					   for every format (zip: always) */
 #define PFX_OPT_LIST		0x0080u	/* list: read every entry, write
 					   nothing */
+#define PFX_OPT_ATOMIC		0x0100u	/* all or nothing: extract into a
+					   staging directory beside DEST,
+					   publish it at DEST in one
+					   rename unless the run is
+					   PFX_FATAL, else remove it */
+#define PFX_OPT_FSYNC		0x0400u	/* make the result durable: each
+					   file synced before its rename,
+					   each directory after its
+					   entries, deepest first, the
+					   destination last */
+
+/*
+ * Self-confinement, for a program whose whole process is this one
+ * extraction (pfextract(1) is one).  With PFX_OPT_SANDBOX, pfx_extract()
+ * calls pfx_sandbox_confine() on the CALLING PROCESS right after it has
+ * opened the destination and before the first archive byte is decoded:
+ * from then on the kernel lets the process -- every thread, every child,
+ * for the rest of its life, irreversibly -- write only beneath the
+ * destination (nothing at all when listing) and read only the input it
+ * already holds, /usr and the NSS files; no exec, no new socket, no
+ * network (see pfx_sandbox.h).  Symlinks may be made there only with
+ * PFX_SYMLINKS_CONTAIN.  The input must then be an fd or a buffer (a
+ * path would be opened after confinement: PFX_FATAL, EINVAL).  What was
+ * enforced is in pfx_result.sandbox.  With PFX_OPT_SANDBOX_REQUIRE too,
+ * the call fails (PFX_FATAL, ENOSYS, nothing extracted) unless the kernel
+ * enforces both the filesystem rules and the system-call filter.
+ * A library caller that must go on as before (a package manager, a
+ * server) MUST NOT use these: use the confined child instead
+ * (PFX_OPT_SANDBOX_CHILD), which confines a child process only.
+ */
+#define PFX_OPT_SANDBOX		0x1000u	/* confine the caller's process */
+/*
+ * The confined child, for library callers: with PFX_OPT_SANDBOX_CHILD,
+ * pfx_extract() forks a child process that opens the input and the
+ * destination, confines itself as PFX_OPT_SANDBOX does (REQUIRE applies
+ * too), and extracts; the caller's process is never confined.  The hooks
+ * are still called in the caller's process, in order, with its ARG: the
+ * child sends each call over a socket pair and waits for decide()'s
+ * answer.  A set cancel flag is passed on as SIGTERM.  If the child dies
+ * (a decoder bug the kernel stopped, a crash) the result is PFX_FATAL with
+ * a message saying how, and the caller goes on.  POSIX-only (fork); in a
+ * multithreaded caller the child runs only library code and libc's
+ * fork-safe parts, and ends with _exit().
+ */
+#define PFX_OPT_SANDBOX_CHILD	0x4000u
+#define PFX_OPT_SANDBOX_REQUIRE	0x2000u	/* ... or fail if the kernel
+					   cannot */
 
 /*
  * One entry, as the hooks see it.  Strings are valid only during the hook
@@ -135,6 +184,12 @@ struct pfx_hooks {
 	 * such a pattern makes the status PFX_REFUSED.  NULL: none.
 	 */
 	void (*unmatched)(void *arg, const char *pattern);
+	/*
+	 * With PFX_OPT_SANDBOX: called once, right after the process was
+	 * confined and before the first archive byte is read, with what
+	 * was enforced.  NULL: none.
+	 */
+	void (*confined)(void *arg, const struct pfx_sandbox_info *info);
 };
 
 /*
@@ -185,6 +240,17 @@ struct pfx_options {
 	const char *formats;
 	enum pfx_resolver resolver;
 	struct pfx_hooks hooks;
+	/*
+	 * Cancellation, e.g. from a signal handler: when *CANCEL is not 0
+	 * the run stops as soon as it notices -- before the next entry, or
+	 * before the next block of a file's data is written; a read blocked
+	 * on a pipe or FIFO stops when a signal interrupts it.  The file
+	 * being written is removed with its temporary name, no further
+	 * entry is made, and the call returns PFX_FATAL with error
+	 * ECANCELED and the message "interrupted".  What was complete stays.
+	 * NULL: never cancelled.
+	 */
+	const volatile sig_atomic_t *cancel;
 };
 
 /* Counters, over the entries of one call. */
@@ -208,6 +274,9 @@ struct pfx_result {
 	const char *resolver;	/* "openat2" or "walk"; "none" when no
 				   destination was opened (listing, or
 				   an unusable destination) */
+	struct pfx_sandbox_info sandbox; /* PFX_OPT_SANDBOX: what was
+				   enforced; all zero, text "", when
+				   confinement was not attempted */
 };
 
 /* Fill *OPT with the safe defaults. */
@@ -227,8 +296,11 @@ struct pfx_input {
 /*
  * Extract (or, with PFX_OPT_LIST, list) the archive IN beneath the
  * existing directory DEST, resolved from DIRFD (AT_FDCWD, or a directory
- * fd with DEST "."), following OPT (NULL: the defaults).  *RESULT is
- * always filled in.
+ * fd with DEST "."), following OPT (NULL: the defaults).  With
+ * PFX_OPT_ATOMIC, DEST must instead be absent or an empty directory and
+ * have a last component of its own (with a directory fd, pass the
+ * parent's fd and the name); see libpfextract(3).  *RESULT is always
+ * filled in.
  * Return: RESULT->status.
  */
 PFX_API enum pfx_status pfx_extract(const struct pfx_input *in, int dirfd,

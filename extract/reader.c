@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <unistd.h>
@@ -160,10 +161,76 @@ looks_like_zip(const struct pfx_input *in)
 	return pread(in->fd, head, 4, 0) == 4 && memcmp(head, magic, 4) == 0;
 }
 
+/*
+ * A pipe or FIFO is read here rather than by libarchive's fd reader,
+ * which retries a read that a signal interrupted: a stop asked for while
+ * the writer is slow would wait for its next byte, or forever.
+ */
+struct pipe_in {
+	int fd;
+	const volatile sig_atomic_t *cancel;
+	char buf[XTR_BLOCK];
+};
+
+/*
+ * libarchive's read callback: one read(2) into the block buffer.
+ * Return: the bytes read (0 at the end), or -1 with the archive's error
+ * set -- ECANCELED "interrupted" when a signal cut the read short and
+ * the caller has cancelled; any other interruption is retried.
+ */
+static la_ssize_t
+pipe_read(struct archive *a, void *arg, const void **buf)
+{
+	struct pipe_in *p = arg;
+	ssize_t n;
+
+	*buf = p->buf;
+	for (;;) {
+		n = read(p->fd, p->buf, sizeof(p->buf));
+		if (n >= 0)
+			return n;
+		if (errno != EINTR) {
+			archive_set_error(a, errno, "Error reading fd %d",
+			    p->fd);
+			return -1;
+		}
+		if (p->cancel != NULL && *p->cancel != 0) {
+			archive_set_error(a, ECANCELED, "interrupted");
+			return -1;
+		}
+	}
+}
+
+/* libarchive's close callback: free the reader.  Return: ARCHIVE_OK. */
+static int
+pipe_close(struct archive *a, void *arg)
+{
+	(void)a;
+	free(arg);
+	return ARCHIVE_OK;
+}
+
+/* Open A on the pipe FD.  Return: libarchive's status. */
+static int
+open_pipe(struct archive *a, int fd, const volatile sig_atomic_t *cancel)
+{
+	struct pipe_in *p;
+
+	p = malloc(sizeof(*p));
+	if (p == NULL) {
+		archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
+		return ARCHIVE_FATAL;
+	}
+	p->fd = fd;
+	p->cancel = cancel;
+	/* libarchive calls pipe_close() whether or not the open works. */
+	return archive_read_open(a, p, NULL, pipe_read, pipe_close);
+}
+
 /* see extract.h */
 struct archive *
-xtr_reader_open(const struct pfx_input *in, const char *names, char *msg,
-    size_t cap)
+xtr_reader_open(const struct pfx_input *in, const char *names,
+    const volatile sig_atomic_t *cancel, char *msg, size_t cap)
 {
 	struct archive *a;
 	bool seekable;
@@ -187,8 +254,10 @@ xtr_reader_open(const struct pfx_input *in, const char *names, char *msg,
 		r = archive_read_open_filename(a, in->path, XTR_BLOCK);
 	else if (in->buf != NULL)
 		r = archive_read_open_memory(a, in->buf, in->len);
-	else if (in->fd >= 0)
+	else if (in->fd >= 0 && seekable)
 		r = archive_read_open_fd(a, in->fd, XTR_BLOCK);
+	else if (in->fd >= 0)
+		r = open_pipe(a, in->fd, cancel);
 	else
 		r = ARCHIVE_FATAL;
 	if (r != ARCHIVE_OK && seekable && looks_like_zip(in)) {

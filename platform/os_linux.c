@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -187,4 +188,54 @@ plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
 		r = -errno;
 	plat_close(fd);
 	return r;
+}
+
+/* see platform.h */
+int
+plat_os_rename_dir(int olddirfd, const char *oldname, int newdirfd,
+    const char *newname, int how)
+{
+	struct stat st;
+
+	if (renameat2(olddirfd, oldname, newdirfd, newname,
+	    how == PLAT_RENAME_EXCHANGE ? RENAME_EXCHANGE :
+	    RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* A filesystem without the flags (some network ones). */
+	if (how == PLAT_RENAME_EXCHANGE)
+		return -ENOTSUP;
+	if (fstatat(newdirfd, newname, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return -errno;
+	if (renameat(olddirfd, oldname, newdirfd, newname) == -1)
+		return -errno;
+	return 0;
+}
+
+/* see platform.h */
+mode_t
+plat_os_umask(void)
+{
+	char buf[2048], *p;
+	unsigned long v;
+	ssize_t n;
+	int fd;
+
+	/* Linux 4.7 and later say it in /proc; umask(2) would change it. */
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return 022;
+	n = read(fd, buf, sizeof(buf) - 1);
+	plat_close(fd);
+	if (n <= 0)
+		return 022;
+	buf[n] = '\0';
+	p = strstr(buf, "\nUmask:");
+	if (p == NULL)
+		return 022;
+	v = strtoul(p + 7, NULL, 8);
+	return (mode_t)(v & 0777);
 }

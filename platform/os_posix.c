@@ -7,6 +7,7 @@
 #define _DEFAULT_SOURCE /* arc4random_buf(3) where glibc has it */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -128,4 +129,30 @@ plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
 	    utimensat(dirfd, name, times, AT_SYMLINK_NOFOLLOW) == -1)
 		return -errno;
 	return 0;
+}
+
+/* see platform.h */
+int
+plat_os_rename_dir(int olddirfd, const char *oldname, int newdirfd,
+    const char *newname, int how)
+{
+	struct stat st;
+
+	/* No portable exchange or no-replace rename: look, then move. */
+	if (how == PLAT_RENAME_EXCHANGE)
+		return -ENOTSUP;
+	if (fstatat(newdirfd, newname, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return -errno;
+	if (renameat(olddirfd, oldname, newdirfd, newname) == -1)
+		return -errno;
+	return 0;
+}
+
+/* see platform.h */
+mode_t
+plat_os_umask(void)
+{
+	return 022;
 }

@@ -256,4 +256,98 @@ PFX_API int pfx_fd_chmod(int fd, mode_t mode);
  */
 PFX_API int pfx_fd_set_times(int fd, const struct timespec times[2]);
 
+/*
+ * Remove NAME, one component in the directory DIRFD, and everything
+ * beneath it, as rm -rf would; meant for trees this library made, such
+ * as a staging directory (below).  A non-directory NAME is unlinked.
+ * SECURITY: a symlink is removed itself, never followed, at every level,
+ * NAME included; a directory is entered only with
+ * openat(O_NOFOLLOW|O_DIRECTORY), only on NAME's filesystem and mount
+ * (anything else, a mount point for one, gives -EXDEV and is left), and
+ * coming back up, ".." must be the very directory that was entered
+ * (-EXDEV otherwise).  A directory without read, write or search
+ * permission for its owner is made 0700 first, so that a tree holding
+ * read-only directories goes too.  The walk is iterative, with at most
+ * eleven descriptors open and a stack that does not grow with depth; a
+ * tree deeper than PFX_PATH_MAX / 2 levels gives -ENAMETOOLONG.  On any
+ * error the walk stops and what is left stays.  NAME "", ".", "..", or
+ * with a '/': -EINVAL.  Return: 0, or -errno (-ENOENT: no NAME).
+ */
+PFX_API int pfx_remove_tree(int dirfd, const char *name);
+
+/*
+ * A staging directory: a new, private directory made beside a
+ * destination DEST, filled, and then published at DEST's name in one
+ * rename, or removed whole.  Fields are private except FD, the staging
+ * directory to fill (pin it with pfx_root_open(&root, st->fd, ".", ...)),
+ * NAME, its name in DEST's parent, for messages, and PARENTFD; all three
+ * are read only, and owned by *ST.
+ */
+struct pfx_stage {
+	int fd;			/* the staging directory (O_RDONLY) */
+	char name[272];		/* ".DEST.pfx-XXXXXXXX", read only */
+	int parentfd;		/* DEST's parent, read only (e.g. to
+				   confine a process to it and FD) */
+	int replace;		/* private: DEST is an empty directory */
+	dev_t dev;		/* private: the staging directory */
+	ino_t ino;
+	dev_t old_dev;		/* private: the empty DEST, if any */
+	ino_t old_ino;
+	mode_t mode;		/* private: DEST's mode once published */
+	char dest[256];		/* private: DEST's last component */
+};
+
+/*
+ * Make a staging directory for DEST, resolved from DIRFD (AT_FDCWD or a
+ * directory fd).  DEST's parent path is trusted, as pfx_root_open()'s
+ * PATH is: it is opened once (following symlinks, as any component but
+ * the last of a destination is), and everything later is relative to
+ * that descriptor.  DEST's last component is never followed: DEST must
+ * be absent, or an empty directory on the same mount as its parent.  The
+ * staging directory is ".DEST.pfx-XXXXXXXX" (DEST cut to fit, X random)
+ * in that parent, made with mkdirat(2), mode 0700, and checked to be a
+ * new empty directory of ours.  Errors, before anything is made: -EINVAL
+ * DEST has no last component of its own ("", "/", ".", "..");
+ * -ELOOP DEST is a symlink; -ENOTDIR DEST is another non-directory;
+ * -ENOTEMPTY DEST is a directory with entries; -EXDEV DEST is a mount
+ * point.  Return: 0, or -errno (and *ST needs no cleanup).
+ */
+PFX_API int pfx_stage_open(struct pfx_stage *st, int dirfd,
+    const char *dest);
+
+/*
+ * Publish the staging directory at DEST's name in one step, after giving
+ * it DEST's mode: the mode of the empty DEST it replaces, else 0777 less
+ * the umask (0755 where the umask cannot be read without changing it).
+ * A new DEST is made with renameat2(RENAME_NOREPLACE); an empty DEST is
+ * swapped with RENAME_EXCHANGE, and the old directory, found at the
+ * staging name and checked to be the same empty directory, is removed
+ * (if it is not, or was filled meanwhile, the swap is undone).  Where the
+ * filesystem or system cannot exchange, the empty DEST is removed first
+ * and, should the rename then fail, made again.  If DEST changed since
+ * pfx_stage_open() nothing is published: -EEXIST or -ENOTEMPTY, and the
+ * staging directory is left for pfx_stage_discard().  With FLAGS
+ * PFX_STAGE_SYNC, DEST's parent is synced after the rename, so that the
+ * new name is durable.  On success *ST is released.
+ * Return: 0, or -errno: nothing was published, unless ST->fd is -1,
+ * which says that only the sync failed, after the rename.
+ */
+#define PFX_STAGE_SYNC 0x1u
+PFX_API int pfx_stage_publish(struct pfx_stage *st, unsigned int flags);
+
+/*
+ * Remove the staging directory and everything in it with
+ * pfx_remove_tree(), and release *ST.  After a successful publish, or
+ * twice, it only releases.  Return: 0, or -errno when some of the tree
+ * could not be removed (it stays, under ST->NAME in DEST's parent).
+ */
+PFX_API int pfx_stage_discard(struct pfx_stage *st);
+
+/*
+ * Open the archive file PATH, named by the caller (not by an archive), for
+ * reading: the descriptor outlives a later pfx_sandbox_confine().
+ * Return: the descriptor (close-on-exec), or -errno.
+ */
+PFX_API int pfx_input_open(const char *path);
+
 #endif /* PFX_ROOT_H */

@@ -147,4 +147,25 @@ int plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
 /* Fill BUF with LEN unpredictable bytes.  0 or -errno. */
 int plat_os_random(void *buf, size_t len);
 
+/*
+ * Move the directory OLDNAME of OLDDIRFD to NEWNAME of NEWDIRFD in one
+ * step: with PLAT_RENAME_NOREPLACE only if NEWNAME does not exist
+ * (-EEXIST), with PLAT_RENAME_EXCHANGE swapping the two names.  Where the
+ * system or filesystem cannot: -ENOTSUP for EXCHANGE; NOREPLACE falls
+ * back to a look then rename(2), which can replace an empty directory
+ * made between the two.  Return: 0, or -errno.
+ */
+#define PLAT_RENAME_NOREPLACE 0
+#define PLAT_RENAME_EXCHANGE 1
+int plat_os_rename_dir(int olddirfd, const char *oldname, int newdirfd,
+    const char *newname, int how);
+
+/*
+ * The process's umask, read without changing it (umask(2) would, for
+ * every thread), or 022 where that cannot be done.
+ */
+mode_t plat_os_umask(void);
+
+/* --- sandbox_*.c ------------------------------------------------------ */
+
 #endif /* PLATFORM_H */

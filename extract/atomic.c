@@ -1,0 +1,140 @@
+/*
+ * atomic.c -- all-or-nothing extraction (PFX_OPT_ATOMIC): the archive is
+ * extracted into a private staging directory beside DEST, and only a run
+ * that did not end PFX_FATAL is published at DEST, in one rename; any
+ * other run's staging tree is removed whole, and DEST is left exactly as
+ * it was.
+ *
+ * Refusals without PFX_OPT_STRICT do not stop a run, so such a tree is
+ * published, without the refused entries: the caller asked for the
+ * entries that are safe.  With PFX_OPT_STRICT the first refusal is fatal
+ * and nothing is published.  The staging directory, its publication and
+ * its removal are the platform layer's (pfx_stage_* in pfx_root.h); the
+ * run inside is the ordinary one, pinned at the staging directory, so
+ * every directory's final mode and times are set before the rename.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "extract.h"
+
+/* Fail RES with ERROR and "DEST: WHAT: strerror" as its message. */
+static void
+fail(struct pfx_result *res, int error, const char *dest, const char *what)
+{
+	res->status = PFX_FATAL;
+	res->error = error;
+	snprintf(res->message, sizeof(res->message), "%s: %s%s%s", dest,
+	    what, what[0] != '\0' ? ": " : "", strerror(error));
+}
+
+/* Say why DEST cannot be staged, from pfx_stage_open()'s error R. */
+static void
+fail_open(struct pfx_result *res, const char *dest, int r)
+{
+	const char *why;
+
+	switch (r) {
+	case -EINVAL:
+		why = "--atomic needs a destination with a name of its own, "
+		    "not '.' or '..'";
+		break;
+	case -ENOTEMPTY:
+	case -ENOTDIR:
+	case -ELOOP:
+		why = r == -ELOOP ? "a symbolic link" : r == -ENOTDIR ?
+		    "not a directory" : "a directory that is not empty";
+		res->status = PFX_FATAL;
+		res->error = -r;
+		snprintf(res->message, sizeof(res->message), "%s: exists and "
+		    "is %s; --atomic publishes a new tree, so the destination "
+		    "must not exist or be an empty directory", dest, why);
+		return;
+	case -EXDEV:
+		why = "--atomic cannot replace a mount point";
+		break;
+	default:
+		fail(res, -r, dest, "cannot stage the destination beside it");
+		return;
+	}
+	res->status = PFX_FATAL;
+	res->error = -r;
+	snprintf(res->message, sizeof(res->message), "%s: %s", dest, why);
+}
+
+/*
+ * Add to RES's message that the staging directory NAME could not be
+ * removed (error R), so the caller knows where the tree was left.
+ */
+static void
+tell_leftover(struct pfx_result *res, const char *name, int r)
+{
+	size_t n = strlen(res->message);
+
+	snprintf(res->message + n, sizeof(res->message) - n, "%sthe staging "
+	    "directory %s beside the destination could not be removed: %s",
+	    n > 0 ? "; " : "", name, strerror(-r));
+}
+
+/* see extract.h */
+enum pfx_status
+xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result)
+{
+	struct pfx_options inner = *opt;
+	struct pfx_stage st;
+	char name[sizeof(st.name)];
+	int r;
+
+	memset(result, 0, sizeof(*result));
+	result->resolver = "none";
+	r = pfx_stage_open(&st, dirfd, dest);
+	if (r < 0) {
+		fail_open(result, dest, r);
+		return result->status;
+	}
+	memcpy(name, st.name, sizeof(name));
+	inner.flags &= ~PFX_OPT_ATOMIC;
+	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) != 0) {
+		/*
+		 * SECURITY: publishing and discarding need rights in DEST's
+		 * parent that the extraction must never have (renaming or
+		 * removing the directories beside DEST).  So the extraction
+		 * runs in a child confined to the staging directory alone,
+		 * and this process, which decodes nothing, publishes.
+		 */
+		inner.flags = (inner.flags & ~PFX_OPT_SANDBOX) |
+		    PFX_OPT_SANDBOX_CHILD;
+		(void)xtr_extract_in_child(in, st.fd, ".", &inner, result);
+	} else {
+		(void)xtr_extract(in, st.fd, ".", &inner, result);
+	}
+	/* A stop asked for after the last entry still publishes nothing. */
+	if (result->status != PFX_FATAL && opt->cancel != NULL &&
+	    *opt->cancel != 0) {
+		result->status = PFX_FATAL;
+		result->error = ECANCELED;
+		snprintf(result->message, sizeof(result->message),
+		    "interrupted");
+	}
+	if (result->status != PFX_FATAL) {
+		r = pfx_stage_publish(&st, (opt->flags & PFX_OPT_FSYNC) != 0 ?
+		    PFX_STAGE_SYNC : 0);
+		if (r == 0)
+			return result->status;
+		if (st.fd < 0) {
+			/* Published; only making the rename durable failed. */
+			fail(result, -r, dest, "published, but not synced");
+			return result->status;
+		}
+		fail(result, -r, dest, r == -EEXIST || r == -ENOTEMPTY ?
+		    "changed during extraction; not replaced" :
+		    "cannot publish the extracted tree");
+	}
+	/* SECURITY: nothing of a failed run stays, and DEST is untouched. */
+	r = pfx_stage_discard(&st);
+	if (r < 0)
+		tell_leftover(result, name, r);
+	return result->status;
+}

@@ -1,0 +1,64 @@
+/*
+ * pfx_sandbox.h -- confine the calling process to one destination
+ * directory: the kernel, not our code, then refuses anything else.
+ *
+ * After pfx_sandbox_confine() the process can still read and write
+ * beneath DESTFD, read system files that hold no secret (beneath /usr,
+ * and /etc/passwd, /etc/group and /etc/nsswitch.conf for owner names),
+ * and use every descriptor it already holds (the archive, stdout).  It
+ * can no longer: create, write, remove or rename anything elsewhere; read
+ * anything else; make device nodes, FIFOs or sockets; execute a program;
+ * open network sockets or connect anywhere; trace other processes; mount,
+ * enter namespaces, load modules, touch keyrings, bpf or perf; gain
+ * privileges (no_new_privs).  Irreversible, for the process and every
+ * child it makes: a library caller must not confine its own process
+ * (pfextract.h offers a confined child instead).
+ *
+ * Linux: Landlock at the best ABI the kernel offers (filesystem rights;
+ * TCP bind/connect from ABI 4; abstract UNIX sockets and signals scoped
+ * from ABI 6), PR_SET_NO_NEW_PRIVS, and a seccomp filter.  Elsewhere:
+ * nothing is enforced and info says so.
+ */
+#ifndef PFX_SANDBOX_H
+#define PFX_SANDBOX_H
+
+#include <stdbool.h>
+
+#ifndef PFX_API
+#define PFX_API __attribute__((visibility("default")))
+#endif
+
+/* Flags of pfx_sandbox_confine(). */
+#define PFX_SANDBOX_REQUIRE	0x1	/* fail unless fs and seccomp hold */
+#define PFX_SANDBOX_SYMLINKS	0x2	/* allow making symlinks in dest */
+#define PFX_SANDBOX_NO_DEST	0x4	/* no destination: DESTFD ignored,
+					   nothing anywhere may be written
+					   (listing) */
+
+/* What was enforced. */
+struct pfx_sandbox_info {
+	int landlock_abi;	/* the kernel's Landlock ABI; 0: none */
+	bool fs;		/* filesystem confined to the destination */
+	bool net;		/* TCP bind and connect denied (Landlock) */
+	bool scope;		/* abstract UNIX sockets, signals scoped */
+	bool no_new_privs;
+	bool seccomp;		/* the system-call filter is loaded */
+	char text[200];		/* one line, e.g. "landlock ABI 7 (fs, net,
+				   scope), seccomp" or "none: ..." */
+};
+
+/*
+ * Confine the calling process (every thread: call it before starting
+ * any) to DESTFD, a directory descriptor (borrowed; O_PATH will do), or
+ * with PFX_SANDBOX_NO_DEST to no destination at all.  Whatever the kernel
+ * cannot enforce is left out and reported in *INFO (always filled).
+ * Return: 0; -ENOTDIR or -EBADF for a bad DESTFD; -EINVAL for unknown
+ * FLAGS bits; with PFX_SANDBOX_REQUIRE, -ENOSYS when fs or seccomp could
+ * not be enforced (nothing is then applied); another -errno if a step
+ * failed midway (the process may be partly confined: treat it as
+ * unusable for anything but reporting the error).
+ */
+PFX_API int pfx_sandbox_confine(int destfd, unsigned int flags,
+    struct pfx_sandbox_info *info);
+
+#endif /* PFX_SANDBOX_H */

@@ -1,0 +1,215 @@
+/*
+ * faultshim.c -- an LD_PRELOAD library for tests only (tests/faults.sh):
+ * makes chosen libc calls of the process it is loaded into fail, or
+ * logs them.  Never built into anything shipped.
+ *
+ * FAULTSHIM="CALL:ERRNO[:after=N][:times=K]" makes CALL fail with ERRNO
+ * once N calls of it have succeeded (default 0), K times (default: every
+ * call from then on).  CALL is write (regular files only, so that
+ * standard output and error still work), openat (openat and openat64),
+ * fsync, mkdirat or renameat (renameat and renameat2).  ERRNO is a name:
+ * EIO, ENOSPC, EDQUOT, EMFILE, EACCES, EROFS, ENOENT.
+ *
+ * FAULTSHIM_LOG=FILE appends one line per fsync and rename the process
+ * makes, in order: "fsync INODE" (the inode synced) and "rename DIRINODE
+ * NEWNAME".  The file is opened before main(), so that a sandbox the
+ * program enters later does not stop the log.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct {
+	char call[16];
+	int error;
+	long after;
+	long times;		/* < 0: no end */
+	long seen;		/* calls of CALL so far */
+} rule;
+
+static int logfd = -1;
+
+static const struct {
+	const char *name;
+	int value;
+} errnos[] = {
+	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT },
+	{ "EMFILE", EMFILE }, { "EACCES", EACCES }, { "EROFS", EROFS },
+	{ "ENOENT", ENOENT },
+};
+
+/* Read FAULTSHIM and FAULTSHIM_LOG once, before main(). */
+__attribute__((constructor)) static void
+shim_init(void)
+{
+	const char *spec = getenv("FAULTSHIM"), *log = getenv("FAULTSHIM_LOG");
+	char buf[128], *field, *save = NULL;
+	size_t i;
+
+	rule.times = -1;
+	if (log != NULL)
+		logfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+		    0644);
+	if (spec == NULL || strlen(spec) >= sizeof(buf))
+		return;
+	memcpy(buf, spec, strlen(spec) + 1);
+	field = strtok_r(buf, ":", &save);
+	if (field == NULL)
+		return;
+	snprintf(rule.call, sizeof(rule.call), "%s", field);
+	field = strtok_r(NULL, ":", &save);
+	for (i = 0; field != NULL && i < sizeof(errnos) / sizeof(errnos[0]);
+	    i++) {
+		if (strcmp(field, errnos[i].name) == 0)
+			rule.error = errnos[i].value;
+	}
+	while ((field = strtok_r(NULL, ":", &save)) != NULL) {
+		if (strncmp(field, "after=", 6) == 0)
+			rule.after = strtol(field + 6, NULL, 10);
+		else if (strncmp(field, "times=", 6) == 0)
+			rule.times = strtol(field + 6, NULL, 10);
+	}
+}
+
+/* Should this call of CALL fail?  Sets errno when it should. */
+static int
+shim_fail(const char *call)
+{
+	if (rule.error == 0 || strcmp(rule.call, call) != 0)
+		return 0;
+	if (rule.seen++ < rule.after)
+		return 0;
+	if (rule.times >= 0 && rule.seen - rule.after > rule.times)
+		return 0;
+	errno = rule.error;
+	return 1;
+}
+
+static void
+shim_log(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n, saved = errno;
+
+	if (logfd < 0)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0 && (size_t)n < sizeof(line))
+		(void)!write(logfd, line, (size_t)n);
+	errno = saved;
+}
+
+static unsigned long long
+ino_of(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
+#define REAL(name) \
+	static __typeof__(name) *real_##name; \
+	if (real_##name == NULL) \
+		real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
+
+ssize_t
+write(int fd, const void *buf, size_t len)
+{
+	struct stat st;
+
+	REAL(write);
+	if (fd != logfd && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    shim_fail("write"))
+		return -1;
+	return real_write(fd, buf, len);
+}
+
+/* openat and openat64 are the same call on 64-bit systems. */
+static int
+shim_openat(int (*real)(int, const char *, int, ...), int dirfd,
+    const char *path, int flags, mode_t mode)
+{
+	if (shim_fail("openat"))
+		return -1;
+	return real(dirfd, path, flags, mode);
+}
+
+int
+openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode = 0;
+
+	REAL(openat);
+	if ((flags & (O_CREAT | O_TMPFILE)) != 0) {
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	return shim_openat(real_openat, dirfd, path, flags, mode);
+}
+
+int
+openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode = 0;
+
+	REAL(openat64);
+	if ((flags & (O_CREAT | O_TMPFILE)) != 0) {
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	return shim_openat(real_openat64, dirfd, path, flags, mode);
+}
+
+int
+fsync(int fd)
+{
+	REAL(fsync);
+	if (shim_fail("fsync"))
+		return -1;
+	shim_log("fsync %llu\n", ino_of(fd));
+	return real_fsync(fd);
+}
+
+int
+mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	REAL(mkdirat);
+	if (shim_fail("mkdirat"))
+		return -1;
+	return real_mkdirat(dirfd, path, mode);
+}
+
+int
+renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+{
+	REAL(renameat);
+	if (shim_fail("renameat"))
+		return -1;
+	shim_log("rename %llu %s\n", ino_of(newdirfd), newpath);
+	return real_renameat(olddirfd, oldpath, newdirfd, newpath);
+}
+
+int
+renameat2(int olddirfd, const char *oldpath, int newdirfd,
+    const char *newpath, unsigned int flags)
+{
+	REAL(renameat2);
+	if (shim_fail("renameat"))
+		return -1;
+	shim_log("rename %llu %s\n", ino_of(newdirfd), newpath);
+	return real_renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+}

@@ -1,0 +1,234 @@
+#!/bin/sh
+# The CLI's sandbox, proved from the outside: with the test seam
+# PFEXTRACT_SANDBOX_PROBE=PATH, pfextract tries, right after confining
+# itself, to create PATH, make an AF_INET socket and execute /bin/true,
+# and says how each went on standard error.  Confined, the kernel says
+# EACCES and EPERM; with --no-sandbox the same probe succeeds (so the
+# probe can tell).  And the sandbox changes nothing of an ordinary run:
+# the same tree, exit status and report as with --no-sandbox, with both
+# resolvers and both symlink policies, for extraction and listing.
+# Skipped where the kernel has no Landlock (the Criterion suite
+# "sandbox" says what is enforced there).
+# Usage: sh tests/sandbox.sh PFEXTRACT MKDEMO
+set -u
+pfx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+mkdemo=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "sandbox.sh: FAIL: $*" >&2; fail=$((fail + 1)); }
+
+# A tree with a hard link across directories and a symlink inside, and
+# the demo archive with its hostile entries.
+mkdir -p "$T/src/d/e"
+printf 'one\n' > "$T/src/d/a.txt"
+printf 'two\n' > "$T/src/d/e/b.txt"
+ln "$T/src/d/a.txt" "$T/src/d/e/hl.txt"
+ln -s ../a.txt "$T/src/d/e/sl"
+tar -C "$T/src" -czf "$T/a.tgz" d
+"$mkdemo" "$T/demo.tgz"
+
+# Is the sandbox enforced at all here?
+"$pfx" -v -xf "$T/a.tgz" -C "$T" 2> "$T/probe-stderr" > /dev/null
+rm -rf "$T/d"
+if ! grep -q '^pfextract: sandbox: landlock ABI' "$T/probe-stderr"; then
+	echo "sandbox.sh: skipped: $(grep 'sandbox:' "$T/probe-stderr")"
+	exit 0
+fi
+
+# listing DIR: every name beneath DIR with its type, mode, size, link
+# count, symlink target and content hash, sorted.
+listing() {
+	(cd "$1" && find . -mindepth 1 -printf '%y %m %s %n %l %P\n' | sort &&
+	    find . -type f -exec sha256sum {} + | sort)
+}
+
+# outside: what must not change, the archives and the sources.
+outside() {
+	(cd "$T" && find src a.tgz demo.tgz -printf '%y %m %s %T@ %P\n' |
+	    sort)
+}
+
+# compare NAME ARCHIVE OPTIONS...: extract confined, with the probe, and
+# with --no-sandbox; the trees, exit statuses and reports must be the
+# same, and the probe refused only in the confined run.
+compare() {
+	name=$1 archive=$2
+	shift 2
+	before=$(outside)
+	rm -rf "$T/on" "$T/off" "$T/probe-file"
+	mkdir "$T/on" "$T/off"
+	PFEXTRACT_SANDBOX_PROBE="$T/probe-file" "$pfx" -x -f "$archive" \
+	    -C "$T/on" --report=json "$@" > "$T/on.json" 2> "$T/on.err"
+	rc_on=$?
+	if [ -e "$T/probe-file" ]; then
+		bad "$name: the confined probe created its file"
+	else
+		ok
+	fi
+	for want in "probe: open EACCES" "probe: socket EPERM" \
+	    "probe: execve EPERM"; do
+		if grep -qx "$want" "$T/on.err"; then ok; else
+			bad "$name: no '$want' in: $(grep probe: "$T/on.err")"
+		fi
+	done
+	PFEXTRACT_SANDBOX_PROBE="$T/probe-file" "$pfx" -x -f "$archive" \
+	    -C "$T/off" --report=json --no-sandbox "$@" > "$T/off.json" \
+	    2> "$T/off.err"
+	rc_off=$?
+	for want in "probe: open OK" "probe: socket OK" "probe: execve OK"; do
+		if grep -qx "$want" "$T/off.err"; then ok; else
+			bad "$name: unconfined, no '$want' in: $(grep probe: "$T/off.err")"
+		fi
+	done
+	rm -f "$T/probe-file"
+	if [ "$rc_on" -eq "$rc_off" ]; then ok; else
+		bad "$name: exit $rc_on confined, $rc_off with --no-sandbox"
+	fi
+	if [ "$(listing "$T/on")" = "$(listing "$T/off")" ]; then ok; else
+		bad "$name: the trees differ: $(listing "$T/on" |
+		    diff - "$T/off.list" 2>/dev/null | head -5)"
+		listing "$T/off" > "$T/off.list"
+		listing "$T/on" | diff - "$T/off.list" | head -10 >&2
+	fi
+	if [ "$(grep -v '"summary"' "$T/on.json")" = \
+	    "$(grep -v '"summary"' "$T/off.json")" ]; then ok; else
+		bad "$name: the reports differ"
+	fi
+	grep -v 'probe:' "$T/on.err" > "$T/on.msgs"
+	grep -v 'probe:' "$T/off.err" > "$T/off.msgs"
+	if cmp -s "$T/on.msgs" "$T/off.msgs"; then ok; else
+		bad "$name: the messages differ: $(diff "$T/on.msgs" \
+		    "$T/off.msgs" | head -4)"
+	fi
+	case $(grep '"summary"' "$T/on.json") in
+	*'"sandbox":{"landlock_abi":'*'"fs":true'*'"seccomp":true'*) ok ;;
+	*) bad "$name: summary: $(grep '"summary"' "$T/on.json")" ;;
+	esac
+	case $(grep '"summary"' "$T/off.json") in
+	*'"sandbox":null'*) ok ;;
+	*) bad "$name: --no-sandbox summary: $(grep '"summary"' "$T/off.json")" ;;
+	esac
+	if [ "$(outside)" = "$before" ]; then ok; else
+		bad "$name: something outside the destination changed"
+	fi
+}
+
+for r in openat2 walk; do
+	export PFEXTRACT_RESOLVER=$r
+	compare "$r tree" "$T/a.tgz"
+	compare "$r tree contain" "$T/a.tgz" --symlinks=contain
+	compare "$r demo" "$T/demo.tgz"
+	compare "$r demo contain" "$T/demo.tgz" --symlinks=contain
+	compare "$r demo contain strict" "$T/demo.tgz" --symlinks=contain \
+	    --strict
+done
+unset PFEXTRACT_RESOLVER
+
+# Listing is confined too, with nothing writable: not even the current
+# directory.
+(cd "$T" && PFEXTRACT_SANDBOX_PROBE=listed "$pfx" -tvf a.tgz) \
+    > "$T/list-on" 2> "$T/list-on.err"
+rc_on=$?
+(cd "$T" && "$pfx" -tvf a.tgz --no-sandbox) > "$T/list-off" 2>/dev/null
+rc_off=$?
+if [ "$rc_on" -eq 0 ] && [ "$rc_off" -eq 0 ] &&
+    cmp -s "$T/list-on" "$T/list-off"; then ok; else
+	bad "listing: exit $rc_on/$rc_off, or the listings differ"
+fi
+if grep -qx 'probe: open EACCES' "$T/list-on.err" &&
+    grep -qx 'probe: execve EPERM' "$T/list-on.err" &&
+    [ ! -e "$T/listed" ]; then ok; else
+	bad "listing: probe not refused: $(cat "$T/list-on.err")"
+fi
+if grep -q '^pfextract: sandbox: landlock ABI [0-9]* (fs read-only' \
+    "$T/list-on.err"; then ok; else
+	bad "listing: no read-only sandbox line: $(head -2 "$T/list-on.err")"
+fi
+
+# -v says what holds, one line on standard error; and what is off.
+rm -rf "$T/v" && mkdir "$T/v"
+"$pfx" -xvf "$T/a.tgz" -C "$T/v" > "$T/v.out" 2> "$T/v.err"
+if [ "$(grep -c '^pfextract: sandbox: ' "$T/v.err")" -eq 1 ] &&
+    grep -q 'no_new_privs, seccomp$' "$T/v.err" &&
+    ! grep -q sandbox "$T/v.out"; then ok; else
+	bad "-v: $(cat "$T/v.err")"
+fi
+rm -rf "$T/v" && mkdir "$T/v"
+"$pfx" -xvf "$T/a.tgz" -C "$T/v" --no-sandbox > /dev/null 2> "$T/v.err"
+if grep -qx 'pfextract: sandbox: off (--no-sandbox)' "$T/v.err"; then ok
+else bad "-v --no-sandbox: $(cat "$T/v.err")"; fi
+rm -rf "$T/v" && mkdir "$T/v"
+"$pfx" -xf "$T/a.tgz" -C "$T/v" --symlinks=contain > /dev/null 2> "$T/v.err"
+if [ ! -s "$T/v.err" ]; then ok; else bad "quiet run wrote: $(cat "$T/v.err")"; fi
+
+# --sandbox=require holds here; a bad value is a usage error.
+rm -rf "$T/v" && mkdir "$T/v"
+if "$pfx" -xf "$T/a.tgz" -C "$T/v" --sandbox=require --symlinks=contain &&
+    [ "$(cat "$T/v/d/a.txt")" = one ]; then ok; else
+	bad "--sandbox=require refused where the kernel enforces it"
+fi
+"$pfx" -xf "$T/a.tgz" -C "$T/v" --sandbox=maybe 2> "$T/v.err"
+rc=$?
+if [ "$rc" -eq 64 ] && grep -q "invalid --sandbox value 'maybe'" "$T/v.err"
+then ok; else bad "--sandbox=maybe: exit $rc: $(head -1 "$T/v.err")"; fi
+
+# --sandbox=require where the kernel cannot: a preloaded shim makes
+# Landlock's system calls say ENOSYS.  Only for a build that a plain
+# shim can be preloaded into (not under ASan) and with a compiler.
+cat > "$T/nolandlock.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+/* syscall(2), but Landlock's three calls (444 to 446) say ENOSYS. */
+long
+syscall(long n, ...)
+{
+	long (*real)(long, ...) = (long (*)(long, ...))dlsym(RTLD_NEXT,
+	    "syscall");
+	long a[6];
+	va_list ap;
+	int i;
+
+	va_start(ap, n);
+	for (i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (n >= 444 && n <= 446) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+C
+if cc -shared -fPIC -o "$T/nolandlock.so" "$T/nolandlock.c" -ldl \
+    2>/dev/null && LD_PRELOAD="$T/nolandlock.so" "$pfx" --version \
+    > /dev/null 2>&1; then
+	rm -rf "$T/v" && mkdir "$T/v"
+	LD_PRELOAD="$T/nolandlock.so" "$pfx" -xf "$T/a.tgz" -C "$T/v" \
+	    --sandbox=require --report=json > "$T/v.json" 2> "$T/v.err"
+	rc=$?
+	if [ "$rc" -eq 2 ] &&
+	    grep -q '^pfextract: sandbox required, but the kernel cannot enforce it: ' \
+	    "$T/v.err" && [ -z "$(ls -A "$T/v")" ]; then ok; else
+		bad "require without Landlock: exit $rc: $(cat "$T/v.err")"
+	fi
+	# Without require it degrades, says so, and extracts.
+	rm -rf "$T/v" && mkdir "$T/v"
+	LD_PRELOAD="$T/nolandlock.so" PFEXTRACT_SANDBOX_PROBE="$T/pf" \
+	    "$pfx" -xvf "$T/a.tgz" -C "$T/v" --symlinks=contain > /dev/null \
+	    2> "$T/v.err"
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ "$(cat "$T/v/d/a.txt")" = one ] &&
+	    grep -q '^pfextract: sandbox: no landlock (kernel without it), no_new_privs, seccomp$' \
+	    "$T/v.err" && grep -qx 'probe: socket EPERM' "$T/v.err" &&
+	    grep -qx 'probe: open OK' "$T/v.err"; then ok; else
+		bad "degraded sandbox: exit $rc: $(cat "$T/v.err")"
+	fi
+	rm -f "$T/pf"
+fi
+
+echo "sandbox: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
