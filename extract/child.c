@@ -214,10 +214,14 @@ send_entry(struct child *c, int type, const struct pfx_entry *e)
 		e->uname, e->gname, e->reason };
 	struct wire_entry w;
 	unsigned char *body;
-	size_t off = sizeof(w);
+	size_t off = sizeof(w), need = sizeof(w), n;
 	int i, r;
 
-	body = malloc(sizeof(w) + NSTRINGS * (size_t)STR_MAX);
+	for (i = 0; i < NSTRINGS; i++) {
+		n = s[i] != NULL ? strlen(s[i]) : 0;
+		need += n > STR_MAX ? STR_MAX : n;
+	}
+	body = malloc(need);
 	if (body == NULL)
 		return -ENOMEM;
 	memset(&w, 0, sizeof(w));
