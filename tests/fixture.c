@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,4 +324,109 @@ tfx_expect_same_snapshot(const char *who, const char *what,
 	cr_assert(strcmp(before, after) == 0,
 	    "[%s] %s changed.\nbefore:\n%s\nafter:\n%s", who, what, before,
 	    after);
+}
+
+/* --- names recorded in a signal handler ------------------------------- */
+
+/* Write PREFIX and the decimal V to BUF (16 bytes), without stdio. */
+void
+tfx_format_name(char *buf, const char *prefix, unsigned int v)
+{
+	char digits[12];
+	size_t n = 0, len = strlen(prefix);
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	memcpy(buf, prefix, len);
+	while (n > 0)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+}
+
+/* Append REL, then NAME under it, to A.  False when it is full. */
+static bool
+arena_add(struct tfx_arena *a, const char *rel, size_t rlen,
+    const char *name)
+{
+	size_t nlen = strlen(name), need = rlen + 1 + nlen + 1;
+	char *p = a->buf + a->len;
+
+	if (need > a->cap - a->len)
+		return false;
+	if (rlen > 0) {
+		memcpy(p, rel, rlen);
+		p[rlen] = '/';
+		p += rlen + 1;
+	}
+	memcpy(p, name, nlen + 1);
+	a->len += (size_t)(p - (a->buf + a->len)) + nlen + 1;
+	return true;
+}
+
+/*
+ * List the directory DIRFD recursively into A, with nothing a signal
+ * handler may not call, never through a symlink.  REL (PATH_MAX bytes)
+ * holds DIRFD's name below the top, RLEN bytes long; *COUNT counts the
+ * names.  Return: false if A is full or a directory could not be read.
+ */
+bool
+tfx_arena_list(struct tfx_arena *a, int dirfd, char *rel, size_t rlen,
+    size_t *count)
+{
+	_Alignas(struct dirent64) char buf[4096];
+	struct dirent64 *de;
+	struct stat st;
+	ssize_t n, off;
+	size_t nlen, sublen;
+	bool ok = true, isdir;
+	int fd, sub;
+
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return false;
+	while (ok) {
+		n = getdents64(fd, buf, sizeof(buf));
+		if (n <= 0) {
+			ok = n == 0;
+			break;
+		}
+		for (off = 0; off < n && ok; off += de->d_reclen) {
+			de = (struct dirent64 *)(void *)(buf + off);
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0)
+				continue;
+			ok = arena_add(a, rel, rlen, de->d_name);
+			if (!ok)
+				break;
+			(*count)++;
+			isdir = de->d_type == DT_DIR;
+			if (de->d_type == DT_UNKNOWN)
+				isdir = fstatat(fd, de->d_name, &st,
+				    AT_SYMLINK_NOFOLLOW) == 0 &&
+				    S_ISDIR(st.st_mode);
+			if (!isdir)
+				continue;
+			nlen = strlen(de->d_name);
+			sublen = rlen > 0 ? rlen + 1 + nlen : nlen;
+			if (sublen >= PATH_MAX) {
+				ok = false;
+				break;
+			}
+			if (rlen > 0)
+				rel[rlen] = '/';
+			memcpy(rel + (rlen > 0 ? rlen + 1 : 0), de->d_name,
+			    nlen + 1);
+			sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+			ok = sub >= 0 && tfx_arena_list(a, sub, rel, sublen,
+			    count);
+			if (sub >= 0)
+				close(sub);
+			rel[rlen] = '\0';
+		}
+	}
+	close(fd);
+	return ok;
 }

@@ -11,6 +11,8 @@
 #ifndef TESTS_FIXTURE_H
 #define TESTS_FIXTURE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* What tfx_snapshot() may leave out; by default it takes everything. */
@@ -24,5 +26,19 @@ ssize_t	 tfx_read_names(int, const char *, char ***);
 char	*tfx_snapshot(int, int);
 void	 tfx_expect_same_snapshot(const char *, const char *, const char *,
 	    const char *);
+
+/*
+ * Names recorded by a signal handler (the race tests' attack that runs
+ * while the extractor is stopped): a buffer of CAP bytes filled with
+ * NUL-terminated names, and functions that call nothing a handler may
+ * not -- no malloc, no stdio.
+ */
+struct tfx_arena {
+	char *buf;
+	size_t len, cap;
+};
+
+void	 tfx_format_name(char *, const char *, unsigned int);
+bool	 tfx_arena_list(struct tfx_arena *, int, char *, size_t, size_t *);
 
 #endif /* TESTS_FIXTURE_H */

@@ -280,8 +280,7 @@ struct race {
 	unsigned long lost;	/* decide() calls not found in the plan */
 	atomic_uint nmoves;	/* attic slots handed out */
 	atomic_flag lock[NDIRS];	/* held while dK is being attacked */
-	char *arena;		/* names recorded by (d), NUL-separated */
-	size_t arena_len;
+	struct tfx_arena arena;	/* names recorded by (d) */
 	unsigned long paused_moves;	/* (d) moves, by the handler */
 	unsigned long paused_idle;	/* (d) moves after pfx_extract() */
 	struct move moves[MAX_MOVES];
@@ -1007,105 +1006,6 @@ attacker_main(void *arg)
 /* The race the signal handler of (d) works on, while pfx_extract() runs. */
 static struct race *paused_race;
 
-/* Write PREFIX and the decimal V to BUF (16 bytes), without stdio. */
-static void
-format_name(char *buf, const char *prefix, unsigned int v)
-{
-	char digits[12];
-	size_t n = 0, len = strlen(prefix);
-
-	do {
-		digits[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	memcpy(buf, prefix, len);
-	while (n > 0)
-		buf[len++] = digits[--n];
-	buf[len] = '\0';
-}
-
-/* Append REL, then NAME under it, to the arena.  False when it is full. */
-static bool
-arena_add(struct race *r, const char *rel, size_t rlen, const char *name)
-{
-	size_t nlen = strlen(name), need = rlen + 1 + nlen + 1;
-	char *p = r->arena + r->arena_len;
-
-	if (need > ARENA_SIZE - r->arena_len)
-		return false;
-	if (rlen > 0) {
-		memcpy(p, rel, rlen);
-		p[rlen] = '/';
-		p += rlen + 1;
-	}
-	memcpy(p, name, nlen + 1);
-	r->arena_len += (size_t)(p - (r->arena + r->arena_len)) + nlen + 1;
-	return true;
-}
-
-/*
- * List the directory DIRFD recursively into the arena, as list_dir() does,
- * with nothing a signal handler may not call: no malloc, no stdio.  REL
- * (PATH_MAX bytes) holds DIRFD's name below the top, RLEN bytes long.
- * Return: false if the arena is full or a directory could not be read.
- */
-static bool
-arena_list(struct race *r, int dirfd, char *rel, size_t rlen, size_t *count)
-{
-	_Alignas(struct dirent64) char buf[4096];
-	struct dirent64 *de;
-	struct stat st;
-	ssize_t n, off;
-	size_t nlen, sublen;
-	bool ok = true, isdir;
-	int fd, sub;
-
-	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd == -1)
-		return false;
-	while (ok) {
-		n = getdents64(fd, buf, sizeof(buf));
-		if (n <= 0) {
-			ok = n == 0;
-			break;
-		}
-		for (off = 0; off < n && ok; off += de->d_reclen) {
-			de = (struct dirent64 *)(void *)(buf + off);
-			if (strcmp(de->d_name, ".") == 0 ||
-			    strcmp(de->d_name, "..") == 0)
-				continue;
-			ok = arena_add(r, rel, rlen, de->d_name);
-			if (!ok)
-				break;
-			(*count)++;
-			isdir = de->d_type == DT_DIR;
-			if (de->d_type == DT_UNKNOWN)
-				isdir = fstatat(fd, de->d_name, &st,
-				    AT_SYMLINK_NOFOLLOW) == 0 &&
-				    S_ISDIR(st.st_mode);
-			if (!isdir)
-				continue;
-			nlen = strlen(de->d_name);
-			sublen = rlen > 0 ? rlen + 1 + nlen : nlen;
-			if (sublen >= PATH_MAX) {
-				ok = false;
-				break;
-			}
-			if (rlen > 0)
-				rel[rlen] = '/';
-			memcpy(rel + (rlen > 0 ? rlen + 1 : 0), de->d_name,
-			    nlen + 1);
-			sub = open_dir_at(fd, de->d_name);
-			ok = sub >= 0 && arena_list(r, sub, rel, sublen, count);
-			if (sub >= 0)
-				close(sub);
-			rel[rlen] = '\0';
-		}
-	}
-	close(fd);
-	return ok;
-}
-
 /*
  * Attack (d), run by the signal handler in the extractor's thread: move
  * the dK (or dK/s) of the entry being extracted to the attic, list it
@@ -1131,8 +1031,8 @@ pause_move(struct race *r)
 	if (n >= MAX_MOVES)
 		goto out;
 	m = &r->moves[n];
-	format_name(dname, "d", k);
-	format_name(nname, "", n);
+	tfx_format_name(dname, "d", k);
+	tfx_format_name(nname, "", n);
 	sub = n % 2 == 0;
 	dfd = open_dir_at(r->destfd, dname);
 	if (dfd == -1)
@@ -1147,10 +1047,11 @@ pause_move(struct race *r)
 	}
 	m->used = true;
 	m->paused = true;
-	m->off = r->arena_len;
+	m->off = r->arena.len;
 	rel[0] = '\0';
 	lfd = open_dir_at(r->atticfd, nname);
-	m->listed = lfd >= 0 && arena_list(r, lfd, rel, 0, &m->count);
+	m->listed = lfd >= 0 &&
+	    tfx_arena_list(&r->arena, lfd, rel, 0, &m->count);
 	if (lfd >= 0)
 		close(lfd);
 	if (!sub) {
@@ -1558,7 +1459,7 @@ collect_paused(struct race *r)
 
 		if (!m->paused || !m->listed)
 			continue;
-		p = r->arena + m->off;
+		p = r->arena.buf + m->off;
 		for (j = 0; j < m->count; j++) {
 			cr_assert(names_add(&m->seen, p) == 0);
 			p += strlen(p) + 1;
@@ -1632,7 +1533,7 @@ end_trial(void)
 		names_free(&r->moves[i].seen);
 	free(r->before);
 	free(r->after);
-	free(r->arena);
+	free(r->arena.buf);
 	free(r);
 	current = NULL;
 }
@@ -1659,8 +1560,9 @@ start_trial(unsigned int seed)
 	current = r;
 	r->plan = &the_plan;
 	r->topfd = r->destfd = r->outfd = r->atticfd = r->victim_sfd = -1;
-	r->arena = malloc(ARENA_SIZE);
-	cr_assert(r->arena != NULL);
+	r->arena.buf = malloc(ARENA_SIZE);
+	r->arena.cap = ARENA_SIZE;
+	cr_assert(r->arena.buf != NULL);
 	atomic_init(&r->done, false);
 	atomic_init(&r->extracting, false);
 	atomic_init(&r->cursor, 0);
