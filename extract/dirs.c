@@ -184,6 +184,31 @@ finish_one(struct xtr *x, const struct xtr_slot *s)
 	(void)close(fd);
 }
 
+/*
+ * The used slots of T, deepest path first, in *ORDER (NULL when there is
+ * none; the caller frees it) and their number in *N.
+ * Return: 0, or -ENOMEM.
+ */
+static int
+by_depth(const struct xtr_table *t, struct xtr_slot ***order, size_t *n)
+{
+	size_t i;
+
+	*order = NULL;
+	*n = 0;
+	if (t->used == 0)
+		return 0;
+	*order = calloc(t->used, sizeof(**order));
+	if (*order == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		if (t->slots[i].key != NULL)
+			(*order)[(*n)++] = &t->slots[i];
+	}
+	qsort(*order, *n, sizeof(**order), deepest_first);
+	return 0;
+}
+
 /* see extract.h */
 void
 xtr_note_changed(struct xtr *x, const char *rel)
@@ -249,21 +274,13 @@ sync_dirs(struct xtr *x)
 		}
 		xtr_note_changed(x, x->dirs.slots[i].key);
 	}
-	if (x->changed.used > 0) {
-		order = calloc(x->changed.used, sizeof(*order));
-		if (order == NULL) {
-			xtr_fail(x, ENOMEM, "--fsync: %s", strerror(ENOMEM));
-			return;
-		}
-		for (i = 0; i < x->changed.cap; i++) {
-			if (x->changed.slots[i].key != NULL)
-				order[n++] = &x->changed.slots[i];
-		}
-		qsort(order, n, sizeof(*order), deepest_first);
-		for (i = 0; i < n && !x->fatal; i++)
-			(void)sync_one(x, order[i]->key);
-		free(order);
+	if (by_depth(&x->changed, &order, &n) < 0) {
+		xtr_fail(x, ENOMEM, "--fsync: %s", strerror(ENOMEM));
+		return;
 	}
+	for (i = 0; i < n && !x->fatal; i++)
+		(void)sync_one(x, order[i]->key);
+	free(order);
 	if (!x->fatal)
 		(void)sync_one(x, "");
 }
@@ -273,25 +290,16 @@ void
 xtr_finish_dirs(struct xtr *x)
 {
 	struct xtr_slot **order;
-	size_t i, n = 0;
+	size_t i, n;
 
-	if (x->dirs.used == 0)
-		goto sync;
-	order = calloc(x->dirs.used, sizeof(*order));
-	if (order == NULL) {
+	if (by_depth(&x->dirs, &order, &n) < 0) {
 		xtr_fail(x, ENOMEM, "directory modes not set: %s",
 		    strerror(ENOMEM));
 		return;
 	}
-	for (i = 0; i < x->dirs.cap; i++) {
-		if (x->dirs.slots[i].key != NULL)
-			order[n++] = &x->dirs.slots[i];
-	}
-	qsort(order, n, sizeof(*order), deepest_first);
 	for (i = 0; i < n; i++)
 		finish_one(x, order[i]);
 	free(order);
-sync:
 	/* Durability is for a run that succeeded; a stopped one is not
 	 * held up by it. */
 	if ((x->opt->flags & PFX_OPT_FSYNC) != 0 && !x->fatal)

@@ -79,8 +79,8 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
 
 	if (lim->max_bytes != 0 && total > lim->max_bytes) {
 		xtr_fail(x, EFBIG, "%s: limit max-bytes=%" PRIu64 " reached "
-		    "(use --max-bytes or --no-limits)", xtr_short_name(e->name, nb),
-		    lim->max_bytes);
+		    "(use --max-bytes or --no-limits)",
+		    xtr_short_name(e->name, nb), lim->max_bytes);
 		return XTR_LIMIT;
 	}
 	if (lim->max_entry_bytes != 0 && end > lim->max_entry_bytes) {
@@ -105,8 +105,7 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
 		xtr_fail(x, EFBIG, "%s: limit max-ratio=%" PRIu64 " reached: "
 		    "%" PRIu64 " bytes written from %" PRId64 " read (use "
 		    "--max-ratio or --no-limits)", xtr_short_name(e->name, nb),
-		    lim->max_ratio,
-		    total, in);
+		    lim->max_ratio, total, in);
 		return XTR_LIMIT;
 	}
 	return 0;
