@@ -723,6 +723,9 @@ xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
 		free_state(&x);
 		return result->status;
 	}
+	/* The kernel now refuses any change outside the root itself. */
+	if (result->sandbox.fs && x.root.fd >= 0)
+		pfx_root_confined(&x.root);
 	x.ar = xtr_reader_open(in, opt->formats, opt->cancel, result->message,
 	    sizeof(result->message));
 	if (x.ar == NULL) {

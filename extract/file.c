@@ -257,7 +257,6 @@ int
 xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
     mode_t mode)
 {
-	struct timespec ts[2];
 	int r;
 
 	/* Ownership first: chown(2) may clear setuid and setgid bits. */
@@ -267,6 +266,15 @@ xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
 	r = pfx_fd_chmod(fd, mode);
 	if (r < 0)
 		return r;
+	return xtr_apply_times(x, ae, fd);
+}
+
+/* see extract.h */
+int
+xtr_apply_times(const struct xtr *x, struct archive_entry *ae, int fd)
+{
+	struct timespec ts[2];
+
 	if ((x->opt->flags & PFX_OPT_NO_MTIME) != 0)
 		return 0;
 	ts[1].tv_sec = archive_entry_mtime(ae);
@@ -289,14 +297,24 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 	struct pfx_pending pend;
 	char nb[XTR_SHORT_MAX];
 	unsigned int flags;
+	mode_t mode;
 	int r;
 
 	if (rel[0] == '\0')
 		return -EISDIR;	/* "." names the destination itself */
-	r = xtr_make_parents(x, rel);
-	if (r < 0)
-		return r;
-	r = pfx_root_begin(&x->root, rel, 0600, &pend);
+	/*
+	 * Made with the mode it will have where the umask allows (it is
+	 * checked below), never with setuid, setgid or sticky bits while it
+	 * is written.  The parents are made only when missing.
+	 */
+	mode = xtr_safe_mode(x->opt, e->mode);
+	r = pfx_root_begin(&x->root, rel, mode & 0777, &pend);
+	if (r == -ENOENT) {
+		r = xtr_make_parents(x, rel);
+		if (r < 0)
+			return r;
+		r = pfx_root_begin(&x->root, rel, mode & 0777, &pend);
+	}
 	if (r < 0)
 		return r;
 	r = copy_data(x, ae, e, pend.fd);
@@ -313,10 +331,16 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 		return XTR_READ_FAILED;
 	}
 	if (r == 0)
-		r = xtr_apply_meta(x, ae, pend.fd, xtr_safe_mode(x->opt,
-		    e->mode));
+		r = xtr_apply_owner_xattrs(x, ae, pend.fd);
 	if (r == 0 && fstat(pend.fd, st) == -1)
 		r = -errno;
+	/* Ownership first: chown(2) may clear setuid and setgid bits. */
+	if (r == 0 && (st->st_mode & 07777) != mode) {
+		r = pfx_fd_chmod(pend.fd, mode);
+		st->st_mode = (st->st_mode & ~(mode_t)07777) | mode;
+	}
+	if (r == 0)
+		r = xtr_apply_times(x, ae, pend.fd);
 	/* Durable before it has its name: a crash then leaves the old file
 	 * or the whole new one under it, never an empty one. */
 	if (r == 0 && (x->opt->flags & PFX_OPT_FSYNC) != 0 &&

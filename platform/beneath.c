@@ -60,6 +60,42 @@ plat_check_beneath(const struct pfx_root *root, int dirfd)
 
 /* see platform.h */
 int
+plat_check_beneath_at(const struct pfx_root *root, int dirfd,
+    const char *rel)
+{
+	struct plat_id held, found;
+	int fd, r;
+
+	/*
+	 * SECURITY: under a kernel confinement to the root (Landlock), an
+	 * effect in a directory that was moved out has already been refused
+	 * by the kernel, at the moment of the call: nothing to undo.
+	 */
+	if (root->kernel_confined)
+		return 0;
+	if (root->resolver != PFX_RESOLVER_OPENAT2 || rel[0] == '\0')
+		return plat_check_beneath(root, dirfd);
+	/*
+	 * SECURITY: a directory has one parent, so the inode openat2 finds
+	 * at REL -- beneath the root, through no symlink and no mount, now
+	 * -- being the one we hold means the one we hold is beneath the root
+	 * now.  Any other answer proves nothing either way: climb.
+	 */
+	fd = plat_os_openat2(root->fd, rel, plat_os_search_flag() |
+	    O_DIRECTORY);
+	if (fd >= 0) {
+		r = plat_os_identify(fd, &found);
+		plat_close(fd);
+		if (r == 0 && plat_os_identify(dirfd, &held) == 0 &&
+		    held.dev == found.dev && held.ino == found.ino &&
+		    held.mnt == found.mnt)
+			return 0;
+	}
+	return plat_check_beneath(root, dirfd);
+}
+
+/* see platform.h */
+int
 plat_same_mount(const struct plat_id *a, const struct pfx_root *root)
 {
 	if (a->dev != root->dev)

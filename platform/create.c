@@ -15,9 +15,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -28,25 +30,49 @@
 #define FILE_CREATE_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | \
     O_NOCTTY | O_CLOEXEC)
 
-/* Fill NAME (at least 26 bytes) with ".pfx-<16 hex digits>.tmp". */
+/* The parent's path is kept in a pending file for the check at commit. */
+_Static_assert(sizeof(((struct pfx_pending *)0)->dir) >= PFX_PATH_MAX,
+    "pfx_pending.dir holds any parent path");
+
+/* splitmix64's finaliser: every input bit reaches every output bit. */
+static uint64_t
+mix64(uint64_t v)
+{
+	v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	v = (v ^ (v >> 27)) * 0x94d049bb133111ebULL;
+	return v ^ (v >> 31);
+}
+
+/*
+ * Fill NAME (at least 26 bytes) with ".pfx-<16 hex digits>.tmp".  A name
+ * only has to be new in its directory: O_EXCL refuses one that exists, and
+ * a name someone guessed and made first costs one more try, no more.  So
+ * the first try is made from the clock (no system call) and SALT; only a
+ * retry, after a clash, asks the kernel for random bytes.
+ */
 static int
-temp_name(char *name, size_t cap)
+temp_name(char *name, size_t cap, int attempt, const void *salt)
 {
 	static const char hex[] = "0123456789abcdef";
-	unsigned char rnd[8];
+	struct timespec now;
+	uint64_t v;
 	size_t i;
 	int r;
 
 	if (cap < 26)
 		return -ENAMETOOLONG;
-	r = plat_os_random(rnd, sizeof(rnd));
-	if (r < 0)
-		return r;
-	memcpy(name, ".pfx-", 5);
-	for (i = 0; i < sizeof(rnd); i++) {
-		name[5 + 2 * i] = hex[rnd[i] >> 4];
-		name[6 + 2 * i] = hex[rnd[i] & 0xf];
+	if (attempt == 0 && clock_gettime(CLOCK_MONOTONIC, &now) == 0) {
+		v = (uint64_t)now.tv_sec * 1000000000u +
+		    (uint64_t)now.tv_nsec;
+		v = mix64(v ^ mix64((uint64_t)(uintptr_t)salt));
+	} else {
+		r = plat_os_random(&v, sizeof(v));
+		if (r < 0)
+			return r;
 	}
+	memcpy(name, ".pfx-", 5);
+	for (i = 0; i < 16; i++)
+		name[5 + i] = hex[(v >> (60 - 4 * i)) & 0xf];
 	memcpy(name + 21, ".tmp", 5);
 	return 0;
 }
@@ -104,7 +130,17 @@ pfx_root_mkdirs_count(const struct pfx_root *root, const char *rel,
 	fd = plat_resolve_dir(root, p.full, PLAT_DIR_READ);
 	if (fd != -ENOENT)
 		return fd;
-	/* Something is missing: go one component at a time. */
+	/* Most often only the last is missing: one lookup of its parent. */
+	if (p.leaf[0] != '\0') {
+		fd = plat_make_leaf_dir(root, p.parent, p.leaf, mode,
+		    PLAT_DIR_READ, &made);
+		if (fd != -ENOENT) {
+			if (created != NULL)
+				*created = made;
+			return fd;
+		}
+	}
+	/* More is missing: go one component at a time. */
 	fd = plat_walk(root, p.full, PLAT_DIR_READ, &mode, &made);
 	if (created != NULL)
 		*created = made;
@@ -133,7 +169,7 @@ symlink_replacing(int dirfd, const char *target, const char *name)
 	int i, r = -EEXIST;
 
 	for (i = 0; i < TEMP_TRIES && r == -EEXIST; i++) {
-		r = temp_name(tmp, sizeof(tmp));
+		r = temp_name(tmp, sizeof(tmp), i, tmp);
 		if (r < 0)
 			return r;
 		r = symlinkat(target, dirfd, tmp) == -1 ? -errno : 0;
@@ -182,7 +218,7 @@ pfx_root_symlink_flags(const struct pfx_root *root, const char *target,
 	}
 	if (fstatat(pfd, p.leaf, &made, AT_SYMLINK_NOFOLLOW) == -1)
 		made.st_ino = 0;
-	r = plat_check_beneath(root, pfd);
+	r = plat_check_beneath_at(root, pfd, p.parent);
 	if (r < 0 && made.st_ino != 0 &&
 	    fstatat(pfd, p.leaf, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    now.st_ino == made.st_ino && now.st_dev == made.st_dev)
@@ -210,7 +246,7 @@ pfx_root_create(const struct pfx_root *root, const char *rel, mode_t mode)
 		plat_close(pfd);
 		return r;
 	}
-	r = plat_check_beneath(root, pfd);
+	r = plat_check_beneath_at(root, pfd, p.parent);
 	if (r < 0) {
 		unlink_if_same(pfd, p.leaf, fd);
 		plat_close(fd);
@@ -244,6 +280,7 @@ pfx_root_begin(const struct pfx_root *root, const char *rel, mode_t mode,
 	if (r < 0)
 		return r;
 	memcpy(pend->name, p.leaf, sizeof(pend->name));
+	memcpy(pend->dir, p.parent, strlen(p.parent) + 1);
 	pend->dirfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
 	if (pend->dirfd < 0) {
 		r = pend->dirfd;
@@ -252,7 +289,7 @@ pfx_root_begin(const struct pfx_root *root, const char *rel, mode_t mode,
 	}
 	r = -EEXIST;
 	for (i = 0; i < TEMP_TRIES && r == -EEXIST; i++) {
-		r = temp_name(pend->tmp, sizeof(pend->tmp));
+		r = temp_name(pend->tmp, sizeof(pend->tmp), i, pend);
 		if (r < 0)
 			break;
 		pend->fd = openat(pend->dirfd, pend->tmp, FILE_CREATE_FLAGS,
@@ -283,7 +320,7 @@ pfx_root_commit(const struct pfx_root *root, struct pfx_pending *pend,
 		pending_release(pend);
 		return r;
 	}
-	r = plat_check_beneath(root, pend->dirfd);
+	r = plat_check_beneath_at(root, pend->dirfd, pend->dir);
 	if (r < 0)
 		unlink_if_same(pend->dirfd, pend->name, pend->fd);
 	pending_release(pend);
@@ -307,7 +344,7 @@ link_replacing(int fd, int dirfd, const char *name)
 	int i, r = -EEXIST;
 
 	for (i = 0; i < TEMP_TRIES && r == -EEXIST; i++) {
-		r = temp_name(tmp, sizeof(tmp));
+		r = temp_name(tmp, sizeof(tmp), i, tmp);
 		if (r < 0)
 			return r;
 		r = plat_os_link_fd(fd, dirfd, tmp);
@@ -353,7 +390,7 @@ pfx_root_link(const struct pfx_root *root, int fd, const char *rel,
 	else
 		r = plat_os_link_fd(fd, pfd, p.leaf);
 	if (r == 0) {
-		r = plat_check_beneath(root, pfd);
+		r = plat_check_beneath_at(root, pfd, p.parent);
 		if (r < 0)
 			unlink_if_same(pfd, p.leaf, fd);
 	}

@@ -55,6 +55,7 @@ struct pfx_root {
 	dev_t dev;			/* private: identity of the root */
 	ino_t ino;
 	unsigned long long mnt;		/* private: its mount, 0 if unknown */
+	int kernel_confined;		/* private: see pfx_root_confined() */
 };
 
 /*
@@ -75,6 +76,7 @@ struct pfx_pending {
 	int dirfd;		/* private */
 	char tmp[32];		/* private */
 	char name[256];		/* private */
+	char dir[4096];		/* private: the parent, as resolved */
 };
 
 /*
@@ -87,6 +89,19 @@ struct pfx_pending {
  */
 PFX_API int pfx_root_open(struct pfx_root *root, int dirfd, const char *path,
     enum pfx_resolver how);
+
+/*
+ * Tell ROOT that the kernel now refuses this process (every thread) any
+ * change outside ROOT's own directory: pfx_sandbox_confine() was given
+ * ROOT's fd and reported the filesystem confined (info.fs).  From then on
+ * the check that follows each effect -- is the directory we acted in
+ * still beneath the root? -- is left to the kernel, which refuses an
+ * effect in a directory moved out before it happens (Landlock judges
+ * where a directory is at the moment of each call) instead of undoing it
+ * after.  MUST NOT be called in any other case.  A root made from this
+ * one by pfx_root_sub() does not inherit it.
+ */
+PFX_API void pfx_root_confined(struct pfx_root *root);
 
 /* Release ROOT.  Safe to call twice. */
 PFX_API void pfx_root_close(struct pfx_root *root);

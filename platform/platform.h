@@ -88,11 +88,31 @@ int plat_step(const struct pfx_root *root, int dirfd, const char *name,
     int how);
 
 /*
+ * Make directory LEAF in the existing directory PARENT (beneath ROOT) if
+ * it is missing, and open it as plat_resolve_dir() does with HOW; add 1
+ * to *CREATED if this call made it.  -ENOENT when PARENT is missing.
+ * Return: a descriptor, or -errno.
+ */
+int plat_make_leaf_dir(const struct pfx_root *root, const char *parent,
+    const char *leaf, mode_t mode, int how, unsigned int *created);
+
+/*
  * Is the directory open as DIRFD the root, or beneath it, right now?
  * Climbs ".." from DIRFD comparing identities.
  * Return: 0 if beneath, -EXDEV if not, or -errno.
  */
 int plat_check_beneath(const struct pfx_root *root, int dirfd);
+
+/*
+ * As plat_check_beneath(), for a DIRFD that was resolved from the root as
+ * REL.  Where the kernel resolves beneath the root itself (openat2), REL
+ * is resolved again and compared with DIRFD: one lookup instead of a
+ * climb of one step per component.  When that does not show DIRFD at REL
+ * (it was moved, perhaps out), the climb decides.
+ * Return: 0 if beneath, -EXDEV if not, or -errno.
+ */
+int plat_check_beneath_at(const struct pfx_root *root, int dirfd,
+    const char *rel);
 
 /*
  * Read the replace FLAGS of commit, link and rename: 0 or

@@ -107,8 +107,8 @@ plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
  * Return: a descriptor, or -errno.
  */
 static int
-make_one_dir(const struct pfx_root *root, int dirfd, const char *name,
-    mode_t mode, int how, unsigned int *created)
+make_one_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
+    const char *name, mode_t mode, int how, unsigned int *created)
 {
 	int fd, r;
 
@@ -126,7 +126,7 @@ make_one_dir(const struct pfx_root *root, int dirfd, const char *name,
 	/* Note what we made, so that an undo removes only that. */
 	if (fstatat(dirfd, name, &made, AT_SYMLINK_NOFOLLOW) == -1)
 		made.st_ino = 0;
-	r = plat_check_beneath(root, dirfd);
+	r = plat_check_beneath_at(root, dirfd, dirrel);
 	if (r < 0) {
 		if (made.st_ino != 0 &&
 		    fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -143,7 +143,7 @@ int
 plat_walk(const struct pfx_root *root, const char *dir, int how,
     const mode_t *mkmode, unsigned int *created)
 {
-	char comp[PFX_NAME_MAX + 1];
+	char comp[PFX_NAME_MAX + 1], done[PFX_PATH_MAX];
 	const char *p = dir, *slash;
 	size_t len;
 	int cur = -1, next, r, step_how;
@@ -161,13 +161,16 @@ plat_walk(const struct pfx_root *root, const char *dir, int how,
 		}
 		memcpy(comp, p, len);
 		comp[len] = '\0';
+		/* DONE: the part of DIR that CUR stands for. */
+		memcpy(done, dir, (size_t)(p - dir));
+		done[p - dir > 0 ? p - dir - 1 : 0] = '\0';
 		p += len;
 		if (*p == '/')
 			p++;
 		step_how = *p == '\0' ? how : PLAT_DIR_SEARCH;
 		if (mkmode != NULL)
-			next = make_one_dir(root, cur, comp, *mkmode, step_how,
-			    created);
+			next = make_one_dir(root, cur, done, comp, *mkmode,
+			    step_how, created);
 		else
 			next = plat_step(root, cur, comp, step_how);
 		plat_close(cur);
@@ -192,4 +195,19 @@ plat_resolve_dir(const struct pfx_root *root, const char *dir, int how)
 		return plat_walk(root, dir, how, NULL, NULL);
 	return plat_os_openat2(root->fd, dir[0] != '\0' ? dir : ".",
 	    dir_open_flags(root, how));
+}
+
+/* see platform.h */
+int
+plat_make_leaf_dir(const struct pfx_root *root, const char *parent,
+    const char *leaf, mode_t mode, int how, unsigned int *created)
+{
+	int pfd, fd;
+
+	pfd = plat_resolve_dir(root, parent, PLAT_DIR_SEARCH);
+	if (pfd < 0)
+		return pfd;
+	fd = make_one_dir(root, pfd, parent, leaf, mode, how, created);
+	plat_close(pfd);
+	return fd;
 }

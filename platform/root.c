@@ -84,6 +84,7 @@ pfx_root_open(struct pfx_root *root, int dirfd, const char *unsafe_path,
 
 	root->fd = -1;
 	root->resolver = PFX_RESOLVER_WALK;
+	root->kernel_confined = 0;
 	r = strip_trailing_slashes(unsafe_path, path, sizeof(path));
 	if (r < 0)
 		return r;
@@ -102,6 +103,13 @@ pfx_root_open(struct pfx_root *root, int dirfd, const char *unsafe_path,
 	if (r < 0)
 		pfx_root_close(root);
 	return r;
+}
+
+/* see pfx_root.h */
+void
+pfx_root_confined(struct pfx_root *root)
+{
+	root->kernel_confined = 1;
 }
 
 /* see pfx_root.h */
@@ -126,12 +134,14 @@ pfx_root_sub(const struct pfx_root *parent, const char *rel,
 {
 	int r;
 
+	sub->kernel_confined = 0;
 	sub->fd = pfx_root_open_dir(parent, rel);
 	if (sub->fd < 0) {
 		r = sub->fd;
 		sub->fd = -1;
 		return r;
 	}
+	/* The kernel confines to PARENT, not to SUB: keep every check. */
 	sub->resolver = parent->resolver;
 	r = record_identity(sub);
 	if (r < 0)

@@ -8,7 +8,9 @@
  * call from then on).  CALL is write (regular files only, so that
  * standard output and error still work), openat (openat and openat64),
  * fsync, mkdirat or renameat (renameat and renameat2).  ERRNO is a name:
- * EIO, ENOSPC, EDQUOT, EMFILE, EACCES, EROFS, ENOENT.
+ * EIO, ENOSPC, EDQUOT, EMFILE, EACCES, EROFS, ENOENT.  ":match=PREFIX"
+ * counts (and fails) only the openat calls whose name starts with PREFIX,
+ * so that a test does not depend on how many other files pfextract opens.
  *
  * FAULTSHIM_LOG=FILE appends one line per fsync and rename the process
  * makes, in order: "fsync INODE" (the inode synced) and "rename DIRINODE
@@ -32,6 +34,7 @@ static struct {
 	long after;
 	long times;		/* < 0: no end */
 	long seen;		/* calls of CALL so far */
+	char match[64];		/* openat: only names with this prefix */
 } rule;
 
 static int logfd = -1;
@@ -75,6 +78,9 @@ shim_init(void)
 			rule.after = strtol(field + 6, NULL, 10);
 		else if (strncmp(field, "times=", 6) == 0)
 			rule.times = strtol(field + 6, NULL, 10);
+		else if (strncmp(field, "match=", 6) == 0)
+			snprintf(rule.match, sizeof(rule.match), "%s",
+			    field + 6);
 	}
 }
 
@@ -139,7 +145,8 @@ static int
 shim_openat(int (*real)(int, const char *, int, ...), int dirfd,
     const char *path, int flags, mode_t mode)
 {
-	if (shim_fail("openat"))
+	if ((rule.match[0] == '\0' || strncmp(path, rule.match,
+	    strlen(rule.match)) == 0) && shim_fail("openat"))
 		return -1;
 	return real(dirfd, path, flags, mode);
 }

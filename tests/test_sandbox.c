@@ -56,6 +56,7 @@
 #include <criterion/criterion.h>
 
 #include "../extract/pfextract.h"
+#include "../platform/pfx_root.h"
 #include "../platform/pfx_sandbox.h"
 #include "fixture.h"
 
@@ -882,5 +883,161 @@ Test(sandbox, extract_path_input_refused, .timeout = 30)
 	cr_expect_eq(o.err[3], 0, "the process was confined: %s",
 	    strerror(o.err[3]));
 	cr_expect_str_eq(o.info.text, "");
+	fx_end(&fx);
+}
+
+/*
+ * pfx_root_confined(): with the kernel confining the process to the root,
+ * the platform layer leaves the "still beneath?" check after each effect
+ * to the kernel.  Proved here with the race that check exists for: a
+ * directory moved out of the destination between the moment a file is
+ * begun in it and the moment it gets its name, and one moved out before
+ * anything is made in it.  The mover is a process forked before the
+ * confinement, so the kernel lets it move things out; the confined
+ * extractor must then make nothing under its final name outside.
+ */
+#define MOVED_OUT "moved"
+
+/* Fork a process that renames dest/d to outside/moved when told. */
+static pid_t
+start_mover(struct fx *fx, int *go, int *done)
+{
+	int a[2], b[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(a) != 0 || pipe(b) != 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		(void)close(a[1]);
+		(void)close(b[0]);
+		if (read(a[0], &c, 1) != 1)
+			_exit(1);
+		c = renameat(fx->dest, "d", fx->outside, MOVED_OUT) == 0 ?
+		    0 : (char)errno;
+		_exit(write(b[1], &c, 1) == 1 ? 0 : 1);
+	}
+	(void)close(a[0]);
+	(void)close(b[1]);
+	*go = a[1];
+	*done = b[0];
+	return pid;
+}
+
+/* Ask the mover to move dest/d out; return its errno (0: moved). */
+static int
+move_out(int go, int done)
+{
+	char c = 'm';
+
+	if (write(go, &c, 1) != 1 || read(done, &c, 1) != 1)
+		return EIO;
+	return c;
+}
+
+static void
+attempt_confined_root(struct fx *fx, unsigned int flags, struct outcome *o)
+{
+	struct pfx_pending pend;
+	struct pfx_root root;
+	int go = -1, done = -1, fd;
+	pid_t mover;
+
+	(void)flags;
+	o->err[0] = -pfx_root_open(&root, fx->dest, ".",
+	    PFX_RESOLVER_AUTO);
+	fd = pfx_root_mkdirs(&root, "d/e", 0755);
+	o->err[1] = fd < 0 ? -fd : 0;
+	(void)close(fd);
+	mover = start_mover(fx, &go, &done);
+	if (mover < 0 || o->err[0] != 0)
+		return;
+	o->confine = pfx_sandbox_confine(root.fd, 0, &o->info);
+	if (o->info.fs)
+		pfx_root_confined(&root);
+	/* A file begun in d, its directory moved out before it is named. */
+	o->err[2] = -pfx_root_begin(&root, "d/f1", 0644, &pend);
+	if (o->err[2] == 0) {
+		o->err[3] = write(pend.fd, "x\n", 2) == 2 ? 0 : errno;
+		o->err[4] = move_out(go, done);
+		o->err[5] = -pfx_root_commit(&root, &pend, PFX_ROOT_REPLACE);
+	}
+	/* Then effects in the moved directory through a descriptor held
+	 * from before: the kernel, not our check, refuses them. */
+	fd = openat(fx->outside, MOVED_OUT, O_RDONLY | O_DIRECTORY);
+	o->err[6] = fd >= 0 ? ok_fd(openat(fd, "f2", O_WRONLY | O_CREAT |
+	    O_EXCL | O_CLOEXEC, 0644)) : errno;
+	o->err[7] = fd >= 0 ? ok(mkdirat(fd, "g", 0755)) : errno;
+	(void)close(fd);
+	/* And the same names through the root: d is gone from it now. */
+	o->err[8] = -pfx_root_begin(&root, "d/f3", 0644, &pend);
+	if (o->err[8] == 0)
+		pfx_root_abort(&pend);
+	(void)close(go);
+	(void)close(done);
+	(void)waitpid(mover, NULL, 0);
+	pfx_root_close(&root);
+}
+
+/* Return: 1 if DIRFD/NAME holds an entry not named ".pfx-*.tmp". */
+static int
+holds_non_temporary(int dirfd, const char *name)
+{
+	char **names = NULL;
+	ssize_t n, i;
+	int found = 0;
+
+	n = tfx_read_names(dirfd, name, &names);
+	cr_assert(n >= 0, "list %s: %s", name, strerror(errno));
+	for (i = 0; i < n; i++) {
+		if (strcmp(names[i], "e") != 0 &&
+		    strncmp(names[i], ".pfx-", 5) != 0)
+			found = 1;
+		free(names[i]);
+	}
+	free(names);
+	return found;
+}
+
+Test(sandbox, confined_root_moved_out, .timeout = 30)
+{
+	char moved[1100], *now;
+	struct outcome o;
+	struct fx fx;
+	int status;
+
+	fx_init(&fx);
+	status = in_child(attempt_confined_root, &fx, 0, &o);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_eq(o.err[0], 0, "root: %s", strerror(o.err[0]));
+	cr_assert_eq(o.err[1], 0, "mkdirs: %s", strerror(o.err[1]));
+	cr_assert_eq(o.confine, 0, "confine: %s", strerror(-o.confine));
+	cr_assert(o.info.fs, "%s", o.info.text);
+	cr_assert_eq(o.err[2], 0, "begin: %s", strerror(o.err[2]));
+	cr_assert_eq(o.err[3], 0, "write: %s", strerror(o.err[3]));
+	cr_assert_eq(o.err[4], 0, "move out: %s", strerror(o.err[4]));
+	cr_expect_eq(o.err[5], EACCES, "commit in a moved-out directory: %s",
+	    o.err[5] == 0 ? "it worked" : strerror(o.err[5]));
+	cr_expect_eq(o.err[6], EACCES, "create there: %s",
+	    o.err[6] == 0 ? "it worked" : strerror(o.err[6]));
+	cr_expect_eq(o.err[7], EACCES, "mkdir there: %s",
+	    o.err[7] == 0 ? "it worked" : strerror(o.err[7]));
+	cr_expect_eq(o.err[8], ENOENT, "begin after the move: %s",
+	    o.err[8] == 0 ? "it worked" : strerror(o.err[8]));
+	/* Nothing got a name outside; the temporary begun before the move
+	 * is all there is (the kernel refuses its removal too). */
+	cr_expect(!holds_non_temporary(fx.outside, MOVED_OUT),
+	    "a file was named outside the destination");
+	cr_expect_eq(faccessat(fx.dest, "d", F_OK, AT_SYMLINK_NOFOLLOW), -1);
+	snprintf(moved, sizeof(moved), "%s/outside/" MOVED_OUT, fx.path);
+	cr_assert(tfx_rm_tree(moved) == 0);
+	/* outside/ itself changed (the mover went through it): compare
+	 * what it holds, then let fx_end() compare the rest. */
+	now = tfx_snapshot(fx.outside, 0);
+	tfx_expect_same_snapshot("sandbox", "outside's files",
+	    strchr(fx.snap_outside, '\n'), strchr(now, '\n'));
+	free(fx.snap_outside);
+	fx.snap_outside = now;
 	fx_end(&fx);
 }
