@@ -37,7 +37,9 @@ HEADERS   = core/pfx_path.h platform/pfx_root.h platform/pfx_sandbox.h \
             extract/pfextract.h
 CLI_SRCS  = cli/json.c cli/resolver_env.c extract/args.c
 INCLUDES  = -Icore -Iplatform -Iextract
-LIBS      = -larchive
+LIBS     := -larchive $(shell printf '\043include <isa-l/igzip_lib.h>\n' | \
+            $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo -lisal) \
+            -lzstd -llzma -lz -lpthread
 TEST_SRCS = $(wildcard tests/test_*.c)
 
 LIB_OBJS     = $(LIB_SRCS:%.c=obj/%.o)
@@ -156,6 +158,25 @@ demo: deps
 	$(MAKE) obj/pfextract obj/pathfence obj/demo.tar.gz
 	sh mk/demo.sh obj/pfextract obj/demo.tar.gz obj/pathfence
 
+# The benchmark of issue 6 (bench/run.sh): pfextract against GNU tar and
+# bsdtar on real data.  Not part of `make check`; no timing is asserted.
+# BENCH_ONLY, BENCH_ROUNDS, BENCH_DATA, BENCH_DIR and PFEXTRACT tune it.
+bench:
+	@sh mk/deps.sh bench
+	$(MAKE) obj/pfextract obj/bench/measure obj/bench/floor
+	sh bench/run.sh
+
+BENCH_DEFS = $(DEFS) -D_DEFAULT_SOURCE
+
+obj/bench/measure: bench/measure.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_DEFS) $(CFLAGS) $(WARN) -o $@ bench/measure.c
+
+obj/bench/floor: bench/floor.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_DEFS) $(CFLAGS) $(WARN) -o $@ bench/floor.c -lisal -lz \
+	    -lzstd -llzma
+
 # The sample archive is written at build time by a small libarchive
 # program, so that its hostile entries are readable source, not a blob.
 obj/mkdemo: mk/mkdemo.c
@@ -273,7 +294,8 @@ soak: obj/tests/run obj/san/tests/run
 	        obj/san/tests/run --jobs 2 --filter '*_race/*'; \
 	done
 
-.PHONY: all check demo deps corpus fuzz fuzz-run soak install uninstall clean
+.PHONY: all bench check demo deps corpus fuzz fuzz-run soak install uninstall \
+    clean
 
 -include $(shell find obj -name '*.d' 2>/dev/null)
 

@@ -129,6 +129,8 @@ xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
 {
 	struct pfx_stats *st = &x->res->stats;
 
+	/* Reports in archive order: files queued before this entry first. */
+	xtr_async_drain(x);
 	entry->status = status;
 	entry->reason = reason;
 	entry->error = error;
@@ -337,6 +339,8 @@ ask_caller(struct xtr *x, struct pfx_entry *e, char *rename, size_t cap)
 
 	if (x->opt->hooks.decide == NULL)
 		return PFX_HOOK_CONTINUE;
+	/* The caller sees every earlier entry finished and reported. */
+	xtr_async_drain(x);
 	rename[0] = '\0';
 	r = x->opt->hooks.decide(x->opt->hooks.arg, e, rename, cap);
 	if (r == PFX_HOOK_RENAME && memchr(rename, '\0', cap) == NULL)
@@ -380,6 +384,9 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	struct pfx_verdict tv;
 	const char *reason;
 
+	/* Anything but a file may depend on the files before it. */
+	if (e->type != PFX_TYPE_FILE)
+		xtr_async_drain(x);
 	switch (e->type) {
 	case PFX_TYPE_FILE:
 		xtr_write_file(x, ae, e, rel, NULL);
@@ -626,6 +633,7 @@ free_state(struct xtr *x)
 {
 	size_t i;
 
+	xtr_async_stop(x);
 	for (i = 0; i < x->nlinks; i++) {
 		free(x->links[i].path);
 		free(x->links[i].target);
@@ -637,8 +645,11 @@ free_state(struct xtr *x)
 	xtr_table_free(&x->dirs);
 	xtr_table_free(&x->pending);
 	xtr_table_free(&x->changed);
+	/* Its close callback also stops and joins our decoder thread. */
 	if (x->ar != NULL)
 		archive_read_free(x->ar);
+	x->ar = NULL;
+	x->dec = NULL;
 	pfx_root_close(&x->root);
 }
 
@@ -726,11 +737,17 @@ xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
 	/* The kernel now refuses any change outside the root itself. */
 	if (result->sandbox.fs && x.root.fd >= 0)
 		pfx_root_confined(&x.root);
-	x.ar = xtr_reader_open(in, opt->formats, opt->cancel, result->message,
-	    sizeof(result->message));
+	x.ar = xtr_reader_open(in, opt->formats, opt->cancel, 0, &x.dec,
+	    result->message, sizeof(result->message));
 	if (x.ar == NULL) {
 		result->status = PFX_FATAL;
 		result->error = EINVAL;
+		/* A stop asked for while the first bytes were awaited. */
+		if (opt->cancel != NULL && *opt->cancel != 0) {
+			result->error = ECANCELED;
+			snprintf(result->message, sizeof(result->message),
+			    "interrupted");
+		}
 		free_state(&x);
 		return result->status;
 	}
@@ -742,7 +759,10 @@ xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
 			return result->status;
 		}
 	}
+	/* A run without the worker thread is only slower. */
+	(void)xtr_async_start(&x);
 	read_all(&x);
+	xtr_async_stop(&x);
 	if (!x.fatal)
 		report_unmatched(&x);
 	/* Links last, so no later entry can be written through one; none

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -83,12 +84,26 @@ const char *xtr_unselected(const struct pfx_options *opt, const char *name,
 /*
  * Make a reader for IN with the formats FORMATS (NULL: the default set)
  * and every built-in filter; open it.  A read from a pipe that a signal
- * interrupts fails when *CANCEL (if CANCEL is not NULL) is set.  On failure writes a message to
- * MSG (CAP bytes).  Return: the reader, or NULL.
+ * interrupts fails when *CANCEL (if CANCEL is not NULL) is set.  An input
+ * in gzip, zstd or xz is decoded by our own decoder thread (decode.h;
+ * DEC_FLAGS: XTR_DEC_*), which the reader owns: *DEC is set to it,
+ * borrowed until the reader is freed, or to NULL when libarchive decodes.
+ * On failure writes a message to MSG (CAP bytes).
+ * Return: the reader, or NULL.
  */
+struct xtr_decoder;
 struct archive *xtr_reader_open(const struct pfx_input *in,
-    const char *formats, const volatile sig_atomic_t *cancel, char *msg,
+    const char *formats, const volatile sig_atomic_t *cancel,
+    unsigned int dec_flags, struct xtr_decoder **dec, char *msg,
     size_t cap);
+
+/*
+ * The raw (compressed) bytes decoder D had consumed when it finished the
+ * last block that libarchive took: the ratio limit's denominator, outer
+ * compression only when it is nested (decode.c).  Call it from the thread
+ * that reads the archive.
+ */
+uint64_t xtr_decoder_raw_bytes(const struct xtr_decoder *d);
 
 /* --- the state of one extraction -------------------------------------- */
 
@@ -106,6 +121,8 @@ struct xtr {
 	struct pfx_result *res;
 	struct pfx_root root;
 	struct archive *ar;
+	struct xtr_decoder *dec;	/* AR's own decoder (its close frees
+					   it), or NULL: libarchive decodes */
 	unsigned int policy_flags;	/* PFX_POLICY_* for the core */
 	struct xtr_table files;		/* regular files made: identity */
 	struct xtr_table dirs;		/* directories made: final metadata */
@@ -116,6 +133,8 @@ struct xtr {
 	struct xtr_symlink *links;	/* symlinks to make at the end */
 	size_t nlinks, links_cap;
 	uint64_t link_entries;		/* hard and symbolic links taken on */
+	struct xtr_async *async;	/* owned: the file-finishing worker */
+	uint64_t queued_bytes;		/* written by files queued there */
 	bool fatal;
 };
 
@@ -209,6 +228,40 @@ enum pfx_status xtr_extract_atomic(const struct pfx_input *in, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result);
 
+/* --- async.c ---------------------------------------------------------- */
+
+/*
+ * Start the worker thread that finishes regular files (xtr_finish_data)
+ * while this thread reads on.  Without it (failure, or a run that must
+ * stop at once on any error) every file is finished here.
+ * Return: 0, or -errno.
+ */
+int xtr_async_start(struct xtr *x);
+
+/* Finish every queued file, report each, and stop the worker. */
+void xtr_async_stop(struct xtr *x);
+
+/*
+ * May the file at REL be handed to the worker?  Waits first for any
+ * queued file whose name is a directory on REL's way, so that REL's
+ * parents are looked up as they will be.
+ */
+bool xtr_async_ready(struct xtr *x, const char *rel);
+
+/*
+ * Write ENTRY's data at REL (xtr_write_data) and queue the file for the
+ * worker, which finishes it; its report comes later, in archive order.
+ * Return: 0, or what xtr_write_data() returned (nothing was queued).
+ */
+int xtr_async_write(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *entry, const char *rel);
+
+/*
+ * Wait for every queued file and report each, in order.  Called before
+ * anything that depends on earlier entries being finished.
+ */
+void xtr_async_drain(struct xtr *x);
+
 /* --- file.c ----------------------------------------------------------- */
 
 /* xtr_write_regular(): the archive's data could not be read (fatal). */
@@ -217,6 +270,51 @@ enum pfx_status xtr_extract_atomic(const struct pfx_input *in, int dirfd,
 #define XTR_LIMIT 2
 /* xtr_write_regular(): the caller cancelled the run (fatal). */
 #define XTR_CANCELLED 3
+
+/*
+ * The first bytes of a file, held in memory to be written by the thread
+ * that finishes it: contiguous from offset 0, LEN of CAP bytes used.
+ */
+struct xtr_stash {
+	char *buf;
+	size_t len, cap;
+};
+
+/*
+ * A regular file whose data is written under a temporary name, with what
+ * finishing it needs -- no archive, so that another thread may do it.
+ */
+struct xtr_tail {
+	struct pfx_pending pend;	/* owned until finished */
+	struct xtr_stash *stash;	/* borrowed, or NULL: data to write
+					   first, when finishing */
+	mode_t mode;			/* its final permission bits */
+	bool set_times;
+	bool fsync;
+	struct timespec ts[2];		/* atime, mtime */
+	unsigned int flags;		/* PFX_ROOT_REPLACE or _NOREPLACE */
+	struct stat st;			/* out: the new file's identity */
+};
+
+/*
+ * The first half of xtr_write_regular(): make the temporary file (and any
+ * missing parent), write ENTRY's data (or keep it in T->stash, if not
+ * NULL, as far as it fits) and owner to it, and fill *T.
+ * Return: 0 (finish *T with xtr_finish_data()), -errno, or
+ * XTR_READ_FAILED, XTR_LIMIT or XTR_CANCELLED; on failure nothing is left.
+ */
+int xtr_write_data(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *entry, const char *rel, struct xtr_tail *t);
+
+/*
+ * The second half: mode, times, --fsync, and the commit under its name
+ * beneath ROOT.  Touches nothing but ROOT and *T: safe on any thread.
+ * Return: 0 with T->st filled, or -errno (the temporary removed).
+ */
+int xtr_finish_data(const struct pfx_root *root, struct xtr_tail *t);
+
+/* AE's access and modification times, for futimens(2). */
+void xtr_entry_times(struct archive_entry *ae, struct timespec ts[2]);
 
 /*
  * Write the regular file ENTRY at REL from the archive's data, with its

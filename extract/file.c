@@ -74,7 +74,9 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
 {
 	const struct pfx_limits *lim = &x->opt->limits;
 	char nb[XTR_SHORT_MAX];
-	uint64_t total = x->res->stats.bytes + e->bytes + add;
+	/* Files still queued for the worker have their bytes written. */
+	uint64_t total = x->res->stats.bytes + x->queued_bytes + e->bytes +
+	    add;
 	int64_t in;
 
 	if (lim->max_bytes != 0 && total > lim->max_bytes) {
@@ -97,7 +99,8 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
 	 * buffer is used up (compress: 64 KiB), so the count may still be 0
 	 * past ratio_after; a bomb must not hide behind that.
 	 */
-	in = archive_filter_bytes(x->ar, -1);
+	in = x->dec != NULL ? (int64_t)xtr_decoder_raw_bytes(x->dec) :
+	    archive_filter_bytes(x->ar, -1);
 	if (in < 1)
 		in = 1;
 	/* SECURITY: a bomb is stopped within one block of crossing. */
@@ -119,12 +122,15 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
  */
 static int
 copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
-    int fd)
+    int fd, struct xtr_stash *stash)
 {
 	const void *buf;
 	size_t size;
 	la_int64_t offset, pos = 0;
 	int r;
+
+	if (stash != NULL)
+		stash->len = 0;
 
 	for (;;) {
 		r = archive_read_data_block(x->ar, &buf, &size, &offset);
@@ -140,6 +146,24 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		r = check_limits(x, e, size, (uint64_t)offset + size);
 		if (r != 0)
 			return r;
+		/* Kept for the worker while the bytes come in one piece and
+		 * fit; from the first that do not, written here. */
+		if (stash != NULL && offset == pos &&
+		    size <= stash->cap - stash->len) {
+			if (size > 0)	/* an empty block may have no buffer */
+				memcpy(stash->buf + stash->len, buf, size);
+			stash->len += size;
+			pos += (la_int64_t)size;
+			e->bytes += size;
+			continue;
+		}
+		if (stash != NULL) {
+			r = write_all(fd, stash->buf, stash->len);
+			if (r < 0)
+				return r;
+			stash->len = 0;
+			stash = NULL;
+		}
 		if (offset > pos && lseek(fd, (off_t)offset, SEEK_SET) == -1)
 			return -errno;
 		r = write_all(fd, buf, size);
@@ -277,6 +301,14 @@ xtr_apply_times(const struct xtr *x, struct archive_entry *ae, int fd)
 
 	if ((x->opt->flags & PFX_OPT_NO_MTIME) != 0)
 		return 0;
+	xtr_entry_times(ae, ts);
+	return pfx_fd_set_times(fd, ts);
+}
+
+/* see extract.h */
+void
+xtr_entry_times(struct archive_entry *ae, struct timespec ts[2])
+{
 	ts[1].tv_sec = archive_entry_mtime(ae);
 	ts[1].tv_nsec = archive_entry_mtime_nsec(ae);
 	if (archive_entry_atime_is_set(ae)) {
@@ -286,7 +318,86 @@ xtr_apply_times(const struct xtr *x, struct archive_entry *ae, int fd)
 		ts[0].tv_sec = 0;
 		ts[0].tv_nsec = UTIME_NOW;
 	}
-	return pfx_fd_set_times(fd, ts);
+}
+
+/* see extract.h */
+int
+xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+    const char *rel, struct xtr_tail *t)
+{
+	char nb[XTR_SHORT_MAX];
+	int r;
+
+	if (rel[0] == '\0')
+		return -EISDIR;	/* "." names the destination itself */
+	/*
+	 * Made with the mode it will have where the umask allows (checked
+	 * when it is finished), never with setuid, setgid or sticky bits
+	 * while it is written.  The parents are made only when missing.
+	 */
+	t->mode = xtr_safe_mode(x->opt, e->mode);
+	r = pfx_root_begin(&x->root, rel, t->mode & 0777, &t->pend);
+	if (r == -ENOENT) {
+		r = xtr_make_parents(x, rel);
+		if (r < 0)
+			return r;
+		r = pfx_root_begin(&x->root, rel, t->mode & 0777, &t->pend);
+	}
+	if (r < 0)
+		return r;
+	/* SECURITY: a stash only for a file without holes. */
+	if (t->stash != NULL && archive_entry_sparse_count(ae) > 0)
+		t->stash = NULL;
+	r = copy_data(x, ae, e, t->pend.fd, t->stash);
+	if (r == 1) {
+		xtr_fail(x, EIO, "%s: archive data cannot be read: %s",
+		    xtr_short_name(e->name, nb),
+		    archive_error_string(x->ar) != NULL ?
+		    archive_error_string(x->ar) : "truncated or corrupt");
+		r = XTR_READ_FAILED;
+	}
+	if (r == 0)
+		r = xtr_apply_owner_xattrs(x, ae, t->pend.fd);
+	if (r != 0) {
+		pfx_root_abort(&t->pend);
+		return r;
+	}
+	t->set_times = (x->opt->flags & PFX_OPT_NO_MTIME) == 0;
+	if (t->set_times)
+		xtr_entry_times(ae, t->ts);
+	t->fsync = (x->opt->flags & PFX_OPT_FSYNC) != 0;
+	t->flags = x->opt->existing == PFX_EXISTING_REPLACE ?
+	    PFX_ROOT_REPLACE : PFX_ROOT_NOREPLACE;
+	return 0;
+}
+
+/* see extract.h */
+int
+xtr_finish_data(const struct pfx_root *root, struct xtr_tail *t)
+{
+	int r = 0;
+
+	if (t->stash != NULL && t->stash->len > 0)
+		r = write_all(t->pend.fd, t->stash->buf, t->stash->len);
+	if (r == 0 && fstat(t->pend.fd, &t->st) == -1)
+		r = -errno;
+	/* After the owner (xtr_write_data): chown(2) may clear setuid and
+	 * setgid bits. */
+	if (r == 0 && (t->st.st_mode & 07777) != t->mode) {
+		r = pfx_fd_chmod(t->pend.fd, t->mode);
+		t->st.st_mode = (t->st.st_mode & ~(mode_t)07777) | t->mode;
+	}
+	if (r == 0 && t->set_times)
+		r = pfx_fd_set_times(t->pend.fd, t->ts);
+	/* Durable before it has its name: a crash then leaves the old file
+	 * or the whole new one under it, never an empty one. */
+	if (r == 0 && t->fsync && fsync(t->pend.fd) == -1)
+		r = -errno;
+	if (r < 0) {
+		pfx_root_abort(&t->pend);
+		return r;
+	}
+	return pfx_root_commit(root, &t->pend, t->flags);
 }
 
 /* see extract.h */
@@ -294,65 +405,16 @@ int
 xtr_write_regular(struct xtr *x, struct archive_entry *ae,
     struct pfx_entry *e, const char *rel, struct stat *st)
 {
-	struct pfx_pending pend;
-	char nb[XTR_SHORT_MAX];
-	unsigned int flags;
-	mode_t mode;
+	struct xtr_tail t;
 	int r;
 
-	if (rel[0] == '\0')
-		return -EISDIR;	/* "." names the destination itself */
-	/*
-	 * Made with the mode it will have where the umask allows (it is
-	 * checked below), never with setuid, setgid or sticky bits while it
-	 * is written.  The parents are made only when missing.
-	 */
-	mode = xtr_safe_mode(x->opt, e->mode);
-	r = pfx_root_begin(&x->root, rel, mode & 0777, &pend);
-	if (r == -ENOENT) {
-		r = xtr_make_parents(x, rel);
-		if (r < 0)
-			return r;
-		r = pfx_root_begin(&x->root, rel, mode & 0777, &pend);
-	}
-	if (r < 0)
+	t.stash = NULL;
+	r = xtr_write_data(x, ae, e, rel, &t);
+	if (r != 0)
 		return r;
-	r = copy_data(x, ae, e, pend.fd);
-	if (r == XTR_LIMIT || r == XTR_CANCELLED) {
-		pfx_root_abort(&pend);
-		return r;
-	}
-	if (r == 1) {
-		pfx_root_abort(&pend);
-		xtr_fail(x, EIO, "%s: archive data cannot be read: %s",
-		    xtr_short_name(e->name, nb),
-		    archive_error_string(x->ar) != NULL ?
-		    archive_error_string(x->ar) : "truncated or corrupt");
-		return XTR_READ_FAILED;
-	}
-	if (r == 0)
-		r = xtr_apply_owner_xattrs(x, ae, pend.fd);
-	if (r == 0 && fstat(pend.fd, st) == -1)
-		r = -errno;
-	/* Ownership first: chown(2) may clear setuid and setgid bits. */
-	if (r == 0 && (st->st_mode & 07777) != mode) {
-		r = pfx_fd_chmod(pend.fd, mode);
-		st->st_mode = (st->st_mode & ~(mode_t)07777) | mode;
-	}
-	if (r == 0)
-		r = xtr_apply_times(x, ae, pend.fd);
-	/* Durable before it has its name: a crash then leaves the old file
-	 * or the whole new one under it, never an empty one. */
-	if (r == 0 && (x->opt->flags & PFX_OPT_FSYNC) != 0 &&
-	    fsync(pend.fd) == -1)
-		r = -errno;
-	if (r < 0) {
-		pfx_root_abort(&pend);
-		return r;
-	}
-	flags = x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
-	    PFX_ROOT_NOREPLACE;
-	return pfx_root_commit(&x->root, &pend, flags);
+	r = xtr_finish_data(&x->root, &t);
+	*st = t.st;
+	return r;
 }
 
 /* see extract.h */
@@ -381,6 +443,13 @@ xtr_write_file(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	struct stat st;
 	int r;
 
+	/* Finished by the worker thread when nothing here depends on it. */
+	if (relink == NULL && xtr_async_ready(x, rel)) {
+		r = xtr_async_write(x, ae, e, rel);
+		if (r != 0)
+			xtr_finish_write_error(x, e, r);
+		return;
+	}
 	r = xtr_write_regular(x, ae, e, rel, &st);
 	if (r != 0) {
 		xtr_finish_write_error(x, e, r);

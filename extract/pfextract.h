@@ -175,7 +175,12 @@ struct pfx_hooks {
 	 */
 	int (*decide)(void *arg, const struct pfx_entry *entry, char *rename,
 	    size_t rename_cap);
-	/* Called once per entry with its outcome.  NULL: none. */
+	/*
+	 * Called once per entry with its outcome, in archive order, on the
+	 * calling thread; a file's report may come when later entries are
+	 * already written (a second thread finishes files).  Before each
+	 * decide() every earlier entry is finished and reported.  NULL: none.
+	 */
 	void (*report)(void *arg, const struct pfx_entry *entry);
 	void *arg;
 	/*

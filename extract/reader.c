@@ -1,6 +1,11 @@
 /*
  * reader.c -- libarchive reads; pfextract writes.
  *
+ * An input that starts as gzip, zstd or xz does (by its magic bytes, never
+ * its name) is decoded by pfextract's own decoder thread (decode.h), and
+ * libarchive reads the plain stream; every other input is libarchive's
+ * alone, as it always was.
+ *
  * SECURITY: only libarchive's built-in decoders are registered.  A filter
  * that libarchive would run as an external program (when it was built
  * without the library) is never registered, and neither is any format
@@ -11,11 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <unistd.h>
 
 #include <archive.h>
 
+#include "decode.h"
 #include "extract.h"
 
 /* The formats read when the caller names none. */
@@ -168,15 +175,50 @@ looks_like_zip(const struct pfx_input *in)
  */
 struct pipe_in {
 	int fd;
+	bool own_fd;		/* closed with the reader */
 	const volatile sig_atomic_t *cancel;
+	unsigned char head[XTR_MAGIC_LEN];	/* read before, given first */
+	size_t head_len;
 	char buf[XTR_BLOCK];
 };
 
 /*
- * libarchive's read callback: one read(2) into the block buffer.
- * Return: the bytes read (0 at the end), or -1 with the archive's error
- * set -- ECANCELED "interrupted" when a signal cut the read short and
- * the caller has cancelled; any other interruption is retried.
+ * One read(2) of FD into BUF (CAP bytes).  Return: the bytes read (0 at
+ * the end), -ECANCELED when a signal cut the read short and *CANCEL is
+ * set (any other interruption is retried), or -errno.
+ */
+static ssize_t
+read_cancellable(int fd, void *buf, size_t cap,
+    const volatile sig_atomic_t *cancel)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, cap);
+		if (n >= 0)
+			return n;
+		if (errno != EINTR)
+			return -errno;
+		if (cancel != NULL && *cancel != 0)
+			return -ECANCELED;
+	}
+}
+
+/* Set A's error for the read of FD that returned R (-errno). */
+static void
+read_error(struct archive *a, int fd, ssize_t r)
+{
+	if (r == -ECANCELED)
+		archive_set_error(a, ECANCELED, "interrupted");
+	else
+		archive_set_error(a, (int)-r, "Error reading fd %d", fd);
+}
+
+/*
+ * libarchive's read callback: the head read before, then one read(2)
+ * into the block buffer.  Return: the bytes read (0 at the end), or -1
+ * with the archive's error set -- ECANCELED "interrupted" when a signal
+ * cut the read short and the caller has cancelled.
  */
 static la_ssize_t
 pipe_read(struct archive *a, void *arg, const void **buf)
@@ -184,58 +226,220 @@ pipe_read(struct archive *a, void *arg, const void **buf)
 	struct pipe_in *p = arg;
 	ssize_t n;
 
-	*buf = p->buf;
-	for (;;) {
-		n = read(p->fd, p->buf, sizeof(p->buf));
-		if (n >= 0)
-			return n;
-		if (errno != EINTR) {
-			archive_set_error(a, errno, "Error reading fd %d",
-			    p->fd);
-			return -1;
-		}
-		if (p->cancel != NULL && *p->cancel != 0) {
-			archive_set_error(a, ECANCELED, "interrupted");
-			return -1;
-		}
+	if (p->head_len > 0) {
+		*buf = p->head;
+		n = (ssize_t)p->head_len;
+		p->head_len = 0;
+		return n;
 	}
+	*buf = p->buf;
+	n = read_cancellable(p->fd, p->buf, sizeof(p->buf), p->cancel);
+	if (n < 0) {
+		read_error(a, p->fd, n);
+		return -1;
+	}
+	return n;
 }
 
 /* libarchive's close callback: free the reader.  Return: ARCHIVE_OK. */
 static int
 pipe_close(struct archive *a, void *arg)
 {
+	struct pipe_in *p = arg;
+
 	(void)a;
-	free(arg);
+	if (p->own_fd)
+		(void)close(p->fd);
+	free(p);
 	return ARCHIVE_OK;
 }
 
-/* Open A on the pipe FD.  Return: libarchive's status. */
+/*
+ * Open A on the pipe FD (closed with the reader when OWN_FD), HEAD_LEN
+ * bytes of which were read into HEAD already.  Return: libarchive's
+ * status.
+ */
 static int
-open_pipe(struct archive *a, int fd, const volatile sig_atomic_t *cancel)
+open_pipe(struct archive *a, int fd, bool own_fd,
+    const volatile sig_atomic_t *cancel, const unsigned char *head,
+    size_t head_len)
 {
 	struct pipe_in *p;
 
 	p = malloc(sizeof(*p));
 	if (p == NULL) {
+		if (own_fd)
+			(void)close(fd);
 		archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
 		return ARCHIVE_FATAL;
 	}
 	p->fd = fd;
+	p->own_fd = own_fd;
 	p->cancel = cancel;
+	memcpy(p->head, head, head_len);
+	p->head_len = head_len;
 	/* libarchive calls pipe_close() whether or not the open works. */
 	return archive_read_open(a, p, NULL, pipe_read, pipe_close);
+}
+
+/* How to open an input once its codec is known. */
+struct opening {
+	const volatile sig_atomic_t *cancel;
+	unsigned int dec_flags;		/* XTR_DEC_* */
+	struct xtr_decoder **dec;
+};
+
+/*
+ * Open A on a stream that cannot seek (a pipe, FIFO or device), FD, owned
+ * when OWN_FD: its head is read (a signal with the cancel flag set stops
+ * the wait) to find the codec, and handed on to whichever reader follows.
+ * Return: libarchive's status.
+ */
+static int
+open_stream(struct archive *a, int fd, bool own_fd, const struct opening *o)
+{
+	unsigned char head[XTR_MAGIC_LEN];
+	struct xtr_dec_input di;
+	enum xtr_codec codec;
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < sizeof(head)) {
+		n = read_cancellable(fd, head + got, sizeof(head) - got,
+		    o->cancel);
+		if (n < 0) {
+			read_error(a, fd, n);
+			if (own_fd)
+				(void)close(fd);
+			return ARCHIVE_FATAL;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	codec = xtr_codec_detect(head, got);
+	if (codec == XTR_CODEC_NONE)
+		return open_pipe(a, fd, own_fd, o->cancel, head, got);
+	memset(&di, 0, sizeof(di));
+	di.fd = fd;
+	di.own_fd = own_fd;
+	di.head = head;
+	di.head_len = got;
+	return xtr_decode_open(a, codec, &di, o->dec_flags, o->cancel,
+	    o->dec);
+}
+
+/*
+ * The codec of the seekable FD's head, read without moving its offset.
+ * Return: the codec, or XTR_CODEC_NONE (also when it cannot be read:
+ * libarchive then reports that as it always did).
+ */
+static enum xtr_codec
+seekable_codec(int fd)
+{
+	unsigned char head[XTR_MAGIC_LEN];
+	off_t at;
+	ssize_t n;
+
+	at = lseek(fd, 0, SEEK_CUR);
+	if (at == -1)
+		return XTR_CODEC_NONE;
+	do
+		n = pread(fd, head, sizeof(head), at);
+	while (n == -1 && errno == EINTR);
+	return n > 0 ? xtr_codec_detect(head, (size_t)n) : XTR_CODEC_NONE;
+}
+
+/* Open A on the seekable FD (read from where it is, owned when OWN_FD)
+ * through our decoder for CODEC.  Return: libarchive's status. */
+static int
+open_decoded_fd(struct archive *a, int fd, bool own_fd,
+    enum xtr_codec codec, const struct opening *o)
+{
+	struct xtr_dec_input di;
+
+	memset(&di, 0, sizeof(di));
+	di.fd = fd;
+	di.own_fd = own_fd;
+	return xtr_decode_open(a, codec, &di, o->dec_flags, o->cancel,
+	    o->dec);
+}
+
+/*
+ * Open A on the file PATH.  A regular file (or block device) that is not
+ * ours to decode is handed to libarchive by name, as before; one that is
+ * keeps the descriptor opened to look at it.  Any other kind (a FIFO) is
+ * read through that one descriptor: opening a FIFO twice would lose what
+ * its writer wrote in between.  Return: libarchive's status.
+ */
+static int
+open_path(struct archive *a, const char *path, const struct opening *o)
+{
+	enum xtr_codec codec;
+	struct stat st;
+	int fd;
+
+	fd = pfx_input_open(path);
+	if (fd < 0)	/* libarchive fails as it did, with its message */
+		return archive_read_open_filename(a, path, XTR_BLOCK);
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISBLK(st.st_mode))
+		return open_stream(a, fd, true, o);
+	codec = seekable_codec(fd);
+	if (codec != XTR_CODEC_NONE)
+		return open_decoded_fd(a, fd, true, codec, o);
+	(void)close(fd);
+	return archive_read_open_filename(a, path, XTR_BLOCK);
+}
+
+/*
+ * Open A on IN (SEEKABLE: a path, a buffer or an fd that can seek),
+ * through our decoder when its head says so.
+ * Return: libarchive's status.
+ */
+static int
+open_input(struct archive *a, const struct pfx_input *in, bool seekable,
+    const struct opening *o)
+{
+	struct xtr_dec_input di;
+	enum xtr_codec codec;
+
+	if (in->path != NULL)
+		return open_path(a, in->path, o);
+	/* A buffer wins over an fd, so a zeroed struct never reads fd 0. */
+	if (in->buf != NULL) {
+		codec = xtr_codec_detect(in->buf, in->len);
+		if (codec == XTR_CODEC_NONE)
+			return archive_read_open_memory(a, in->buf, in->len);
+		memset(&di, 0, sizeof(di));
+		di.fd = -1;
+		di.buf = in->buf;
+		di.len = in->len;
+		return xtr_decode_open(a, codec, &di, o->dec_flags,
+		    o->cancel, o->dec);
+	}
+	if (in->fd < 0)
+		return ARCHIVE_FATAL;
+	if (!seekable)
+		return open_stream(a, in->fd, false, o);
+	codec = seekable_codec(in->fd);
+	if (codec != XTR_CODEC_NONE)
+		return open_decoded_fd(a, in->fd, false, codec, o);
+	return archive_read_open_fd(a, in->fd, XTR_BLOCK);
 }
 
 /* see extract.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names,
-    const volatile sig_atomic_t *cancel, char *msg, size_t cap)
+    const volatile sig_atomic_t *cancel, unsigned int dec_flags,
+    struct xtr_decoder **dec, char *msg, size_t cap)
 {
+	struct opening o = { cancel, dec_flags, dec };
 	struct archive *a;
 	bool seekable;
 	int r;
 
+	*dec = NULL;
 	/* A path is read as a file (libarchive seeks a regular file); an
 	 * fd only if it can seek. */
 	seekable = in->path != NULL || in->buf != NULL ||
@@ -249,17 +453,7 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	    enable_formats(a, names != NULL ? names : default_formats,
 	    seekable, msg, cap) < 0)
 		goto fail;
-	/* A buffer wins over an fd, so a zeroed struct never reads fd 0. */
-	if (in->path != NULL)
-		r = archive_read_open_filename(a, in->path, XTR_BLOCK);
-	else if (in->buf != NULL)
-		r = archive_read_open_memory(a, in->buf, in->len);
-	else if (in->fd >= 0 && seekable)
-		r = archive_read_open_fd(a, in->fd, XTR_BLOCK);
-	else if (in->fd >= 0)
-		r = open_pipe(a, in->fd, cancel);
-	else
-		r = ARCHIVE_FATAL;
+	r = open_input(a, in, seekable, &o);
 	if (r != ARCHIVE_OK && seekable && looks_like_zip(in)) {
 		snprintf(msg, cap, "cannot read archive: a zip archive whose "
 		    "central directory is missing or damaged (truncated?)");
@@ -276,6 +470,7 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	}
 	return a;
 fail:
+	*dec = NULL;
 	archive_read_free(a);
 	return NULL;
 }

@@ -6,12 +6,20 @@ set -eu
 
 PKGS="gcc make pkg-config libarchive-dev libcriterion-dev libzstd-dev \
 zlib1g-dev mandoc"
+PKGS="$PKGS libisal-dev liblzma-dev"	# ISA-L, liblzma: decoders, bench/floor.c
 # tests/compat.sh: the reference extractors and the archivers and
 # compressors that make its archives.
 PKGS="$PKGS libarchive-tools cpio zip 7zip binutils bzip2 xz-utils zstd \
 lz4 lzip ncompress"
 # make fuzz: clang and its libFuzzer runtime (Debian 12 names).
 PKGS="$PKGS clang libclang-rt-14-dev"
+
+# make bench (mk/deps.sh bench): the peers and the dataset builders.  A
+# node/npm already on the machine, from anywhere, is used as it is.
+if [ "${1:-}" = bench ]; then
+	PKGS="$PKGS unzip openssl tar"
+	command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
+fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "deps: not a Debian system; install the equivalents of:" \

@@ -172,7 +172,9 @@ shim_case() {
 shim_case "write EIO" write:EIO:after=8 '^pfextract: d/f[123]: .*Input/output error'
 shim_case "write EDQUOT" write:EDQUOT:after=8 '^pfextract: d/f[123]: .*Disk quota exceeded'
 shim_case "write ENOSPC" write:ENOSPC:after=8 '^pfextract: d/f[123]: .*No space left on device'
-shim_case "openat EMFILE" openat:EMFILE:match=.pfx-:after=2:times=1 '^pfextract: d/f2: .*Too many open files'
+# Twice: a file that cannot be opened for want of descriptors is tried
+# once more after the files queued for the worker thread gave theirs back.
+shim_case "openat EMFILE" openat:EMFILE:match=.pfx-:after=2:times=2 '^pfextract: d/f2: .*Too many open files'
 shim_case "fsync EIO" fsync:EIO:after=2 'Input/output error' --fsync
 
 # --- EMFILE from a low `ulimit -n`: every limit fails cleanly or works -----

@@ -1,0 +1,538 @@
+/*
+ * floor.c -- the decode-only floor for bench/run.sh: how fast the best
+ * libraries turn a compressed archive back into its tar stream, with the
+ * output thrown away.  An extractor cannot take less time than this.
+ *
+ * usage: floor [-r rounds] file ...
+ *
+ * Every FILE must have the same format, found by its magic bytes: gzip,
+ * zstd or xz.  Each library that reads that format decodes all the files,
+ * one after the other, ROUNDS times (default 1):
+ *   gzip  isal (ISA-L's igzip, isal_inflate) and zlib (inflate)
+ *   zstd  zstd (libzstd streaming)
+ *   xz    xz-mt (liblzma's multi-threaded decoder, one thread per CPU)
+ *         and xz-1 (its single-threaded one)
+ * Multi-member gzip and concatenated zstd frames and xz streams are read
+ * to the end.  Integrity checks are those of the libraries: the gzip
+ * CRC-32 and length, the zstd frame checksum when present, the xz check.
+ * The files are mapped and their pages touched before the clock starts;
+ * the output goes to one reused buffer.
+ *
+ * Output, on standard output:
+ *   format F files N in BYTES out BYTES
+ *   LIB SECONDS          one line per library: the median over the rounds
+ *   best LIB SECONDS
+ *
+ * Exit status: 0, 1 a file is corrupt or truncated or the libraries
+ * disagree on its length, 2 usage, 3 a system error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <isa-l/igzip_lib.h>
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+/* One output buffer, reused: large enough that each call does real work,
+ * small enough to stay in cache. */
+#define OUT_SIZE (1u << 20)
+
+/* The most input handed to one call: ISA-L and zlib count in 32 bits. */
+#define IN_CHUNK ((size_t)1 << 30)
+
+/* A bound on -r, so the per-round times fit on the stack. */
+#define MAX_ROUNDS 99
+
+enum format { FMT_GZIP, FMT_ZSTD, FMT_XZ, FMT_UNKNOWN };
+
+static const char *const format_names[] = { "gzip", "zstd", "xz", "?" };
+
+/* A mapped input file. */
+struct input {
+	const char *path;
+	const unsigned char *p;
+	size_t len;
+};
+
+/* A decoder: returns 0 and the decoded length, or -1 after a message. */
+typedef int (*decode_fn)(const struct input *, unsigned char *, uint64_t *);
+
+struct lib {
+	const char *name;
+	enum format fmt;
+	decode_fn decode;
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: floor [-r rounds] file ...\n");
+	exit(2);
+}
+
+/* Print "floor: WHAT: strerror(ERR)" and exit 3. */
+static void
+die(const char *what, int err)
+{
+	fprintf(stderr, "floor: %s: %s\n", what, strerror(err));
+	exit(3);
+}
+
+/* Say that library LIB failed on IN because of WHY; return -1. */
+static int
+bad(const struct input *in, const char *lib, const char *why)
+{
+	fprintf(stderr, "floor: %s: %s: %s\n", in->path, lib, why);
+	return -1;
+}
+
+/* The number of input bytes to offer from POS on, at most IN_CHUNK. */
+static size_t
+chunk(const struct input *in, const unsigned char *pos)
+{
+	size_t left = in->len - (size_t)(pos - in->p);
+
+	return left < IN_CHUNK ? left : IN_CHUNK;
+}
+
+/* True when POS starts another gzip member. */
+static int
+gzip_magic_at(const struct input *in, const unsigned char *pos)
+{
+	return chunk(in, pos) >= 2 && pos[0] == 0x1f && pos[1] == 0x8b;
+}
+
+/*
+ * One gzip member at *POS with ISA-L, header and trailer checked
+ * (ISAL_GZIP); *POS moves past it.  Return: 0, or -1 after a message.
+ */
+static int
+isal_member(const struct input *in, const unsigned char **pos,
+    unsigned char *out, uint64_t *total, struct inflate_state *st)
+{
+	int ret;
+
+	isal_inflate_reset(st);
+	st->crc_flag = ISAL_GZIP;
+	st->next_in = (uint8_t *)(uintptr_t)*pos;
+	while (st->block_state != ISAL_BLOCK_FINISH) {
+		st->avail_in = (uint32_t)chunk(in, st->next_in);
+		st->next_out = out;
+		st->avail_out = OUT_SIZE;
+		ret = isal_inflate(st);
+		if (ret != ISAL_DECOMP_OK)
+			return bad(in, "isal", ret == ISAL_INCORRECT_CHECKSUM ?
+			    "checksum mismatch" : "corrupt data");
+		*total += (uint64_t)(st->next_out - out);
+		if (st->block_state != ISAL_BLOCK_FINISH &&
+		    st->avail_in == 0 && st->avail_out == OUT_SIZE &&
+		    chunk(in, st->next_in) == 0)
+			return bad(in, "isal", "truncated");
+	}
+	*pos = st->next_in;
+	return 0;
+}
+
+/* see "decode_fn" */
+static int
+dec_isal(const struct input *in, unsigned char *out, uint64_t *total)
+{
+	static struct inflate_state st;	/* 40 KiB: not on the stack */
+	const unsigned char *pos = in->p;
+
+	isal_inflate_init(&st);
+	*total = 0;
+	do {
+		if (isal_member(in, &pos, out, total, &st) == -1)
+			return -1;
+	} while (gzip_magic_at(in, pos));
+	if (chunk(in, pos) != 0)
+		return bad(in, "isal", "trailing garbage");
+	return 0;
+}
+
+/*
+ * The rest of a zlib gzip stream from Z->next_in, member after member.
+ * Return: 0, or -1 after a message.
+ */
+static int
+zlib_members(const struct input *in, z_stream *z, unsigned char *out,
+    uint64_t *total)
+{
+	int ret;
+
+	for (;;) {
+		z->avail_in = (uInt)chunk(in, z->next_in);
+		z->next_out = out;
+		z->avail_out = OUT_SIZE;
+		ret = inflate(z, Z_NO_FLUSH);
+		*total += OUT_SIZE - z->avail_out;
+		if (ret == Z_STREAM_END) {
+			if (!gzip_magic_at(in, z->next_in))
+				break;
+			if (inflateReset(z) != Z_OK)
+				return bad(in, "zlib", "inflateReset failed");
+		} else if (ret == Z_BUF_ERROR) {
+			/* No progress with room for output: no more input. */
+			return bad(in, "zlib", "truncated");
+		} else if (ret != Z_OK) {
+			return bad(in, "zlib", z->msg != NULL ? z->msg :
+			    "corrupt data");
+		}
+	}
+	if (chunk(in, z->next_in) != 0)
+		return bad(in, "zlib", "trailing garbage");
+	return 0;
+}
+
+/* see "decode_fn" */
+static int
+dec_zlib(const struct input *in, unsigned char *out, uint64_t *total)
+{
+	z_stream z;
+	int ret;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return bad(in, "zlib", "inflateInit2 failed");
+	z.next_in = (Bytef *)(uintptr_t)in->p;
+	*total = 0;
+	ret = zlib_members(in, &z, out, total);
+	if (inflateEnd(&z) != Z_OK && ret == 0)
+		return bad(in, "zlib", "inflateEnd failed");
+	return ret;
+}
+
+/* The loop of dec_zstd.  Return: 0, or -1 after a message. */
+static int
+zstd_loop(const struct input *in, ZSTD_DCtx *dc, unsigned char *out,
+    uint64_t *total)
+{
+	ZSTD_inBuffer ib = { in->p, in->len, 0 };
+	ZSTD_outBuffer ob;
+	size_t ret = 1;
+
+	/* Stop when the input is used up and the last frame is flushed. */
+	for (;;) {
+		ob.dst = out;
+		ob.size = OUT_SIZE;
+		ob.pos = 0;
+		ret = ZSTD_decompressStream(dc, &ob, &ib);
+		if (ZSTD_isError(ret))
+			return bad(in, "zstd", ZSTD_getErrorName(ret));
+		*total += ob.pos;
+		if (ib.pos == ib.size && ob.pos < ob.size)
+			break;
+	}
+	if (ret != 0)
+		return bad(in, "zstd", "truncated");
+	return 0;
+}
+
+/* see "decode_fn" */
+static int
+dec_zstd(const struct input *in, unsigned char *out, uint64_t *total)
+{
+	ZSTD_DCtx *dc;
+	int ret;
+
+	dc = ZSTD_createDCtx();
+	if (dc == NULL)
+		return bad(in, "zstd", "ZSTD_createDCtx failed");
+	*total = 0;
+	ret = zstd_loop(in, dc, out, total);
+	ZSTD_freeDCtx(dc);
+	return ret;
+}
+
+/* The loop of both xz decoders.  Return: 0, or -1 after a message. */
+static int
+xz_loop(const struct input *in, const char *lib, lzma_stream *s,
+    unsigned char *out, uint64_t *total)
+{
+	lzma_action action = LZMA_RUN;
+	lzma_ret ret;
+
+	s->next_in = in->p;
+	s->avail_in = in->len;
+	*total = 0;
+	do {
+		if (s->avail_in == 0)
+			action = LZMA_FINISH;
+		s->next_out = out;
+		s->avail_out = OUT_SIZE;
+		ret = lzma_code(s, action);
+		*total += OUT_SIZE - s->avail_out;
+	} while (ret == LZMA_OK);
+	if (ret == LZMA_STREAM_END)
+		return 0;
+	if (ret == LZMA_DATA_ERROR || ret == LZMA_FORMAT_ERROR)
+		return bad(in, lib, "corrupt data");
+	if (ret == LZMA_BUF_ERROR)
+		return bad(in, lib, "truncated");
+	return bad(in, lib, ret == LZMA_MEMLIMIT_ERROR ? "memory limit" :
+	    "decoder error");
+}
+
+/* see "decode_fn" */
+static int
+dec_xz_mt(const struct input *in, unsigned char *out, uint64_t *total)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_mt mt;
+	int ret;
+
+	memset(&mt, 0, sizeof(mt));
+	mt.flags = LZMA_CONCATENATED;
+	mt.threads = lzma_cputhreads();
+	if (mt.threads == 0)
+		mt.threads = 1;
+	/* Generous: a quarter of the RAM before it falls back to one
+	 * thread, and no limit at which it would stop. */
+	mt.memlimit_threading = lzma_physmem() / 4;
+	mt.memlimit_stop = UINT64_MAX;
+	if (lzma_stream_decoder_mt(&s, &mt) != LZMA_OK)
+		return bad(in, "xz-mt", "lzma_stream_decoder_mt failed");
+	ret = xz_loop(in, "xz-mt", &s, out, total);
+	lzma_end(&s);
+	return ret;
+}
+
+/* see "decode_fn" */
+static int
+dec_xz_1(const struct input *in, unsigned char *out, uint64_t *total)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	int ret;
+
+	if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+		return bad(in, "xz-1", "lzma_stream_decoder failed");
+	ret = xz_loop(in, "xz-1", &s, out, total);
+	lzma_end(&s);
+	return ret;
+}
+
+static const struct lib libs[] = {
+	{ "isal", FMT_GZIP, dec_isal },
+	{ "zlib", FMT_GZIP, dec_zlib },
+	{ "zstd", FMT_ZSTD, dec_zstd },
+	{ "xz-mt", FMT_XZ, dec_xz_mt },
+	{ "xz-1", FMT_XZ, dec_xz_1 },
+};
+
+/* The format of the LEN bytes at P, by magic. */
+static enum format
+detect(const unsigned char *p, size_t len)
+{
+	static const unsigned char xz[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+	static const unsigned char zst[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+	if (len >= 2 && p[0] == 0x1f && p[1] == 0x8b)
+		return FMT_GZIP;
+	if (len >= sizeof(zst) && memcmp(p, zst, sizeof(zst)) == 0)
+		return FMT_ZSTD;
+	if (len >= sizeof(xz) && memcmp(p, xz, sizeof(xz)) == 0)
+		return FMT_XZ;
+	return FMT_UNKNOWN;
+}
+
+/* Map PATH into IN, its pages read in now; exit(3) on error. */
+static void
+map_input(const char *path, struct input *in)
+{
+	struct stat sb;
+	void *p;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd == -1)
+		die(path, errno);
+	if (fstat(fd, &sb) == -1)
+		die(path, errno);
+	if (!S_ISREG(sb.st_mode) || sb.st_size == 0) {
+		fprintf(stderr, "floor: %s: not a non-empty file\n", path);
+		exit(3);
+	}
+	p = mmap(NULL, (size_t)sb.st_size, PROT_READ,
+	    MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (p == MAP_FAILED)
+		die(path, errno);
+	if (close(fd) == -1)
+		die(path, errno);
+	in->path = path;
+	in->p = p;
+	in->len = (size_t)sb.st_size;
+}
+
+/* Seconds on the monotonic clock. */
+static double
+now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		die("clock_gettime", errno);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the N values at V (sorted in place). */
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * Decode the N inputs with LIB, ROUNDS times; *SECS is the median time of
+ * a round, *OUT the decoded bytes.  Return: 0, or -1 after a message.
+ */
+static int
+time_lib(const struct lib *lib, const struct input *in, int n, int rounds,
+    unsigned char *buf, double *secs, uint64_t *out)
+{
+	double t[MAX_ROUNDS], start;
+	uint64_t one;
+	int r, i;
+
+	for (r = 0; r < rounds; r++) {
+		*out = 0;
+		start = now();
+		for (i = 0; i < n; i++) {
+			if (lib->decode(&in[i], buf, &one) == -1)
+				return -1;
+			*out += one;
+		}
+		t[r] = now() - start;
+	}
+	*secs = median(t, rounds);
+	return 0;
+}
+
+/* Parse -r's argument; usage() unless 1..MAX_ROUNDS. */
+static int
+parse_rounds(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 1 ||
+	    v > MAX_ROUNDS)
+		usage();
+	return (int)v;
+}
+
+/* Map the N files at PATHS into IN; all must share one known format.
+ * Return: the format and *BYTES their size; exit(1) otherwise. */
+static enum format
+map_all(char **paths, int n, struct input *in, uint64_t *bytes)
+{
+	enum format fmt = FMT_UNKNOWN, f;
+	int i;
+
+	*bytes = 0;
+	for (i = 0; i < n; i++) {
+		map_input(paths[i], &in[i]);
+		f = detect(in[i].p, in[i].len);
+		if (f == FMT_UNKNOWN) {
+			fprintf(stderr, "floor: %s: not gzip, zstd or xz\n",
+			    paths[i]);
+			exit(1);
+		}
+		if (i > 0 && f != fmt) {
+			fprintf(stderr, "floor: %s: not in the format of %s\n",
+			    paths[i], paths[0]);
+			exit(1);
+		}
+		fmt = f;
+		*bytes += in[i].len;
+	}
+	return fmt;
+}
+
+/* Time every library of FMT over the N inputs and print the lines.
+ * Return: 0, or 1 when a library failed or the libraries disagree. */
+static int
+run_all(enum format fmt, const struct input *in, int n, int rounds,
+    uint64_t in_bytes, unsigned char *buf)
+{
+	const struct lib *best = NULL;
+	double secs, best_secs = 0;
+	uint64_t out, first_out = 0;
+	size_t k;
+
+	for (k = 0; k < sizeof(libs) / sizeof(libs[0]); k++) {
+		if (libs[k].fmt != fmt)
+			continue;
+		if (time_lib(&libs[k], in, n, rounds, buf, &secs, &out) == -1)
+			return 1;
+		if (best == NULL) {
+			printf("format %s files %d in %" PRIu64 " out %" PRIu64
+			       "\n", format_names[fmt], n, in_bytes, out);
+			first_out = out;
+		} else if (out != first_out) {
+			fprintf(stderr, "floor: %s and %s disagree on the "
+					"length\n", best->name, libs[k].name);
+			return 1;
+		}
+		printf("%s %.6f\n", libs[k].name, secs);
+		if (best == NULL || secs < best_secs) {
+			best_secs = secs;
+			best = &libs[k];
+		}
+	}
+	printf("best %s %.6f\n", best->name, best_secs);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct input *in;
+	unsigned char *buf;
+	uint64_t in_bytes;
+	enum format fmt;
+	int c, rounds = 1, ret;
+
+	for (;;) {
+		c = getopt(argc, argv, "r:");
+		if (c == -1)
+			break;
+		if (c != 'r')
+			usage();
+		rounds = parse_rounds(optarg);
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		usage();
+	in = calloc((size_t)argc, sizeof(*in));
+	buf = malloc(OUT_SIZE);
+	if (in == NULL || buf == NULL)
+		die("malloc", errno);
+	fmt = map_all(argv, argc, in, &in_bytes);
+	ret = run_all(fmt, in, argc, rounds, in_bytes, buf);
+	if (fflush(stdout) == EOF)
+		die("stdout", errno);
+	return ret;
+}

@@ -1,0 +1,431 @@
+/*
+ * async.c -- regular files finished by a second thread.
+ *
+ * The reading thread does everything an entry's decision or a later
+ * entry depends on: it reads the archive, judges each name, makes the
+ * parents and the temporary file, writes the data, and keeps every table.
+ * What is left of a file once its data is written -- mode, times, the
+ * commit under its name beneath the root, the closes -- touches only the
+ * root and that file, so a worker thread does it while the reader goes
+ * on (xtr_finish_data).  On two cores that is about a third of the system
+ * calls of a file off the reading thread.
+ *
+ * Order is kept as if it were one thread:
+ *  - one worker, first in first out: two files with one name are
+ *    committed in archive order, and the later one wins;
+ *  - results are taken back on the reading thread, in archive order, and
+ *    only there are the tables updated and the entry reported;
+ *  - any other kind of entry (a directory, a link, a refusal) waits for
+ *    the queue to empty first (xtr_finish_entry, write_entry), and so
+ *    does a file whose parents include the name of a queued file;
+ *  - with --strict, where the first failure must stop everything after
+ *    it, there is no worker at all.
+ * A failure the worker meets is reported as the same entry would have
+ * been, a few entries later; the files queued behind it are finished and
+ * reported too (they were complete).
+ *
+ * Bounded: XTR_ASYNC_SLOTS files at most are queued, each holding two
+ * descriptors; when one cannot be opened for want of descriptors, the
+ * queue is emptied and the open tried once more.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <archive_entry.h>
+
+#include "extract.h"
+
+/* Files queued at most: enough to keep the worker busy, few fds. */
+#define XTR_ASYNC_SLOTS 32
+
+/*
+ * An idle worker is woken once this many files wait, not for each: a
+ * wake-up is two system calls, as dear as a file's own.
+ */
+#define XTR_ASYNC_BATCH 8
+
+/* How long and how often an idle worker naps before it sleeps. */
+#define XTR_ASYNC_NAP_NS 1000000L	/* 1 ms */
+#define XTR_ASYNC_NAPS 20
+
+/* What the worker does while the queue is empty. */
+enum { IDLE_NOT, IDLE_NAP, IDLE_SLEEP };
+
+/*
+ * A file this small has its data written by the worker too, from a
+ * buffer of its slot: at most XTR_ASYNC_SLOTS of these are held.
+ */
+#define XTR_STASH_MAX (64u * 1024)
+
+struct xtr_job {
+	struct xtr_tail tail;		/* what the worker finishes */
+	struct pfx_entry e;		/* the entry, for its report */
+	char *rel;			/* into buf */
+	char *buf;			/* owned: rel, name, uname, gname */
+	size_t bufcap;
+	struct xtr_stash stash;		/* owned: a small file's data */
+	int r;				/* the worker's result */
+};
+
+struct xtr_async {
+	const struct pfx_root *root;
+	pthread_t thread;
+	/*
+	 * Jobs [head, mid) are finished, [mid, tail) queued: one producer
+	 * (the reader: tail, and head, its own) and one consumer (the
+	 * worker: mid), so the counters need no lock.  The lock and the
+	 * conditions are only for sleeping: a thread says it will sleep
+	 * (idle, waiting) and looks again under the lock; the other
+	 * publishes its counter, then looks whether to wake it.  Every
+	 * atomic here is sequentially consistent, so one of the two always
+	 * sees the other.
+	 */
+	_Atomic size_t mid, tail;
+	size_t head;
+	atomic_int idle;		/* the worker sleeps on WORK: NAP, SLEEP */
+	atomic_bool waiting;		/* the reader sleeps on DONE ... */
+	_Atomic size_t want;		/* ... until mid reaches this */
+	bool stop;			/* under mu */
+	bool taking;			/* the reader is reporting results */
+	pthread_mutex_t mu;
+	pthread_cond_t work;
+	pthread_cond_t done;
+	struct xtr_job jobs[XTR_ASYNC_SLOTS];
+};
+
+static struct xtr_job *
+slot(struct xtr_async *a, size_t i)
+{
+	return &a->jobs[i % XTR_ASYNC_SLOTS];
+}
+
+/* Wait on WORK for XTR_ASYNC_NAP_NS at most.  Return: as timedwait. */
+static int
+nap(struct xtr_async *a)
+{
+	struct timespec at;
+
+	if (clock_gettime(CLOCK_REALTIME, &at) != 0)
+		return pthread_cond_wait(&a->work, &a->mu);
+	at.tv_nsec += XTR_ASYNC_NAP_NS;
+	if (at.tv_nsec >= 1000000000L) {
+		at.tv_sec++;
+		at.tv_nsec -= 1000000000L;
+	}
+	return pthread_cond_timedwait(&a->work, &a->mu, &at);
+}
+
+/*
+ * Sleep until a file is queued after M, or the stop.  Right after work
+ * the worker only naps, looking again every XTR_ASYNC_NAP_NS, so that
+ * the reader need not wake it for each file (it does at a batch); after
+ * XTR_ASYNC_NAPS naps it sleeps, and the reader wakes it for the next
+ * file at once -- a file is never left waiting on a stalled input.
+ * Return: stop.
+ */
+static bool
+worker_sleep(struct xtr_async *a, size_t m)
+{
+	int naps = 0;
+	bool stop;
+
+	(void)pthread_mutex_lock(&a->mu);
+	while (!a->stop) {
+		atomic_store(&a->idle, naps < XTR_ASYNC_NAPS ? IDLE_NAP :
+		    IDLE_SLEEP);
+		if (atomic_load(&a->tail) != m)
+			break;
+		if (naps < XTR_ASYNC_NAPS) {
+			(void)nap(a);
+			naps++;
+		} else {
+			(void)pthread_cond_wait(&a->work, &a->mu);
+		}
+	}
+	atomic_store(&a->idle, IDLE_NOT);
+	stop = a->stop && atomic_load(&a->tail) == m;
+	(void)pthread_mutex_unlock(&a->mu);
+	return stop;
+}
+
+/* Wake the thread sleeping on C. */
+static void
+wake(struct xtr_async *a, pthread_cond_t *c)
+{
+	(void)pthread_mutex_lock(&a->mu);
+	(void)pthread_cond_signal(c);
+	(void)pthread_mutex_unlock(&a->mu);
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct xtr_async *a = arg;
+	struct xtr_job *j;
+	size_t m = 0;
+
+	for (;;) {
+		if (atomic_load(&a->tail) == m) {
+			if (worker_sleep(a, m))
+				break;
+			continue;
+		}
+		j = slot(a, m);
+		j->r = xtr_finish_data(a->root, &j->tail);
+		atomic_store(&a->mid, ++m);
+		if (atomic_load(&a->waiting) && m >= atomic_load(&a->want))
+			wake(a, &a->done);
+	}
+	return NULL;
+}
+
+/* see extract.h */
+int
+xtr_async_start(struct xtr *x)
+{
+	struct xtr_async *a;
+	sigset_t all, old;
+	int r;
+
+	if ((x->opt->flags & (PFX_OPT_STRICT | PFX_OPT_LIST)) != 0)
+		return 0;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return -ENOMEM;
+	a->root = &x->root;
+	if (pthread_mutex_init(&a->mu, NULL) != 0) {
+		free(a);
+		return -ENOMEM;
+	}
+	(void)pthread_cond_init(&a->work, NULL);
+	(void)pthread_cond_init(&a->done, NULL);
+	/* The worker takes no signal: a stop asked for by a signal must
+	 * interrupt the reader, which is the one that can wait on input. */
+	(void)sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = pthread_create(&a->thread, NULL, worker_main, a);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0) {
+		(void)pthread_cond_destroy(&a->work);
+		(void)pthread_cond_destroy(&a->done);
+		(void)pthread_mutex_destroy(&a->mu);
+		free(a);
+		return -r;
+	}
+	x->async = a;
+	return 0;
+}
+
+/* Report finished job J and release what it holds but its buffer. */
+static void
+take_result(struct xtr *x, struct xtr_job *j)
+{
+	x->queued_bytes -= j->e.bytes;
+	if (j->r != 0) {
+		xtr_finish_write_error(x, &j->e, j->r);
+		return;
+	}
+	xtr_note_file(x, j->rel, &j->tail.st);
+	xtr_forget_symlink(x, j->rel);
+	xtr_finish_entry(x, &j->e, PFX_ENTRY_EXTRACTED, "none", 0);
+}
+
+/*
+ * Report the finished jobs, after waiting, if WANT is beyond them, until
+ * the worker finished job WANT - 1 (one wake-up, however many that is).
+ */
+static void
+take_finished(struct xtr *x, size_t want)
+{
+	struct xtr_async *a = x->async;
+	size_t mid;
+
+	if (atomic_load(&a->mid) < want) {
+		(void)pthread_mutex_lock(&a->mu);
+		/* Whatever is queued is all the worker will get for now. */
+		if (atomic_load(&a->idle))
+			(void)pthread_cond_signal(&a->work);
+		atomic_store(&a->want, want);
+		atomic_store(&a->waiting, true);
+		while (atomic_load(&a->mid) < want)
+			(void)pthread_cond_wait(&a->done, &a->mu);
+		atomic_store(&a->waiting, false);
+		(void)pthread_mutex_unlock(&a->mu);
+	}
+	mid = atomic_load(&a->mid);
+	a->taking = true;
+	for (; a->head < mid; a->head++)
+		take_result(x, slot(a, a->head));
+	a->taking = false;
+}
+
+/* see extract.h */
+void
+xtr_async_drain(struct xtr *x)
+{
+	struct xtr_async *a = x->async;
+
+	if (a == NULL || a->taking)
+		return;
+	take_finished(x, atomic_load(&a->tail));
+}
+
+/* see extract.h */
+void
+xtr_async_stop(struct xtr *x)
+{
+	struct xtr_async *a = x->async;
+	size_t i;
+
+	if (a == NULL)
+		return;
+	xtr_async_drain(x);
+	(void)pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	(void)pthread_cond_signal(&a->work);
+	(void)pthread_mutex_unlock(&a->mu);
+	(void)pthread_join(a->thread, NULL);
+	for (i = 0; i < XTR_ASYNC_SLOTS; i++) {
+		free(a->jobs[i].buf);
+		free(a->jobs[i].stash.buf);
+	}
+	(void)pthread_cond_destroy(&a->work);
+	(void)pthread_cond_destroy(&a->done);
+	(void)pthread_mutex_destroy(&a->mu);
+	free(a);
+	x->async = NULL;
+}
+
+/* Is queued name Q a directory on the way to REL ("q/..." of it)? */
+static bool
+on_the_way(const char *q, const char *rel)
+{
+	size_t n = strlen(q);
+
+	return strncmp(q, rel, n) == 0 && rel[n] == '/';
+}
+
+/* see extract.h */
+bool
+xtr_async_ready(struct xtr *x, const char *rel)
+{
+	struct xtr_async *a = x->async;
+	size_t i;
+
+	if (a == NULL || a->taking)
+		return false;
+	take_finished(x, 0);
+	for (i = a->head; i < atomic_load(&a->tail); i++) {
+		if (on_the_way(slot(a, i)->rel, rel)) {
+			xtr_async_drain(x);
+			break;
+		}
+	}
+	return true;
+}
+
+/* Copy the strings J's report needs into its own buffer.  0 or -ENOMEM. */
+static int
+keep_strings(struct xtr_job *j, const char *rel)
+{
+	const char *src[4] = { rel, j->e.name, j->e.uname, j->e.gname };
+	size_t len[4], need = 0, i;
+	char *p;
+
+	for (i = 0; i < 4; i++) {
+		len[i] = src[i] != NULL ? strlen(src[i]) + 1 : 0;
+		need += len[i];
+	}
+	if (need > j->bufcap) {
+		p = realloc(j->buf, need);
+		if (p == NULL)
+			return -ENOMEM;
+		j->buf = p;
+		j->bufcap = need;
+	}
+	p = j->buf;
+	for (i = 0; i < 4; i++) {
+		if (src[i] != NULL)
+			memcpy(p, src[i], len[i]);
+		src[i] = src[i] != NULL ? p : NULL;
+		p += len[i];
+	}
+	j->rel = (char *)src[0];
+	j->e.path = src[0];
+	j->e.name = src[1];
+	j->e.uname = src[2];
+	j->e.gname = src[3];
+	return 0;
+}
+
+/*
+ * J's stash, big enough for AE's data as its header gives the size, or
+ * NULL when the file is too big (or memory short): then the data is
+ * written by the reading thread, as it comes.
+ */
+static struct xtr_stash *
+stash_for(struct xtr_job *j, struct archive_entry *ae)
+{
+	la_int64_t size = archive_entry_size(ae);
+	size_t want;
+	char *p;
+
+	if (!archive_entry_size_is_set(ae) || size <= 0 ||
+	    (uint64_t)size > XTR_STASH_MAX)
+		return NULL;
+	if ((size_t)size > j->stash.cap) {
+		/* Room to grow into: the next file is likely as big. */
+		want = (size_t)size < XTR_STASH_MAX / 4 ? (size_t)size * 2 :
+		    XTR_STASH_MAX;
+		p = realloc(j->stash.buf, want);
+		if (p == NULL)
+			return NULL;
+		j->stash.buf = p;
+		j->stash.cap = want;
+	}
+	return &j->stash;
+}
+
+/* see extract.h */
+int
+xtr_async_write(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *e, const char *rel)
+{
+	struct xtr_async *a = x->async;
+	struct xtr_job *j;
+	size_t t;
+	int idle, r;
+
+	t = atomic_load(&a->tail);
+	if (t - a->head == XTR_ASYNC_SLOTS)
+		take_finished(x, a->head + 1);
+	j = slot(a, t);
+	j->tail.stash = stash_for(j, ae);
+	r = xtr_write_data(x, ae, e, rel, &j->tail);
+	if (r == -EMFILE || r == -ENFILE) {
+		/* The queue holds descriptors: give them back, try again. */
+		xtr_async_drain(x);
+		r = xtr_write_data(x, ae, e, rel, &j->tail);
+	}
+	if (r != 0)
+		return r;
+	j->e = *e;
+	j->e.link_target = NULL;
+	r = keep_strings(j, rel);
+	if (r < 0) {
+		pfx_root_abort(&j->tail.pend);
+		return r;
+	}
+	x->queued_bytes += j->e.bytes;
+	atomic_store(&a->tail, t + 1);
+	idle = atomic_load(&a->idle);
+	if (idle == IDLE_SLEEP || (idle == IDLE_NAP &&
+	    t + 1 - atomic_load(&a->mid) >= XTR_ASYNC_BATCH))
+		wake(a, &a->work);
+	return 0;
+}

@@ -1,0 +1,635 @@
+/*
+ * decode.c -- the decoder thread, and the ring of blocks between it and
+ * libarchive's read callback (see decode.h).
+ *
+ * Two threads share one decoder.  The consumer is the thread that called
+ * pfx_extract(): it runs libarchive and the extraction, as it would
+ * without a decoder.  The decoder thread only reads
+ * the raw input and runs the codec into the ring's free blocks.  The ring
+ * is under one mutex: the decoder fills ring[first + nfull] (a free block,
+ * its own until published) and publishes it; the consumer holds
+ * ring[first] between two calls of the read callback (libarchive reads
+ * the buffer until the next call) and gives it back on the next one.
+ * When every block is full or held the decoder waits: it never runs more
+ * than XTR_DEC_BLOCKS blocks ahead.
+ *
+ * Stopping.  The caller's cancel flag is set by a signal handler, which
+ * may run on any thread and cannot signal a condition variable; the
+ * decoder thread blocks the signals (it runs none of the caller's
+ * handlers, and liblzma's threads, made by it, inherit that), so the
+ * consumer is the one that looks at the flag: while it waits for a block
+ * it wakes every XTR_DEC_TICK_MS to do so, whichever thread took the
+ * signal -- simple, and a stop costs at most one tick.  The consumer then
+ * fails the read, and libarchive's close callback stops the decoder: it
+ * sets STOP, wakes a decoder waiting for room, and writes a byte to a
+ * self-pipe that a decoder waiting for input (poll(2) on the input and
+ * the pipe) wakes on, since a read(2) on a stalled pipe would never
+ * return; then it joins the thread.  Every path (end, error, limit,
+ * cancel) ends in that close callback.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+
+#include "decode.h"
+#include "extract.h"
+
+/* The room for a decoder's error message. */
+#define DEC_MSG 256
+
+/*
+ * Steps in a row that may leave the input and the output as they were
+ * before the decoder is declared stuck (a codec bug, never the input's).
+ */
+#define DEC_MAX_IDLE_STEPS 64
+
+struct block {
+	unsigned char *data;
+	size_t len;
+	uint64_t raw_end;	/* raw bytes consumed when it was published */
+};
+
+struct xtr_decoder {
+	/* Set before the thread starts; read-only afterwards. */
+	const struct xtr_codec_ops *ops;
+	void *codec;
+	int fd;			/* the raw input, or -1 for BUF */
+	bool own_fd;
+	const unsigned char *buf;
+	size_t len;
+	unsigned char head[XTR_MAGIC_LEN];	/* read from FD already */
+	size_t head_len;
+	int wake[2];		/* self-pipe: stops a wait for input */
+	const volatile sig_atomic_t *cancel;
+
+	/* The decoder thread's own. */
+	unsigned char *inbuf;	/* XTR_DEC_INBUF bytes, for FD */
+	bool head_given;
+	uint64_t raw_used;	/* raw bytes the codec consumed */
+	char step_msg[DEC_MSG];
+
+	/* Shared, under MU. */
+	pthread_mutex_t mu;
+	pthread_cond_t ready;	/* a block was published, or DONE */
+	pthread_cond_t room;	/* a block was given back, or STOP */
+	struct block ring[XTR_DEC_BLOCKS];
+	unsigned int first;	/* the oldest block that holds data */
+	unsigned int nfull;	/* blocks holding data from FIRST on */
+	bool held;		/* the consumer holds ring[FIRST] */
+	bool done;		/* the decoder finished: at the end or not */
+	int error;		/* with DONE: 0 at the end, else an errno */
+	char msg[DEC_MSG];	/* with an ERROR: why */
+	uint64_t raw_total;	/* with DONE: raw bytes consumed at all */
+	atomic_bool stop;	/* the consumer asks the decoder to stop */
+
+	/* The consumer's own. */
+	uint64_t raw_seen;
+	pthread_t thread;
+	bool started;
+	int nsync;		/* of MU, READY, ROOM: how many were made */
+};
+
+/* see decode.h */
+enum xtr_codec
+xtr_codec_detect(const unsigned char *h, size_t len)
+{
+	static const unsigned char zstd[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	static const unsigned char xz[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+
+	/* ID1 ID2, CM 8 (deflate), FLG without reserved bits (RFC 1952). */
+	if (len >= 4 && h[0] == 0x1f && h[1] == 0x8b && h[2] == 8 &&
+	    (h[3] & 0xe0) == 0)
+		return XTR_CODEC_GZIP;
+	if (len >= 4 && memcmp(h, zstd, sizeof(zstd)) == 0)
+		return XTR_CODEC_ZSTD;
+	if (len >= 6 && memcmp(h, xz, sizeof(xz)) == 0)
+		return XTR_CODEC_XZ;
+	return XTR_CODEC_NONE;
+}
+
+/* see decode.h */
+enum xtr_step
+xtr_stream_fail(struct xtr_stream *s, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->error = error;
+	va_start(ap, fmt);
+	(void)vsnprintf(s->msg, s->msg_cap, fmt, ap);
+	va_end(ap);
+	return XTR_STEP_ERROR;
+}
+
+/* see extract.h */
+uint64_t
+xtr_decoder_raw_bytes(const struct xtr_decoder *d)
+{
+	return d->raw_seen;
+}
+
+/* --- the decoder thread --------------------------------------------------- */
+
+/* End the decoding: at the end (ERROR 0) or with ERROR and a message. */
+static void __attribute__((format(printf, 3, 4)))
+finish(struct xtr_decoder *d, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)pthread_mutex_lock(&d->mu);
+	d->error = error;
+	if (error != 0) {
+		va_start(ap, fmt);
+		(void)vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+		va_end(ap);
+	}
+	d->raw_total = d->raw_used;
+	d->done = true;
+	(void)pthread_cond_signal(&d->ready);
+	(void)pthread_mutex_unlock(&d->mu);
+}
+
+/*
+ * Wait for a free block.  Return: the block, the decoder's until it is
+ * published, or NULL when the consumer asked the decoder to stop.
+ */
+static struct block *
+take_block(struct xtr_decoder *d)
+{
+	struct block *b = NULL;
+
+	(void)pthread_mutex_lock(&d->mu);
+	while (!atomic_load(&d->stop) && d->nfull == XTR_DEC_BLOCKS)
+		(void)pthread_cond_wait(&d->room, &d->mu);
+	if (!atomic_load(&d->stop))
+		b = &d->ring[(d->first + d->nfull) % XTR_DEC_BLOCKS];
+	(void)pthread_mutex_unlock(&d->mu);
+	return b;
+}
+
+/* Hand the block being filled, of LEN bytes, to the consumer. */
+static void
+publish(struct xtr_decoder *d, size_t len)
+{
+	struct block *b;
+
+	(void)pthread_mutex_lock(&d->mu);
+	b = &d->ring[(d->first + d->nfull) % XTR_DEC_BLOCKS];
+	b->len = len;
+	b->raw_end = d->raw_used;
+	d->nfull++;
+	(void)pthread_cond_signal(&d->ready);
+	(void)pthread_mutex_unlock(&d->mu);
+}
+
+/*
+ * Wait until the input can be read or the consumer wakes us.
+ * Return: 0 (read), 1 (stop), or -errno.
+ */
+static int
+wait_input(struct xtr_decoder *d)
+{
+	struct pollfd p[2];
+
+	p[0].fd = d->fd;
+	p[0].events = POLLIN;
+	p[1].fd = d->wake[0];
+	p[1].events = POLLIN;
+	for (;;) {
+		p[0].revents = 0;
+		p[1].revents = 0;
+		if (poll(p, 2, -1) >= 0)
+			break;
+		if (errno != EINTR && errno != EAGAIN)
+			return -errno;
+	}
+	return p[1].revents != 0 ? 1 : 0;
+}
+
+/*
+ * Point S at the next raw bytes: the whole buffer, the head read before
+ * the thread started, or the next read(2).
+ * Return: 0, or -1 when the decoder must end (finished, or stopping).
+ */
+static int
+fill_input(struct xtr_decoder *d, struct xtr_stream *s)
+{
+	ssize_t n;
+	int r;
+
+	if (d->buf != NULL) {
+		s->in = d->buf;
+		s->in_len = d->len;
+		s->in_end = true;
+		return 0;
+	}
+	if (!d->head_given && d->head_len > 0) {
+		d->head_given = true;
+		s->in = d->head;
+		s->in_len = d->head_len;
+		return 0;
+	}
+	for (;;) {
+		r = wait_input(d);
+		if (r == 1)
+			return -1;
+		if (r < 0) {
+			finish(d, -r, "Error waiting for fd %d: %s", d->fd,
+			    strerror(-r));
+			return -1;
+		}
+		n = read(d->fd, d->inbuf, XTR_DEC_INBUF);
+		if (n >= 0)
+			break;
+		if (errno != EINTR && errno != EAGAIN) {
+			r = errno;
+			finish(d, r, "Error reading fd %d: %s", d->fd,
+			    strerror(r));
+			return -1;
+		}
+	}
+	s->in = d->inbuf;
+	s->in_len = (size_t)n;
+	s->in_end = n == 0;
+	return 0;
+}
+
+/*
+ * The decoder thread: fill blocks until the stream ends, fails, or the
+ * consumer stops us.  The block being filled is published only when it
+ * is full or the stream ended verified, so an error drops it.
+ */
+static void *
+decode_main(void *arg)
+{
+	struct xtr_decoder *d = arg;
+	struct xtr_stream s;
+	enum xtr_step st;
+	size_t in0, out0;
+	bool have_block = false;
+	unsigned int idle = 0;
+	struct block *b;
+
+	memset(&s, 0, sizeof(s));
+	s.msg = d->step_msg;
+	s.msg_cap = sizeof(d->step_msg);
+	for (;;) {
+		if (!have_block) {
+			b = take_block(d);
+			if (b == NULL)
+				return NULL;
+			s.out = b->data;
+			s.out_len = XTR_DEC_BLOCK;
+			have_block = true;
+		}
+		if (s.in_len == 0 && !s.in_end && fill_input(d, &s) < 0)
+			return NULL;
+		in0 = s.in_len;
+		out0 = s.out_len;
+		st = d->ops->step(d->codec, &s);
+		d->raw_used += in0 - s.in_len;
+		if (st == XTR_STEP_ERROR) {
+			finish(d, s.error, "%s", s.msg);
+			return NULL;
+		}
+		if (st == XTR_STEP_END) {
+			if (s.out_len < XTR_DEC_BLOCK)
+				publish(d, XTR_DEC_BLOCK - s.out_len);
+			finish(d, 0, NULL);
+			return NULL;
+		}
+		if (s.out_len == 0) {
+			publish(d, XTR_DEC_BLOCK);
+			have_block = false;
+		}
+		idle = in0 == s.in_len && out0 == s.out_len ? idle + 1 : 0;
+		if (idle > DEC_MAX_IDLE_STEPS) {
+			finish(d, EIO, "%s decompression failed: the decoder "
+			    "makes no progress", d->ops->name);
+			return NULL;
+		}
+		if (atomic_load(&d->stop))
+			return NULL;
+	}
+}
+
+/* --- the consumer: libarchive's callbacks --------------------------------- */
+
+/* Has the caller cancelled the run? */
+static bool
+cancelled(const struct xtr_decoder *d)
+{
+	return d->cancel != NULL && *d->cancel != 0;
+}
+
+/* Wait on READY (MU held) for at most one tick. */
+static void
+wait_ready(struct xtr_decoder *d)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) {
+		(void)pthread_cond_wait(&d->ready, &d->mu);
+		return;
+	}
+	ts.tv_nsec += XTR_DEC_TICK_MS * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	(void)pthread_cond_timedwait(&d->ready, &d->mu, &ts);
+}
+
+/*
+ * libarchive's read callback: give back the block handed out last time,
+ * and hand out the next one.  Return: its length, 0 at the verified end,
+ * or -1 with A's error set (the decoder's, or ECANCELED "interrupted").
+ */
+static la_ssize_t
+dec_read(struct archive *a, void *arg, const void **buf)
+{
+	struct xtr_decoder *d = arg;
+	struct block *b;
+
+	*buf = NULL;
+	(void)pthread_mutex_lock(&d->mu);
+	if (d->held) {
+		d->held = false;
+		d->first = (d->first + 1) % XTR_DEC_BLOCKS;
+		d->nfull--;
+		(void)pthread_cond_signal(&d->room);
+	}
+	while (d->nfull == 0 && !d->done) {
+		if (cancelled(d)) {
+			(void)pthread_mutex_unlock(&d->mu);
+			archive_set_error(a, ECANCELED, "interrupted");
+			return -1;
+		}
+		wait_ready(d);
+	}
+	if (d->nfull > 0) {
+		b = &d->ring[d->first];
+		d->held = true;
+		d->raw_seen = b->raw_end;
+		(void)pthread_mutex_unlock(&d->mu);
+		*buf = b->data;
+		return (la_ssize_t)b->len;
+	}
+	d->raw_seen = d->raw_total;
+	(void)pthread_mutex_unlock(&d->mu);
+	/* DONE is final: ERROR and MSG no longer change. */
+	if (d->error != 0) {
+		archive_set_error(a, d->error, "%s", d->msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Stop the decoder thread (if it runs), join it, and free D. */
+static void
+decoder_free(struct xtr_decoder *d)
+{
+	ssize_t n;
+	size_t i;
+	int e = errno;
+
+	if (d->started) {
+		(void)pthread_mutex_lock(&d->mu);
+		atomic_store(&d->stop, true);
+		(void)pthread_cond_signal(&d->room);
+		(void)pthread_mutex_unlock(&d->mu);
+		/* The pipe is written once and never read: it cannot be
+		 * full, and a failure leaves nothing to do. */
+		if (d->wake[1] >= 0) {
+			n = write(d->wake[1], "", 1);
+			(void)n;
+		}
+		(void)pthread_join(d->thread, NULL);
+	}
+	if (d->codec != NULL)
+		d->ops->destroy(d->codec);
+	for (i = 0; i < XTR_DEC_BLOCKS; i++)
+		free(d->ring[i].data);
+	free(d->inbuf);
+	for (i = 0; i < 2; i++) {
+		if (d->wake[i] >= 0)
+			(void)close(d->wake[i]);
+	}
+	if (d->own_fd && d->fd >= 0)
+		(void)close(d->fd);
+	if (d->nsync > 2)
+		(void)pthread_cond_destroy(&d->room);
+	if (d->nsync > 1)
+		(void)pthread_cond_destroy(&d->ready);
+	if (d->nsync > 0)
+		(void)pthread_mutex_destroy(&d->mu);
+	free(d);
+	errno = e;
+}
+
+/* libarchive's close callback: free the decoder.  Return: ARCHIVE_OK. */
+static int
+dec_close(struct archive *a, void *arg)
+{
+	(void)a;
+	decoder_free(arg);
+	return ARCHIVE_OK;
+}
+
+/* --- starting ------------------------------------------------------------- */
+
+static const struct xtr_codec_ops *
+codec_ops(enum xtr_codec codec)
+{
+	switch (codec) {
+	case XTR_CODEC_GZIP:
+		return &xtr_codec_gzip;
+	case XTR_CODEC_ZSTD:
+		return &xtr_codec_zstd;
+	case XTR_CODEC_XZ:
+		return &xtr_codec_xz;
+	case XTR_CODEC_NONE:
+		break;
+	}
+	return NULL;
+}
+
+/* Make the mutex and the condition variables.  Return: 0, or an errno. */
+static int
+make_sync(struct xtr_decoder *d)
+{
+	pthread_condattr_t ca;
+	int r;
+
+	r = pthread_mutex_init(&d->mu, NULL);
+	if (r != 0)
+		return r;
+	d->nsync = 1;
+	r = pthread_condattr_init(&ca);
+	if (r != 0)
+		return r;
+	/* The ticks of wait_ready() must not jump with the wall clock. */
+	r = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (r == 0)
+		r = pthread_cond_init(&d->ready, &ca);
+	(void)pthread_condattr_destroy(&ca);
+	if (r != 0)
+		return r;
+	d->nsync = 2;
+	r = pthread_cond_init(&d->room, NULL);
+	if (r != 0)
+		return r;
+	d->nsync = 3;
+	return 0;
+}
+
+/*
+ * The self-pipe, both ends close-on-exec.  (pipe2() is not POSIX here; a
+ * fork by another thread in between would only copy a pipe that nothing
+ * writes.)  Return: 0, or an errno.
+ */
+static int
+make_wake_pipe(struct xtr_decoder *d)
+{
+	int i;
+
+	if (pipe(d->wake) != 0) {
+		d->wake[0] = d->wake[1] = -1;
+		return errno;
+	}
+	for (i = 0; i < 2; i++) {
+		if (fcntl(d->wake[i], F_SETFD, FD_CLOEXEC) == -1)
+			return errno;
+	}
+	return 0;
+}
+
+/*
+ * Start the thread with every signal blocked but those a fault raises on
+ * the faulting thread itself (a crash stays a crash, reported as such).
+ * Return: 0, or an errno.
+ */
+static int
+start_thread(struct xtr_decoder *d)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+		SIGTRAP, SIGSYS, SIGABRT };
+	sigset_t all, old;
+	size_t i;
+	int r;
+
+	if (sigfillset(&all) != 0)
+		return EINVAL;
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		(void)sigdelset(&all, faults[i]);
+	r = pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (r != 0)
+		return r;
+	r = pthread_create(&d->thread, NULL, decode_main, d);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r != 0)
+		return r;
+	d->started = true;
+	return 0;
+}
+
+/*
+ * Make a decoder for IN and start its thread.  Return: 0 with *OUT set,
+ * or an errno with a message in MSG (CAP bytes); an owned descriptor is
+ * then closed.
+ */
+static int
+decoder_new(enum xtr_codec codec, const struct xtr_dec_input *in,
+    unsigned int flags, const volatile sig_atomic_t *cancel,
+    struct xtr_decoder **out, char *msg, size_t cap)
+{
+	struct xtr_decoder *d;
+	size_t i;
+	int r = ENOMEM;
+
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (d == NULL) {
+		if (in->own_fd)
+			(void)close(in->fd);
+		(void)snprintf(msg, cap, "%s", strerror(ENOMEM));
+		return ENOMEM;
+	}
+	d->fd = in->fd;
+	d->own_fd = in->own_fd;
+	d->buf = in->buf;
+	d->len = in->len;
+	d->wake[0] = d->wake[1] = -1;
+	d->cancel = cancel;
+	atomic_init(&d->stop, false);
+	d->head_len = in->head_len < XTR_MAGIC_LEN ? in->head_len :
+	    XTR_MAGIC_LEN;
+	if (d->head_len > 0)
+		memcpy(d->head, in->head, d->head_len);
+	d->ops = codec_ops(codec);
+	if (d->ops == NULL) {
+		r = EINVAL;
+		(void)snprintf(msg, cap, "no decoder for codec %d", codec);
+		goto fail;
+	}
+	d->codec = d->ops->create(flags, msg, cap);
+	if (d->codec == NULL)
+		goto fail;
+	for (i = 0; i < XTR_DEC_BLOCKS; i++) {
+		d->ring[i].data = malloc(XTR_DEC_BLOCK);
+		if (d->ring[i].data == NULL)
+			goto fail_msg;
+	}
+	if (d->buf == NULL) {
+		d->inbuf = malloc(XTR_DEC_INBUF);
+		if (d->inbuf == NULL)
+			goto fail_msg;
+		r = make_wake_pipe(d);
+		if (r != 0)
+			goto fail_msg;
+	}
+	r = make_sync(d);
+	if (r == 0)
+		r = start_thread(d);
+	if (r != 0)
+		goto fail_msg;
+	*out = d;
+	return 0;
+fail_msg:
+	(void)snprintf(msg, cap, "cannot start the %s decoder: %s",
+	    d->ops->name, strerror(r));
+fail:
+	decoder_free(d);
+	return r;
+}
+
+/* see decode.h */
+int
+xtr_decode_open(struct archive *a, enum xtr_codec codec,
+    const struct xtr_dec_input *in, unsigned int flags,
+    const volatile sig_atomic_t *cancel, struct xtr_decoder **dec)
+{
+	struct xtr_decoder *d;
+	char msg[DEC_MSG];
+	int r;
+
+	*dec = NULL;
+	r = decoder_new(codec, in, flags, cancel, &d, msg, sizeof(msg));
+	if (r != 0) {
+		archive_set_error(a, r, "%s", msg);
+		return ARCHIVE_FATAL;
+	}
+	*dec = d;
+	/* libarchive calls dec_close() whether or not the open works. */
+	return archive_read_open(a, d, NULL, dec_read, dec_close);
+}

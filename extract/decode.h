@@ -1,0 +1,189 @@
+/*
+ * decode.h -- pfextract's own decompression: gzip, zstd and xz are
+ * decoded here, on a thread of their own, and libarchive is handed the
+ * plain stream; every other filter stays libarchive's (reader.c).
+ *
+ * decode.c detects the codec by the input's magic bytes (never by a
+ * name), runs the decoder thread and the bounded ring of blocks between
+ * it and libarchive's read callback.  The codecs are decode_gzip.c
+ * (ISA-L's igzip, or zlib's inflate where ISA-L is missing or a test asks
+ * for it), decode_zstd.c (libzstd) and decode_xz.c (liblzma's threaded
+ * decoder).  Every check the formats carry is verified: gzip's CRC-32 and
+ * length of each member, zstd's frame checksums, xz's block checks.
+ *
+ * SECURITY: the decoder runs at most XTR_DEC_BLOCKS blocks ahead of the
+ * consumer, so a bomb costs that much memory at most and the ratio limit
+ * (file.c) still stops it within a block; the ratio is then counted on
+ * the raw bytes the codec consumed (xtr_decoder_raw_bytes(), extract.h).
+ * A block is handed over only when full or at the verified end of the
+ * stream: data the decoder read before an error, in the block that was
+ * filling, never reaches an extracted file.
+ */
+#ifndef XTR_DECODE_H
+#define XTR_DECODE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct archive;
+struct xtr_decoder;
+
+/* The codecs decoded here; XTR_CODEC_NONE: libarchive decodes. */
+enum xtr_codec {
+	XTR_CODEC_NONE = 0,
+	XTR_CODEC_GZIP,
+	XTR_CODEC_ZSTD,
+	XTR_CODEC_XZ
+};
+
+/* The bytes of the input's head that xtr_codec_detect() needs at most. */
+#define XTR_MAGIC_LEN 6
+
+/*
+ * Blocks in the ring between the decoder and libarchive, and their size:
+ * with 1 MiB blocks libarchive reads most entries' data in place, and
+ * four keep the decoder busy while a large file is written, for 4 MiB.
+ */
+#define XTR_DEC_BLOCKS 4
+#define XTR_DEC_BLOCK (1024 * 1024)
+
+/*
+ * Raw bytes read from a descriptor at a time: 64 KiB, as libarchive
+ * reads.  256 KiB measured slower (the bytes read leave the cache before
+ * the codec gets to them); so did rings of 8 blocks of 256 KiB or 4 of
+ * 512 KiB, by less, for 2 MiB of RSS less.
+ */
+#define XTR_DEC_INBUF (64 * 1024)
+
+/*
+ * zstd: the largest window a frame may ask for, as a power of two.  27
+ * (128 MiB) is libzstd's own default limit, which libarchive kept; a
+ * frame asking for more is refused before anything is allocated.
+ */
+#define XTR_ZSTD_WINDOW_LOG_MAX 27
+
+/*
+ * xz: the memory the threaded decoder may use before it takes fewer
+ * threads.  A thread needs its block's dictionary and its compressed and
+ * uncompressed data: about 10 MiB for xz -T -2's blocks, so two or more
+ * threads decode those, but 35 MiB for -6's (24 MiB blocks), which are
+ * then decoded on the decoder thread alone, in the dictionary's 8 MiB.
+ * So the peak RSS stays well under 64 MiB whatever the archive, and a
+ * multi-block xz of the lighter presets still decodes in parallel.
+ */
+#define XTR_XZ_MEM_THREADING (24u * 1024 * 1024)
+
+/*
+ * xz: the memory a stream may need at all (its dictionary, mostly):
+ * four times the dictionary of xz's largest preset (-9: 64 MiB).  A
+ * hostile header asking for more is refused with a message saying so.
+ */
+#define XTR_XZ_MEM_STOP (256u * 1024 * 1024)
+
+/* xz: threads at most, online CPUs permitting. */
+#define XTR_XZ_MAX_THREADS 4
+
+/* xtr_decode_open() flags: gzip with zlib, even where ISA-L is built in
+ * (the fallback's tests). */
+#define XTR_DEC_ZLIB 0x1u
+
+/*
+ * ISA-L's igzip inflates gzip when its header is there at build time (the
+ * Makefile links -lisal on the same test); zlib's inflate otherwise.
+ */
+#if defined(__has_include)
+#if __has_include(<isa-l/igzip_lib.h>)
+#define XTR_HAVE_ISAL 1
+#endif
+#endif
+
+/*
+ * Which codec of ours do the first LEN bytes of an input (HEAD) start?
+ * Gzip needs 4 bytes (method deflate, no reserved flag: anything else is
+ * left to libarchive, which refuses it as before), zstd 4 (a frame's
+ * magic; a stream that opens with a skippable frame is libarchive's), xz
+ * 6.  Return: the codec, or XTR_CODEC_NONE.
+ */
+enum xtr_codec xtr_codec_detect(const unsigned char *head, size_t len);
+
+/* The raw input of a decoder: exactly one of FD and BUF. */
+struct xtr_dec_input {
+	int fd;			/* read from where it is, or -1 */
+	bool own_fd;		/* closed with the decoder */
+	const void *buf;	/* or LEN bytes in memory (borrowed) */
+	size_t len;
+	const unsigned char *head;	/* HEAD_LEN bytes already read from
+					   FD (a pipe), decoded first */
+	size_t head_len;
+};
+
+/*
+ * Start decoding IN with CODEC on a thread of its own, and open A on the
+ * plain stream with archive_read_open().  FLAGS: XTR_DEC_*.  While the
+ * ring is empty the read callback checks *CANCEL (if not NULL) every
+ * XTR_DEC_TICK_MS and fails with ECANCELED "interrupted" once it is set.
+ * A owns the decoder from here on, whether or not the open works: its
+ * close callback stops the thread, joins it and frees everything (the
+ * descriptor too when IN->own_fd).  *DEC is set to the decoder, borrowed,
+ * valid until A is freed (NULL when nothing could be started).
+ * Return: libarchive's status of the open (ARCHIVE_OK, or ARCHIVE_FATAL
+ * with A's error set).
+ */
+int xtr_decode_open(struct archive *a, enum xtr_codec codec,
+    const struct xtr_dec_input *in, unsigned int flags,
+    const volatile sig_atomic_t *cancel, struct xtr_decoder **dec);
+
+/* How often a read waiting for the decoder looks at the cancel flag. */
+#define XTR_DEC_TICK_MS 50
+
+/* xtr_decoder_raw_bytes(): see extract.h. */
+
+/* --- the codecs' side --------------------------------------------------- */
+
+/*
+ * One step's buffers, as zlib's: the codec consumes from IN and writes to
+ * OUT, moving both.  IN_END: no byte follows IN[IN_LEN - 1].  On an error
+ * the codec sets ERROR (an errno: EILSEQ for corrupt data, EIO for a
+ * truncated stream, ENOMEM) and a message in MSG (MSG_CAP bytes).
+ */
+struct xtr_stream {
+	const unsigned char *in;
+	size_t in_len;
+	bool in_end;
+	unsigned char *out;
+	size_t out_len;
+	int error;
+	char *msg;
+	size_t msg_cap;
+};
+
+enum xtr_step {
+	XTR_STEP_MORE,		/* needs input (IN_LEN 0) or room
+				   (OUT_LEN 0) */
+	XTR_STEP_END,		/* the stream ended and was verified */
+	XTR_STEP_ERROR		/* ERROR and MSG say why */
+};
+
+struct xtr_codec_ops {
+	const char *name;
+	/*
+	 * Make a codec's state for FLAGS (XTR_DEC_*).  Return: the state,
+	 * or NULL with a message in MSG (CAP bytes).
+	 */
+	void *(*create)(unsigned int flags, char *msg, size_t cap);
+	/* Decode what S allows.  Return: what stopped it. */
+	enum xtr_step (*step)(void *state, struct xtr_stream *s);
+	void (*destroy)(void *state);
+};
+
+extern const struct xtr_codec_ops xtr_codec_gzip;
+extern const struct xtr_codec_ops xtr_codec_zstd;
+extern const struct xtr_codec_ops xtr_codec_xz;
+
+/* Fail S with ERROR and a printf-style message.  Return: XTR_STEP_ERROR. */
+enum xtr_step xtr_stream_fail(struct xtr_stream *s, int error,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif /* XTR_DECODE_H */

@@ -1,0 +1,1228 @@
+/*
+ * test_decode.c -- pfextract's own decompression (extract/decode*.c):
+ * gzip (ISA-L, and the zlib fallback forced with XTR_DEC_ZLIB), zstd and
+ * xz, single and multiple members, frames, streams and blocks, from a
+ * buffer, a seekable descriptor, a path and a pipe; every check each
+ * format carries (gzip's CRC-32 and ISIZE, zstd's checksum, xz's block
+ * check) failing as a read error that leaves no file under its final
+ * name; truncation, trailing bytes, the memory bounds against hostile
+ * headers, the ratio limit counted on the raw bytes (nested compression
+ * too), a cancel that stops a decoder waiting on a stalled pipe, and no
+ * thread or descriptor left behind.
+ *
+ * Each case runs in a fresh directory:
+ *
+ *	$TMPDIR/pfx-decode.XXXXXX/
+ *	|-- dest/		the destination
+ *	`-- in.bin		the archive, when read from a file
+ *
+ * The archive is one tar, made in memory: d/, d/small, d/text (200 KiB
+ * of text), d/noise (2.5 MiB of noise, so that the plain stream spans
+ * three of the decoder's 1 MiB blocks and d/noise ends in the third) and
+ * last.  Compressed, it is checked byte for byte after extraction.
+ */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <criterion/criterion.h>
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "decode.h"
+#include "extract.h"
+#include "fixture.h"
+
+#define KiB 1024u
+#define MiB (1024u * 1024u)
+#define TEXT_LEN (200 * KiB)
+#define NOISE_LEN (2 * MiB + 512 * KiB)
+
+/* A growable byte buffer. */
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+/* The files of the test tar, in its order. */
+struct file {
+	const char *name;
+	unsigned char *data;
+	size_t len;
+};
+
+struct fx {
+	char top[PATH_MAX / 2];
+	int topfd;
+	int destfd;
+	int nfds;
+	int nthreads;
+	struct file files[3 + 1];
+	size_t nfiles;
+	struct buf tar;
+	struct pfx_options opt;
+	struct pfx_result res;
+};
+
+static struct fx the_fx;
+
+/* --- buffers and the tar -------------------------------------------------- */
+
+static void
+buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		cr_assert(b->p != NULL, "realloc");
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void
+buf_free(struct buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* N bytes of noise from SEED (xorshift32). */
+static unsigned char *
+noise(size_t n, uint32_t seed)
+{
+	unsigned char *p = malloc(n);
+	size_t i;
+
+	cr_assert(p != NULL, "malloc");
+	for (i = 0; i < n; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		p[i] = (unsigned char)seed;
+	}
+	return p;
+}
+
+/* N bytes of text. */
+static unsigned char *
+text(size_t n)
+{
+	static const char words[] = "the quick brown fox jumps over a lazy "
+	    "dog 0123456789\n";
+	unsigned char *p = malloc(n);
+	size_t i;
+
+	cr_assert(p != NULL, "malloc");
+	for (i = 0; i < n; i++)
+		p[i] = (unsigned char)words[(i * 7 + i / 51) %
+		    (sizeof(words) - 1)];
+	return p;
+}
+
+static la_ssize_t
+tar_write(struct archive *a, void *arg, const void *p, size_t n)
+{
+	(void)a;
+	buf_add(arg, p, n);
+	return (la_ssize_t)n;
+}
+
+static void
+tar_entry(struct archive *a, const char *name, mode_t type,
+    const unsigned char *data, size_t len)
+{
+	struct archive_entry *e = archive_entry_new();
+
+	cr_assert(e != NULL);
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, type);
+	archive_entry_set_perm(e, type == AE_IFDIR ? 0755 : 0644);
+	archive_entry_set_size(e, (la_int64_t)len);
+	archive_entry_set_mtime(e, 1700000000, 0);
+	cr_assert(archive_write_header(a, e) == ARCHIVE_OK, "header %s: %s",
+	    name, archive_error_string(a));
+	if (len > 0)
+		cr_assert(archive_write_data(a, data, len) == (la_ssize_t)len,
+		    "data %s: %s", name, archive_error_string(a));
+	archive_entry_free(e);
+}
+
+/* Write the tar of FILES (after a directory d/) into OUT. */
+static void
+make_tar(struct buf *out, const struct file *files, size_t n)
+{
+	struct archive *a = archive_write_new();
+	size_t i;
+
+	cr_assert(a != NULL);
+	cr_assert(archive_write_set_format_pax_restricted(a) == ARCHIVE_OK);
+	cr_assert(archive_write_open(a, out, NULL, tar_write, NULL) ==
+	    ARCHIVE_OK, "open: %s", archive_error_string(a));
+	tar_entry(a, "d", AE_IFDIR, NULL, 0);
+	for (i = 0; i < n; i++)
+		tar_entry(a, files[i].name, AE_IFREG, files[i].data,
+		    files[i].len);
+	cr_assert(archive_write_close(a) == ARCHIVE_OK);
+	archive_write_free(a);
+}
+
+/* --- compressors ---------------------------------------------------------- */
+
+/*
+ * gzip of IN in NPARTS members; with FIELDS, each header carries FEXTRA,
+ * FNAME, FCOMMENT and FHCRC.
+ */
+static void
+gzip_members(struct buf *out, const struct buf *in, size_t nparts,
+    bool fields)
+{
+	static unsigned char extra[] = "AP\004\000abcd";
+	static unsigned char name[] = "a name.tar";
+	static unsigned char comment[] = "a comment";
+	unsigned char chunk[64 * KiB];
+	size_t part, at = 0, n;
+	gz_header hd;
+	z_stream z;
+	int r;
+
+	for (part = 0; part < nparts; part++) {
+		n = part + 1 == nparts ? in->len - at : in->len / nparts;
+		memset(&z, 0, sizeof(z));
+		cr_assert(deflateInit2(&z, 6, Z_DEFLATED, 31, 8,
+		    Z_DEFAULT_STRATEGY) == Z_OK);
+		if (fields) {
+			memset(&hd, 0, sizeof(hd));
+			hd.extra = extra;
+			hd.extra_len = sizeof(extra) - 1;
+			hd.name = name;
+			hd.comment = comment;
+			hd.hcrc = 1;
+			cr_assert(deflateSetHeader(&z, &hd) == Z_OK);
+		}
+		z.next_in = in->p + at;
+		z.avail_in = (uInt)n;
+		do {
+			z.next_out = chunk;
+			z.avail_out = sizeof(chunk);
+			r = deflate(&z, Z_FINISH);
+			cr_assert(r == Z_OK || r == Z_STREAM_END);
+			buf_add(out, chunk, sizeof(chunk) - z.avail_out);
+		} while (r != Z_STREAM_END);
+		(void)deflateEnd(&z);
+		at += n;
+	}
+}
+
+/*
+ * zstd of IN in NPARTS frames, each with a checksum when CHECKSUM, a
+ * skippable frame between two when SKIPPABLE.
+ */
+static void
+zstd_frames(struct buf *out, const struct buf *in, size_t nparts,
+    bool checksum, bool skippable)
+{
+	static const unsigned char skip[] = { 0x50, 0x2a, 0x4d, 0x18, 5, 0,
+		0, 0, 's', 'k', 'i', 'p', '!' };
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	size_t part, at = 0, n, bound, r;
+	unsigned char *tmp;
+
+	cr_assert(c != NULL);
+	cr_assert(!ZSTD_isError(ZSTD_CCtx_setParameter(c,
+	    ZSTD_c_checksumFlag, checksum ? 1 : 0)));
+	for (part = 0; part < nparts; part++) {
+		n = part + 1 == nparts ? in->len - at : in->len / nparts;
+		bound = ZSTD_compressBound(n);
+		tmp = malloc(bound);
+		cr_assert(tmp != NULL);
+		r = ZSTD_compress2(c, tmp, bound, in->p + at, n);
+		cr_assert(!ZSTD_isError(r), "%s", ZSTD_getErrorName(r));
+		if (part > 0 && skippable)
+			buf_add(out, skip, sizeof(skip));
+		buf_add(out, tmp, r);
+		free(tmp);
+		at += n;
+	}
+	ZSTD_freeCCtx(c);
+}
+
+/*
+ * An xz stream of IN: one block, or blocks of BLOCK bytes that carry
+ * their sizes (xz -T's layout, which the threaded decoder splits), with
+ * the check CHECK.
+ */
+static void
+xz_stream(struct buf *out, const unsigned char *in, size_t len,
+    size_t block, lzma_check check)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	unsigned char chunk[64 * KiB];
+	lzma_mt mt;
+	lzma_ret r;
+
+	if (block == 0) {
+		cr_assert(lzma_easy_encoder(&s, 1, check) == LZMA_OK);
+	} else {
+		memset(&mt, 0, sizeof(mt));
+		mt.threads = 2;
+		mt.block_size = block;
+		mt.preset = 1;
+		mt.check = check;
+		cr_assert(lzma_stream_encoder_mt(&s, &mt) == LZMA_OK);
+	}
+	s.next_in = in;
+	s.avail_in = len;
+	do {
+		s.next_out = chunk;
+		s.avail_out = sizeof(chunk);
+		r = lzma_code(&s, LZMA_FINISH);
+		cr_assert(r == LZMA_OK || r == LZMA_STREAM_END, "lzma %d", r);
+		buf_add(out, chunk, sizeof(chunk) - s.avail_out);
+	} while (r != LZMA_STREAM_END);
+	lzma_end(&s);
+}
+
+/* --- the fixture ---------------------------------------------------------- */
+
+/* Threads of this process (Linux's /proc), or -1 when unknown. */
+static int
+count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	(void)closedir(d);
+	return n;
+}
+
+static void
+fx_init(void)
+{
+	struct fx *fx = &the_fx;
+	const char *tmp = getenv("TMPDIR");
+	int r;
+
+	memset(fx, 0, sizeof(*fx));
+	r = snprintf(fx->top, sizeof(fx->top), "%s/pfx-decode.XXXXXX",
+	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
+	cr_assert(r > 0 && (size_t)r < sizeof(fx->top));
+	cr_assert(mkdtemp(fx->top) != NULL, "mkdtemp: %s", strerror(errno));
+	fx->topfd = open(fx->top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(fx->topfd >= 0);
+	cr_assert(mkdirat(fx->topfd, "dest", 0755) == 0);
+	fx->destfd = openat(fx->topfd, "dest", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC);
+	cr_assert(fx->destfd >= 0);
+	fx->files[0] = (struct file){ "d/small", text(6), 6 };
+	fx->files[1] = (struct file){ "d/text", text(TEXT_LEN), TEXT_LEN };
+	fx->files[2] = (struct file){ "d/noise", noise(NOISE_LEN, 2463534242u),
+	    NOISE_LEN };
+	fx->files[3] = (struct file){ "last", text(5), 5 };
+	fx->nfiles = 4;
+	make_tar(&fx->tar, fx->files, fx->nfiles);
+	cr_assert(fx->tar.len > 2 * XTR_DEC_BLOCK + 64 * KiB &&
+	    fx->tar.len < 3 * XTR_DEC_BLOCK, "the tar must span three "
+	    "decoder blocks (%zu bytes)", fx->tar.len);
+	pfx_options_init(&fx->opt);
+	fx->nfds = tfx_count_fds();
+	fx->nthreads = count_threads();
+}
+
+/* What every case must keep: no descriptor and no thread left. */
+static void
+fx_fini(void)
+{
+	struct fx *fx = &the_fx;
+	size_t i;
+
+	cr_expect(tfx_count_fds() == fx->nfds, "descriptors leaked: %d "
+	    "before, %d after", fx->nfds, tfx_count_fds());
+	cr_expect(count_threads() == fx->nthreads, "threads left: %d "
+	    "before, %d after", fx->nthreads, count_threads());
+	for (i = 0; i < fx->nfiles; i++)
+		free(fx->files[i].data);
+	buf_free(&fx->tar);
+	(void)close(fx->destfd);
+	(void)close(fx->topfd);
+	(void)tfx_rm_tree(fx->top);
+}
+
+TestSuite(decode, .init = fx_init, .fini = fx_fini, .timeout = 120);
+
+/* Empty dest/. */
+static void
+clear_dest(struct fx *fx)
+{
+	char path[PATH_MAX];
+
+	(void)close(fx->destfd);
+	(void)snprintf(path, sizeof(path), "%s/dest", fx->top);
+	cr_assert(tfx_rm_tree(path) == 0, "cannot remove dest/");
+	cr_assert(mkdirat(fx->topfd, "dest", 0755) == 0);
+	fx->destfd = openat(fx->topfd, "dest", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC);
+	cr_assert(fx->destfd >= 0);
+}
+
+/* Does dest/NAME hold exactly LEN bytes of DATA? */
+static bool
+holds(struct fx *fx, const char *name, const unsigned char *data,
+    size_t len)
+{
+	unsigned char *got = malloc(len + 1);
+	size_t have = 0;
+	ssize_t n;
+	bool same;
+	int fd;
+
+	cr_assert(got != NULL);
+	fd = openat(fx->destfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		free(got);
+		return false;
+	}
+	while ((n = read(fd, got + have, len + 1 - have)) > 0)
+		have += (size_t)n;
+	(void)close(fd);
+	same = have == len && memcmp(got, data, len) == 0;
+	free(got);
+	return same;
+}
+
+static bool
+exists(struct fx *fx, const char *name)
+{
+	struct stat st;
+
+	return fstatat(fx->destfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* No temporary of a file being written is left in dest/ or dest/d/. */
+static void
+expect_no_temporaries(struct fx *fx, const char *what)
+{
+	static const char *const dirs[] = { ".", "d" };
+	char **names;
+	ssize_t n, i;
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		if (!exists(fx, dirs[k]))
+			continue;
+		n = tfx_read_names(fx->destfd, dirs[k], &names);
+		for (i = 0; i < n; i++) {
+			cr_expect(strncmp(names[i], ".pfx-", 5) != 0,
+			    "%s: temporary %s/%s left", what, dirs[k],
+			    names[i]);
+			free(names[i]);
+		}
+		free(names);
+	}
+}
+
+/* dest/ holds the whole tree, byte for byte. */
+static void
+expect_tree(struct fx *fx, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < fx->nfiles; i++)
+		cr_expect(holds(fx, fx->files[i].name, fx->files[i].data,
+		    fx->files[i].len), "%s: %s missing or not whole", what,
+		    fx->files[i].name);
+	expect_no_temporaries(fx, what);
+}
+
+/*
+ * dest/ after a read error in the third decoder block: the files whose
+ * data ended in the first two are whole, d/noise (whose end was in the
+ * third) and last are not there at all.
+ */
+static void
+expect_cut_in_third_block(struct fx *fx, const char *what)
+{
+	cr_expect(holds(fx, "d/small", fx->files[0].data, fx->files[0].len),
+	    "%s: d/small", what);
+	cr_expect(holds(fx, "d/text", fx->files[1].data, fx->files[1].len),
+	    "%s: d/text", what);
+	cr_expect(!exists(fx, "d/noise"), "%s: d/noise, whose data failed, "
+	    "has its final name", what);
+	cr_expect(!exists(fx, "last"), "%s: last exists", what);
+	expect_no_temporaries(fx, what);
+}
+
+/* --- feeding an archive to pfx_extract() ---------------------------------- */
+
+enum feed { FEED_BUF, FEED_FD, FEED_PATH, FEED_PIPE };
+
+static const char *const feed_names[] = { "buffer", "fd", "path", "pipe" };
+
+struct writer {
+	int fd;
+	const unsigned char *p;
+	size_t len;
+};
+
+/* A thread that writes a whole buffer into a pipe and closes it. */
+static void *
+write_pipe(void *arg)
+{
+	struct writer *w = arg;
+	sigset_t pipe_sig;
+	size_t at = 0;
+	ssize_t n;
+
+	/* The reader may stop early: EPIPE, not a signal. */
+	(void)sigemptyset(&pipe_sig);
+	(void)sigaddset(&pipe_sig, SIGPIPE);
+	(void)pthread_sigmask(SIG_BLOCK, &pipe_sig, NULL);
+	while (at < w->len) {
+		n = write(w->fd, w->p + at, w->len - at);
+		if (n <= 0)
+			break;
+		at += (size_t)n;
+	}
+	(void)close(w->fd);
+	return NULL;
+}
+
+/* Save A as in.bin in the fixture.  Return: its path (static). */
+static const char *
+save(struct fx *fx, const struct buf *a)
+{
+	static char path[PATH_MAX];
+	int fd;
+
+	fd = openat(fx->topfd, "in.bin", O_WRONLY | O_CREAT | O_TRUNC |
+	    O_CLOEXEC, 0644);
+	cr_assert(fd >= 0);
+	cr_assert(write(fd, a->p, a->len) == (ssize_t)a->len);
+	(void)close(fd);
+	(void)snprintf(path, sizeof(path), "%s/in.bin", fx->top);
+	return path;
+}
+
+/* Extract the archive A fed as HOW into a fresh dest/.  Return: status. */
+static enum pfx_status
+extract(struct fx *fx, const struct buf *a, enum feed how)
+{
+	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct writer w;
+	enum pfx_status st;
+	pthread_t t;
+	int p[2];
+
+	clear_dest(fx);
+	switch (how) {
+	case FEED_BUF:
+		in.buf = a->p;
+		in.len = a->len;
+		break;
+	case FEED_FD:
+		(void)save(fx, a);
+		in.fd = openat(fx->topfd, "in.bin", O_RDONLY | O_CLOEXEC);
+		cr_assert(in.fd >= 0);
+		break;
+	case FEED_PATH:
+		in.path = save(fx, a);
+		break;
+	case FEED_PIPE:
+		cr_assert(pipe2(p, O_CLOEXEC) == 0);
+		w.fd = p[1];
+		w.p = a->p;
+		w.len = a->len;
+		cr_assert(pthread_create(&t, NULL, write_pipe, &w) == 0);
+		in.fd = p[0];
+		break;
+	}
+	st = pfx_extract(&in, fx->destfd, ".", &fx->opt, &fx->res);
+	if (in.fd >= 0) {
+		cr_expect(fcntl(in.fd, F_GETFD) != -1, "the caller's "
+		    "descriptor was closed");
+		(void)close(in.fd);
+	}
+	if (how == FEED_PIPE)
+		cr_assert(pthread_join(t, NULL) == 0);
+	return st;
+}
+
+/* Extract A every way; each must give the whole tree. */
+static void
+expect_every_feed(struct fx *fx, const struct buf *a, const char *what)
+{
+	char label[128];
+	enum pfx_status st;
+	int how;
+
+	for (how = FEED_BUF; how <= FEED_PIPE; how++) {
+		(void)snprintf(label, sizeof(label), "%s from a %s", what,
+		    feed_names[how]);
+		st = extract(fx, a, (enum feed)how);
+		cr_expect(st == PFX_OK, "%s: status %d: %s", label, st,
+		    fx->res.message);
+		expect_tree(fx, label);
+	}
+}
+
+/* Extract A every way; each must fail with a message holding WANT and
+ * leave the tree of a read error in the third block. */
+static void
+expect_failure_every_feed(struct fx *fx, const struct buf *a,
+    const char *want, const char *what)
+{
+	char label[128];
+	enum pfx_status st;
+	int how;
+
+	for (how = FEED_BUF; how <= FEED_PIPE; how++) {
+		(void)snprintf(label, sizeof(label), "%s from a %s", what,
+		    feed_names[how]);
+		st = extract(fx, a, (enum feed)how);
+		cr_expect(st == PFX_FATAL, "%s: status %d, want fatal", label,
+		    st);
+		cr_expect(strstr(fx->res.message, want) != NULL,
+		    "%s: message \"%s\" lacks \"%s\"", label, fx->res.message,
+		    want);
+		expect_cut_in_third_block(fx, label);
+	}
+}
+
+/* --- reading through xtr_reader_open() directly --------------------------- */
+
+/*
+ * Read every entry of the buffer A through the reader with decoder FLAGS
+ * and, with CHECK, compare its data with the fixture's files.  Return:
+ * the status of the first failing libarchive call (ARCHIVE_OK at a clean
+ * end), with its message in MSG; *RAW: the decoder's raw byte count at
+ * the end; *GOT: the bytes of entry data read.
+ */
+static int
+read_counting(struct fx *fx, const struct buf *a, unsigned int flags,
+    bool check, char *msg, size_t cap, uint64_t *raw, size_t *got)
+{
+	struct pfx_input in = { NULL, -1, a->p, a->len };
+	struct xtr_decoder *dec;
+	struct archive_entry *e;
+	struct archive *ar;
+	unsigned char *data;
+	size_t i, len;
+	la_ssize_t n;
+	int r;
+
+	msg[0] = '\0';
+	*raw = 0;
+	*got = 0;
+	ar = xtr_reader_open(&in, NULL, NULL, flags, &dec, msg, cap);
+	if (ar == NULL)
+		return ARCHIVE_FATAL;
+	cr_assert(dec != NULL, "not decoded by our decoder");
+	data = malloc(NOISE_LEN + 1);
+	cr_assert(data != NULL);
+	for (;;) {
+		r = archive_read_next_header(ar, &e);
+		if (r != ARCHIVE_OK)
+			break;
+		if (archive_entry_filetype(e) != AE_IFREG)
+			continue;
+		len = 0;
+		while ((n = archive_read_data(ar, data + len,
+		    NOISE_LEN + 1 - len)) > 0)
+			len += (size_t)n;
+		*got += len;
+		if (n < 0) {
+			r = (int)n;
+			break;
+		}
+		for (i = 0; check && i < fx->nfiles; i++) {
+			if (strcmp(fx->files[i].name,
+			    archive_entry_pathname(e)) != 0)
+				continue;
+			cr_expect(len == fx->files[i].len && memcmp(data,
+			    fx->files[i].data, len) == 0, "%s: wrong data",
+			    fx->files[i].name);
+		}
+	}
+	if (r == ARCHIVE_EOF)
+		r = ARCHIVE_OK;
+	else
+		(void)snprintf(msg, cap, "%s", archive_error_string(ar) !=
+		    NULL ? archive_error_string(ar) : "(no message)");
+	*raw = xtr_decoder_raw_bytes(dec);
+	free(data);
+	archive_read_free(ar);
+	return r;
+}
+
+static int
+read_through(struct fx *fx, const struct buf *a, unsigned int flags,
+    char *msg, size_t cap, uint64_t *raw)
+{
+	size_t got;
+
+	return read_counting(fx, a, flags, true, msg, cap, raw, &got);
+}
+
+/* The gzip inflaters to try: ISA-L (where built in) and zlib. */
+static const unsigned int gzip_flags[] = { 0, XTR_DEC_ZLIB };
+static const char *const gzip_names[] = { "default inflater", "zlib" };
+
+/* --- the cases ------------------------------------------------------------ */
+
+Test(decode, detect_by_magic_only)
+{
+	static const struct {
+		const char *what;
+		unsigned char head[6];
+		size_t len;
+		enum xtr_codec want;
+	} rows[] = {
+		{ "gzip", { 0x1f, 0x8b, 8, 0 }, 4, XTR_CODEC_GZIP },
+		{ "gzip, every known flag", { 0x1f, 0x8b, 8, 0x1f }, 4,
+		    XTR_CODEC_GZIP },
+		{ "gzip, reserved flag: libarchive's", { 0x1f, 0x8b, 8,
+		    0x20 }, 4, XTR_CODEC_NONE },
+		{ "gzip, method 7: libarchive's", { 0x1f, 0x8b, 7, 0 }, 4,
+		    XTR_CODEC_NONE },
+		{ "gzip cut to 3 bytes", { 0x1f, 0x8b, 8 }, 3,
+		    XTR_CODEC_NONE },
+		{ "zstd frame", { 0x28, 0xb5, 0x2f, 0xfd }, 4,
+		    XTR_CODEC_ZSTD },
+		{ "zstd skippable first: libarchive's", { 0x50, 0x2a, 0x4d,
+		    0x18 }, 4, XTR_CODEC_NONE },
+		{ "xz", { 0xfd, '7', 'z', 'X', 'Z', 0 }, 6, XTR_CODEC_XZ },
+		{ "xz cut to 5 bytes", { 0xfd, '7', 'z', 'X', 'Z' }, 5,
+		    XTR_CODEC_NONE },
+		{ "bzip2", { 'B', 'Z', 'h', '9', 0x31, 0x41 }, 6,
+		    XTR_CODEC_NONE },
+		{ "lzip", { 'L', 'Z', 'I', 'P', 1, 0x0c }, 6,
+		    XTR_CODEC_NONE },
+		{ "lz4", { 0x04, 0x22, 0x4d, 0x18 }, 4, XTR_CODEC_NONE },
+		{ "zip", { 'P', 'K', 3, 4 }, 4, XTR_CODEC_NONE },
+		{ "ustar data", { 'h', 'e', 'l', 'l', 'o' }, 5,
+		    XTR_CODEC_NONE },
+		{ "empty", { 0 }, 0, XTR_CODEC_NONE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		cr_expect(xtr_codec_detect(rows[i].head, rows[i].len) ==
+		    rows[i].want, "%s: codec %d, want %d", rows[i].what,
+		    xtr_codec_detect(rows[i].head, rows[i].len),
+		    rows[i].want);
+}
+
+Test(decode, gzip_every_feed)
+{
+	struct fx *fx = &the_fx;
+	struct buf one = { 0 }, many = { 0 };
+
+	gzip_members(&one, &fx->tar, 1, false);
+	expect_every_feed(fx, &one, "gzip, one member");
+	/* Members of every header field, FHCRC checked. */
+	gzip_members(&many, &fx->tar, 7, true);
+	expect_every_feed(fx, &many, "gzip, 7 members with FEXTRA, FNAME, "
+	    "FCOMMENT, FHCRC");
+	buf_free(&one);
+	buf_free(&many);
+}
+
+Test(decode, gzip_both_inflaters)
+{
+	struct fx *fx = &the_fx;
+	struct buf one = { 0 }, many = { 0 };
+	char msg[256];
+	uint64_t raw;
+	size_t k;
+
+	gzip_members(&one, &fx->tar, 1, false);
+	gzip_members(&many, &fx->tar, 5, true);
+	for (k = 0; k < 2; k++) {
+		cr_expect(read_through(fx, &one, gzip_flags[k], msg,
+		    sizeof(msg), &raw) == ARCHIVE_OK, "%s: %s", gzip_names[k],
+		    msg);
+		/* The ratio's denominator: every raw byte, no more. */
+		cr_expect(raw == one.len, "%s: %llu raw bytes counted, the "
+		    "stream has %zu", gzip_names[k], (unsigned long long)raw,
+		    one.len);
+		cr_expect(read_through(fx, &many, gzip_flags[k], msg,
+		    sizeof(msg), &raw) == ARCHIVE_OK, "%s, members: %s",
+		    gzip_names[k], msg);
+	}
+	buf_free(&one);
+	buf_free(&many);
+}
+
+/*
+ * The same verdict and the same bytes from both inflaters for damage
+ * anywhere in a small multi-member gzip (the zlib fallback must keep
+ * working where ISA-L is missing).
+ */
+Test(decode, gzip_inflaters_agree_on_damage)
+{
+	struct fx *fx = &the_fx;
+	struct buf gz = { 0 }, bad = { 0 };
+	char msg[2][256];
+	uint64_t raw[2];
+	size_t at, k, got[2];
+	int r[2];
+
+	/* A small tar: the first two files only. */
+	buf_free(&fx->tar);
+	make_tar(&fx->tar, fx->files, 2);
+	gzip_members(&gz, &fx->tar, 3, true);
+	for (at = 0; at < gz.len; at += gz.len / 97 + 1) {
+		bad.len = 0;
+		buf_add(&bad, gz.p, gz.len);
+		bad.p[at] ^= 0x55;
+		for (k = 0; k < 2; k++)
+			r[k] = read_counting(fx, &bad, gzip_flags[k], false,
+			    msg[k], sizeof(msg[k]), &raw[k], &got[k]);
+		cr_expect(r[0] == r[1] && got[0] == got[1], "byte %zu "
+		    "flipped: %s says %d after %zu bytes (%s), zlib %d after "
+		    "%zu (%s)", at, gzip_names[0], r[0], got[0], msg[0], r[1],
+		    got[1], msg[1]);
+		cr_expect(r[0] != ARCHIVE_OK, "byte %zu flipped: no error",
+		    at);
+	}
+	buf_free(&gz);
+	buf_free(&bad);
+}
+
+Test(decode, gzip_bad_crc_or_length)
+{
+	struct fx *fx = &the_fx;
+	struct buf gz = { 0 };
+	char msg[256];
+	uint64_t raw;
+	size_t k;
+
+	gzip_members(&gz, &fx->tar, 1, false);
+	gz.p[gz.len - 8] ^= 1;		/* CRC-32 */
+	expect_failure_every_feed(fx, &gz, "CRC-32 mismatch",
+	    "gzip, bad CRC-32");
+	for (k = 0; k < 2; k++) {
+		cr_expect(read_through(fx, &gz, gzip_flags[k], msg,
+		    sizeof(msg), &raw) != ARCHIVE_OK &&
+		    strstr(msg, "CRC-32 mismatch") != NULL,
+		    "%s: bad CRC-32 read as \"%s\"", gzip_names[k], msg);
+	}
+	gz.p[gz.len - 8] ^= 1;
+	gz.p[gz.len - 1] ^= 1;		/* ISIZE */
+	expect_failure_every_feed(fx, &gz, "length mismatch",
+	    "gzip, bad ISIZE");
+	gz.p[gz.len - 1] ^= 1;
+	cr_expect(extract(fx, &gz, FEED_BUF) == PFX_OK, "restored: %s",
+	    fx->res.message);
+	buf_free(&gz);
+}
+
+Test(decode, gzip_bad_header_crc)
+{
+	struct fx *fx = &the_fx;
+	struct buf gz = { 0 };
+	char msg[256];
+	uint64_t raw;
+	size_t k, at;
+
+	gzip_members(&gz, &fx->tar, 1, true);
+	/* FHCRC: the two bytes after the comment's NUL. */
+	at = (size_t)((unsigned char *)memmem(gz.p, 64, "a comment", 10) -
+	    gz.p) + 10;
+	gz.p[at] ^= 1;
+	for (k = 0; k < 2; k++)
+		cr_expect(read_through(fx, &gz, gzip_flags[k], msg,
+		    sizeof(msg), &raw) != ARCHIVE_OK &&
+		    strstr(msg, "header CRC mismatch") != NULL,
+		    "%s: bad FHCRC read as \"%s\"", gzip_names[k], msg);
+	buf_free(&gz);
+}
+
+/* A stream cut anywhere fails, and no file is left half-written. */
+Test(decode, truncated_streams)
+{
+	static const char *const want[] = { "truncated gzip input",
+		"truncated zstd input", "truncated xz input" };
+	struct fx *fx = &the_fx;
+	struct buf c[3] = { { 0 } }, cut = { 0 };
+	static const size_t frac[] = { 10, 50, 90, 99 };
+	char label[128];
+	enum pfx_status st;
+	size_t k, f;
+	int how;
+
+	gzip_members(&c[0], &fx->tar, 1, false);
+	zstd_frames(&c[1], &fx->tar, 1, true, false);
+	xz_stream(&c[2], fx->tar.p, fx->tar.len, 0, LZMA_CHECK_CRC64);
+	for (k = 0; k < 3; k++) {
+		for (f = 0; f < 4; f++) {
+			cut.len = 0;
+			buf_add(&cut, c[k].p, c[k].len * frac[f] / 100);
+			for (how = FEED_BUF; how <= FEED_PIPE; how++) {
+				(void)snprintf(label, sizeof(label), "%s cut "
+				    "at %zu%% from a %s", want[k], frac[f],
+				    feed_names[how]);
+				st = extract(fx, &cut, (enum feed)how);
+				cr_expect(st == PFX_FATAL, "%s: status %d",
+				    label, st);
+				cr_expect(strstr(fx->res.message, want[k]) !=
+				    NULL || strstr(fx->res.message, "corrupt")
+				    != NULL, "%s: message \"%s\"", label,
+				    fx->res.message);
+				cr_expect(!exists(fx, "last"), "%s: last",
+				    label);
+				expect_no_temporaries(fx, label);
+			}
+		}
+	}
+	/* Cut inside the gzip trailer: the data is whole, unverified. */
+	cut.len = 0;
+	buf_add(&cut, c[0].p, c[0].len - 3);
+	cr_expect(extract(fx, &cut, FEED_BUF) == PFX_FATAL &&
+	    strstr(fx->res.message, "truncated gzip input") != NULL,
+	    "gzip without its ISIZE: \"%s\"", fx->res.message);
+	expect_cut_in_third_block(fx, "gzip without its ISIZE");
+	for (k = 0; k < 3; k++)
+		buf_free(&c[k]);
+	buf_free(&cut);
+}
+
+/* After the last gzip member: zeros (tape padding) and other bytes are
+ * ignored, as gzip and libarchive 3.6 did. */
+Test(decode, gzip_trailing_bytes)
+{
+	struct fx *fx = &the_fx;
+	static const unsigned char zeros[1024];
+	struct buf gz = { 0 };
+	size_t base;
+
+	gzip_members(&gz, &fx->tar, 2, false);
+	base = gz.len;
+	buf_add(&gz, zeros, sizeof(zeros));
+	expect_every_feed(fx, &gz, "gzip and 1 KiB of zeros");
+	gz.len = base;
+	buf_add(&gz, "junk after the members", 22);
+	expect_every_feed(fx, &gz, "gzip and junk");
+	gz.len = base;
+	buf_add(&gz, "\037", 1);
+	expect_every_feed(fx, &gz, "gzip and a lone 1f");
+	buf_free(&gz);
+}
+
+Test(decode, zstd_frames_every_feed)
+{
+	struct fx *fx = &the_fx;
+	struct buf one = { 0 }, many = { 0 };
+
+	zstd_frames(&one, &fx->tar, 1, false, false);
+	expect_every_feed(fx, &one, "zstd, one frame");
+	zstd_frames(&many, &fx->tar, 6, true, true);
+	expect_every_feed(fx, &many, "zstd, 6 frames with checksums and "
+	    "skippable frames between");
+	buf_free(&one);
+	buf_free(&many);
+}
+
+Test(decode, zstd_bad_checksum_and_trailing_junk)
+{
+	struct fx *fx = &the_fx;
+	struct buf z = { 0 };
+
+	zstd_frames(&z, &fx->tar, 1, true, false);
+	z.p[z.len - 1] ^= 1;		/* the frame's checksum */
+	expect_failure_every_feed(fx, &z, "zstd decompression failed",
+	    "zstd, bad checksum");
+	z.p[z.len - 1] ^= 1;
+	buf_add(&z, "junk", 4);	/* an error, as with libarchive */
+	expect_failure_every_feed(fx, &z, "zstd decompression failed",
+	    "zstd and junk");
+	buf_free(&z);
+}
+
+/* A frame asking for a window over the limit is refused up front. */
+Test(decode, zstd_window_limit)
+{
+	struct fx *fx = &the_fx;
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	ZSTD_outBuffer out;
+	ZSTD_inBuffer in;
+	struct buf z = { 0 };
+	unsigned char tmp[4096];
+	size_t r;
+
+	cr_assert(c != NULL);
+	/* Streamed with no size given, so the frame has a window
+	 * descriptor. */
+	out.dst = tmp;
+	out.size = sizeof(tmp);
+	out.pos = 0;
+	in.src = fx->tar.p;
+	in.size = 4096;
+	in.pos = 0;
+	r = ZSTD_compressStream2(c, &out, &in, ZSTD_e_continue);
+	cr_assert(!ZSTD_isError(r) && in.pos == in.size);
+	r = ZSTD_compressStream2(c, &out, &in, ZSTD_e_end);
+	cr_assert(r == 0, "one call is enough for 4 KiB");
+	ZSTD_freeCCtx(c);
+	cr_assert((tmp[4] & 0x20) == 0, "single-segment frame");
+	tmp[5] = (XTR_ZSTD_WINDOW_LOG_MAX + 1 - 10) << 3;
+	buf_add(&z, tmp, out.pos);
+	cr_expect(extract(fx, &z, FEED_BUF) == PFX_FATAL &&
+	    strstr(fx->res.message, "window larger than 128 MiB") != NULL,
+	    "a 256 MiB window: \"%s\"", fx->res.message);
+	buf_free(&z);
+}
+
+Test(decode, xz_streams_and_blocks)
+{
+	struct fx *fx = &the_fx;
+	struct buf x = { 0 };
+	size_t half = fx->tar.len / 2;
+
+	xz_stream(&x, fx->tar.p, fx->tar.len, 0, LZMA_CHECK_CRC64);
+	expect_every_feed(fx, &x, "xz, one block");
+	/* Blocks with their sizes: decoded by several threads. */
+	x.len = 0;
+	xz_stream(&x, fx->tar.p, fx->tar.len, 256 * KiB, LZMA_CHECK_CRC32);
+	expect_every_feed(fx, &x, "xz, blocks of 256 KiB");
+	/* Two streams, stream padding between and after. */
+	x.len = 0;
+	xz_stream(&x, fx->tar.p, half, 128 * KiB, LZMA_CHECK_SHA256);
+	buf_add(&x, "\0\0\0\0", 4);
+	xz_stream(&x, fx->tar.p + half, fx->tar.len - half, 0,
+	    LZMA_CHECK_NONE);
+	buf_add(&x, "\0\0\0\0\0\0\0\0", 8);
+	expect_every_feed(fx, &x, "xz, two streams and padding");
+	buf_free(&x);
+}
+
+static uint32_t
+le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+Test(decode, xz_bad_check)
+{
+	struct fx *fx = &the_fx;
+	struct buf x = { 0 };
+	size_t index_size;
+
+	/* The last block's CRC-64 ends where the index starts: the stream
+	 * footer gives the index's size. */
+	xz_stream(&x, fx->tar.p, fx->tar.len, 0, LZMA_CHECK_CRC64);
+	index_size = ((size_t)le32(x.p + x.len - 8) + 1) * 4;
+	x.p[x.len - 12 - index_size - 1] ^= 1;
+	expect_failure_every_feed(fx, &x, "xz decompression failed",
+	    "xz, bad CRC-64");
+	/* The same in a threaded stream: a block in the middle. */
+	x.len = 0;
+	xz_stream(&x, fx->tar.p, fx->tar.len, 512 * KiB, LZMA_CHECK_CRC64);
+	x.p[x.len / 2] ^= 0x10;
+	cr_expect(extract(fx, &x, FEED_BUF) == PFX_FATAL &&
+	    strstr(fx->res.message, "xz decompression failed") != NULL,
+	    "xz -T, damaged: \"%s\"", fx->res.message);
+	expect_no_temporaries(fx, "xz -T, damaged");
+	cr_expect(!exists(fx, "last"), "xz -T, damaged: last exists");
+	buf_free(&x);
+}
+
+/* A block header asking for a 4 GiB dictionary is refused, saying so. */
+Test(decode, xz_memory_limit)
+{
+	struct fx *fx = &the_fx;
+	struct buf x = { 0 };
+	uLong crc;
+
+	xz_stream(&x, fx->tar.p, 4096, 0, LZMA_CHECK_CRC64);
+	/* Stream header (12), then the block header: size, flags, LZMA2's
+	 * id and property size, its dictionary byte, padding, CRC-32. */
+	cr_assert(x.p[12] == 2 && x.p[13] == 0 && x.p[14] == 0x21 &&
+	    x.p[15] == 1, "the block header is not as expected");
+	x.p[16] = 40;		/* 4 GiB - 1 */
+	crc = crc32(0, x.p + 12, 8);
+	x.p[20] = (unsigned char)crc;
+	x.p[21] = (unsigned char)(crc >> 8);
+	x.p[22] = (unsigned char)(crc >> 16);
+	x.p[23] = (unsigned char)(crc >> 24);
+	cr_expect(extract(fx, &x, FEED_BUF) == PFX_FATAL &&
+	    strstr(fx->res.message, "MiB allowed") != NULL,
+	    "a 4 GiB dictionary: \"%s\"", fx->res.message);
+	buf_free(&x);
+}
+
+/* A tar of one file of LEN zeros, named "zeros". */
+static void
+zeros_tar(struct buf *out, size_t len)
+{
+	struct file f = { "zeros", calloc(1, len), len };
+
+	cr_assert(f.data != NULL);
+	make_tar(out, &f, 1);
+	free(f.data);
+}
+
+/*
+ * A bomb through our decoder stops on the ratio, counted on the raw
+ * bytes read: those of the outer layer when compression is nested
+ * (gzip in gzip, the inner one libarchive's).
+ */
+Test(decode, ratio_counts_raw_bytes)
+{
+	struct fx *fx = &the_fx;
+	struct buf tar = { 0 }, in[4] = { { 0 } }, nested = { 0 };
+	static const char *const what[] = { "gzip", "zstd", "xz",
+		"gzip in gzip" };
+	size_t k;
+
+	zeros_tar(&tar, 24 * MiB);
+	gzip_members(&in[0], &tar, 1, false);
+	zstd_frames(&in[1], &tar, 1, true, false);
+	xz_stream(&in[2], tar.p, tar.len, 0, LZMA_CHECK_CRC64);
+	gzip_members(&nested, &tar, 1, false);
+	gzip_members(&in[3], &nested, 1, false);
+	fx->opt.limits.ratio_after = 1 * MiB;
+	fx->opt.limits.max_ratio = 50;
+	for (k = 0; k < 4; k++) {
+		cr_expect(extract(fx, &in[k], FEED_PIPE) == PFX_FATAL &&
+		    strstr(fx->res.message, "max-ratio=50") != NULL,
+		    "%s bomb: \"%s\"", what[k], fx->res.message);
+		cr_expect(fx->res.stats.bytes <= 2 * MiB, "%s bomb: %llu "
+		    "bytes written", what[k],
+		    (unsigned long long)fx->res.stats.bytes);
+		cr_expect(!exists(fx, "zeros"), "%s bomb: zeros exists",
+		    what[k]);
+		expect_no_temporaries(fx, what[k]);
+	}
+	/* Without the limit, the same archives extract. */
+	fx->opt.limits.max_ratio = 0;
+	for (k = 0; k < 4; k++)
+		cr_expect(extract(fx, &in[k], FEED_BUF) == PFX_OK, "%s, no "
+		    "ratio limit: \"%s\"", what[k], fx->res.message);
+	for (k = 0; k < 4; k++)
+		buf_free(&in[k]);
+	buf_free(&nested);
+	buf_free(&tar);
+}
+
+struct canceller {
+	volatile sig_atomic_t *flag;
+	unsigned int ms;
+};
+
+static void *
+cancel_later(void *arg)
+{
+	struct canceller *c = arg;
+	struct timespec ts = { 0, (long)c->ms * 1000000L };
+
+	(void)nanosleep(&ts, NULL);
+	*c->flag = 1;
+	return NULL;
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	cr_assert(clock_gettime(CLOCK_MONOTONIC, &ts) == 0);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * A pipe that stalls mid-stream (its writer neither writes nor closes):
+ * setting the cancel flag, with no signal at all, stops the run within
+ * a few ticks, and the decoder thread blocked on the pipe is joined.
+ */
+Test(decode, cancel_stops_a_stalled_pipe)
+{
+	struct fx *fx = &the_fx;
+	static volatile sig_atomic_t flag;
+	static const char *const what[] = { "gzip", "zstd", "xz" };
+	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct buf c[3] = { { 0 } };
+	struct canceller cc = { &flag, 300 };
+	enum pfx_status st;
+	pthread_t t;
+	double t0;
+	size_t k;
+	int p[2];
+
+	gzip_members(&c[0], &fx->tar, 1, false);
+	zstd_frames(&c[1], &fx->tar, 1, true, false);
+	xz_stream(&c[2], fx->tar.p, fx->tar.len, 0, LZMA_CHECK_CRC64);
+	fx->opt.cancel = &flag;
+	for (k = 0; k < 3; k++) {
+		clear_dest(fx);
+		flag = 0;
+		cr_assert(pipe2(p, O_CLOEXEC) == 0);
+		/* Half the stream: less than a pipe holds, so the write
+		 * returns, and the decoder then waits for more. */
+		cr_assert(fcntl(p[1], F_SETPIPE_SZ, 1 << 20) > 0);
+		cr_assert(write(p[1], c[k].p, 600 * KiB) == 600 * KiB);
+		cr_assert(pthread_create(&t, NULL, cancel_later, &cc) == 0);
+		in.fd = p[0];
+		t0 = now();
+		st = pfx_extract(&in, fx->destfd, ".", &fx->opt, &fx->res);
+		cr_assert(pthread_join(t, NULL) == 0);
+		cr_expect(st == PFX_FATAL && fx->res.error == ECANCELED,
+		    "%s: status %d, error %d: %s", what[k], st,
+		    fx->res.error, fx->res.message);
+		cr_expect(now() - t0 < 5.0, "%s: the stop took %.1f s",
+		    what[k], now() - t0);
+		cr_expect(count_threads() == fx->nthreads, "%s: %d threads "
+		    "left", what[k], count_threads() - fx->nthreads);
+		expect_no_temporaries(fx, what[k]);
+		(void)close(p[0]);
+		(void)close(p[1]);
+	}
+	for (k = 0; k < 3; k++)
+		buf_free(&c[k]);
+}
+
+/*
+ * The decoder's threads (liblzma's too) start in a process that is
+ * already confined: Landlock and the seccomp filter, where clone3 says
+ * ENOSYS and glibc falls back to clone.
+ */
+Test(decode, threads_in_a_confined_child)
+{
+	struct fx *fx = &the_fx;
+	struct buf x = { 0 }, gz = { 0 };
+
+	xz_stream(&x, fx->tar.p, fx->tar.len, 256 * KiB, LZMA_CHECK_CRC64);
+	gzip_members(&gz, &fx->tar, 2, false);
+	fx->opt.flags |= PFX_OPT_SANDBOX_CHILD;
+	cr_expect(extract(fx, &x, FEED_FD) == PFX_OK, "xz -T: %s",
+	    fx->res.message);
+	expect_tree(fx, "xz -T in a confined child");
+	/* Not from a pipe: the child would hold its write end open. */
+	cr_expect(extract(fx, &gz, FEED_BUF) == PFX_OK, "gzip: %s",
+	    fx->res.message);
+	expect_tree(fx, "gzip in a confined child");
+	buf_free(&x);
+	buf_free(&gz);
+}
