@@ -343,18 +343,6 @@ void xtr_write_file(struct xtr *x, struct archive_entry *ae,
 mode_t xtr_safe_mode(const struct pfx_options *opt, mode_t mode);
 
 /*
- * Apply the metadata of AE to the file open as FD: mode (already safe),
- * ownership with PFX_OPT_SAME_OWNER, xattrs with PFX_OPT_XATTRS, times
- * unless PFX_OPT_NO_MTIME.  Return: 0, or -errno.
- */
-int xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
-    mode_t mode);
-
-/* Apply AE's times to the file open as FD, unless PFX_OPT_NO_MTIME.
- * Return: 0, or -errno. */
-int xtr_apply_times(const struct xtr *x, struct archive_entry *ae, int fd);
-
-/*
  * Apply the ownership (PFX_OPT_SAME_OWNER, as root) and the xattrs
  * (PFX_OPT_XATTRS) of AE to the file open as FD.  Return: 0, or -errno.
  */

@@ -277,35 +277,6 @@ xtr_apply_owner_xattrs(const struct xtr *x, struct archive_entry *ae, int fd)
 }
 
 /* see extract.h */
-int
-xtr_apply_meta(const struct xtr *x, struct archive_entry *ae, int fd,
-    mode_t mode)
-{
-	int r;
-
-	/* Ownership first: chown(2) may clear setuid and setgid bits. */
-	r = xtr_apply_owner_xattrs(x, ae, fd);
-	if (r < 0)
-		return r;
-	r = pfx_fd_chmod(fd, mode);
-	if (r < 0)
-		return r;
-	return xtr_apply_times(x, ae, fd);
-}
-
-/* see extract.h */
-int
-xtr_apply_times(const struct xtr *x, struct archive_entry *ae, int fd)
-{
-	struct timespec ts[2];
-
-	if ((x->opt->flags & PFX_OPT_NO_MTIME) != 0)
-		return 0;
-	xtr_entry_times(ae, ts);
-	return pfx_fd_set_times(fd, ts);
-}
-
-/* see extract.h */
 void
 xtr_entry_times(struct archive_entry *ae, struct timespec ts[2])
 {
