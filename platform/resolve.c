@@ -102,21 +102,17 @@ plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
 }
 
 /*
- * Make directory NAME in DIRFD if it is missing, then open it.  A new
- * directory is removed again if DIRFD turns out to be outside the root.
- * Return: a descriptor, or -errno.
+ * Make directory NAME in DIRFD, then open it (one that appeared meanwhile
+ * is opened as it is).  A new directory is removed again if DIRFD turns
+ * out to be outside the root.  Return: a descriptor, or -errno.
  */
 static int
-make_one_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
+make_new_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
     const char *name, mode_t mode, int how, unsigned int *created)
 {
-	int fd, r;
-
 	struct stat made, now;
+	int r;
 
-	fd = plat_step(root, dirfd, name, how);
-	if (fd != -ENOENT)
-		return fd;
 	if (mkdirat(dirfd, name, mode) == -1) {
 		if (errno != EEXIST)
 			return -errno;
@@ -136,6 +132,19 @@ make_one_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
 		return r;
 	}
 	return plat_step(root, dirfd, name, how);
+}
+
+/* As make_new_dir(), for a NAME that may exist: then it is opened. */
+static int
+make_one_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
+    const char *name, mode_t mode, int how, unsigned int *created)
+{
+	int fd;
+
+	fd = plat_step(root, dirfd, name, how);
+	if (fd != -ENOENT)
+		return fd;
+	return make_new_dir(root, dirfd, dirrel, name, mode, how, created);
 }
 
 /* see platform.h */
@@ -207,7 +216,8 @@ plat_make_leaf_dir(const struct pfx_root *root, const char *parent,
 	pfd = plat_resolve_dir(root, parent, PLAT_DIR_SEARCH);
 	if (pfd < 0)
 		return pfd;
-	fd = make_one_dir(root, pfd, parent, leaf, mode, how, created);
+	/* The caller just found LEAF missing: make it without a look. */
+	fd = make_new_dir(root, pfd, parent, leaf, mode, how, created);
 	plat_close(pfd);
 	return fd;
 }
