@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "pfx_path.h"
+#include "spec.h"
 
 /*
  * Check IN (LEN bytes) for the forms that are dangerous when the name is

@@ -6,6 +6,10 @@
 #include "core.h"
 
 /* see pfx_path.h */
+/*@
+  assigns \nothing;
+  ensures \valid_read(\result);
+*/
 const char *
 pfx_decision_name(enum pfx_decision decision)
 {
@@ -21,6 +25,10 @@ pfx_decision_name(enum pfx_decision decision)
 }
 
 /* see pfx_path.h */
+/*@
+  assigns \nothing;
+  ensures \valid_read(\result);
+*/
 const char *
 pfx_reason_name(enum pfx_reason reason)
 {

@@ -13,6 +13,8 @@ PKGS="$PKGS libarchive-tools cpio zip 7zip binutils bzip2 xz-utils zstd \
 lz4 lzip ncompress"
 # make fuzz: clang and its libFuzzer runtime (Debian 12 names).
 PKGS="$PKGS clang libclang-rt-14-dev"
+# make prove: Frama-C's WP, Why3 and the SMT solvers it proves with.
+PKGS="$PKGS frama-c-base why3 cvc4 cvc5"
 
 # make bench (mk/deps.sh bench): the peers and the dataset builders.  A
 # node/npm already on the machine, from anywhere, is used as it is.
