@@ -15,9 +15,13 @@
  *    committed in archive order, and the later one wins;
  *  - results are taken back on the reading thread, in archive order, and
  *    only there are the tables updated and the entry reported;
- *  - any other kind of entry (a directory, a link, a refusal) waits for
- *    the queue to empty first (xtr_finish_entry, write_entry), and so
- *    does a file whose parents include the name of a queued file;
+ *  - a link waits for the queue to empty first (write_entry), and so
+ *    does a directory or a file whose own name or parents include the
+ *    name of a queued file: each is then made as if the files before it
+ *    were finished;
+ *  - any other report (a directory, a refusal) is queued behind the
+ *    files as a job the worker only passes on (xtr_async_defer), so that
+ *    it keeps its place without waiting for them; a failure waits;
  *  - with --strict, where the first failure must stop everything after
  *    it, there is no worker at all.
  * A failure the worker meets is reported as the same entry would have
@@ -70,6 +74,11 @@ struct xtr_job {
 	size_t bufcap;
 	struct xtr_stash stash;		/* owned: a small file's data */
 	int r;				/* the worker's result */
+	/* A report only, no file: what xtr_finish_entry() was given. */
+	bool report_only;
+	enum pfx_entry_status status;
+	const char *reason;		/* a static string */
+	int error;
 };
 
 struct xtr_async {
@@ -176,7 +185,8 @@ worker_main(void *arg)
 			continue;
 		}
 		j = slot(a, m);
-		j->r = xtr_finish_data(a->root, &j->tail);
+		j->r = j->report_only ? 0 : xtr_finish_data(a->root,
+		    &j->tail);
 		atomic_store(&a->mid, ++m);
 		if (atomic_load(&a->waiting) && m >= atomic_load(&a->want))
 			wake(a, &a->done);
@@ -225,6 +235,10 @@ xtr_async_start(struct xtr *x)
 static void
 take_result(struct xtr *x, struct xtr_job *j)
 {
+	if (j->report_only) {
+		xtr_finish_entry(x, &j->e, j->status, j->reason, j->error);
+		return;
+	}
 	x->queued_bytes -= j->e.bytes;
 	if (j->r != 0) {
 		xtr_finish_write_error(x, &j->e, j->r);
@@ -310,34 +324,64 @@ on_the_way(const char *q, const char *rel)
 	return strncmp(q, rel, n) == 0 && rel[n] == '/';
 }
 
+/*
+ * Empty the queue if a queued file's name is on REL's way, or (SAME) is
+ * REL itself.
+ */
+static void
+clear_way(struct xtr *x, const char *rel, bool same)
+{
+	struct xtr_async *a = x->async;
+	struct xtr_job *j;
+	size_t i;
+
+	take_finished(x, 0);
+	for (i = a->head; i < atomic_load(&a->tail); i++) {
+		j = slot(a, i);
+		if (j->report_only || j->rel == NULL)
+			continue;
+		if (on_the_way(j->rel, rel) || (same &&
+		    strcmp(j->rel, rel) == 0)) {
+			xtr_async_drain(x);
+			return;
+		}
+	}
+}
+
 /* see extract.h */
 bool
 xtr_async_ready(struct xtr *x, const char *rel)
 {
 	struct xtr_async *a = x->async;
-	size_t i;
 
 	if (a == NULL || a->taking)
 		return false;
-	take_finished(x, 0);
-	for (i = a->head; i < atomic_load(&a->tail); i++) {
-		if (on_the_way(slot(a, i)->rel, rel)) {
-			xtr_async_drain(x);
-			break;
-		}
-	}
+	/* Two files of one name are committed in order: no wait. */
+	clear_way(x, rel, false);
 	return true;
+}
+
+/* see extract.h */
+void
+xtr_async_dir_ready(struct xtr *x, const char *rel)
+{
+	struct xtr_async *a = x->async;
+
+	if (a == NULL || a->taking)
+		return;
+	clear_way(x, rel, true);
 }
 
 /* Copy the strings J's report needs into its own buffer.  0 or -ENOMEM. */
 static int
 keep_strings(struct xtr_job *j, const char *rel)
 {
-	const char *src[4] = { rel, j->e.name, j->e.uname, j->e.gname };
-	size_t len[4], need = 0, i;
+	const char *src[5] = { rel, j->e.name, j->e.uname, j->e.gname,
+	    j->e.link_target };
+	size_t len[5], need = 0, i;
 	char *p;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		len[i] = src[i] != NULL ? strlen(src[i]) + 1 : 0;
 		need += len[i];
 	}
@@ -349,7 +393,7 @@ keep_strings(struct xtr_job *j, const char *rel)
 		j->bufcap = need;
 	}
 	p = j->buf;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		if (src[i] != NULL)
 			memcpy(p, src[i], len[i]);
 		src[i] = src[i] != NULL ? p : NULL;
@@ -360,6 +404,7 @@ keep_strings(struct xtr_job *j, const char *rel)
 	j->e.name = src[1];
 	j->e.uname = src[2];
 	j->e.gname = src[3];
+	j->e.link_target = src[4];
 	return 0;
 }
 
@@ -391,6 +436,22 @@ stash_for(struct xtr_job *j, struct archive_entry *ae)
 	return &j->stash;
 }
 
+/*
+ * Hand job T to the worker: wake it if it sleeps, or if it naps and a
+ * batch is waiting.
+ */
+static void
+publish(struct xtr_async *a, size_t t)
+{
+	int idle;
+
+	atomic_store(&a->tail, t + 1);
+	idle = atomic_load(&a->idle);
+	if (idle == IDLE_SLEEP || (idle == IDLE_NAP &&
+	    t + 1 - atomic_load(&a->mid) >= XTR_ASYNC_BATCH))
+		wake(a, &a->work);
+}
+
 /* see extract.h */
 int
 xtr_async_write(struct xtr *x, struct archive_entry *ae,
@@ -399,7 +460,7 @@ xtr_async_write(struct xtr *x, struct archive_entry *ae,
 	struct xtr_async *a = x->async;
 	struct xtr_job *j;
 	size_t t;
-	int idle, r;
+	int r;
 
 	t = atomic_load(&a->tail);
 	if (t - a->head == XTR_ASYNC_SLOTS)
@@ -421,11 +482,40 @@ xtr_async_write(struct xtr *x, struct archive_entry *ae,
 		pfx_root_abort(&j->tail.pend);
 		return r;
 	}
+	j->report_only = false;
 	x->queued_bytes += j->e.bytes;
-	atomic_store(&a->tail, t + 1);
-	idle = atomic_load(&a->idle);
-	if (idle == IDLE_SLEEP || (idle == IDLE_NAP &&
-	    t + 1 - atomic_load(&a->mid) >= XTR_ASYNC_BATCH))
-		wake(a, &a->work);
+	publish(a, t);
 	return 0;
+}
+
+/* see extract.h */
+bool
+xtr_async_defer(struct xtr *x, struct pfx_entry *e,
+    enum pfx_entry_status status, const char *reason, int error)
+{
+	struct xtr_async *a = x->async;
+	struct xtr_job *j;
+	size_t t;
+
+	/* A failure is reported at once: a fatal one stops the run. */
+	if (a == NULL || a->taking || status == PFX_ENTRY_FAILED)
+		return false;
+	take_finished(x, 0);
+	t = atomic_load(&a->tail);
+	if (t == a->head)
+		return false;	/* nothing ahead of it: report it now */
+	if (t - a->head == XTR_ASYNC_SLOTS)
+		take_finished(x, a->head + 1);
+	j = slot(a, t);
+	j->e = *e;
+	if (keep_strings(j, e->path) < 0) {
+		xtr_async_drain(x);
+		return false;
+	}
+	j->report_only = true;
+	j->status = status;
+	j->reason = reason;
+	j->error = error;
+	publish(a, t);
+	return true;
 }

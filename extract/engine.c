@@ -129,7 +129,10 @@ xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
 {
 	struct pfx_stats *st = &x->res->stats;
 
-	/* Reports in archive order: files queued before this entry first. */
+	/* Reports in archive order: files queued before this entry first,
+	 * or this report queued behind them. */
+	if (xtr_async_defer(x, entry, status, reason, error))
+		return;
 	xtr_async_drain(x);
 	entry->status = status;
 	entry->reason = reason;
@@ -384,8 +387,13 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	struct pfx_verdict tv;
 	const char *reason;
 
-	/* Anything but a file may depend on the files before it. */
-	if (e->type != PFX_TYPE_FILE)
+	/*
+	 * A link may depend on the files before it; a directory only on one
+	 * named where it or its parents go.
+	 */
+	if (e->type == PFX_TYPE_DIR)
+		xtr_async_dir_ready(x, rel);
+	else if (e->type != PFX_TYPE_FILE)
 		xtr_async_drain(x);
 	switch (e->type) {
 	case PFX_TYPE_FILE:

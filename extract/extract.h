@@ -249,6 +249,21 @@ void xtr_async_stop(struct xtr *x);
 bool xtr_async_ready(struct xtr *x, const char *rel);
 
 /*
+ * Before the directory at REL is made: waits for any queued file whose
+ * name is REL or a directory on its way.
+ */
+void xtr_async_dir_ready(struct xtr *x, const char *rel);
+
+/*
+ * Queue ENTRY's report (what xtr_finish_entry() was given) behind the
+ * files queued before it, so that it is made in archive order without
+ * waiting for them.  Not for a failure, nor with nothing queued.
+ * Return: whether it was queued (if not, report it now).
+ */
+bool xtr_async_defer(struct xtr *x, struct pfx_entry *entry,
+    enum pfx_entry_status status, const char *reason, int error);
+
+/*
  * Write ENTRY's data at REL (xtr_write_data) and queue the file for the
  * worker, which finishes it; its report comes later, in archive order.
  * Return: 0, or what xtr_write_data() returned (nothing was queued).

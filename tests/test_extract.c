@@ -2067,15 +2067,16 @@ Test(extract, duplicates)
  * Files are finished by a second thread (async.c) while the archive is
  * read on; nothing of that may show.  Many more files than the queue
  * holds, mixed with what must wait for them: refusals, directories, hard
- * links to files just written, names written twice, a file whose parent
- * is the name of a file just queued.  Every report comes in archive
+ * links to files just written, names written twice, a file or a
+ * directory whose parent is the name of a file just queued, a directory
+ * named as one.  Every report comes in archive
  * order, and the tree is what one thread would have made.
  */
 static void
 case_queue_order(struct fx *fx)
 {
+	static char order[600][64];
 	char name[64], other[64], data[64];
-	const struct rec *r;
 	struct ab ab;
 	size_t n = 0, i;
 	int k;
@@ -2085,49 +2086,64 @@ case_queue_order(struct fx *fx)
 		snprintf(name, sizeof(name), "d/f%d", k);
 		snprintf(data, sizeof(data), "%d\n", k);
 		ab_file(&ab, name, data, 0644);
-		n++;
+		snprintf(order[n++], sizeof(order[0]), "%s", name);
 		if (k % 7 == 3) {
 			snprintf(other, sizeof(other), "../evil%d", k);
 			ab_file(&ab, other, "evil\n", 0644);
-			n++;
+			snprintf(order[n++], sizeof(order[0]), "%s", other);
 		}
 		if (k % 11 == 5) {
 			snprintf(other, sizeof(other), "d/s%d/", k);
 			ab_dir(&ab, other, 0755);
-			n++;
+			snprintf(order[n++], sizeof(order[0]), "%s", other);
 		}
 		if (k % 13 == 6) {
 			snprintf(data, sizeof(data), "again %d\n", k);
 			ab_file(&ab, name, data, 0644);
-			n++;
+			snprintf(order[n++], sizeof(order[0]), "%s", name);
 		}
 		if (k % 17 == 8) {
 			snprintf(other, sizeof(other), "d/h%d", k);
 			ab_hardlink(&ab, other, name);
-			n++;
+			snprintf(order[n++], sizeof(order[0]), "%s", other);
 		}
 		if (k % 19 == 9) {
 			snprintf(other, sizeof(other), "d/f%d/under", k);
 			ab_file(&ab, other, "under\n", 0644);
-			n++;
+			snprintf(order[n++], sizeof(order[0]), "%s", other);
+		}
+		if (k % 23 == 10) {
+			/* A directory where a queued file goes: it wins. */
+			snprintf(other, sizeof(other), "d/f%d/", k);
+			ab_dir(&ab, other, 0755);
+			snprintf(order[n++], sizeof(order[0]), "%s", other);
+		}
+		if (k % 29 == 12) {
+			snprintf(other, sizeof(other), "d/f%d/sub/", k);
+			ab_dir(&ab, other, 0755);
+			snprintf(order[n++], sizeof(order[0]), "%s", other);
 		}
 	}
 	ab_close(&ab);
 
 	(void)fx_extract(fx, &ab);
 	CHECK(fx->rep.n == n, "%zu reports for %zu entries", fx->rep.n, n);
-	/* Reports in archive order: the f numbers never go down. */
-	for (i = 1, k = 0; i < fx->rep.n; i++) {
-		r = &fx->rep.v[i];
-		if (strncmp(r->name, "d/f", 3) == 0 && strchr(r->name + 2,
-		    '/') == NULL) {
-			CHECK(atoi(r->name + 3) >= k, "report of %s after f%d",
-			    r->name, k);
-			k = atoi(r->name + 3);
-		}
-	}
+	/* Reports in archive order, every one. */
+	for (i = 0; i < fx->rep.n && i < n; i++)
+		CHECK(strcmp(fx->rep.v[i].name, order[i]) == 0,
+		    "report %zu is %s, entry %zu is %s", i, fx->rep.v[i].name,
+		    i, order[i]);
 	for (k = 0; k < 300; k++) {
 		snprintf(name, sizeof(name), "d/f%d", k);
+		if (k % 23 == 10) {
+			EXPECT_DIR(name, 0755);
+			continue;
+		}
+		if (k % 29 == 12) {
+			snprintf(other, sizeof(other), "d/f%d/sub/", k);
+			EXPECT_ENTRY(other, PFX_ENTRY_REFUSED,
+			    "not_a_directory");
+		}
 		if (k % 13 == 6)
 			snprintf(data, sizeof(data), "again %d\n", k);
 		else
