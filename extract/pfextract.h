@@ -177,9 +177,10 @@ struct pfx_hooks {
 	    size_t rename_cap);
 	/*
 	 * Called once per entry with its outcome, in archive order, on the
-	 * calling thread; a file's report may come when later entries are
-	 * already written (a second thread finishes files).  Before each
-	 * decide() every earlier entry is finished and reported.  NULL: none.
+	 * calling thread; the report of a file, or of an entry behind one,
+	 * may come when later entries are already written (a second thread
+	 * finishes files).  Before each decide() every earlier entry is
+	 * finished and reported.  NULL: none.
 	 */
 	void (*report)(void *arg, const struct pfx_entry *entry);
 	void *arg;
