@@ -290,7 +290,6 @@ build(const char *in, size_t m, char *buf, size_t floor, size_t limit,
 			if (n <= floor)
 				return PFX_R_ESCAPES;
 			/*@ assert buf[floor] == '/'; */
-			/*@ ghost P: ; */
 			n = pop_component(buf, floor, n);
 			/*@ assert pop_ends: ends_ok(buf, floor, n); */
 			/*@ assert pop_whole: \at(comps(buf, 0, floor), Pre) ==>

@@ -159,15 +159,6 @@
       struct pfx_span *dirs, integer k) =
     beneath(path, plen, (char *)dirs[k].ptr, dirs[k].len);
 
-  // Whether PATH is beneath DIRS[k] depends only on the bytes and the
-  // entry: the same at two labels, the same answer.
-  lemma span_frame{L1, L2}: \forall char *p, integer pn,
-      struct pfx_span *d, integer k;
-    \at(d[k].ptr, L1) == \at(d[k].ptr, L2) &&
-    \at(d[k].len, L1) == \at(d[k].len, L2) && same{L1, L2}(p, 0, pn) &&
-    same{L1, L2}((char *)\at(d[k].ptr, L1), 0, \at(d[k].len, L1)) &&
-    beneath_span{L1}(p, pn, d, k) ==> beneath_span{L2}(p, pn, d, k);
-
   // The policy's arrays and strings can be read.
   predicate policy_ok{L}(struct pfx_policy *p) =
     \valid_read(p) && spans_ok((struct pfx_span *)p->allow, p->nallow) &&
@@ -199,10 +190,6 @@
       \at(p->nallow, L1)) &&
     spans_same{L1, L2}((struct pfx_span *)\at(p->deny, L1),
       \at(p->ndeny, L1));
-
-  // The base that relative requests are taken against: the first root.
-  logic integer base_len_of{L}(struct pfx_policy *p) =
-    p->nallow > 0 ? p->allow[0].len : 0;
 
   // The first root is normal, as pfx_path.h asks of every root.
   predicate base_normal{L}(struct pfx_policy *p) =

@@ -338,7 +338,7 @@ clear_way(struct xtr *x, const char *rel, bool same)
 	take_finished(x, 0);
 	for (i = a->head; i < atomic_load(&a->tail); i++) {
 		j = slot(a, i);
-		if (j->report_only || j->rel == NULL)
+		if (j->report_only)
 			continue;
 		if (on_the_way(j->rel, rel) || (same &&
 		    strcmp(j->rel, rel) == 0)) {
