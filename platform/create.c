@@ -9,11 +9,17 @@
  * done by creating a new file under a temporary name and renaming it over
  * the old one, which replaces the old directory entry without opening it.
  *
+ * A file written in full before it is named (pfx_root_begin) is made with
+ * no name at all where the system can (O_TMPFILE) and linked at its name
+ * when complete: one directory change instead of two (a create and a
+ * rename), and nothing to remove if the run stops half-way.
+ *
  * After each effect the parent directory is checked to still lie beneath
  * the root (beneath.c); if it was moved out while we worked, the effect is
  * undone and the call fails with -EXDEV.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -287,6 +293,19 @@ pfx_root_begin(const struct pfx_root *root, const char *rel, mode_t mode,
 		pend->dirfd = -1;
 		return r;
 	}
+	pend->tmp[0] = '\0';
+	if (root->unnamed) {
+		r = plat_os_open_unnamed(pend->dirfd, mode);
+		if (r >= 0) {
+			pend->fd = r;
+			return 0;
+		}
+		if (r != -ENOTSUP) {
+			pending_release(pend);
+			return r;
+		}
+		/* Not in this directory after all: name it, as below. */
+	}
 	r = -EEXIST;
 	for (i = 0; i < TEMP_TRIES && r == -EEXIST; i++) {
 		r = temp_name(pend->tmp, sizeof(pend->tmp), i, pend);
@@ -299,41 +318,6 @@ pfx_root_begin(const struct pfx_root *root, const char *rel, mode_t mode,
 	if (r < 0)
 		pending_release(pend);
 	return r;
-}
-
-/* see pfx_root.h */
-int
-pfx_root_commit(const struct pfx_root *root, struct pfx_pending *pend,
-    unsigned int flags)
-{
-	int r;
-
-	r = plat_replace_flags(flags);
-	if (r == 0)
-		r = plat_os_rename_noreplace(pend->dirfd, pend->tmp,
-		    pend->dirfd, pend->name);
-	else if (r == 1)
-		r = renameat(pend->dirfd, pend->tmp, pend->dirfd,
-		    pend->name) == -1 ? -errno : 0;
-	if (r < 0) {
-		unlink_if_same(pend->dirfd, pend->tmp, pend->fd);
-		pending_release(pend);
-		return r;
-	}
-	r = plat_check_beneath_at(root, pend->dirfd, pend->dir);
-	if (r < 0)
-		unlink_if_same(pend->dirfd, pend->name, pend->fd);
-	pending_release(pend);
-	return r;
-}
-
-/* see pfx_root.h */
-void
-pfx_root_abort(struct pfx_pending *pend)
-{
-	if (pend->fd >= 0 && pend->dirfd >= 0)
-		unlink_if_same(pend->dirfd, pend->tmp, pend->fd);
-	pending_release(pend);
 }
 
 /* Link FD at a temporary name in DIRFD, then rename it over NAME. */
@@ -359,6 +343,60 @@ link_replacing(int fd, int dirfd, const char *name)
 	 */
 	unlink_if_same(dirfd, tmp, fd);
 	return r;
+}
+
+/*
+ * Give the unnamed file of PEND its name: a link, which fails with EEXIST
+ * where the name is taken; with REPLACE, a link at a temporary name
+ * renamed over it then.
+ */
+static int
+name_unnamed(struct pfx_pending *pend, bool replace)
+{
+	int r;
+
+	r = plat_os_link_fd(pend->fd, pend->dirfd, pend->name);
+	if (r == -EEXIST && replace)
+		r = link_replacing(pend->fd, pend->dirfd, pend->name);
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_commit(const struct pfx_root *root, struct pfx_pending *pend,
+    unsigned int flags)
+{
+	int r;
+
+	r = plat_replace_flags(flags);
+	if (r >= 0 && pend->tmp[0] == '\0')
+		r = name_unnamed(pend, r == 1);
+	else if (r == 0)
+		r = plat_os_rename_noreplace(pend->dirfd, pend->tmp,
+		    pend->dirfd, pend->name);
+	else if (r == 1)
+		r = renameat(pend->dirfd, pend->tmp, pend->dirfd,
+		    pend->name) == -1 ? -errno : 0;
+	if (r < 0) {
+		if (pend->tmp[0] != '\0')
+			unlink_if_same(pend->dirfd, pend->tmp, pend->fd);
+		pending_release(pend);
+		return r;
+	}
+	r = plat_check_beneath_at(root, pend->dirfd, pend->dir);
+	if (r < 0)
+		unlink_if_same(pend->dirfd, pend->name, pend->fd);
+	pending_release(pend);
+	return r;
+}
+
+/* see pfx_root.h */
+void
+pfx_root_abort(struct pfx_pending *pend)
+{
+	if (pend->fd >= 0 && pend->dirfd >= 0 && pend->tmp[0] != '\0')
+		unlink_if_same(pend->dirfd, pend->tmp, pend->fd);
+	pending_release(pend);
 }
 
 /* see pfx_root.h */

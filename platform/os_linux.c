@@ -1,7 +1,9 @@
 /*
  * os_linux.c -- the Linux calls behind the platform layer: openat2(2)
  * (Linux 5.6), mount IDs from statx(2) (Linux 5.8), renameat2(2)
- * RENAME_NOREPLACE, and hard links made from a descriptor.  glibc 2.36 has no openat2() wrapper, hence syscall(2).
+ * RENAME_NOREPLACE, files made without a name (O_TMPFILE, Linux 3.11) and
+ * hard links made from a descriptor.  glibc 2.36 has no openat2() wrapper,
+ * hence syscall(2).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -136,6 +138,48 @@ plat_os_link_fd(int fd, int dirfd, const char *name)
 	if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) == -1)
 		return -errno;
 	return 0;
+}
+
+/* see platform.h */
+int
+plat_os_open_unnamed(int dirfd, mode_t mode)
+{
+	int fd;
+
+	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_NOCTTY | O_CLOEXEC,
+	    mode);
+	if (fd >= 0)
+		return fd;
+	/* Filesystems without it say EOPNOTSUPP; kernels before 3.11 take
+	 * the flag for O_DIRECTORY and say EISDIR. */
+	if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)
+		return -ENOTSUP;
+	return -errno;
+}
+
+/* see platform.h */
+int
+plat_os_unnamed_probe(int dirfd)
+{
+	char proc[64];
+	int fd, n, ok;
+
+	fd = plat_os_open_unnamed(dirfd, 0600);
+	if (fd < 0)
+		return 0;
+	/*
+	 * linkat(fd, "", AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH, or (Linux
+	 * 6.10) the credentials that opened the file, which another thread
+	 * may no longer share.  /proc/self/fd/N needs neither: it must work.
+	 * "." always exists, so a kernel that could link says EEXIST, and
+	 * nothing is made.
+	 */
+	n = snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ok = n > 0 && (size_t)n < sizeof(proc) &&
+	    linkat(AT_FDCWD, proc, dirfd, ".", AT_SYMLINK_FOLLOW) == -1 &&
+	    errno == EEXIST;
+	plat_close(fd);
+	return ok;
 }
 
 /* see platform.h */

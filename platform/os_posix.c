@@ -90,6 +90,23 @@ plat_os_link_fd(int fd, int dirfd, const char *name)
 
 /* see platform.h */
 int
+plat_os_open_unnamed(int dirfd, mode_t mode)
+{
+	(void)dirfd;
+	(void)mode;
+	return -ENOTSUP;
+}
+
+/* see platform.h */
+int
+plat_os_unnamed_probe(int dirfd)
+{
+	(void)dirfd;
+	return 0;
+}
+
+/* see platform.h */
+int
 plat_os_random(void *buf, size_t len)
 {
 	arc4random_buf(buf, len);

@@ -150,6 +150,20 @@ int plat_os_rename_noreplace(int olddirfd, const char *oldname,
 /* Hard-link the inode open as FD at DIRFD/NAME.  0 or -errno. */
 int plat_os_link_fd(int fd, int dirfd, const char *name);
 
+/*
+ * Create a regular file with MODE (before umask) in DIRFD, with no name,
+ * open O_WRONLY, to be named by plat_os_link_fd().  Return: a descriptor,
+ * or -errno (-ENOTSUP where the system cannot).
+ */
+int plat_os_open_unnamed(int dirfd, mode_t mode);
+
+/*
+ * Can files made by plat_os_open_unnamed() in DIRFD be given a name, by
+ * any thread, whatever its credentials?  Nothing is left in DIRFD.
+ * Return: 1 or 0.
+ */
+int plat_os_unnamed_probe(int dirfd);
+
 /* Set an extended attribute through FD.  0, -ENOTSUP or -errno. */
 int plat_os_fsetxattr(int fd, const char *name, const void *value,
     size_t size);

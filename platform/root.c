@@ -85,6 +85,7 @@ pfx_root_open(struct pfx_root *root, int dirfd, const char *unsafe_path,
 	root->fd = -1;
 	root->resolver = PFX_RESOLVER_WALK;
 	root->kernel_confined = 0;
+	root->unnamed = 0;
 	r = strip_trailing_slashes(unsafe_path, path, sizeof(path));
 	if (r < 0)
 		return r;
@@ -100,9 +101,12 @@ pfx_root_open(struct pfx_root *root, int dirfd, const char *unsafe_path,
 	r = record_identity(root);
 	if (r == 0)
 		r = pick_resolver(root, how);
-	if (r < 0)
+	if (r < 0) {
 		pfx_root_close(root);
-	return r;
+		return r;
+	}
+	root->unnamed = plat_os_unnamed_probe(root->fd);
+	return 0;
 }
 
 /* see pfx_root.h */
@@ -135,6 +139,7 @@ pfx_root_sub(const struct pfx_root *parent, const char *rel,
 	int r;
 
 	sub->kernel_confined = 0;
+	sub->unnamed = 0;
 	sub->fd = pfx_root_open_dir(parent, rel);
 	if (sub->fd < 0) {
 		r = sub->fd;
@@ -144,9 +149,12 @@ pfx_root_sub(const struct pfx_root *parent, const char *rel,
 	/* The kernel confines to PARENT, not to SUB: keep every check. */
 	sub->resolver = parent->resolver;
 	r = record_identity(sub);
-	if (r < 0)
+	if (r < 0) {
 		pfx_root_close(sub);
-	return r;
+		return r;
+	}
+	sub->unnamed = plat_os_unnamed_probe(sub->fd);
+	return 0;
 }
 
 /* see pfx_root.h */

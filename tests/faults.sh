@@ -174,7 +174,7 @@ shim_case "write EDQUOT" write:EDQUOT:after=8 '^pfextract: d/f[123]: .*Disk quot
 shim_case "write ENOSPC" write:ENOSPC:after=8 '^pfextract: d/f[123]: .*No space left on device'
 # Twice: a file that cannot be opened for want of descriptors is tried
 # once more after the files queued for the worker thread gave theirs back.
-shim_case "openat EMFILE" openat:EMFILE:match=.pfx-:after=2:times=2 '^pfextract: d/f2: .*Too many open files'
+shim_case "openat EMFILE" openat:EMFILE:dir=d:after=2:times=2 '^pfextract: d/f2: .*Too many open files'
 shim_case "fsync EIO" fsync:EIO:after=2 'Input/output error' --fsync
 
 # --- EMFILE from a low `ulimit -n`: every limit fails cleanly or works -----
@@ -287,24 +287,40 @@ start_slow() {
 	head -c "$cut" "$T/a.tar" >&3
 }
 
-# wait_tmp DIR: wait (5 s at most) for a temporary beneath DIR.
+# writing DIR: is pfextract ($pid, or its child that extracts) writing a
+# file beneath DIR?  Either a file with no name (O_TMPFILE, which /proc
+# shows as "DIR/... (deleted)") or one under a temporary name, with data in
+# it either way.
+writing() {
+	kids=$(cat /proc/$pid/task/*/children 2>/dev/null)
+	for f in $(for p in $pid $kids; do echo /proc/$p/fd/*; done); do
+		l=$(readlink "$f" 2>/dev/null) || continue
+		case $l in
+		"$1"/*" (deleted)") [ "$(stat -L -c %s "$f" 2>/dev/null ||
+		    echo 0)" -gt 0 ] && return 0 ;;
+		esac
+	done
+	[ -n "$(find "$1" -name '.pfx-*' -type f -size +0 2>/dev/null)" ]
+}
+
+# wait_tmp DIR: wait (5 s at most) until a file is being written beneath
+# DIR.
 wait_tmp() {
 	i=0
 	while [ $i -lt 100 ]; do
-		[ -n "$(find "$1" -name '.pfx-*' -type f -size +0 2>/dev/null)" ] &&
-		    return 0
+		writing "$1" && return 0
 		sleep 0.05
 		i=$((i + 1))
 	done
 	return 1
 }
 
-# A file being written is only ever under a temporary name.
+# A file being written has no name, or a temporary one, never its own.
 for mode in $modes; do
 	rm -rf "$T/w" && mkdir -p "$T/w/dest"
 	prepare "$T/w/dest"
 	start_slow $mode
-	if wait_tmp "$T/w"; then ok; else bad "stalled ($mode): no temporary"; fi
+	if wait_tmp "$T/w"; then ok; else bad "stalled ($mode): no file being written"; fi
 	[ -z "$(find "$T/w" -path '*/d/f2')" ] && ok ||
 	    bad "stalled ($mode): d/f2 under its final name before it is whole"
 	[ "$mode" = atomic ] || { cmp -s "$T/w/dest/d/f1" "$T/src/d/f1" && ok ||
@@ -371,7 +387,7 @@ else
 	done
 fi
 
-# --fsync: each file synced before its rename, directories after their
+# --fsync: each file synced before it is named, directories after their
 # entries, deepest first, the destination last.
 rm -rf "$T/w" "$T/log" && mkdir -p "$T/w/dest" "$T/t/a/b"
 echo 1 > "$T/t/a/b/x" && echo 2 > "$T/t/a/y" && echo 3 > "$T/t/z"
@@ -384,12 +400,12 @@ ino() { stat -c %i "$T/w/dest/$1"; }
 # line N: the line number of the first log line equal to N.
 line() { grep -nxF "$1" "$T/log" | head -1 | cut -d: -f1; }
 for f in a/b/x a/y z; do
-	s=$(line "fsync $(ino $f)") r=$(line "rename $(ino "$(dirname "$f")") $(basename "$f")")
+	s=$(line "fsync $(ino $f)") r=$(line "name $(ino "$(dirname "$f")") $(basename "$f")")
 	[ -n "$s" ] && [ -n "$r" ] && [ "$s" -lt "$r" ] && ok ||
-	    bad "--fsync: $f not synced before its rename: $(cat "$T/log")"
+	    bad "--fsync: $f not synced before it was named: $(cat "$T/log")"
 done
 b=$(line "fsync $(ino a/b)") a=$(line "fsync $(ino a)") d=$(line "fsync $(ino .)")
-x=$(line "rename $(ino a/b) x")
+x=$(line "name $(ino a/b) x")
 [ -n "$b" ] && [ -n "$a" ] && [ -n "$d" ] && [ "$x" -lt "$b" ] &&
     [ "$b" -lt "$a" ] && [ "$a" -lt "$d" ] && ok ||
     bad "--fsync: directories not synced deepest first: $(cat "$T/log")"

@@ -8,14 +8,15 @@
  * call from then on).  CALL is write (regular files only, so that
  * standard output and error still work), openat (openat and openat64),
  * fsync, mkdirat or renameat (renameat and renameat2).  ERRNO is a name:
- * EIO, ENOSPC, EDQUOT, EMFILE, EACCES, EROFS, ENOENT.  ":match=PREFIX"
- * counts (and fails) only the openat calls whose name starts with PREFIX,
- * so that a test does not depend on how many other files pfextract opens.
+ * EIO, ENOSPC, EDQUOT, EMFILE, EACCES, EROFS, ENOENT.  ":dir=NAME"
+ * counts (and fails) only the openat calls that create a file (O_CREAT or
+ * O_TMPFILE) in a directory named NAME, so that a test does not depend on
+ * how many other files pfextract opens.
  *
- * FAULTSHIM_LOG=FILE appends one line per fsync and rename the process
- * makes, in order: "fsync INODE" (the inode synced) and "rename DIRINODE
- * NEWNAME".  The file is opened before main(), so that a sandbox the
- * program enters later does not stop the log.
+ * FAULTSHIM_LOG=FILE appends one line per fsync and per name given
+ * (rename, or link) the process makes, in order: "fsync INODE" (the inode
+ * synced) and "name DIRINODE NEWNAME".  The file is opened before main(),
+ * so that a sandbox the program enters later does not stop the log.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -34,7 +35,7 @@ static struct {
 	long after;
 	long times;		/* < 0: no end */
 	long seen;		/* calls of CALL so far */
-	char match[64];		/* openat: only names with this prefix */
+	char dir[64];		/* openat: only creations in a dir so named */
 } rule;
 
 static int logfd = -1;
@@ -78,9 +79,8 @@ shim_init(void)
 			rule.after = strtol(field + 6, NULL, 10);
 		else if (strncmp(field, "times=", 6) == 0)
 			rule.times = strtol(field + 6, NULL, 10);
-		else if (strncmp(field, "match=", 6) == 0)
-			snprintf(rule.match, sizeof(rule.match), "%s",
-			    field + 6);
+		else if (strncmp(field, "dir=", 4) == 0)
+			snprintf(rule.dir, sizeof(rule.dir), "%s", field + 4);
 	}
 }
 
@@ -140,13 +140,42 @@ write(int fd, const void *buf, size_t len)
 	return real_write(fd, buf, len);
 }
 
+/* Does openat(DIRFD, PATH, FLAGS) create a file in a directory named NAME? */
+static int
+creates_in(int dirfd, const char *path, int flags, const char *name)
+{
+	char proc[64], where[4096];
+	const char *slash;
+	ssize_t n;
+
+	if ((flags & O_CREAT) == 0 && (flags & O_TMPFILE) != O_TMPFILE)
+		return 0;
+	/* PATH's directory part, if any, else DIRFD's own name. */
+	slash = strrchr(path, '/');
+	if (slash != NULL && (flags & O_TMPFILE) != O_TMPFILE) {
+		n = slash - path;
+		if ((size_t)n >= sizeof(where))
+			return 0;
+		memcpy(where, path, (size_t)n);
+		where[n] = '\0';
+	} else {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
+		n = readlink(proc, where, sizeof(where) - 1);
+		if (n < 0)
+			return 0;
+		where[n] = '\0';
+	}
+	slash = strrchr(where, '/');
+	return strcmp(slash != NULL ? slash + 1 : where, name) == 0;
+}
+
 /* openat and openat64 are the same call on 64-bit systems. */
 static int
 shim_openat(int (*real)(int, const char *, int, ...), int dirfd,
     const char *path, int flags, mode_t mode)
 {
-	if ((rule.match[0] == '\0' || strncmp(path, rule.match,
-	    strlen(rule.match)) == 0) && shim_fail("openat"))
+	if ((rule.dir[0] == '\0' || creates_in(dirfd, path, flags,
+	    rule.dir)) && shim_fail("openat"))
 		return -1;
 	return real(dirfd, path, flags, mode);
 }
@@ -206,8 +235,17 @@ renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
 	REAL(renameat);
 	if (shim_fail("renameat"))
 		return -1;
-	shim_log("rename %llu %s\n", ino_of(newdirfd), newpath);
+	shim_log("name %llu %s\n", ino_of(newdirfd), newpath);
 	return real_renameat(olddirfd, oldpath, newdirfd, newpath);
+}
+
+int
+linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+    int flags)
+{
+	REAL(linkat);
+	shim_log("name %llu %s\n", ino_of(newdirfd), newpath);
+	return real_linkat(olddirfd, oldpath, newdirfd, newpath, flags);
 }
 
 int
@@ -217,6 +255,6 @@ renameat2(int olddirfd, const char *oldpath, int newdirfd,
 	REAL(renameat2);
 	if (shim_fail("renameat"))
 		return -1;
-	shim_log("rename %llu %s\n", ino_of(newdirfd), newpath);
+	shim_log("name %llu %s\n", ino_of(newdirfd), newpath);
 	return real_renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
 }
