@@ -388,6 +388,12 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	const char *reason;
 
 	/*
+	 * The parent kept for files is only good while nothing but files is
+	 * made: whatever else this entry makes or removes, it is let go.
+	 */
+	if (e->type != PFX_TYPE_FILE)
+		pfx_parent_cache_drop(&x->parents);
+	/*
 	 * A link may depend on the files before it; a directory only on one
 	 * named where it or its parents go.
 	 */
@@ -658,6 +664,7 @@ free_state(struct xtr *x)
 		archive_read_free(x->ar);
 	x->ar = NULL;
 	x->dec = NULL;
+	pfx_parent_cache_drop(&x->parents);
 	pfx_root_close(&x->root);
 }
 
@@ -723,6 +730,7 @@ xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
 	x.opt = opt;
 	x.res = result;
 	x.root.fd = -1;
+	pfx_parent_cache_init(&x.parents);
 
 	/* Listing writes nothing, so it needs no destination. */
 	if ((opt->flags & PFX_OPT_LIST) == 0) {

@@ -120,6 +120,8 @@ struct xtr {
 	const struct pfx_options *opt;
 	struct pfx_result *res;
 	struct pfx_root root;
+	struct pfx_parent_cache parents;	/* the last file's parent
+						   (file.c), reading thread */
 	struct archive *ar;
 	struct xtr_decoder *dec;	/* AR's own decoder (its close frees
 					   it), or NULL: libarchive decodes */

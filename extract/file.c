@@ -307,12 +307,14 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	 * while it is written.  The parents are made only when missing.
 	 */
 	t->mode = xtr_safe_mode(x->opt, e->mode);
-	r = pfx_root_begin(&x->root, rel, t->mode & 0777, &t->pend);
+	r = pfx_root_begin_cached(&x->root, &x->parents, rel, t->mode & 0777,
+	    &t->pend);
 	if (r == -ENOENT) {
 		r = xtr_make_parents(x, rel);
 		if (r < 0)
 			return r;
-		r = pfx_root_begin(&x->root, rel, t->mode & 0777, &t->pend);
+		r = pfx_root_begin_cached(&x->root, &x->parents, rel,
+		    t->mode & 0777, &t->pend);
 	}
 	if (r < 0)
 		return r;

@@ -36,9 +36,12 @@
 #define FILE_CREATE_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | \
     O_NOCTTY | O_CLOEXEC)
 
-/* The parent's path is kept in a pending file for the check at commit. */
+/* The parent's path is kept in a pending file for the check at commit,
+ * and in a parent cache to know it again. */
 _Static_assert(sizeof(((struct pfx_pending *)0)->dir) >= PFX_PATH_MAX,
     "pfx_pending.dir holds any parent path");
+_Static_assert(sizeof(((struct pfx_parent_cache *)0)->dir) >= PFX_PATH_MAX,
+    "pfx_parent_cache.dir holds any parent path");
 
 /* splitmix64's finaliser: every input bit reaches every output bit. */
 static uint64_t
@@ -273,9 +276,57 @@ pending_release(struct pfx_pending *pend)
 }
 
 /* see pfx_root.h */
-int
-pfx_root_begin(const struct pfx_root *root, const char *rel, mode_t mode,
-    struct pfx_pending *pend)
+void
+pfx_parent_cache_init(struct pfx_parent_cache *cache)
+{
+	cache->fd = -1;
+	cache->dir[0] = '\0';
+}
+
+/* see pfx_root.h */
+void
+pfx_parent_cache_drop(struct pfx_parent_cache *cache)
+{
+	plat_close(cache->fd);
+	pfx_parent_cache_init(cache);
+}
+
+/*
+ * A descriptor of directory DIR beneath ROOT for the caller to own: from
+ * CACHE when it holds DIR and may be used, else resolved (and then kept in
+ * CACHE when it may be).  Return: the descriptor, or -errno.
+ */
+static int
+parent_fd(const struct pfx_root *root, struct pfx_parent_cache *cache,
+    const char *dir)
+{
+	int fd;
+
+	/*
+	 * SECURITY: only under the kernel's confinement to the root may a
+	 * directory found for an earlier entry be used without a new look:
+	 * if it was moved out since, Landlock refuses the file made in it
+	 * (its open, its link), at that moment.  Without it, each file's
+	 * parent is resolved beneath the root now.
+	 */
+	if (cache == NULL || !root->kernel_confined)
+		return plat_resolve_dir(root, dir, PLAT_DIR_SEARCH);
+	if (cache->fd < 0 || strcmp(cache->dir, dir) != 0) {
+		fd = plat_resolve_dir(root, dir, PLAT_DIR_SEARCH);
+		if (fd < 0)
+			return fd;
+		pfx_parent_cache_drop(cache);
+		cache->fd = fd;
+		memcpy(cache->dir, dir, strlen(dir) + 1);
+	}
+	fd = fcntl(cache->fd, F_DUPFD_CLOEXEC, 0);
+	return fd == -1 ? -errno : fd;
+}
+
+/* pfx_root_begin_cached(), but for the cache's cleanup on failure. */
+static int
+begin(const struct pfx_root *root, struct pfx_parent_cache *cache,
+    const char *rel, mode_t mode, struct pfx_pending *pend)
 {
 	struct plat_path p;
 	int i, r;
@@ -287,7 +338,7 @@ pfx_root_begin(const struct pfx_root *root, const char *rel, mode_t mode,
 		return r;
 	memcpy(pend->name, p.leaf, sizeof(pend->name));
 	memcpy(pend->dir, p.parent, strlen(p.parent) + 1);
-	pend->dirfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
+	pend->dirfd = parent_fd(root, cache, p.parent);
 	if (pend->dirfd < 0) {
 		r = pend->dirfd;
 		pend->dirfd = -1;
@@ -317,6 +368,28 @@ pfx_root_begin(const struct pfx_root *root, const char *rel, mode_t mode,
 	}
 	if (r < 0)
 		pending_release(pend);
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_begin(const struct pfx_root *root, const char *rel, mode_t mode,
+    struct pfx_pending *pend)
+{
+	return pfx_root_begin_cached(root, NULL, rel, mode, pend);
+}
+
+/* see pfx_root.h */
+int
+pfx_root_begin_cached(const struct pfx_root *root,
+    struct pfx_parent_cache *cache, const char *rel, mode_t mode,
+    struct pfx_pending *pend)
+{
+	int r;
+
+	r = begin(root, cache, rel, mode, pend);
+	if (r < 0 && cache != NULL)
+		pfx_parent_cache_drop(cache);
 	return r;
 }
 

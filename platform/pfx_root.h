@@ -172,6 +172,36 @@ PFX_API int pfx_root_begin(const struct pfx_root *root, const char *rel,
     mode_t mode, struct pfx_pending *pend);
 
 /*
+ * The parent directory of the last file begun through it, kept open for
+ * the next file begun in the same directory: an archive holds a
+ * directory's files together, and each then costs no lookup.  SECURITY:
+ * a descriptor pins an inode, not a place; it is only kept for a root the
+ * kernel confines (pfx_root_confined()), which refuses at the moment of
+ * the call a file made in a directory moved out of the root since.  With
+ * any other root it holds nothing and every file is looked up afresh.
+ * One owner, one thread.  Drop it (pfx_parent_cache_drop()) whenever the
+ * tree may have changed other than by files begun through it.
+ */
+struct pfx_parent_cache {
+	int fd;				/* private */
+	char dir[4096];			/* private: the parent's path */
+};
+
+/* Make *CACHE empty.  Drop it when done. */
+PFX_API void pfx_parent_cache_init(struct pfx_parent_cache *cache);
+
+/* Close what *CACHE holds, leaving it empty. */
+PFX_API void pfx_parent_cache_drop(struct pfx_parent_cache *cache);
+
+/*
+ * As pfx_root_begin(), taking REL's parent from *CACHE when it holds it,
+ * and leaving it there for the next call.  A failure empties *CACHE.
+ */
+PFX_API int pfx_root_begin_cached(const struct pfx_root *root,
+    struct pfx_parent_cache *cache, const char *rel, mode_t mode,
+    struct pfx_pending *pend);
+
+/*
  * Give the pending file its final name.  With PFX_ROOT_REPLACE an existing
  * non-directory at that name (a file, a symlink, a hard link to anything)
  * is atomically replaced by the rename and never opened or followed (an

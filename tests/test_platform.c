@@ -1574,6 +1574,84 @@ ROOT_TEST(begin_refused)
 }
 
 /*
+ * Without the kernel's confinement the parent cache keeps nothing: each
+ * file's parent is looked up again, so a directory moved out, or swapped
+ * for a symlink, between two files is seen.
+ *
+ *	dest/
+ *	`-- a/			moved to elsewhere/a, then a symlink to it
+ */
+ROOT_TEST(begin_cached_unconfined)
+{
+	struct pfx_parent_cache cache;
+	struct pfx_pending pend;
+	char list[64];
+
+	put_dir(fx->dest, "a", 0755);
+	pfx_parent_cache_init(&cache);
+	ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, "a/f1", 0644,
+	    &pend), 0);
+	write_all(pend.fd, "f1\n");
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, 0), 0);
+	cr_assert(renameat(fx->dest, "a", fx->elsewhere, "a") == 0,
+	    "rename: %s", strerror(errno));
+	ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, "a/f2", 0644,
+	    &pend), -ENOENT);
+	put_link(fx->dest, "a", "../elsewhere/a");
+	ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, "a/f3", 0644,
+	    &pend), -ELOOP);
+	list_at(fx->elsewhere, "a", list, sizeof(list));
+	cr_assert_str_eq(list, "f1", "[%s] elsewhere/a holds \"%s\"",
+	    fx->rname, list);
+	pfx_parent_cache_drop(&cache);
+}
+
+/*
+ * Confined (here only said to be: the kernel's part is tested in
+ * test_sandbox.c), the cache keeps the last parent: files land in the
+ * directory their name says, whichever was kept, and a drop closes it.
+ *
+ *	dest/
+ *	|-- a/			f1, f3
+ *	`-- b/			f2
+ */
+ROOT_TEST(begin_cached_confined)
+{
+	static const char *const names[] = { "a/f1", "a/f3", "b/f2", "a/f4",
+	    "f5" };
+	struct pfx_parent_cache cache;
+	struct pfx_pending pend;
+	char list[64];
+	size_t i;
+
+	put_dir(fx->dest, "a", 0755);
+	put_dir(fx->dest, "b", 0755);
+	pfx_root_confined(&fx->root);
+	pfx_parent_cache_init(&cache);
+	for (i = 0; i < NELEM(names); i++) {
+		ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, names[i],
+		    0644, &pend), 0);
+		write_all(pend.fd, names[i]);
+		ASSERT_RET(pfx_root_commit(&fx->root, &pend, 0), 0);
+		expect_content(fx, fx->dest, names[i], names[i]);
+	}
+	/* A failure lets the kept directory go. */
+	ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, "missing/f",
+	    0644, &pend), -ENOENT);
+	cr_assert(cache.fd == -1, "[%s] a failed begin kept %d", fx->rname,
+	    cache.fd);
+	ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, "b/f6", 0644,
+	    &pend), 0);
+	pfx_root_abort(&pend);
+	pfx_parent_cache_drop(&cache);
+	list_at(fx->dest, "a", list, sizeof(list));
+	cr_assert_str_eq(list, "f1 f3 f4", "[%s] a/ holds \"%s\"", fx->rname,
+	    list);
+	list_at(fx->dest, "b", list, sizeof(list));
+	cr_assert_str_eq(list, "f2", "[%s] b/ holds \"%s\"", fx->rname, list);
+}
+
+/*
  * A directory moved out of the root between begin and commit: the commit
  * notices, takes back what it made there and fails with -EXDEV.
  *
