@@ -28,9 +28,20 @@
  * been, a few entries later; the files queued behind it are finished and
  * reported too (they were complete).
  *
- * Bounded: XTR_ASYNC_SLOTS files at most are queued, each holding two
- * descriptors; when one cannot be opened for want of descriptors, the
- * queue is emptied and the open tried once more.
+ * A file of XTR_STREAM_MIN bytes or more has its data queued too, as it
+ * comes, in segments of at most XTR_SEGMENT_MAX bytes
+ * (xtr_async_segment), each written by the worker at its offset while
+ * the reader reads the next.  At the end of the data the reader waits
+ * for them (xtr_async_settle), so that a write error (a full disk) is
+ * this file's and stops the run here, as without the worker; only then
+ * is the file's own job queued.  A segment that fails stops the reader
+ * sending more.  The reader keeps the file's descriptor until its job is
+ * queued, and settles before it gives the file up (an error, a
+ * cancellation), so that no segment is left for a closed descriptor.
+ *
+ * Bounded: XTR_ASYNC_SLOTS jobs at most are queued, each holding two
+ * descriptors at most; when one cannot be opened for want of
+ * descriptors, the queue is emptied and the open tried once more.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -74,6 +85,23 @@ enum { IDLE_NOT, IDLE_NAP, IDLE_SLEEP };
  */
 #define XTR_STASH_MAX (64u * 1024)
 
+/*
+ * A file this big has its data written by the worker as it comes, in
+ * segments of at most XTR_SEGMENT_MAX: XTR_ASYNC_SLOTS of them, 8 MiB,
+ * at most in memory.  Smaller ones (but stashed ones) are written by the
+ * reader: the wait at the end of each streamed file would cost them more
+ * than the worker's help brings.
+ */
+#define XTR_STREAM_MIN (1024u * 1024)
+#define XTR_SEGMENT_MAX (256u * 1024)
+
+/* What a job asks of the worker. */
+enum job_kind {
+	JOB_FILE,		/* finish the file (xtr_finish_data) */
+	JOB_REPORT,		/* nothing: a report kept in its place */
+	JOB_SEGMENT		/* write stash at seg_off of seg_fd */
+};
+
 struct xtr_job {
 	struct xtr_tail tail;		/* what the worker finishes */
 	struct pfx_entry e;		/* the entry, for its report */
@@ -82,8 +110,10 @@ struct xtr_job {
 	size_t bufcap;
 	struct xtr_stash stash;		/* owned: a small file's data */
 	int r;				/* the worker's result */
-	/* A report only, no file: what xtr_finish_entry() was given. */
-	bool report_only;
+	enum job_kind kind;
+	int seg_fd;			/* JOB_SEGMENT: borrowed */
+	uint64_t seg_off;
+	/* JOB_REPORT: what xtr_finish_entry() was given. */
 	enum pfx_entry_status status;
 	const char *reason;		/* a static string */
 	int error;
@@ -105,6 +135,7 @@ struct xtr_async {
 	_Atomic size_t mid, tail;
 	size_t head;
 	atomic_int idle;		/* the worker sleeps on WORK: NAP, SLEEP */
+	atomic_int seg_err;		/* -errno of a failed segment, or 0 */
 	atomic_bool waiting;		/* the reader sleeps on DONE ... */
 	_Atomic size_t want;		/* ... until mid reaches this */
 	bool stop;			/* under mu */
@@ -179,6 +210,54 @@ wake(struct xtr_async *a, pthread_cond_t *c)
 	(void)pthread_mutex_unlock(&a->mu);
 }
 
+/* Write LEN bytes of BUF at OFF of FD.  0 or -errno. */
+static int
+pwrite_all(int fd, const char *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = pwrite(fd, buf, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		buf += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Do job J on the worker.  After a segment that failed, the rest of its
+ * file's are skipped: the reader learns of it (xtr_async_settle) before
+ * the file's own job is queued.  Return: the job's result.
+ */
+static int
+run_job(struct xtr_async *a, struct xtr_job *j)
+{
+	int r;
+
+	switch (j->kind) {
+	case JOB_SEGMENT:
+		if (atomic_load(&a->seg_err) != 0)
+			return 0;
+		r = pwrite_all(j->seg_fd, j->stash.buf, j->stash.len,
+		    j->seg_off);
+		if (r < 0)
+			atomic_store(&a->seg_err, r);
+		return 0;
+	case JOB_FILE:
+		return xtr_finish_data(a->root, &j->tail);
+	case JOB_REPORT:
+		break;
+	}
+	return 0;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -193,8 +272,7 @@ worker_main(void *arg)
 			continue;
 		}
 		j = slot(a, m);
-		j->r = j->report_only ? 0 : xtr_finish_data(a->root,
-		    &j->tail);
+		j->r = run_job(a, j);
 		atomic_store(&a->mid, ++m);
 		if (atomic_load(&a->waiting) && m >= atomic_load(&a->want))
 			wake(a, &a->done);
@@ -243,7 +321,9 @@ xtr_async_start(struct xtr *x)
 static void
 take_result(struct xtr *x, struct xtr_job *j)
 {
-	if (j->report_only) {
+	if (j->kind == JOB_SEGMENT)
+		return;
+	if (j->kind == JOB_REPORT) {
 		xtr_finish_entry(x, &j->e, j->status, j->reason, j->error);
 		return;
 	}
@@ -257,6 +337,24 @@ take_result(struct xtr *x, struct xtr_job *j)
 	xtr_finish_entry(x, &j->e, PFX_ENTRY_EXTRACTED, "none", 0);
 }
 
+/* Wait until the worker has done job WANT - 1 (one wake-up at most). */
+static void
+wait_done(struct xtr_async *a, size_t want)
+{
+	if (atomic_load(&a->mid) >= want)
+		return;
+	(void)pthread_mutex_lock(&a->mu);
+	/* Whatever is queued is all the worker will get for now. */
+	if (atomic_load(&a->idle))
+		(void)pthread_cond_signal(&a->work);
+	atomic_store(&a->want, want);
+	atomic_store(&a->waiting, true);
+	while (atomic_load(&a->mid) < want)
+		(void)pthread_cond_wait(&a->done, &a->mu);
+	atomic_store(&a->waiting, false);
+	(void)pthread_mutex_unlock(&a->mu);
+}
+
 /*
  * Report the finished jobs, after waiting, if WANT is beyond them, until
  * the worker finished job WANT - 1 (one wake-up, however many that is).
@@ -267,18 +365,7 @@ take_finished(struct xtr *x, size_t want)
 	struct xtr_async *a = x->async;
 	size_t mid;
 
-	if (atomic_load(&a->mid) < want) {
-		(void)pthread_mutex_lock(&a->mu);
-		/* Whatever is queued is all the worker will get for now. */
-		if (atomic_load(&a->idle))
-			(void)pthread_cond_signal(&a->work);
-		atomic_store(&a->want, want);
-		atomic_store(&a->waiting, true);
-		while (atomic_load(&a->mid) < want)
-			(void)pthread_cond_wait(&a->done, &a->mu);
-		atomic_store(&a->waiting, false);
-		(void)pthread_mutex_unlock(&a->mu);
-	}
+	wait_done(a, want);
 	mid = atomic_load(&a->mid);
 	a->taking = true;
 	for (; a->head < mid; a->head++)
@@ -346,7 +433,7 @@ clear_way(struct xtr *x, const char *rel, bool same)
 	take_finished(x, 0);
 	for (i = a->head; i < atomic_load(&a->tail); i++) {
 		j = slot(a, i);
-		if (j->report_only)
+		if (j->kind != JOB_FILE)
 			continue;
 		if (on_the_way(j->rel, rel) || (same &&
 		    strcmp(j->rel, rel) == 0)) {
@@ -460,39 +547,119 @@ publish(struct xtr_async *a, size_t t)
 		wake(a, &a->work);
 }
 
+/* The slot of the next job, once the queue has room for it. */
+static struct xtr_job *
+free_slot(struct xtr *x)
+{
+	struct xtr_async *a = x->async;
+	size_t t = atomic_load(&a->tail);
+
+	if (t - a->head == XTR_ASYNC_SLOTS)
+		take_finished(x, a->head + XTR_ASYNC_REFILL);
+	return slot(a, t);
+}
+
+/* see extract.h */
+int
+xtr_async_segment(struct xtr *x, int fd, const void *buf, size_t len,
+    uint64_t off)
+{
+	struct xtr_async *a = x->async;
+	const char *p = buf;
+	struct xtr_job *j;
+	size_t n;
+	char *grown;
+	int r;
+
+	while (len > 0) {
+		r = atomic_load(&a->seg_err);
+		if (r != 0)
+			return r;
+		n = len < XTR_SEGMENT_MAX ? len : XTR_SEGMENT_MAX;
+		j = free_slot(x);
+		if (n > j->stash.cap) {
+			grown = realloc(j->stash.buf, XTR_SEGMENT_MAX);
+			if (grown == NULL) {
+				/* Written here, then: any order will do. */
+				r = pwrite_all(fd, p, n, off);
+				if (r < 0)
+					return r;
+				goto next;
+			}
+			j->stash.buf = grown;
+			j->stash.cap = XTR_SEGMENT_MAX;
+		}
+		memcpy(j->stash.buf, p, n);
+		j->stash.len = n;
+		j->seg_fd = fd;
+		j->seg_off = off;
+		j->kind = JOB_SEGMENT;
+		publish(a, atomic_load(&a->tail));
+next:
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* see extract.h */
+int
+xtr_async_settle(struct xtr *x)
+{
+	struct xtr_async *a = x->async;
+
+	wait_done(a, atomic_load(&a->tail));
+	return atomic_exchange(&a->seg_err, 0);
+}
+
 /* see extract.h */
 int
 xtr_async_write(struct xtr *x, struct archive_entry *ae,
     struct pfx_entry *e, const char *rel)
 {
 	struct xtr_async *a = x->async;
+	struct xtr_tail big, *t;
 	struct xtr_job *j;
-	size_t t;
 	int r;
 
-	t = atomic_load(&a->tail);
-	if (t - a->head == XTR_ASYNC_SLOTS)
-		take_finished(x, a->head + XTR_ASYNC_REFILL);
-	j = slot(a, t);
+	j = free_slot(x);
 	j->tail.stash = stash_for(j, ae);
-	r = xtr_write_data(x, ae, e, rel, &j->tail);
+	if (j->tail.stash != NULL) {
+		t = &j->tail;
+		t->stream = false;
+	} else {
+		/* Its segments take the next slots: its own comes after. */
+		t = &big;
+		t->stash = NULL;
+		t->stream = archive_entry_size_is_set(ae) &&
+		    archive_entry_size(ae) >= (la_int64_t)XTR_STREAM_MIN &&
+		    archive_entry_sparse_count(ae) == 0;
+	}
+	r = xtr_write_data(x, ae, e, rel, t);
 	if (r == -EMFILE || r == -ENFILE) {
 		/* The queue holds descriptors: give them back, try again. */
 		xtr_async_drain(x);
-		r = xtr_write_data(x, ae, e, rel, &j->tail);
+		r = xtr_write_data(x, ae, e, rel, t);
 	}
 	if (r != 0)
 		return r;
+	if (t == &big) {
+		j = free_slot(x);
+		j->tail = big;
+	}
 	j->e = *e;
 	j->e.link_target = NULL;
 	r = keep_strings(j, rel);
 	if (r < 0) {
+		if (j->tail.stream)
+			(void)xtr_async_settle(x);
 		pfx_root_abort(&j->tail.pend);
 		return r;
 	}
-	j->report_only = false;
+	j->kind = JOB_FILE;
 	x->queued_bytes += j->e.bytes;
-	publish(a, t);
+	publish(a, atomic_load(&a->tail));
 	return 0;
 }
 
@@ -520,7 +687,7 @@ xtr_async_defer(struct xtr *x, struct pfx_entry *e,
 		xtr_async_drain(x);
 		return false;
 	}
-	j->report_only = true;
+	j->kind = JOB_REPORT;
 	j->status = status;
 	j->reason = reason;
 	j->error = error;

@@ -279,6 +279,22 @@ int xtr_async_write(struct xtr *x, struct archive_entry *ae,
  */
 void xtr_async_drain(struct xtr *x);
 
+/*
+ * Queue LEN bytes of BUF (copied) for the worker to write at OFF of FD,
+ * the file being written, which must stay open until its own job is
+ * queued behind them, or until xtr_async_settle().
+ * Return: 0, or the -errno of a write of this file that failed already.
+ */
+int xtr_async_segment(struct xtr *x, int fd, const void *buf, size_t len,
+    uint64_t off);
+
+/*
+ * Wait until the worker has written every segment queued (reports are
+ * left for later), and forget their failure, returned: 0 or -errno.
+ * After it, the file they were for may be closed.
+ */
+int xtr_async_settle(struct xtr *x);
+
 /* --- file.c ----------------------------------------------------------- */
 
 /* xtr_write_regular(): the archive's data could not be read (fatal). */
@@ -305,6 +321,8 @@ struct xtr_tail {
 	struct pfx_pending pend;	/* owned until finished */
 	struct xtr_stash *stash;	/* borrowed, or NULL: data to write
 					   first, when finishing */
+	bool stream;			/* in: the data goes to the worker
+					   as it comes (xtr_async_segment) */
 	mode_t mode;			/* its final permission bits */
 	bool set_times;
 	bool fsync;

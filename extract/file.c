@@ -122,7 +122,7 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
  */
 static int
 copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
-    int fd, struct xtr_stash *stash)
+    int fd, struct xtr_stash *stash, bool stream)
 {
 	const void *buf;
 	size_t size;
@@ -164,9 +164,14 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			stash->len = 0;
 			stash = NULL;
 		}
-		if (offset > pos && lseek(fd, (off_t)offset, SEEK_SET) == -1)
-			return -errno;
-		r = write_all(fd, buf, size);
+		if (stream)
+			r = xtr_async_segment(x, fd, buf, size,
+			    (uint64_t)offset);
+		else if (offset > pos &&
+		    lseek(fd, (off_t)offset, SEEK_SET) == -1)
+			r = -errno;
+		else
+			r = write_all(fd, buf, size);
 		if (r < 0)
 			return r;
 		pos = offset + (la_int64_t)size;
@@ -321,7 +326,11 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	/* SECURITY: a stash only for a file without holes. */
 	if (t->stash != NULL && archive_entry_sparse_count(ae) > 0)
 		t->stash = NULL;
-	r = copy_data(x, ae, e, t->pend.fd, t->stash);
+	r = copy_data(x, ae, e, t->pend.fd, t->stash, t->stream);
+	/* Written whole, or failed, before the next entry is read: a full
+	 * disk stops the run at this file, as without the worker. */
+	if (r == 0 && t->stream)
+		r = xtr_async_settle(x);
 	if (r == 1) {
 		xtr_fail(x, EIO, "%s: archive data cannot be read: %s",
 		    xtr_short_name(e->name, nb),
@@ -332,6 +341,9 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	if (r == 0)
 		r = xtr_apply_owner_xattrs(x, ae, t->pend.fd);
 	if (r != 0) {
+		/* No segment may be left to write to a closed descriptor. */
+		if (t->stream)
+			(void)xtr_async_settle(x);
 		pfx_root_abort(&t->pend);
 		return r;
 	}
@@ -382,6 +394,7 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 	int r;
 
 	t.stash = NULL;
+	t.stream = false;
 	r = xtr_write_data(x, ae, e, rel, &t);
 	if (r != 0)
 		return r;

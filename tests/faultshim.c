@@ -5,8 +5,9 @@
  *
  * FAULTSHIM="CALL:ERRNO[:after=N][:times=K]" makes CALL fail with ERRNO
  * once N calls of it have succeeded (default 0), K times (default: every
- * call from then on).  CALL is write (regular files only, so that
- * standard output and error still work), openat (openat and openat64),
+ * call from then on).  CALL is write (write, pwrite and pwrite64, on
+ * regular files only, so that standard output and error still work),
+ * openat (openat and openat64),
  * fsync, mkdirat or renameat (renameat and renameat2).  ERRNO is a name:
  * EIO, ENOSPC, EDQUOT, EMFILE, EACCES, EROFS, ENOENT.  ":dir=NAME"
  * counts (and fails) only the openat calls that create a file (O_CREAT or
@@ -128,16 +129,36 @@ ino_of(int fd)
 	if (real_##name == NULL) \
 		real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
 
-ssize_t
-write(int fd, const void *buf, size_t len)
+/* Should this write to FD fail?  Only regular files are made to. */
+static int
+write_fails(int fd)
 {
 	struct stat st;
 
+	return fd != logfd && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    shim_fail("write");
+}
+
+ssize_t
+write(int fd, const void *buf, size_t len)
+{
 	REAL(write);
-	if (fd != logfd && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    shim_fail("write"))
-		return -1;
-	return real_write(fd, buf, len);
+	return write_fails(fd) ? -1 : real_write(fd, buf, len);
+}
+
+/* pwrite and pwrite64 count as write: file data goes through either. */
+ssize_t
+pwrite(int fd, const void *buf, size_t len, off_t off)
+{
+	REAL(pwrite);
+	return write_fails(fd) ? -1 : real_pwrite(fd, buf, len, off);
+}
+
+ssize_t
+pwrite64(int fd, const void *buf, size_t len, off64_t off)
+{
+	REAL(pwrite64);
+	return write_fails(fd) ? -1 : real_pwrite64(fd, buf, len, off);
 }
 
 /* Does openat(DIRFD, PATH, FLAGS) create a file in a directory named NAME? */

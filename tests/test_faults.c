@@ -105,7 +105,7 @@ build(char *buf, const struct member *m, size_t n)
 {
 	struct archive *a = archive_write_new();
 	struct archive_entry *e = archive_entry_new();
-	static char data[1 << 20];
+	static char data[2 << 20];
 	size_t used = 0, i;
 
 	cr_assert(a != NULL && e != NULL);
@@ -460,7 +460,8 @@ slow_writer(void *arg)
  * and wait for the writer.  The message is "interrupted", not a corrupt
  * archive; the file half written goes with its temporary.
  */
-Test(faults, cancel_blocked_read)
+static void
+cancel_blocked(const struct member *m, size_t n)
 {
 	static char buf[CAP];
 	struct outcome o = { "d/big", 0, "", 0, false };
@@ -472,7 +473,7 @@ Test(faults, cancel_blocked_read)
 	pthread_t th;
 	struct tree t;
 	int p[2];
-	size_t len = build(buf, three, NELEM(three));
+	size_t len = build(buf, m, n);
 
 	tree_begin(&t);
 	memset(&sa, 0, sizeof(sa));
@@ -501,9 +502,31 @@ Test(faults, cancel_blocked_read)
 	cr_expect_str_eq(res.message, "interrupted");
 	cr_expect(o.seen && o.status == PFX_ENTRY_FAILED &&
 	    strcmp(o.reason, "interrupted") == 0, "d/big: %s", o.reason);
-	cr_expect_eq(check_dest(&t, three, NELEM(three)), 1);
+	cr_expect_eq(check_dest(&t, m, n), 1);
 	cr_expect(exists(&t, "d/first") && !exists(&t, "d/big"));
 	tree_end(&t);
+}
+
+Test(faults, cancel_blocked_read)
+{
+	cancel_blocked(three, NELEM(three));
+}
+
+static const struct member three_streamed[] = {
+	{ "d", -1 },
+	{ "d/first", 5000 },
+	{ "d/big", 2 << 20 },
+	{ "d/last", 5000 },
+};
+
+/*
+ * The same, in a file the worker thread writes as it comes
+ * (extract/async.c, XTR_STREAM_MIN): the segments handed over are
+ * written or dropped before the file is given up.
+ */
+Test(faults, cancel_blocked_read_streamed)
+{
+	cancel_blocked(three_streamed, NELEM(three_streamed));
 }
 
 static const struct member nested[] = {
@@ -575,30 +598,28 @@ Test(faults, dest_removed)
 	}
 }
 
-static const struct member big[] = {
-	{ "small", 1000 },
-	{ "big", 600000 },
-	{ "after", 1000 },
-};
-
 /*
- * The destination fills up (a 256 KiB tmpfs, mounted in a mount
- * namespace of this test's process only): ENOSPC, named, and the file
- * being written leaves nothing.
+ * Extract M (N members: "small", then the one named FULL, then "after")
+ * into a tmpfs of SIZE (mounted in a mount namespace of this test's
+ * process only): ENOSPC, named FULL, the file being written leaves
+ * nothing, and the run stops before "after".
  */
-Test(faults, disk_full)
+static void
+fill_up(const struct member *m, size_t n, const char *size,
+    const char *full)
 {
 	static char buf[CAP];
+	char opts[64], words[64];
 	struct pfx_options opt;
 	struct pfx_result res;
 	struct tree t;
-	size_t len = build(buf, big, NELEM(big));
+	size_t len = build(buf, m, n);
 
 	tree_begin(&t);
+	(void)snprintf(opts, sizeof(opts), "size=%s,mode=755", size);
 	if (unshare(CLONE_NEWNS) == -1 ||
 	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
-	    mount("pfx-faults", t.dest, "tmpfs", 0, "size=256k,mode=755") ==
-	    -1) {
+	    mount("pfx-faults", t.dest, "tmpfs", 0, opts) == -1) {
 		tree_end(&t);
 		cr_skip_test("cannot mount a small tmpfs here: %s",
 		    strerror(errno));
@@ -606,12 +627,44 @@ Test(faults, disk_full)
 	t.nfds = tfx_count_fds();
 	pfx_options_init(&opt);
 	(void)run(&t, buf, len, &opt, &res);
-	expect_fatal(&res, ENOSPC, "big: No space left on device");
-	cr_expect_eq(check_dest(&t, big, NELEM(big)), 1);
-	cr_expect(exists(&t, "small") && !exists(&t, "big") &&
+	(void)snprintf(words, sizeof(words), "%s: No space left on device",
+	    full);
+	expect_fatal(&res, ENOSPC, words);
+	cr_expect_eq(check_dest(&t, m, n), 1);
+	cr_expect(exists(&t, "small") && !exists(&t, full) &&
 	    !exists(&t, "after"));
 	(void)umount2(t.dest, MNT_DETACH);
 	tree_end(&t);
+}
+
+static const struct member big[] = {
+	{ "small", 1000 },
+	{ "big", 600000 },
+	{ "after", 1000 },
+};
+
+/* The destination fills up: a 256 KiB tmpfs. */
+Test(faults, disk_full)
+{
+	fill_up(big, NELEM(big), "256k", "big");
+}
+
+static const struct member huge[] = {
+	{ "small", 1000 },
+	{ "huge", 3 << 19 },
+	{ "after", 1000 },
+};
+
+/*
+ * As disk_full, with a file big enough to be written by the worker
+ * thread as it comes (extract/async.c, XTR_STREAM_MIN), 1.5 MiB into a
+ * 1.25 MiB tmpfs: the write that fails is one of its last, most often
+ * after the reader has handed them all over; its ENOSPC is still this
+ * file's, nothing is left of it, and the run stops before the next entry.
+ */
+Test(faults, disk_full_streamed)
+{
+	fill_up(huge, NELEM(huge), "1280k", "huge");
 }
 
 /* The highest descriptor open now. */
