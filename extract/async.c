@@ -532,12 +532,13 @@ stash_for(struct xtr_job *j, struct archive_entry *ae)
 }
 
 /*
- * Hand job T to the worker: wake it if it sleeps, or if it naps and a
- * batch is waiting.
+ * Hand the job in the tail's slot to the worker: wake it if it sleeps, or
+ * if it naps and a batch is waiting.
  */
 static void
-publish(struct xtr_async *a, size_t t)
+publish(struct xtr_async *a)
 {
+	size_t t = atomic_load(&a->tail);
 	int idle;
 
 	atomic_store(&a->tail, t + 1);
@@ -559,6 +560,22 @@ free_slot(struct xtr *x)
 	return slot(a, t);
 }
 
+/* Can stash S hold N bytes (N <= XTR_SEGMENT_MAX), grown if need be? */
+static bool
+stash_room(struct xtr_stash *s, size_t n)
+{
+	char *p;
+
+	if (n <= s->cap)
+		return true;
+	p = realloc(s->buf, XTR_SEGMENT_MAX);
+	if (p == NULL)
+		return false;
+	s->buf = p;
+	s->cap = XTR_SEGMENT_MAX;
+	return true;
+}
+
 /* see extract.h */
 int
 xtr_async_segment(struct xtr *x, int fd, const void *buf, size_t len,
@@ -568,37 +585,27 @@ xtr_async_segment(struct xtr *x, int fd, const void *buf, size_t len,
 	const char *p = buf;
 	struct xtr_job *j;
 	size_t n;
-	char *grown;
 	int r;
 
-	while (len > 0) {
+	for (; len > 0; p += n, off += n, len -= n) {
 		r = atomic_load(&a->seg_err);
 		if (r != 0)
 			return r;
 		n = len < XTR_SEGMENT_MAX ? len : XTR_SEGMENT_MAX;
 		j = free_slot(x);
-		if (n > j->stash.cap) {
-			grown = realloc(j->stash.buf, XTR_SEGMENT_MAX);
-			if (grown == NULL) {
-				/* Written here, then: any order will do. */
-				r = pwrite_all(fd, p, n, off);
-				if (r < 0)
-					return r;
-				goto next;
-			}
-			j->stash.buf = grown;
-			j->stash.cap = XTR_SEGMENT_MAX;
+		if (!stash_room(&j->stash, n)) {
+			/* Written here, then: any order will do. */
+			r = pwrite_all(fd, p, n, off);
+			if (r < 0)
+				return r;
+			continue;
 		}
 		memcpy(j->stash.buf, p, n);
 		j->stash.len = n;
 		j->seg_fd = fd;
 		j->seg_off = off;
 		j->kind = JOB_SEGMENT;
-		publish(a, atomic_load(&a->tail));
-next:
-		p += n;
-		off += n;
-		len -= n;
+		publish(a);
 	}
 	return 0;
 }
@@ -659,7 +666,7 @@ xtr_async_write(struct xtr *x, struct archive_entry *ae,
 	}
 	j->kind = JOB_FILE;
 	x->queued_bytes += j->e.bytes;
-	publish(a, atomic_load(&a->tail));
+	publish(a);
 	return 0;
 }
 
@@ -670,18 +677,14 @@ xtr_async_defer(struct xtr *x, struct pfx_entry *e,
 {
 	struct xtr_async *a = x->async;
 	struct xtr_job *j;
-	size_t t;
 
 	/* A failure is reported at once: a fatal one stops the run. */
 	if (a == NULL || a->taking || status == PFX_ENTRY_FAILED)
 		return false;
 	take_finished(x, 0);
-	t = atomic_load(&a->tail);
-	if (t == a->head)
+	if (atomic_load(&a->tail) == a->head)
 		return false;	/* nothing ahead of it: report it now */
-	if (t - a->head == XTR_ASYNC_SLOTS)
-		take_finished(x, a->head + XTR_ASYNC_REFILL);
-	j = slot(a, t);
+	j = free_slot(x);
 	j->e = *e;
 	if (keep_strings(j, e->path) < 0) {
 		xtr_async_drain(x);
@@ -691,6 +694,6 @@ xtr_async_defer(struct xtr *x, struct pfx_entry *e,
 	j->status = status;
 	j->reason = reason;
 	j->error = error;
-	publish(a, t);
+	publish(a);
 	return true;
 }

@@ -19,8 +19,8 @@
  * undone and the call fails with -EXDEV.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

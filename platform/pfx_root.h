@@ -70,8 +70,9 @@ struct pfx_root {
 /*
  * A regular file being written, to appear at its final name only when
  * pfx_root_commit() succeeds: until then it has no name at all (Linux's
- * O_TMPFILE), or a temporary one where the filesystem cannot do that.  Fields are private
- * except fd, the descriptor to write to (owned by the pending file).
+ * O_TMPFILE), or a temporary one where the filesystem cannot do that.
+ * Fields are private except fd, the descriptor to write to (owned by the
+ * pending file).
  */
 struct pfx_pending {
 	int fd;			/* write here */
@@ -165,7 +166,8 @@ PFX_API int pfx_root_create(const struct pfx_root *root, const char *rel,
 /*
  * Begin writing a new regular file that will become REL: a file with MODE
  * is created in REL's parent, which must exist, without a name, or under
- * a fresh temporary one (".pfx-*.tmp") where that cannot be done.  Write to pend->fd, then pfx_root_commit() or pfx_root_abort().
+ * a fresh temporary one (".pfx-*.tmp") where that cannot be done.  Write
+ * to pend->fd, then pfx_root_commit() or pfx_root_abort().
  * Return: 0, or -errno (and *PEND needs no cleanup).
  */
 PFX_API int pfx_root_begin(const struct pfx_root *root, const char *rel,
