@@ -11,8 +11,9 @@
  * calls of a file off the reading thread.
  *
  * Order is kept as if it were one thread:
- *  - one worker, first in first out: two files with one name are
- *    committed in archive order, and the later one wins;
+ *  - files are committed under their names one at a time, in archive
+ *    order: of two files with one name (or two names one file system
+ *    folds into one) the later one wins;
  *  - results are taken back on the reading thread, in archive order, and
  *    only there are the tables updated and the entry reported;
  *  - a link waits for the queue to empty first (write_entry), and so
@@ -27,6 +28,12 @@
  * A failure the worker meets is reported as the same entry would have
  * been, a few entries later; the files queued behind it are finished and
  * reported too (they were complete).
+ *
+ * A reader that would wait for the worker helps it instead
+ * (wait_done): it takes queued jobs from the front, as the worker does,
+ * and does all of each but the commit, which the two do in queue order
+ * (commit_ready).  Without that, a worker slower than the reader left one
+ * CPU idle while the reader waited (0.46 s of 2.8 on linux.tar.zst).
  *
  * A file of XTR_STREAM_MIN bytes or more has its data queued too, as it
  * comes, in segments of at most XTR_SEGMENT_MAX bytes
@@ -109,7 +116,8 @@ struct xtr_job {
 	char *buf;			/* owned: rel, name, uname, gname */
 	size_t bufcap;
 	struct xtr_stash stash;		/* owned: a small file's data */
-	int r;				/* the worker's result */
+	int r;				/* the job's result */
+	atomic_bool sealed;		/* all but the commit done */
 	enum job_kind kind;
 	int seg_fd;			/* JOB_SEGMENT: borrowed */
 	uint64_t seg_off;
@@ -123,17 +131,20 @@ struct xtr_async {
 	const struct pfx_root *root;
 	pthread_t thread;
 	/*
-	 * Jobs [head, mid) are finished, [mid, tail) queued: one producer
-	 * (the reader: tail, and head, its own) and one consumer (the
-	 * worker: mid), so the counters need no lock.  The lock and the
-	 * conditions are only for sleeping: a thread says it will sleep
+	 * Jobs [head, mid) are finished, [mid, next) taken by a thread
+	 * that seals them (run_job), [next, tail) queued.  One producer
+	 * (the reader: tail, and head, its own); the two threads take jobs
+	 * with a compare-and-swap on next (take_job) and advance mid with
+	 * the commits, one thread at a time (commit_ready).  The lock and
+	 * the conditions are only for sleeping: a thread says it will sleep
 	 * (idle, waiting) and looks again under the lock; the other
 	 * publishes its counter, then looks whether to wake it.  Every
 	 * atomic here is sequentially consistent, so one of the two always
 	 * sees the other.
 	 */
-	_Atomic size_t mid, tail;
+	_Atomic size_t mid, next, tail;
 	size_t head;
+	atomic_bool committing;		/* a thread is in commit_ready */
 	atomic_int idle;		/* the worker sleeps on WORK: NAP, SLEEP */
 	atomic_int seg_err;		/* -errno of a failed segment, or 0 */
 	atomic_bool waiting;		/* the reader sleeps on DONE ... */
@@ -169,15 +180,16 @@ nap(struct xtr_async *a)
 }
 
 /*
- * Sleep until a file is queued after M, or the stop.  Right after work
- * the worker only naps, looking again every XTR_ASYNC_NAP_NS, so that
- * the reader need not wake it for each file (it does at a batch); after
- * XTR_ASYNC_NAPS naps it sleeps, and the reader wakes it for the next
- * file at once -- a file is never left waiting on a stalled input.
+ * Sleep until a job is queued that no thread took, or the stop.  Right
+ * after work the worker only naps, looking again every XTR_ASYNC_NAP_NS,
+ * so that the reader need not wake it for each file (it does at a
+ * batch); after XTR_ASYNC_NAPS naps it sleeps, and the reader wakes it
+ * for the next file at once -- a file is never left waiting on a stalled
+ * input.
  * Return: stop.
  */
 static bool
-worker_sleep(struct xtr_async *a, size_t m)
+worker_sleep(struct xtr_async *a)
 {
 	int naps = 0;
 	bool stop;
@@ -186,7 +198,7 @@ worker_sleep(struct xtr_async *a, size_t m)
 	while (!a->stop) {
 		atomic_store(&a->idle, naps < XTR_ASYNC_NAPS ? IDLE_NAP :
 		    IDLE_SLEEP);
-		if (atomic_load(&a->tail) != m)
+		if (atomic_load(&a->tail) != atomic_load(&a->next))
 			break;
 		if (naps < XTR_ASYNC_NAPS) {
 			(void)nap(a);
@@ -196,7 +208,7 @@ worker_sleep(struct xtr_async *a, size_t m)
 		}
 	}
 	atomic_store(&a->idle, IDLE_NOT);
-	stop = a->stop && atomic_load(&a->tail) == m;
+	stop = a->stop && atomic_load(&a->tail) == atomic_load(&a->next);
 	(void)pthread_mutex_unlock(&a->mu);
 	return stop;
 }
@@ -231,50 +243,100 @@ pwrite_all(int fd, const char *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-/*
- * Do job J on the worker.  After a segment that failed, the rest of its
- * file's are skipped: the reader learns of it (xtr_async_settle) before
- * the file's own job is queued.  Return: the job's result.
- */
-static int
-run_job(struct xtr_async *a, struct xtr_job *j)
+/* Take the first queued job before LIMIT into *I.  Return: one was. */
+static bool
+take_job(struct xtr_async *a, size_t limit, size_t *i)
 {
+	size_t n = atomic_load(&a->next);
+
+	while (n < limit && n < atomic_load(&a->tail)) {
+		if (atomic_compare_exchange_weak(&a->next, &n, n + 1)) {
+			*i = n;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Commit the sealed jobs at the front of the queue, in order, if no other
+ * thread does.  One that does looks again once it is out, so a job sealed
+ * meanwhile is committed by one of the two: seq_cst orders this thread's
+ * seal before its failed exchange, which is before the other's release
+ * of COMMITTING, which is before its second look.
+ */
+static void
+commit_ready(struct xtr_async *a)
+{
+	struct xtr_job *j;
+	size_t m;
+
+	do {
+		if (atomic_exchange(&a->committing, true))
+			return;
+		for (m = atomic_load(&a->mid); m < atomic_load(&a->tail);
+		    m++) {
+			j = slot(a, m);
+			if (!atomic_load(&j->sealed))
+				break;
+			if (j->kind == JOB_FILE && j->r == 0)
+				j->r = pfx_root_commit(a->root,
+				    &j->tail.pend, j->tail.flags);
+			atomic_store(&a->mid, m + 1);
+		}
+		atomic_store(&a->committing, false);
+		m = atomic_load(&a->mid);
+	} while (m < atomic_load(&a->tail) &&
+	    atomic_load(&slot(a, m)->sealed));
+}
+
+/*
+ * Do job I but its commit, then commit what can be.  After a segment
+ * that failed, the rest of its file's are skipped: the reader learns of
+ * it (xtr_async_settle) before the file's own job is queued.
+ */
+static void
+run_job(struct xtr_async *a, size_t i)
+{
+	struct xtr_job *j = slot(a, i);
 	int r;
 
+	j->r = 0;
 	switch (j->kind) {
 	case JOB_SEGMENT:
 		if (atomic_load(&a->seg_err) != 0)
-			return 0;
+			break;
 		r = pwrite_all(j->seg_fd, j->stash.buf, j->stash.len,
 		    j->seg_off);
 		if (r < 0)
 			atomic_store(&a->seg_err, r);
-		return 0;
+		break;
 	case JOB_FILE:
-		return xtr_finish_data(a->root, &j->tail);
+		j->r = xtr_seal_data(&j->tail);
+		break;
 	case JOB_REPORT:
 		break;
 	}
-	return 0;
+	atomic_store(&j->sealed, true);
+	commit_ready(a);
 }
 
 static void *
 worker_main(void *arg)
 {
 	struct xtr_async *a = arg;
-	struct xtr_job *j;
-	size_t m = 0;
+	size_t i;
 
 	for (;;) {
-		if (atomic_load(&a->tail) == m) {
-			if (worker_sleep(a, m))
+		if (!take_job(a, SIZE_MAX, &i)) {
+			if (worker_sleep(a))
 				break;
 			continue;
 		}
-		j = slot(a, m);
-		j->r = run_job(a, j);
-		atomic_store(&a->mid, ++m);
-		if (atomic_load(&a->waiting) && m >= atomic_load(&a->want))
+		run_job(a, i);
+		/* The reader waits only for jobs it could not take. */
+		if (atomic_load(&a->waiting) &&
+		    atomic_load(&a->mid) >= atomic_load(&a->want))
 			wake(a, &a->done);
 	}
 	return NULL;
@@ -337,16 +399,20 @@ take_result(struct xtr *x, struct xtr_job *j)
 	xtr_finish_entry(x, &j->e, PFX_ENTRY_EXTRACTED, "none", 0);
 }
 
-/* Wait until the worker has done job WANT - 1 (one wake-up at most). */
+/*
+ * Until job WANT - 1 is finished, do the jobs before it no thread took
+ * yet, then wait for the worker's (one wake-up at most).
+ */
 static void
 wait_done(struct xtr_async *a, size_t want)
 {
+	size_t i;
+
+	while (atomic_load(&a->mid) < want && take_job(a, want, &i))
+		run_job(a, i);
 	if (atomic_load(&a->mid) >= want)
 		return;
 	(void)pthread_mutex_lock(&a->mu);
-	/* Whatever is queued is all the worker will get for now. */
-	if (atomic_load(&a->idle))
-		(void)pthread_cond_signal(&a->work);
 	atomic_store(&a->want, want);
 	atomic_store(&a->waiting, true);
 	while (atomic_load(&a->mid) < want)
@@ -541,10 +607,11 @@ publish(struct xtr_async *a)
 	size_t t = atomic_load(&a->tail);
 	int idle;
 
+	atomic_store(&slot(a, t)->sealed, false);
 	atomic_store(&a->tail, t + 1);
 	idle = atomic_load(&a->idle);
 	if (idle == IDLE_SLEEP || (idle == IDLE_NAP &&
-	    t + 1 - atomic_load(&a->mid) >= XTR_ASYNC_BATCH))
+	    t + 1 - atomic_load(&a->next) >= XTR_ASYNC_BATCH))
 		wake(a, &a->work);
 }
 

@@ -342,11 +342,20 @@ int xtr_write_data(struct xtr *x, struct archive_entry *ae,
     struct pfx_entry *entry, const char *rel, struct xtr_tail *t);
 
 /*
- * The second half: mode, times, --fsync, and the commit under its name
+ * The second half: xtr_seal_data(), then the commit under its name
  * beneath ROOT.  Touches nothing but ROOT and *T: safe on any thread.
  * Return: 0 with T->st filled, or -errno (the temporary removed).
  */
 int xtr_finish_data(const struct pfx_root *root, struct xtr_tail *t);
+
+/*
+ * All of xtr_finish_data() but the commit: the stashed data, mode,
+ * times, --fsync, on the file that has no name yet.  Touches nothing but
+ * *T: safe on any thread, and in any order with other files.
+ * Return: 0 with T->st filled (commit T->pend next), or -errno (the
+ * temporary removed).
+ */
+int xtr_seal_data(struct xtr_tail *t);
 
 /* AE's access and modification times, for futimens(2). */
 void xtr_entry_times(struct archive_entry *ae, struct timespec ts[2]);

@@ -358,7 +358,7 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 
 /* see extract.h */
 int
-xtr_finish_data(const struct pfx_root *root, struct xtr_tail *t)
+xtr_seal_data(struct xtr_tail *t)
 {
 	int r = 0;
 
@@ -378,10 +378,19 @@ xtr_finish_data(const struct pfx_root *root, struct xtr_tail *t)
 	 * or the whole new one under it, never an empty one. */
 	if (r == 0 && t->fsync && fsync(t->pend.fd) == -1)
 		r = -errno;
-	if (r < 0) {
+	if (r < 0)
 		pfx_root_abort(&t->pend);
+	return r;
+}
+
+/* see extract.h */
+int
+xtr_finish_data(const struct pfx_root *root, struct xtr_tail *t)
+{
+	int r = xtr_seal_data(t);
+
+	if (r < 0)
 		return r;
-	}
 	return pfx_root_commit(root, &t->pend, t->flags);
 }
 
