@@ -62,6 +62,21 @@ obj/san/%.o: %.c
 	$(CC) $(DEFS) $(INCLUDES) $(CPPFLAGS) $(SANFLAGS) $(WARN) \
 	    -fvisibility=hidden -MMD -MP -c -o $@ $<
 
+# ThreadSanitizer: pfextract, on archives that keep its threads busy
+# together (tests/tsan.sh, run by `make check`).
+TSANFLAGS = -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+TSAN_LIB_OBJS = $(LIB_SRCS:%.c=obj/tsan/%.o)
+TSAN_CLI_OBJS = $(CLI_SRCS:%.c=obj/tsan/%.o)
+
+obj/tsan/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) $(INCLUDES) $(CPPFLAGS) $(TSANFLAGS) $(WARN) \
+	    -fvisibility=hidden -MMD -MP -c -o $@ $<
+
+obj/tsan/libpfextract.a: $(TSAN_LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
 obj/libpfextract.a: $(LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -111,6 +126,10 @@ obj/san/tests/run: $(TEST_SRCS:%.c=obj/san/%.o) obj/san/tests/fixture.o \
     $(SAN_CLI_OBJS) obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS) $(LIBS)
 
+obj/tsan/pfextract: obj/tsan/extract/main.o $(TSAN_CLI_OBJS) \
+    obj/tsan/libpfextract.a
+	$(CC) $(TSANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
 deps:
 	@sh mk/deps.sh
 
@@ -127,7 +146,8 @@ obj/tests/%.o obj/san/tests/%.o: DEFS = -D_GNU_SOURCE
 # keep compiling.
 check: deps
 	$(MAKE) all obj/tests/run obj/san/tests/run obj/san/pathfence \
-	    obj/san/pfextract obj/mkdemo obj/platform/os_posix.o \
+	    obj/san/pfextract obj/tsan/pfextract obj/mkdemo \
+	    obj/platform/os_posix.o \
 	    obj/platform/sandbox_posix.o obj/tests/faultshim.so \
 	    obj/mkcorpus $(FUZZ_REPLAYS)
 	sh mk/lint.sh
@@ -137,6 +157,7 @@ check: deps
 	sh tests/pfextract.sh obj/san/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo
+	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/san/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/faults.sh obj/pfextract \

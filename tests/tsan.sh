@@ -1,0 +1,136 @@
+#!/bin/sh
+# pfextract built with ThreadSanitizer (obj/tsan/pfextract), on archives
+# that keep its threads busy together: the decoder's (gzip, zstd, xz),
+# the worker that finishes files (extract/async.c) and the reader that
+# helps it when its queue is full, big files written in segments, names
+# written twice, hard links and directories that wait for the queue, a
+# refusal behind queued files, and a stop by signal.  Every run must end as
+# it should, make the tree GNU tar makes (where it is meant to), and print
+# no ThreadSanitizer report.  (The Criterion runner cannot start under
+# ThreadSanitizer: its arena cannot be mapped.)
+# Usage: sh tests/tsan.sh obj/tsan/pfextract
+set -u
+pfx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "tsan.sh: FAIL: $*" >&2; fail=$((fail + 1)); }
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
+export TSAN_OPTIONS
+
+# The tree: 1,500 small files in 30 directories (the queue is 32 files
+# long), three of 1.5 MiB (written in segments), hard links.  Then the
+# same names again, appended, with other data: the later copy must win.
+mkdir -p "$T/src"
+i=0
+while [ $i -lt 30 ]; do
+	mkdir -p "$T/src/d$i/sub"
+	j=0
+	while [ $j -lt 50 ]; do
+		printf 'file %d %d\n' $i $j > "$T/src/d$i/f$j"
+		j=$((j + 1))
+	done
+	i=$((i + 1))
+done
+for k in 1 2 3; do
+	head -c 1572864 /dev/urandom > "$T/src/d$k/sub/big"
+done
+ln "$T/src/d1/f1" "$T/src/d2/hard"
+# A hard link every tenth file: each waits for the queue, which the
+# reader then empties alongside the worker.
+i=0
+while [ $i -lt 30 ]; do
+	for j in 9 19 29 39 49; do
+		ln "$T/src/d$i/f$j" "$T/src/d$i/f${j}l"
+	done
+	i=$((i + 1))
+done
+tar --sort=name -C "$T/src" -cf "$T/a.tar" .
+i=0
+while [ $i -lt 30 ]; do
+	printf 'again %d\n' $i > "$T/src/d$i/f7"
+	printf 'again %d\n' $i > "$T/src/d$i/f8"
+	i=$((i + 1))
+done
+(cd "$T/src" && tar -rf "$T/a.tar" ./d*/f7 ./d*/f8)
+gzip -c "$T/a.tar" > "$T/a.tar.gz"
+zstd -q -c "$T/a.tar" > "$T/a.tar.zst"
+xz -T2 --block-size=262144 -c "$T/a.tar" > "$T/a.tar.xz"
+mkdir "$T/ref"
+tar -xf "$T/a.tar" -C "$T/ref"
+
+# clean NAME: no ThreadSanitizer report in $T/err.
+clean() {
+	if grep -q 'ThreadSanitizer' "$T/err"; then
+		bad "$1: $(grep -m1 'ThreadSanitizer' "$T/err")"
+		sed -n '1,40p' "$T/err" >&2
+		return 1
+	fi
+	ok
+}
+
+for a in a.tar a.tar.gz a.tar.zst a.tar.xz; do
+	rm -rf "$T/out" && mkdir "$T/out"
+	"$pfx" -xf "$T/$a" -C "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && ok || bad "$a: exit status $rc: $(head -3 "$T/err")"
+	clean "$a" || continue
+	diff -r "$T/ref" "$T/out" > /dev/null && ok ||
+	    bad "$a: the tree differs from GNU tar's"
+	[ "$(stat -c %i "$T/out/d1/f1")" = "$(stat -c %i "$T/out/d2/hard")" ] &&
+	    ok || bad "$a: d2/hard is not d1/f1"
+done
+
+# From standard input, in a pipe, with the report on.
+rm -rf "$T/out" && mkdir "$T/out"
+"$pfx" -xf - -C "$T/out" --report=json < "$T/a.tar.zst" > "$T/rep" \
+    2> "$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "stdin: exit status $rc"
+clean stdin
+[ "$(grep -c '"status":"extracted"' "$T/rep")" -eq \
+    "$(tar -tf "$T/a.tar" | wc -l)" ] && ok ||
+    bad "stdin: not every entry reported extracted"
+
+# A refusal behind a full queue: 200 files, then a name under one of
+# them, which is not a directory; the refusal keeps its place in the
+# report, the 200 are made.
+mkdir -p "$T/bad/x"
+i=0
+while [ $i -lt 200 ]; do
+	printf '%d\n' $i > "$T/bad/x/f$i"
+	i=$((i + 1))
+done
+tar --sort=name -C "$T/bad" -cf "$T/bad.tar" x
+mkdir -p "$T/bad2/x/f5"
+printf 'under\n' > "$T/bad2/x/f5/under"
+(cd "$T/bad2" && tar -rf "$T/bad.tar" x/f5/under)
+rm -rf "$T/out" && mkdir "$T/out"
+"$pfx" -xf "$T/bad.tar" -C "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "refusal: exit status $rc, want 1"
+grep -q 'x/f5/under' "$T/err" && ok || bad "refusal: not named"
+clean refusal
+[ "$(find "$T/out/x" -type f | wc -l)" -eq 200 ] && ok ||
+    bad "refusal: the good files were not all made"
+
+# A stop by SIGTERM while the input stalls, files queued.
+rm -rf "$T/out" && mkdir "$T/out"
+mkfifo "$T/fifo"
+"$pfx" -xf "$T/fifo" -C "$T/out" 2> "$T/err" &
+pid=$!
+exec 3> "$T/fifo"
+head -c 3000000 "$T/a.tar" >&3
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+exec 3>&-
+[ $rc -eq 143 ] && ok || bad "SIGTERM: exit status $rc, want 143"
+clean SIGTERM
+[ -z "$(find "$T/out" -name '.pfx-*')" ] && ok ||
+    bad "SIGTERM: a temporary is left"
+
+echo "tsan: $pass passed, $fail failed"
+[ $fail -eq 0 ]
