@@ -7,8 +7,8 @@
  * What is left of a file once its data is written -- mode, times, the
  * commit under its name beneath the root, the closes -- touches only the
  * root and that file, so a worker thread does it while the reader goes
- * on (xtr_finish_data).  On two cores that is about a third of the system
- * calls of a file off the reading thread.
+ * on (xtr_seal_data, then the commit).  On two cores that is about a
+ * third of the system calls of a file off the reading thread.
  *
  * Order is kept as if it were one thread:
  *  - files are committed under their names one at a time, in archive
@@ -104,13 +104,13 @@ enum { IDLE_NOT, IDLE_NAP, IDLE_SLEEP };
 
 /* What a job asks of the worker. */
 enum job_kind {
-	JOB_FILE,		/* finish the file (xtr_finish_data) */
+	JOB_FILE,		/* seal the file (xtr_seal_data), commit */
 	JOB_REPORT,		/* nothing: a report kept in its place */
 	JOB_SEGMENT		/* write stash at seg_off of seg_fd */
 };
 
 struct xtr_job {
-	struct xtr_tail tail;		/* what the worker finishes */
+	struct xtr_tail tail;		/* what the job finishes */
 	struct pfx_entry e;		/* the entry, for its report */
 	char *rel;			/* into buf */
 	char *buf;			/* owned: rel, name, uname, gname */
