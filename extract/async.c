@@ -61,6 +61,7 @@
 #include <archive_entry.h>
 
 #include "extract.h"
+#include "plat_thread.h"
 
 /* Files queued at most: enough to keep the worker busy, few fds. */
 #define XTR_ASYNC_SLOTS 32
@@ -327,6 +328,14 @@ worker_main(void *arg)
 	struct xtr_async *a = arg;
 	size_t i;
 
+	/*
+	 * The reader wakes the worker for every batch of files; woken on
+	 * the reader's CPU, the worker preempted it there, while the other
+	 * CPU went idle (0.2 s of idle CPU on linux.tar.zst, the reader
+	 * preempted 4,200 times).  As batch work it waits for a free CPU
+	 * instead.  A hint: where it cannot be had, nothing changes.
+	 */
+	(void)plat_thread_batch();
 	for (;;) {
 		if (!take_job(a, SIZE_MAX, &i)) {
 			if (worker_sleep(a))

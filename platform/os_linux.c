@@ -2,13 +2,16 @@
  * os_linux.c -- the Linux calls behind the platform layer: openat2(2)
  * (Linux 5.6), mount IDs from statx(2) (Linux 5.8), renameat2(2)
  * RENAME_NOREPLACE, files made without a name (O_TMPFILE, Linux 3.11) and
- * hard links made from a descriptor.  glibc 2.36 has no openat2() wrapper,
+ * hard links made from a descriptor; and SCHED_BATCH for the library's
+ * own threads (plat_thread.h).  glibc 2.36 has no openat2() wrapper,
  * hence syscall(2).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "plat_thread.h"
 #include "platform.h"
 
 #define RESOLVE_CONFINED (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | \
@@ -282,4 +286,13 @@ plat_os_umask(void)
 		return 022;
 	v = strtoul(p + 7, NULL, 8);
 	return (mode_t)(v & 0777);
+}
+
+/* see plat_thread.h */
+int
+plat_thread_batch(void)
+{
+	struct sched_param sp = { 0 };
+
+	return -pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
 }

@@ -2,7 +2,8 @@
  * os_posix.c -- the kernel-specific calls for systems other than Linux:
  * no openat2 (the walk resolver is used), RENAME_NOREPLACE emulated with
  * link(2) and unlink(2), and hard links from a descriptor where the
- * system offers AT_EMPTY_PATH (FreeBSD 13 and later).
+ * system offers AT_EMPTY_PATH (FreeBSD 13 and later); no batch
+ * scheduling policy for the library's threads (plat_thread.h).
  */
 #define _DEFAULT_SOURCE /* arc4random_buf(3) where glibc has it */
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plat_thread.h"
 #include "platform.h"
 
 #ifdef O_SEARCH
@@ -172,4 +174,11 @@ mode_t
 plat_os_umask(void)
 {
 	return 022;
+}
+
+/* see plat_thread.h */
+int
+plat_thread_batch(void)
+{
+	return -ENOTSUP;
 }

@@ -35,6 +35,7 @@
  * without it, one drops root to mean something (a read-only directory).
  */
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
@@ -47,6 +48,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -2202,6 +2204,66 @@ case_queue_same_names(struct fx *fx)
 Test(extract, queue_same_names)
 {
 	each_resolver("queue_same_names", case_queue_same_names);
+}
+
+/*
+ * The worker runs as batch work (SCHED_BATCH: woken, it does not preempt
+ * the reader), and the calling thread keeps its own policy.  Seen from
+ * the report hook, which runs on the calling thread while the worker
+ * lives: another thread of the process is SCHED_BATCH.
+ */
+static int batch_seen, caller_changed;
+
+static void
+batch_report(void *arg, const struct pfx_entry *e)
+{
+	struct dirent *de;
+	DIR *d;
+	long tid;
+
+	fx_report(arg, e);
+	if (sched_getscheduler(0) != SCHED_OTHER)
+		caller_changed++;
+	d = opendir("/proc/self/task");
+	cr_assert(d != NULL, "opendir /proc/self/task: %s", strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		tid = strtol(de->d_name, NULL, 10);
+		if (tid <= 0 || tid == (long)syscall(SYS_gettid))
+			continue;
+		if (sched_getscheduler((pid_t)tid) == SCHED_BATCH)
+			batch_seen++;
+	}
+	(void)closedir(d);
+}
+
+static void
+case_worker_batch(struct fx *fx)
+{
+	char name[32];
+	struct ab ab;
+	int k;
+
+	batch_seen = caller_changed = 0;
+	fx->opt.hooks.report = batch_report;
+	ab_pax(&ab);
+	for (k = 0; k < 300; k++) {
+		snprintf(name, sizeof(name), "f%d", k);
+		ab_file(&ab, name, "x\n", 0644);
+	}
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("f299", "x\n", 0644);
+	CHECK(batch_seen > 0, "no thread ran as SCHED_BATCH during the run");
+	CHECK(caller_changed == 0, "the calling thread's policy changed "
+	    "(%d reports)", caller_changed);
+	CHECK(sched_getscheduler(0) == SCHED_OTHER, "the calling thread's "
+	    "policy changed");
+	ab_free(&ab);
+}
+
+Test(extract, worker_batch)
+{
+	each_resolver("worker_batch", case_worker_batch);
 }
 
 /* --- metadata ---------------------------------------------------------- */
