@@ -47,8 +47,10 @@
  * cancellation), so that no segment is left for a closed descriptor.
  *
  * Bounded: XTR_ASYNC_SLOTS jobs at most are queued, each holding two
- * descriptors at most; when one cannot be opened for want of
- * descriptors, the queue is emptied and the open tried once more.
+ * descriptors at most (its file's, and its parent's unless the files of
+ * one directory share it: pfx_root_begin_cached); when one cannot be
+ * opened for want of descriptors, the queue is emptied and the open
+ * tried once more.
  */
 #include <errno.h>
 #include <pthread.h>

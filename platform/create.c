@@ -20,9 +20,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -265,21 +267,48 @@ pfx_root_create(const struct pfx_root *root, const char *rel, mode_t mode)
 	return fd;
 }
 
+/*
+ * A directory descriptor shared by the parent cache and the pending files
+ * begun through it, closed by whichever lets it go last.  Sharing it
+ * spares each file a dup(2) and a close(2), and half its descriptors.
+ */
+struct pfx_dirref {
+	atomic_uint refs;
+	int fd;
+};
+
+/* Let REF go: the last one closes the descriptor. */
+static void
+dirref_put(struct pfx_dirref *ref)
+{
+	/* acq_rel: every use of the fd by another holder is before the
+	 * close. */
+	if (ref != NULL && atomic_fetch_sub_explicit(&ref->refs, 1,
+	    memory_order_acq_rel) == 1) {
+		plat_close(ref->fd);
+		free(ref);
+	}
+}
+
 /* Release what *PEND holds. */
 static void
 pending_release(struct pfx_pending *pend)
 {
 	plat_close(pend->fd);
-	plat_close(pend->dirfd);
+	if (pend->dirref != NULL)
+		dirref_put(pend->dirref);
+	else
+		plat_close(pend->dirfd);
 	pend->fd = -1;
 	pend->dirfd = -1;
+	pend->dirref = NULL;
 }
 
 /* see pfx_root.h */
 void
 pfx_parent_cache_init(struct pfx_parent_cache *cache)
 {
-	cache->fd = -1;
+	cache->ref = NULL;
 	cache->dir[0] = '\0';
 }
 
@@ -287,20 +316,39 @@ pfx_parent_cache_init(struct pfx_parent_cache *cache)
 void
 pfx_parent_cache_drop(struct pfx_parent_cache *cache)
 {
-	plat_close(cache->fd);
+	dirref_put(cache->ref);
 	pfx_parent_cache_init(cache);
 }
 
+/* Make CACHE hold FD (owned) as directory DIR.  Return: 0, or -ENOMEM. */
+static int
+cache_keep(struct pfx_parent_cache *cache, const char *dir, int fd)
+{
+	struct pfx_dirref *ref;
+
+	ref = malloc(sizeof(*ref));
+	if (ref == NULL) {
+		plat_close(fd);
+		return -ENOMEM;
+	}
+	atomic_init(&ref->refs, 1);
+	ref->fd = fd;
+	pfx_parent_cache_drop(cache);
+	cache->ref = ref;
+	memcpy(cache->dir, dir, strlen(dir) + 1);
+	return 0;
+}
+
 /*
- * A descriptor of directory DIR beneath ROOT for the caller to own: from
- * CACHE when it holds DIR and may be used, else resolved (and then kept in
- * CACHE when it may be).  Return: the descriptor, or -errno.
+ * Give PEND directory DIR beneath ROOT: CACHE's, shared, when it holds
+ * DIR and may be used, else resolved (and then kept in CACHE when it may
+ * be), or resolved for PEND alone.  Return: 0, or -errno.
  */
 static int
 parent_fd(const struct pfx_root *root, struct pfx_parent_cache *cache,
-    const char *dir)
+    const char *dir, struct pfx_pending *pend)
 {
-	int fd;
+	int fd, r;
 
 	/*
 	 * SECURITY: only under the kernel's confinement to the root may a
@@ -309,18 +357,25 @@ parent_fd(const struct pfx_root *root, struct pfx_parent_cache *cache,
 	 * (its open, its link), at that moment.  Without it, each file's
 	 * parent is resolved beneath the root now.
 	 */
-	if (cache == NULL || !root->kernel_confined)
-		return plat_resolve_dir(root, dir, PLAT_DIR_SEARCH);
-	if (cache->fd < 0 || strcmp(cache->dir, dir) != 0) {
+	if (cache == NULL || !root->kernel_confined) {
 		fd = plat_resolve_dir(root, dir, PLAT_DIR_SEARCH);
 		if (fd < 0)
 			return fd;
-		pfx_parent_cache_drop(cache);
-		cache->fd = fd;
-		memcpy(cache->dir, dir, strlen(dir) + 1);
+		pend->dirfd = fd;
+		return 0;
 	}
-	fd = fcntl(cache->fd, F_DUPFD_CLOEXEC, 0);
-	return fd == -1 ? -errno : fd;
+	if (cache->ref == NULL || strcmp(cache->dir, dir) != 0) {
+		fd = plat_resolve_dir(root, dir, PLAT_DIR_SEARCH);
+		if (fd < 0)
+			return fd;
+		r = cache_keep(cache, dir, fd);
+		if (r < 0)
+			return r;
+	}
+	atomic_fetch_add_explicit(&cache->ref->refs, 1, memory_order_relaxed);
+	pend->dirref = cache->ref;
+	pend->dirfd = cache->ref->fd;
+	return 0;
 }
 
 /* pfx_root_begin_cached(), but for the cache's cleanup on failure. */
@@ -333,17 +388,15 @@ begin(const struct pfx_root *root, struct pfx_parent_cache *cache,
 
 	pend->fd = -1;
 	pend->dirfd = -1;
+	pend->dirref = NULL;
 	r = parse_leaf(rel, &p);
 	if (r < 0)
 		return r;
 	memcpy(pend->name, p.leaf, sizeof(pend->name));
 	memcpy(pend->dir, p.parent, strlen(p.parent) + 1);
-	pend->dirfd = parent_fd(root, cache, p.parent);
-	if (pend->dirfd < 0) {
-		r = pend->dirfd;
-		pend->dirfd = -1;
+	r = parent_fd(root, cache, p.parent, pend);
+	if (r < 0)
 		return r;
-	}
 	pend->tmp[0] = '\0';
 	if (root->unnamed) {
 		r = plat_os_open_unnamed(pend->dirfd, mode);

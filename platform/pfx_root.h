@@ -74,9 +74,12 @@ struct pfx_root {
  * Fields are private except fd, the descriptor to write to (owned by the
  * pending file).
  */
+struct pfx_dirref;		/* private: a parent shared by pending files */
+
 struct pfx_pending {
 	int fd;			/* write here */
 	int dirfd;		/* private */
+	struct pfx_dirref *dirref;	/* private: DIRFD's owner, if shared */
 	char tmp[32];		/* private */
 	char name[256];		/* private */
 	char dir[4096];		/* private: the parent, as resolved */
@@ -182,10 +185,13 @@ PFX_API int pfx_root_begin(const struct pfx_root *root, const char *rel,
  * the call a file made in a directory moved out of the root since.  With
  * any other root it holds nothing and every file is looked up afresh.
  * One owner, one thread.  Drop it (pfx_parent_cache_drop()) whenever the
- * tree may have changed other than by files begun through it.
+ * tree may have changed other than by files begun through it.  The files
+ * begun through it share its descriptor rather than each holding a copy;
+ * the sharing is counted, so each may be committed or aborted on any
+ * thread, before or after the cache is dropped.
  */
 struct pfx_parent_cache {
-	int fd;				/* private */
+	struct pfx_dirref *ref;		/* private */
 	char dir[4096];			/* private: the parent's path */
 };
 

@@ -1638,8 +1638,8 @@ ROOT_TEST(begin_cached_confined)
 	/* A failure lets the kept directory go. */
 	ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, "missing/f",
 	    0644, &pend), -ENOENT);
-	cr_assert(cache.fd == -1, "[%s] a failed begin kept %d", fx->rname,
-	    cache.fd);
+	cr_assert(cache.ref == NULL, "[%s] a failed begin kept a parent",
+	    fx->rname);
 	ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, "b/f6", 0644,
 	    &pend), 0);
 	pfx_root_abort(&pend);
@@ -1649,6 +1649,49 @@ ROOT_TEST(begin_cached_confined)
 	    list);
 	list_at(fx->dest, "b", list, sizeof(list));
 	cr_assert_str_eq(list, "f2", "[%s] b/ holds \"%s\"", fx->rname, list);
+}
+
+/*
+ * The files begun through a cache share its descriptor, one for them all
+ * (no copy each), and outlive the cache: committed or aborted after it is
+ * dropped, in any order, they land where their names say and the last
+ * one closes it.
+ *
+ *	dest/
+ *	`-- a/			f2, f3 (f1 aborted)
+ */
+ROOT_TEST(begin_cached_shared)
+{
+	static const char *const names[] = { "a/f1", "a/f2", "a/f3" };
+	struct pfx_parent_cache cache;
+	struct pfx_pending pend[3];
+	char list[64];
+	int base;
+	size_t i;
+
+	put_dir(fx->dest, "a", 0755);
+	pfx_root_confined(&fx->root);
+	pfx_parent_cache_init(&cache);
+	base = tfx_count_fds();
+	for (i = 0; i < NELEM(names); i++) {
+		ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, names[i],
+		    0644, &pend[i]), 0);
+		write_all(pend[i].fd, names[i]);
+	}
+	cr_assert(tfx_count_fds() == base + 4, "[%s] three files in one "
+	    "directory hold %d descriptors, not 3 and the directory's",
+	    fx->rname, tfx_count_fds() - base);
+	pfx_parent_cache_drop(&cache);
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend[1], 0), 0);
+	pfx_root_abort(&pend[0]);
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend[2], 0), 0);
+	cr_assert(tfx_count_fds() == base, "[%s] %d descriptors left open",
+	    fx->rname, tfx_count_fds() - base);
+	list_at(fx->dest, "a", list, sizeof(list));
+	cr_assert_str_eq(list, "f2 f3", "[%s] a/ holds \"%s\"", fx->rname,
+	    list);
+	expect_content(fx, fx->dest, "a/f2", "a/f2");
+	expect_content(fx, fx->dest, "a/f3", "a/f3");
 }
 
 /*
