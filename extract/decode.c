@@ -5,13 +5,15 @@
  * Two threads share one decoder.  The consumer is the thread that called
  * pfx_extract(): it runs libarchive and the extraction, as it would
  * without a decoder.  The decoder thread only reads
- * the raw input and runs the codec into the ring's free blocks.  The ring
+ * the raw input and runs the codec into the ring's free room.  The ring
  * is under one mutex: the decoder fills ring[first + nfull] (a free block,
- * its own until published) and publishes it; the consumer holds
- * ring[first] between two calls of the read callback (libarchive reads
- * the buffer until the next call) and gives it back on the next one.
- * When every block is full or held the decoder waits: it never runs more
- * than XTR_DEC_BLOCKS blocks ahead.
+ * its own until published), which starts where the last one ended in the
+ * ring's buffer (decode.h, XTR_DEC_RING), and publishes it; the consumer
+ * holds ring[first] between two calls of the read callback (libarchive
+ * reads the buffer until the next call) and gives it back on the next
+ * one.  When every block is full or held, or the buffer has no room left
+ * before the oldest byte not given back, the decoder waits: it never runs
+ * more than XTR_DEC_BLOCKS blocks ahead.
  *
  * Stopping.  The caller's cancel flag is set by a signal handler, which
  * may run on any thread and cannot signal a condition variable; the
@@ -55,7 +57,7 @@
 #define DEC_MAX_IDLE_STEPS 64
 
 struct block {
-	unsigned char *data;
+	unsigned char *data;	/* in the ring's buffer */
 	size_t len;
 	uint64_t raw_end;	/* raw bytes consumed when it was published */
 };
@@ -75,6 +77,7 @@ struct xtr_decoder {
 
 	/* The decoder thread's own. */
 	unsigned char *inbuf;	/* XTR_DEC_INBUF bytes, for FD */
+	size_t wr;		/* where in MEM the next block starts */
 	bool head_given;
 	uint64_t raw_used;	/* raw bytes the codec consumed */
 	char step_msg[DEC_MSG];
@@ -83,6 +86,7 @@ struct xtr_decoder {
 	pthread_mutex_t mu;
 	pthread_cond_t ready;	/* a block was published, or DONE */
 	pthread_cond_t room;	/* a block was given back, or STOP */
+	unsigned char *mem;	/* the ring's XTR_DEC_RING bytes */
 	struct block ring[XTR_DEC_BLOCKS];
 	unsigned int first;	/* the oldest block that holds data */
 	unsigned int nfull;	/* blocks holding data from FIRST on */
@@ -160,24 +164,56 @@ finish(struct xtr_decoder *d, int error, const char *fmt, ...)
 }
 
 /*
- * Wait for a free block.  Return: the block, the decoder's until it is
- * published, or NULL when the consumer asked the decoder to stop.
+ * The bytes of the ring free from D->wr on (MU held): to the buffer's end,
+ * or to the oldest byte the consumer has not given back.  Published
+ * blocks follow each other from ring[first] to D->wr, wrapping at most
+ * once, and are never empty, so that byte is ring[first]'s first; when
+ * it is at D->wr itself, every byte is taken.
+ */
+static size_t
+free_room(const struct xtr_decoder *d)
+{
+	size_t oldest;
+
+	if (d->nfull == 0)
+		return XTR_DEC_RING - d->wr;
+	oldest = (size_t)(d->ring[d->first].data - d->mem);
+	if (oldest == d->wr)
+		return 0;
+	return oldest > d->wr ? oldest - d->wr : XTR_DEC_RING - d->wr;
+}
+
+/*
+ * Wait for a free block with room for NEED bytes at least (1 to
+ * XTR_DEC_NEED_MAX), at D->wr, or at the buffer's start when fewer than
+ * NEED bytes are left before its end.  Return: the block, the decoder's
+ * until it is published, with *CAP its room (at most XTR_DEC_BLOCK), or
+ * NULL when the consumer asked the decoder to stop.
  */
 static struct block *
-take_block(struct xtr_decoder *d)
+take_block(struct xtr_decoder *d, size_t need, size_t *cap)
 {
 	struct block *b = NULL;
+	size_t room;
 
+	if (XTR_DEC_RING - d->wr < need)
+		d->wr = 0;
 	(void)pthread_mutex_lock(&d->mu);
-	while (!atomic_load(&d->stop) && d->nfull == XTR_DEC_BLOCKS)
+	while (!atomic_load(&d->stop)) {
+		room = d->nfull < XTR_DEC_BLOCKS ? free_room(d) : 0;
+		if (room >= need) {
+			b = &d->ring[(d->first + d->nfull) % XTR_DEC_BLOCKS];
+			b->data = d->mem + d->wr;
+			*cap = room < XTR_DEC_BLOCK ? room : XTR_DEC_BLOCK;
+			break;
+		}
 		(void)pthread_cond_wait(&d->room, &d->mu);
-	if (!atomic_load(&d->stop))
-		b = &d->ring[(d->first + d->nfull) % XTR_DEC_BLOCKS];
+	}
 	(void)pthread_mutex_unlock(&d->mu);
 	return b;
 }
 
-/* Hand the block being filled, of LEN bytes, to the consumer. */
+/* Hand the block being filled, of LEN bytes (not 0), to the consumer. */
 static void
 publish(struct xtr_decoder *d, size_t len)
 {
@@ -187,6 +223,7 @@ publish(struct xtr_decoder *d, size_t len)
 	b = &d->ring[(d->first + d->nfull) % XTR_DEC_BLOCKS];
 	b->len = len;
 	b->raw_end = d->raw_used;
+	d->wr += len;
 	d->nfull++;
 	(void)pthread_cond_signal(&d->ready);
 	(void)pthread_mutex_unlock(&d->mu);
@@ -267,7 +304,8 @@ fill_input(struct xtr_decoder *d, struct xtr_stream *s)
 /*
  * The decoder thread: fill blocks until the stream ends, fails, or the
  * consumer stops us.  The block being filled is published only when it
- * is full or the stream ended verified, so an error drops it.
+ * is full, when the codec needs more room than it has left (then as it
+ * is), or when the stream ended verified, so an error drops it.
  */
 static void *
 decode_main(void *arg)
@@ -275,7 +313,7 @@ decode_main(void *arg)
 	struct xtr_decoder *d = arg;
 	struct xtr_stream s;
 	enum xtr_step st;
-	size_t in0, out0;
+	size_t in0, out0, cap = 0, need = 1;
 	bool have_block = false;
 	unsigned int idle = 0;
 	struct block *b;
@@ -285,17 +323,19 @@ decode_main(void *arg)
 	s.msg_cap = sizeof(d->step_msg);
 	for (;;) {
 		if (!have_block) {
-			b = take_block(d);
+			b = take_block(d, need, &cap);
 			if (b == NULL)
 				return NULL;
 			s.out = b->data;
-			s.out_len = XTR_DEC_BLOCK;
+			s.out_len = cap;
 			have_block = true;
+			need = 1;
 		}
 		if (s.in_len == 0 && !s.in_end && fill_input(d, &s) < 0)
 			return NULL;
 		in0 = s.in_len;
 		out0 = s.out_len;
+		s.out_need = 0;
 		st = d->ops->step(d->codec, &s);
 		d->raw_used += in0 - s.in_len;
 		if (st == XTR_STEP_ERROR) {
@@ -303,13 +343,23 @@ decode_main(void *arg)
 			return NULL;
 		}
 		if (st == XTR_STEP_END) {
-			if (s.out_len < XTR_DEC_BLOCK)
-				publish(d, XTR_DEC_BLOCK - s.out_len);
+			if (s.out_len < cap)
+				publish(d, cap - s.out_len);
 			finish(d, 0, NULL);
 			return NULL;
 		}
-		if (s.out_len == 0) {
-			publish(d, XTR_DEC_BLOCK);
+		if (s.out_need > XTR_DEC_NEED_MAX) {
+			finish(d, EIO, "%s decompression failed: the decoder "
+			    "asks for %zu bytes of room at once", d->ops->name,
+			    s.out_need);
+			return NULL;
+		}
+		if (s.out_len == 0 || s.out_need > s.out_len) {
+			/* Full, or too full for the codec: hand it over (an
+			 * empty one is only given back) and take room on. */
+			if (s.out_len < cap)
+				publish(d, cap - s.out_len);
+			need = s.out_need > 0 ? s.out_need : 1;
 			have_block = false;
 		}
 		idle = in0 == s.in_len && out0 == s.out_len ? idle + 1 : 0;
@@ -418,8 +468,7 @@ decoder_free(struct xtr_decoder *d)
 	}
 	if (d->codec != NULL)
 		d->ops->destroy(d->codec);
-	for (i = 0; i < XTR_DEC_BLOCKS; i++)
-		free(d->ring[i].data);
+	free(d->mem);
 	free(d->inbuf);
 	for (i = 0; i < 2; i++) {
 		if (d->wake[i] >= 0)
@@ -554,7 +603,6 @@ decoder_new(enum xtr_codec codec, const struct xtr_dec_input *in,
     struct xtr_decoder **out, char *msg, size_t cap)
 {
 	struct xtr_decoder *d;
-	size_t i;
 	int r = ENOMEM;
 
 	*out = NULL;
@@ -585,11 +633,9 @@ decoder_new(enum xtr_codec codec, const struct xtr_dec_input *in,
 	d->codec = d->ops->create(flags, msg, cap);
 	if (d->codec == NULL)
 		goto fail;
-	for (i = 0; i < XTR_DEC_BLOCKS; i++) {
-		d->ring[i].data = malloc(XTR_DEC_BLOCK);
-		if (d->ring[i].data == NULL)
-			goto fail_msg;
-	}
+	d->mem = malloc(XTR_DEC_RING);
+	if (d->mem == NULL)
+		goto fail_msg;
 	if (d->buf == NULL) {
 		d->inbuf = malloc(XTR_DEC_INBUF);
 		if (d->inbuf == NULL)

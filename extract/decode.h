@@ -50,6 +50,19 @@ enum xtr_codec {
 #define XTR_DEC_BLOCK (1024 * 1024)
 
 /*
+ * The blocks lie one after another in one buffer of XTR_DEC_RING bytes,
+ * each where the one before it ended, so that a codec writes one
+ * contiguous stream: back at the buffer's start only when fewer bytes
+ * than it needs are left before the end (at most XTR_DEC_NEED_MAX, so
+ * the slack wasted there).  What a codec wrote therefore stays in place
+ * until XTR_DEC_RING - 2 * XTR_DEC_NEED_MAX more bytes have been written
+ * after it, whether or not libarchive has read it: zstd decodes in the
+ * ring itself, its window behind it, with no copy (decode_zstd.c).
+ */
+#define XTR_DEC_NEED_MAX (128 * 1024)
+#define XTR_DEC_RING (XTR_DEC_BLOCKS * XTR_DEC_BLOCK + 2 * XTR_DEC_NEED_MAX)
+
+/*
  * Raw bytes read from a descriptor at a time: 64 KiB, as libarchive
  * reads.  256 KiB measured slower (the bytes read leave the cache before
  * the codec gets to them); so did rings of 8 blocks of 256 KiB or 4 of
@@ -144,9 +157,15 @@ int xtr_decode_open(struct archive *a, enum xtr_codec codec,
 
 /*
  * One step's buffers, as zlib's: the codec consumes from IN and writes to
- * OUT, moving both.  IN_END: no byte follows IN[IN_LEN - 1].  On an error
- * the codec sets ERROR (an errno: EILSEQ for corrupt data, EIO for a
- * truncated stream, ENOMEM) and a message in MSG (MSG_CAP bytes).
+ * OUT, moving both.  IN_END: no byte follows IN[IN_LEN - 1].  OUT always
+ * goes on where the last step's output ended, but where the ring wraps
+ * (see XTR_DEC_RING): the bytes before it are the codec's own earlier
+ * output.  OUT_NEED: set by the codec (it is 0 on entry) when it cannot
+ * go on with less room than that (at most XTR_DEC_NEED_MAX): the block is
+ * then handed over as it is, and the next step has that much room at
+ * least.  On an error the codec sets ERROR (an errno: EILSEQ for corrupt
+ * data, EIO for a truncated stream, ENOMEM) and a message in MSG (MSG_CAP
+ * bytes).
  */
 struct xtr_stream {
 	const unsigned char *in;
@@ -154,6 +173,7 @@ struct xtr_stream {
 	bool in_end;
 	unsigned char *out;
 	size_t out_len;
+	size_t out_need;
 	int error;
 	char *msg;
 	size_t msg_cap;
@@ -161,7 +181,7 @@ struct xtr_stream {
 
 enum xtr_step {
 	XTR_STEP_MORE,		/* needs input (IN_LEN 0) or room
-				   (OUT_LEN 0) */
+				   (OUT_LEN 0, or under OUT_NEED) */
 	XTR_STEP_END,		/* the stream ended and was verified */
 	XTR_STEP_ERROR		/* ERROR and MSG say why */
 };

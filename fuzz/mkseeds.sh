@@ -48,6 +48,12 @@ btar -cf odc.cpio --format odc -C s app/README app/sub
 gzip -9 -n -c ustar.tar > ustar.tar.gz
 xz -9 -c pax.tar > pax.tar.xz
 zstd -q -19 -c gnu.tar > gnu.tar.zst
+# Two zstd frames with a skippable one between (decoded in the ring), and
+# a frame with a 128 MiB window (too big for it: libzstd's streaming).
+{ head -c 1024 gnu.tar | zstd -q -1 -c
+  printf '\120\052\115\030\004\000\000\000skip'
+  tail -c +1025 gnu.tar | zstd -q --no-check -c; } > frames.tar.zst
+zstd -q --long=27 -c < gnu.tar > long.tar.zst
 seed ustar 00 ustar.tar
 seed ustar-contain 01 ustar.tar
 seed pax-walk 02 pax.tar
@@ -60,6 +66,8 @@ seed ar 00 plain.a
 seed ustar-gz 00 ustar.tar.gz
 seed pax-xz 01 pax.tar.xz
 seed gnu-zst 00 gnu.tar.zst
+seed gnu-zst-frames 00 frames.tar.zst
+seed gnu-zst-long 01 long.tar.zst
 
 # Names: "../", absolute, "./../", a long pax path= that overrides the
 # header's name, a GNU longname, Windows forms in a zip.

@@ -43,6 +43,7 @@
 #include <criterion/criterion.h>
 #include <lzma.h>
 #include <zlib.h>
+#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_getFrameHeader() */
 #include <zstd.h>
 
 #include "decode.h"
@@ -442,17 +443,25 @@ expect_no_temporaries(struct fx *fx, const char *what)
 	}
 }
 
+/* dest/ holds the N FILES, byte for byte. */
+static void
+expect_files(struct fx *fx, const struct file *files, size_t n,
+    const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cr_expect(holds(fx, files[i].name, files[i].data,
+		    files[i].len), "%s: %s missing or not whole", what,
+		    files[i].name);
+	expect_no_temporaries(fx, what);
+}
+
 /* dest/ holds the whole tree, byte for byte. */
 static void
 expect_tree(struct fx *fx, const char *what)
 {
-	size_t i;
-
-	for (i = 0; i < fx->nfiles; i++)
-		cr_expect(holds(fx, fx->files[i].name, fx->files[i].data,
-		    fx->files[i].len), "%s: %s missing or not whole", what,
-		    fx->files[i].name);
-	expect_no_temporaries(fx, what);
+	expect_files(fx, fx->files, fx->nfiles, what);
 }
 
 /*
@@ -568,9 +577,10 @@ extract(struct fx *fx, const struct buf *a, enum feed how)
 	return st;
 }
 
-/* Extract A every way; each must give the whole tree. */
+/* Extract A every way; each must give exactly the N FILES. */
 static void
-expect_every_feed(struct fx *fx, const struct buf *a, const char *what)
+expect_files_every_feed(struct fx *fx, const struct buf *a,
+    const struct file *files, size_t n, const char *what)
 {
 	char label[128];
 	enum pfx_status st;
@@ -582,8 +592,15 @@ expect_every_feed(struct fx *fx, const struct buf *a, const char *what)
 		st = extract(fx, a, (enum feed)how);
 		cr_expect(st == PFX_OK, "%s: status %d: %s", label, st,
 		    fx->res.message);
-		expect_tree(fx, label);
+		expect_files(fx, files, n, label);
 	}
+}
+
+/* Extract A every way; each must give the whole tree. */
+static void
+expect_every_feed(struct fx *fx, const struct buf *a, const char *what)
+{
+	expect_files_every_feed(fx, a, fx->files, fx->nfiles, what);
 }
 
 /* Extract A every way; each must fail with a message holding WANT and
@@ -992,6 +1009,140 @@ Test(decode, zstd_window_limit)
 	    strstr(fx->res.message, "window larger than 128 MiB") != NULL,
 	    "a 256 MiB window: \"%s\"", fx->res.message);
 	buf_free(&z);
+}
+
+/*
+ * One zstd frame of IN[0, LEN) with window log WLOG, long-distance
+ * matching (so that a repeat far back is found) and a checksum, added to
+ * OUT; with UNSIZED, streamed without its size, so that its header
+ * declares the whole window however little data it holds, and with no
+ * checksum, so that its last block is its last byte.  Return:
+ * whether its window fits in the decoder's ring, so that it is decoded
+ * there (decode_zstd.c), and not by libzstd's streaming decoder.
+ */
+static bool
+zstd_frame_of(struct buf *out, const unsigned char *in, size_t len,
+    int wlog, bool unsized)
+{
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	ZSTD_frameHeader fh;
+	size_t bound = ZSTD_compressBound(len) + 64, r;
+	unsigned char *tmp = malloc(bound);
+	ZSTD_outBuffer ob = { tmp, bound, 0 };
+	ZSTD_inBuffer ib = { in, len, 0 };
+
+	cr_assert(c != NULL && tmp != NULL);
+	cr_assert(!ZSTD_isError(ZSTD_CCtx_setParameter(c,
+	    ZSTD_c_windowLog, wlog)));
+	cr_assert(!ZSTD_isError(ZSTD_CCtx_setParameter(c,
+	    ZSTD_c_enableLongDistanceMatching, 1)));
+	cr_assert(!ZSTD_isError(ZSTD_CCtx_setParameter(c,
+	    ZSTD_c_checksumFlag, unsized ? 0 : 1)));
+	if (unsized) {
+		r = ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_continue);
+		cr_assert(!ZSTD_isError(r) && ib.pos == ib.size);
+		r = ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_end);
+		cr_assert(r == 0, "one call ends the frame");
+		r = ob.pos;
+	} else {
+		r = ZSTD_compress2(c, tmp, bound, in, len);
+		cr_assert(!ZSTD_isError(r), "%s", ZSTD_getErrorName(r));
+	}
+	cr_assert(ZSTD_getFrameHeader(&fh, tmp, r) == 0);
+	buf_add(out, tmp, r);
+	free(tmp);
+	ZSTD_freeCCtx(c);
+	return fh.windowSize + 2ull * fh.blockSizeMax <= XTR_DEC_RING;
+}
+
+static bool
+zstd_far_frame(struct buf *out, const unsigned char *in, size_t len,
+    int wlog)
+{
+	return zstd_frame_of(out, in, len, wlog, false);
+}
+
+/*
+ * zstd decoded in the ring keeps its window in place behind the output,
+ * through the ring's wraps: a 12 MiB file of one 3 MiB run of noise four
+ * times over, so that three quarters of it are matches 3 MiB back, in
+ * frames with a 4 MiB window (the largest decoded in the ring) and with a
+ * window too big for it (libzstd's streaming decoder), alone and one
+ * after the other both ways, read as it is written.  (With a history cut
+ * short, the data or its checksum would be wrong.)  gzip through the
+ * same ring, for its wraps.
+ */
+Test(decode, zstd_far_matches_in_the_ring)
+{
+	struct fx *fx = &the_fx;
+	struct file f = { "d/echo", NULL, 12 * MiB };
+	struct buf tar = { 0 }, z = { 0 };
+	unsigned char *run;
+	size_t half, i;
+
+	run = noise(3 * MiB, 88172645u);
+	f.data = malloc(f.len);
+	cr_assert(f.data != NULL);
+	for (i = 0; i < 4; i++)
+		memcpy(f.data + i * 3 * MiB, run, 3 * MiB);
+	make_tar(&tar, &f, 1);
+	half = tar.len / 2;
+
+	cr_assert(zstd_far_frame(&z, tar.p, tar.len, 22), "window 4 MiB");
+	cr_assert(z.len < 5 * MiB, "the repeats were not found (%zu bytes)",
+	    z.len);
+	expect_files_every_feed(fx, &z, &f, 1,
+	    "zstd, 4 MiB window, in the ring");
+	z.len = 0;
+	cr_assert(!zstd_far_frame(&z, tar.p, tar.len, 24), "window 16 MiB");
+	expect_files_every_feed(fx, &z, &f, 1,
+	    "zstd, 16 MiB window, streamed");
+	z.len = 0;
+	cr_assert(!zstd_far_frame(&z, tar.p, half, 23));
+	cr_assert(zstd_far_frame(&z, tar.p + half, tar.len - half, 22));
+	expect_files_every_feed(fx, &z, &f, 1,
+	    "zstd, streamed then in the ring");
+	z.len = 0;
+	cr_assert(zstd_far_frame(&z, tar.p, half, 22));
+	cr_assert(!zstd_far_frame(&z, tar.p + half, tar.len - half, 23));
+	cr_assert(z.len < 8 * MiB, "the repeats were not found (%zu bytes)",
+	    z.len);
+	expect_files_every_feed(fx, &z, &f, 1,
+	    "zstd, in the ring then streamed");
+	z.len = 0;
+	gzip_members(&z, &tar, 3, false);
+	expect_files_every_feed(fx, &z, &f, 1,
+	    "gzip, 12 MiB");
+	buf_free(&z);
+	buf_free(&tar);
+	free(run);
+	free(f.data);
+}
+
+/*
+ * A frame for libzstd's streaming decoder, after one decoded in the ring,
+ * whose only block is written out across the end of a ring block: the
+ * ring's frame ends 20 KiB before the first block's end, and a 70 KiB
+ * frame with an 8 MiB window and no checksum follows.
+ */
+Test(decode, zstd_streamed_frame_flushes_at_the_end)
+{
+	struct fx *fx = &the_fx;
+	struct file f = { "d/tail", NULL, 1 * MiB + 40 * KiB };
+	struct buf tar = { 0 }, z = { 0 };
+	size_t cut = XTR_DEC_BLOCK - 20 * KiB;
+
+	f.data = text(f.len);
+	make_tar(&tar, &f, 1);
+	cr_assert(tar.len > XTR_DEC_BLOCK + 30 * KiB &&
+	    tar.len - cut < 128 * KiB, "%zu bytes", tar.len);
+	cr_assert(zstd_far_frame(&z, tar.p, cut, 22));
+	cr_assert(!zstd_frame_of(&z, tar.p + cut, tar.len - cut, 23, true));
+	expect_files_every_feed(fx, &z, &f, 1,
+	    "zstd, streamed across blocks");
+	buf_free(&z);
+	buf_free(&tar);
+	free(f.data);
 }
 
 Test(decode, xz_streams_and_blocks)
