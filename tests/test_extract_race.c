@@ -1145,9 +1145,10 @@ on_decide(void *arg, const struct pfx_entry *entry, char *rename,
 	else if (i < r->resume)
 		return PFX_HOOK_SKIP;	/* a stopped run got this far */
 	r->decided++;
-	if (r->decided % PAUSE_EVERY == 0)
-		keep_pace(r, i < p->n ? i : at);
-	if (!r->have_timer || r->decided % PAUSE_EVERY != 0)
+	if (r->decided % PAUSE_EVERY != 0)
+		return PFX_HOOK_CONTINUE;
+	keep_pace(r, atomic_load(&r->cursor));
+	if (!r->have_timer)
 		return PFX_HOOK_CONTINUE;
 	avg_ns = (long)(seconds_since(&r->t0) * 1e9 / (double)r->decided);
 	if (avg_ns < 2000)
