@@ -27,11 +27,11 @@
  * time in four, DEST, when it exists) with a victim, for a staging entry
  * half the time the empty one (rmdir(2) removes only an empty directory),
  * keeps it there for a random moment -- mostly a few microseconds of
- * spinning, now and then up to HOLD_LONG_NS -- and exchanges it back.  It always finishes
- * the pair it began before it looks at its stop flag, so when it has
- * stopped every victim is at its own name again, unless the extractor
- * removed or renamed what stood at the attacked name meanwhile; the
- * exchange back then fails, and that is counted as "stuck".  The
+ * spinning, now and then up to HOLD_LONG_NS -- and exchanges it back.  It
+ * always finishes the pair it began before it looks at its stop flag, so
+ * when it has stopped every victim is at its own name again, unless the
+ * extractor removed or renamed what stood at the attacked name meanwhile;
+ * the exchange back then fails, and that is counted as "stuck".  The
  * extractor's decide() hook keeps the attacker's pace (it waits for an
  * attacker that is behind), and tells it when the last entries come, so
  * that it exchanges as fast as it can, and is surely running, when the
