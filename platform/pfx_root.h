@@ -331,21 +331,30 @@ PFX_API int pfx_fd_set_times(int fd, const struct timespec times[2]);
 PFX_API int pfx_remove_tree(int dirfd, const char *name);
 
 /*
- * A staging directory: a new, private directory made beside a
- * destination DEST, filled, and then published at DEST's name in one
- * rename, or removed whole.  Fields are private except FD, the staging
- * directory to fill (pin it with pfx_root_open(&root, st->fd, ".", ...)),
- * NAME, its name in DEST's parent, for messages, and PARENTFD; all three
- * are read only, and owned by *ST.
+ * A staging tree: a new, private directory made beside a destination
+ * DEST, filled, and then published at DEST's name in one rename, or
+ * removed whole.  It lives one level down, in a private directory
+ * ".DEST.pfx-XXXXXXXX" (mode 0700) of DEST's parent, so that DEST's
+ * parent, which others may be able to write to, is never walked: the
+ * tree is filled through FD and removed through the private directory's
+ * descriptor, and the names in DEST's parent are only made, exchanged
+ * and removed in the ways stage.c's SECURITY note lists.  Fields are
+ * private except FD, the staging tree to fill (pin it with
+ * pfx_root_open(&root, st->fd, ".", ...)), and NAME, the private
+ * directory's name in DEST's parent, for messages; both are read only,
+ * and owned by *ST.
  */
 struct pfx_stage {
-	int fd;			/* the staging directory (O_RDONLY) */
-	char name[272];		/* ".DEST.pfx-XXXXXXXX", read only */
-	int parentfd;		/* DEST's parent, read only (e.g. to
-				   confine a process to it and FD) */
+	int fd;			/* the staging tree (O_RDONLY) */
+	char name[272];		/* ".DEST.pfx-XXXXXXXX", read only; ""
+				   once nothing of ours is left there */
+	int parentfd;		/* private: DEST's parent */
+	int privfd;		/* private: the private directory */
 	int replace;		/* private: DEST is an empty directory */
-	dev_t dev;		/* private: the staging directory */
+	dev_t dev;		/* private: the staging tree */
 	ino_t ino;
+	dev_t priv_dev;		/* private: the private directory */
+	ino_t priv_ino;
 	dev_t old_dev;		/* private: the empty DEST, if any */
 	ino_t old_ino;
 	mode_t mode;		/* private: DEST's mode once published */
@@ -353,48 +362,57 @@ struct pfx_stage {
 };
 
 /*
- * Make a staging directory for DEST, resolved from DIRFD (AT_FDCWD or a
+ * Make a staging tree for DEST, resolved from DIRFD (AT_FDCWD or a
  * directory fd).  DEST's parent path is trusted, as pfx_root_open()'s
  * PATH is: it is opened once (following symlinks, as any component but
  * the last of a destination is), and everything later is relative to
  * that descriptor.  DEST's last component is never followed: DEST must
  * be absent, or an empty directory on the same mount as its parent.  The
- * staging directory is ".DEST.pfx-XXXXXXXX" (DEST cut to fit, X random)
- * in that parent, made with mkdirat(2), mode 0700, and checked to be a
- * new empty directory of ours.  Errors, before anything is made: -EINVAL
- * DEST has no last component of its own ("", "/", ".", "..");
- * -ELOOP DEST is a symlink; -ENOTDIR DEST is another non-directory;
- * -ENOTEMPTY DEST is a directory with entries; -EXDEV DEST is a mount
- * point.  Return: 0, or -errno (and *ST needs no cleanup).
+ * private directory ".DEST.pfx-XXXXXXXX" (DEST cut to fit, X random) is
+ * made in that parent with mkdirat(2), mode 0700, opened, and used only
+ * if it is a new empty directory of ours with no rights for others; the
+ * tree is made in it.  Errors: -EINVAL DEST has no last component of its
+ * own ("", "/", ".", ".."); -ELOOP DEST is a symlink; -ENOTDIR DEST is
+ * another non-directory; -ENOTEMPTY DEST is a directory with entries;
+ * -EXDEV DEST is a mount point (all before anything is made); -ESTALE
+ * what stood at the name made was not ours (swapped by someone who can
+ * write DEST's parent), and is left as it is, named in ST->NAME.
+ * Return: 0, or -errno (and *ST needs no cleanup; ST->NAME is "" unless
+ * a name of ours was left behind).
  */
 PFX_API int pfx_stage_open(struct pfx_stage *st, int dirfd,
     const char *dest);
 
 /*
- * Publish the staging directory at DEST's name in one step, after giving
- * it DEST's mode: the mode of the empty DEST it replaces, else 0777 less
+ * Publish the staging tree at DEST's name in one step, after giving it
+ * DEST's mode: the mode of the empty DEST it replaces, else 0777 less
  * the umask (0755 where the umask cannot be read without changing it).
  * A new DEST is made with renameat2(RENAME_NOREPLACE); an empty DEST is
- * swapped with RENAME_EXCHANGE, and the old directory, found at the
- * staging name and checked to be the same empty directory, is removed
- * (if it is not, or was filled meanwhile, the swap is undone).  Where the
- * filesystem or system cannot exchange, the empty DEST is removed first
- * and, should the rename then fail, made again.  If DEST changed since
+ * swapped with RENAME_EXCHANGE into the private directory, where it is
+ * removed if it is the same empty directory seen by pfx_stage_open()
+ * (anything else is swapped back).  Where the filesystem or system
+ * cannot exchange, the empty DEST is moved into the private directory,
+ * judged there, and the tree renamed to DEST.  Then the private
+ * directory is removed.  With FLAGS PFX_STAGE_SYNC, DEST's parent is
+ * synced last, so that the new name is durable.  If DEST changed since
  * pfx_stage_open() nothing is published: -EEXIST or -ENOTEMPTY, and the
- * staging directory is left for pfx_stage_discard().  With FLAGS
- * PFX_STAGE_SYNC, DEST's parent is synced after the rename, so that the
- * new name is durable.  On success *ST is released.
- * Return: 0, or -errno: nothing was published, unless ST->fd is -1,
- * which says that only the sync failed, after the rename.
+ * tree is left for pfx_stage_discard(); -ESTALE says that a swap by
+ * someone else could not be undone, and the tree is no longer ours to
+ * remove.  Return: 0, or -errno: nothing was published, unless ST->fd
+ * is -1, which says that the tree was published and only the sync, or
+ * the removal of the private directory (ST->NAME not ""), failed.
  */
 #define PFX_STAGE_SYNC 0x1u
 PFX_API int pfx_stage_publish(struct pfx_stage *st, unsigned int flags);
 
 /*
- * Remove the staging directory and everything in it with
- * pfx_remove_tree(), and release *ST.  After a successful publish, or
- * twice, it only releases.  Return: 0, or -errno when some of the tree
- * could not be removed (it stays, under ST->NAME in DEST's parent).
+ * Remove the staging tree -- only the very tree made, found by identity
+ * in the private directory -- with pfx_remove_tree(), then the private
+ * directory, and release *ST.  After a successful publish, or twice, it
+ * only releases.  Return: 0, or -errno when some of it could not be
+ * removed (it stays, under ST->NAME in DEST's parent; -ESTALE: the tree
+ * or the private directory was not found at its name, and is not
+ * chased).
  */
 PFX_API int pfx_stage_discard(struct pfx_stage *st);
 
