@@ -396,7 +396,11 @@ pfx_stage_open(struct pfx_stage *st, int dirfd, const char *dest)
  * Undo an exchange: swap what is at DEST (our tree, unless it was moved
  * meanwhile) with what is at TREE in the private directory (what stood at
  * DEST), so that DEST holds its old directory again.  Return: R, or
- * -ESTALE if the tree did not come back (see pfx_stage_discard()).
+ * -ESTALE if the tree did not come back (see pfx_stage_discard()): then
+ * someone moved it away from DEST and put another directory there in
+ * the instant between the two exchanges, and that one stays in the
+ * private directory, where the message names it -- a move its mover had
+ * the rights to make anywhere they can write.
  */
 static int
 swap_back(struct pfx_stage *st, int r)
