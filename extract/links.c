@@ -266,14 +266,15 @@ nomem:
 
 /*
  * The symbolic links that were in the destination before this run made
- * any, and that stayed inside it then: the ones the run must not turn
- * outwards.  Paths and targets are kept in one arena, "path\0target\0"
- * per link, and each link costs a record (struct old_link, 16 bytes on
- * LP64) and its two strings with their NULs -- up to twice that while
- * the arrays grow by doubling.  They are held only while the links are
- * judged and made.  The number is not bounded by the archive but by
- * what the destination holds, so it has no limit: only running out of
- * memory stops the run.
+ * any, that stayed inside it then, and whose resolution over the tree as
+ * planned meets a queued link: the ones the run could turn outwards.
+ * Paths and targets are kept in one arena, "path\0target\0" per link,
+ * and each link costs a record (struct old_link, 16 bytes on LP64) and
+ * its two strings with their NULs -- up to twice that while the arrays
+ * grow by doubling.  They are held only while the links are judged and
+ * made.  Their number is bounded by what the destination holds, not by
+ * the archive, so it has no limit: only running out of memory stops the
+ * run.
  */
 struct old_link {
 	size_t off;		/* its path in the arena; the target follows */
@@ -443,9 +444,12 @@ struct collect_ctx {
 };
 
 /*
- * pfx_root_list_links()'s call for each link already in the destination:
- * keep it if it stays inside as things are (nothing queued is made yet),
- * since only those may not be turned outwards.  Return: 0, or -ENOMEM.
+ * pfx_root_list_links()'s call for each link already in the destination.
+ * Keep it only if the run could turn it outwards: if its resolution over
+ * the tree as planned meets a queued link (otherwise it reads nothing the
+ * run changes, and leads where it led), and if it stays inside as things
+ * stand (one that already led out is not the run's doing).  Most links
+ * cost one resolution; kept ones two.  Return: 0, or -ENOMEM.
  */
 static int
 collect_link(void *arg, const char *rel, const char *target)
@@ -456,17 +460,26 @@ collect_link(void *arg, const char *rel, const char *target)
 	size_t plen, tlen;
 	int r;
 
+	if (queued_at(cc->x, rel) == SIZE_MAX) {
+		memset(&c, 0, sizeof(c));
+		c.x = cc->x;
+		c.with_pending = true;
+		c.record = true;
+		(void)judge_path(rel, target, &c);
+		if (c.nfollowed == 0)
+			return 0;
+	}
 	memset(&c, 0, sizeof(c));
 	c.x = cc->x;
 	if (judge_path(rel, target, &c) != NULL)
-		return 0;	/* led out already: not this run's doing */
+		return 0;
 	plen = strlen(rel) + 1;
 	tlen = strlen(target) + 1;
 	r = old_reserve(old, plen + tlen);
 	if (r < 0)
 		return r;
 	old->v[old->n].off = old->used;
-	old->v[old->n].touched = false;
+	old->v[old->n].touched = true;
 	memcpy(old->arena + old->used, rel, plen);
 	memcpy(old->arena + old->used + plen, target, tlen);
 	old->used += plen + tlen;
@@ -548,14 +561,14 @@ unqueue_refused(struct xtr *x, const char **outcome)
  * verdicts do not depend on the order of the archive (of loop1 -> loop2
  * and loop2 -> loop1, both loop).  A refusal can change the verdicts of
  * others, so judge again until a round refuses nothing.  Each round but
- * the last refuses one link at least: at most nlinks + 1 rounds.  After
- * the first, only the old links whose last resolution met a queued link
- * are judged again: the others read nothing that a refusal changes.
+ * the last refuses one link at least: at most nlinks + 1 rounds.  Only
+ * the old links whose last resolution met a queued link are judged
+ * (again): the others read nothing that a refusal changes.
  */
 static void
 settle_links(struct xtr *x, struct old_links *old, const char **outcome)
 {
-	bool changed, first = true;
+	bool changed;
 	size_t i;
 
 	do {
@@ -569,14 +582,13 @@ settle_links(struct xtr *x, struct old_links *old, const char **outcome)
 		}
 		unqueue_refused(x, outcome);
 		for (i = 0; i < old->n; i++) {
-			if (!first && !old->v[i].touched)
+			if (!old->v[i].touched)
 				continue;
 			if (recheck_old(x, &old->v[i], old->arena, true,
 			    outcome, false))
 				changed = true;
 		}
 		unqueue_refused(x, outcome);
-		first = false;
 	} while (changed);
 }
 
@@ -660,8 +672,9 @@ recheck_made(struct xtr *x, struct old_links *old, const char **outcome)
 }
 
 /*
- * List the links already in the destination that stay inside it, into
- * OLD; on failure the run is failed (their safety cannot be judged).
+ * List into OLD the links already in the destination that the run could
+ * turn outwards (see collect_link); on failure the run is failed, since
+ * what the new links would do to them cannot be judged.
  */
 static void
 collect_old_links(struct xtr *x, struct old_links *old)
