@@ -275,6 +275,34 @@ PFX_API int pfx_root_readlink(const struct pfx_root *root, const char *rel,
 PFX_API int pfx_root_link_meta(const struct pfx_root *root, const char *rel,
     uid_t uid, gid_t gid, const struct timespec *times);
 
+/*
+ * Call FN(ARG, REL, TARGET) once for every symbolic link beneath ROOT:
+ * REL is its path relative to the root (normalised: no "." or ".." or
+ * empty component), TARGET what it holds; both are NUL-terminated and
+ * valid only during the call.  A nonzero answer from FN stops the walk
+ * and is returned as it is (FN should answer 0 or -errno).
+ * SECURITY: nothing is followed.  Each directory is entered alone, from a
+ * descriptor of its parent, with openat(O_NOFOLLOW|O_DIRECTORY), so the
+ * parents of every REL reported are real directories; coming back up,
+ * ".." must be the very directory that was entered (-EXDEV otherwise).
+ * A directory on another mount (a mount point beneath the root, or a
+ * bind mount) is not entered: the root never writes there.  Nothing is
+ * skipped silently otherwise: a directory that cannot be read, a target
+ * longer than PFX_PATH_MAX - 1 bytes (never truncated), a path of
+ * PFX_PATH_MAX bytes or more or a tree deeper than PLAT_MAX_DEPTH
+ * (-ENAMETOOLONG) stops the walk with that error.  Only what vanishes
+ * while the walk runs is passed over.
+ * Cost: O(entries beneath the root) -- one getdents pass over each
+ * directory, one openat(2) and statx(2) per directory, one readlinkat(2)
+ * per link, one fstatat(2) per entry only where the filesystem gives no
+ * d_type.  The walk is iterative; it holds at most eleven descriptors and
+ * about 125 KiB of memory, whatever the depth.  The tree is not frozen:
+ * what others change meanwhile may or may not be seen.
+ * Return: 0, FN's nonzero answer, or -errno.
+ */
+PFX_API int pfx_root_list_links(const struct pfx_root *root,
+    int (*fn)(void *arg, const char *rel, const char *target), void *arg);
+
 /* Remove the non-directory REL (a symlink itself, never its target). */
 PFX_API int pfx_root_unlink(const struct pfx_root *root, const char *rel);
 

@@ -200,6 +200,14 @@ int plat_os_rename_dir(int olddirfd, const char *oldname, int newdirfd,
  */
 mode_t plat_os_umask(void);
 
+/*
+ * The file type that the directory entry DE says it names (S_IFLNK,
+ * S_IFDIR, S_IFREG, ...), or 0 when it does not say (DT_UNKNOWN, or a
+ * system without d_type): then the caller must look with fstatat(2).
+ */
+struct dirent;
+mode_t plat_os_dirent_type(const struct dirent *de);
+
 /* --- sandbox_*.c ------------------------------------------------------ */
 
 #endif /* PLATFORM_H */
