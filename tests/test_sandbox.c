@@ -894,7 +894,8 @@ Test(sandbox, extract_path_input_refused, .timeout = 30)
  * begun in it and the moment it gets its name, and one moved out before
  * anything is made in it.  The mover is a process forked before the
  * confinement, so the kernel lets it move things out; the confined
- * extractor must then make nothing under its final name outside.
+ * extractor must then make nothing under its final name outside, and say
+ * so as an unconfined root does: -EXDEV.
  */
 #define MOVED_OUT "moved"
 
@@ -1017,7 +1018,8 @@ Test(sandbox, confined_root_moved_out, .timeout = 30)
 	cr_assert_eq(o.err[2], 0, "begin: %s", strerror(o.err[2]));
 	cr_assert_eq(o.err[3], 0, "write: %s", strerror(o.err[3]));
 	cr_assert_eq(o.err[4], 0, "move out: %s", strerror(o.err[4]));
-	cr_expect_eq(o.err[5], EACCES, "commit in a moved-out directory: %s",
+	/* Refused by the kernel (EACCES), reported as the escape it is. */
+	cr_expect_eq(o.err[5], EXDEV, "commit in a moved-out directory: %s",
 	    o.err[5] == 0 ? "it worked" : strerror(o.err[5]));
 	cr_expect_eq(o.err[6], EACCES, "create there: %s",
 	    o.err[6] == 0 ? "it worked" : strerror(o.err[6]));
@@ -1039,5 +1041,118 @@ Test(sandbox, confined_root_moved_out, .timeout = 30)
 	    strchr(fx.snap_outside, '\n'), strchr(now, '\n'));
 	free(fx.snap_outside);
 	fx.snap_outside = now;
+	fx_end(&fx);
+}
+
+/*
+ * Confined, a directory moved out of the root and one the process may not
+ * write to both give EACCES; only the first is an escape (-EXDEV).  The
+ * second, proved here, stays -EACCES, and an extraction into it stays a
+ * fatal I/O error: a user without the right to write in dest/sub (the
+ * child drops to nobody, which can write only in dest/w, its own) meets
+ * it directly, and through a parent kept from an earlier file once
+ * dest/w is made read-only.
+ *
+ *	dest/
+ *	|-- sub/		root's, 0755
+ *	`-- w/			nobody's; 0555 after w/f1
+ */
+#define NOBODY 65534
+
+/* Extract an archive of sub/f with PFX_OPT_SANDBOX: status, error. */
+static void
+extract_into_sub(struct fx *fx, struct outcome *o, int at)
+{
+	static char buf[ARCHIVE_CAP];
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_input in;
+	size_t used = 0;
+
+	if (a == NULL || e == NULL ||
+	    archive_write_set_format_ustar(a) != ARCHIVE_OK ||
+	    archive_write_open_memory(a, buf, sizeof(buf), &used) !=
+	    ARCHIVE_OK)
+		return;
+	archive_entry_set_pathname(e, "sub/f");
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, 2);
+	if (archive_write_header(a, e) != ARCHIVE_OK ||
+	    archive_write_data(a, "x\n", 2) != 2 ||
+	    archive_write_close(a) != ARCHIVE_OK)
+		return;
+	archive_entry_free(e);
+	archive_write_free(a);
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.buf = buf;
+	in.len = used;
+	pfx_options_init(&opt);
+	opt.flags |= PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_REQUIRE;
+	o->err[at] = (int)pfx_extract(&in, fx->dest, ".", &opt, &res);
+	o->err[at + 1] = res.error;
+}
+
+static void
+attempt_read_only(struct fx *fx, unsigned int flags, struct outcome *o)
+{
+	struct pfx_parent_cache cache;
+	struct pfx_pending pend;
+	struct pfx_root root;
+	int fd, r;
+
+	(void)flags;
+	if (setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
+	    setresuid(NOBODY, NOBODY, NOBODY) != 0)
+		return;
+	/* In-process confinement first: the extraction adds its own. */
+	extract_into_sub(fx, o, 6);
+	o->err[0] = -pfx_root_open(&root, fx->dest, ".", PFX_RESOLVER_AUTO);
+	if (o->err[0] != 0)
+		return;
+	pfx_root_confined(&root);	/* the extraction confined us */
+	o->err[1] = -pfx_root_begin(&root, "sub/f", 0644, &pend);
+	fd = pfx_root_create(&root, "sub/g", 0644);
+	o->err[2] = fd < 0 ? -fd : 0;
+	fd = pfx_root_mkdirs(&root, "sub/h", 0755);
+	o->err[3] = fd < 0 ? -fd : 0;
+	pfx_parent_cache_init(&cache);
+	r = pfx_root_begin_cached(&root, &cache, "w/f1", 0644, &pend);
+	o->err[4] = r < 0 ? -r : -pfx_root_commit(&root, &pend, 0);
+	if (o->err[4] == 0 && fchmodat(fx->dest, "w", 0555, 0) == 0)
+		o->err[5] = -pfx_root_begin_cached(&root, &cache, "w/f2",
+		    0644, &pend);
+	pfx_parent_cache_drop(&cache);
+	pfx_root_close(&root);
+}
+
+Test(sandbox, confined_read_only_stays_eacces, .timeout = 30)
+{
+	struct outcome o;
+	struct fx fx;
+	int status, i;
+
+	fx_init(&fx);
+	cr_assert(mkdirat(fx.dest, "w", 0755) == 0);
+	cr_assert(fchownat(fx.dest, "w", NOBODY, NOBODY, 0) == 0,
+	    "chown: %s", strerror(errno));
+	status = in_child(attempt_read_only, &fx, 0, &o);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_expect_eq(o.err[6], PFX_FATAL, "extract into sub/: status %d",
+	    o.err[6]);
+	cr_expect_eq(o.err[7], EACCES, "extract into sub/: %s",
+	    strerror(o.err[7]));
+	cr_assert_eq(o.err[0], 0, "root: %s", strerror(o.err[0]));
+	for (i = 1; i <= 3; i++)
+		cr_expect_eq(o.err[i], EACCES, "attempt %d in sub/: %s", i,
+		    o.err[i] == 0 ? "it worked" : strerror(o.err[i]));
+	cr_expect_eq(o.err[4], 0, "w/f1: %s", strerror(o.err[4]));
+	cr_expect_eq(o.err[5], EACCES, "w/f2 through the kept w/: %s",
+	    o.err[5] == 0 ? "it worked" : strerror(o.err[5]));
+	cr_expect_eq(faccessat(fx.dest, "sub/f", F_OK, AT_SYMLINK_NOFOLLOW),
+	    -1);
 	fx_end(&fx);
 }
