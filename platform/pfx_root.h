@@ -25,7 +25,8 @@
  *    an existing name is replaced by renaming a new file over it;
  *  - a directory moved out of the root while a call works in it is noticed
  *    after the effect: what the call made there is removed again and the
- *    call fails with -EXDEV.
+ *    call fails with -EXDEV; under pfx_root_confined() the kernel refuses
+ *    the effect instead, and the call fails with -EXDEV all the same.
  *
  * Errors keep one meaning each: -ELOOP a symlink where none may be;
  * -EXDEV an escape (absolute, "..", mount crossing, moved out of the
@@ -104,8 +105,11 @@ PFX_API int pfx_root_open(struct pfx_root *root, int dirfd, const char *path,
  * still beneath the root? -- is left to the kernel, which refuses an
  * effect in a directory moved out before it happens (Landlock judges
  * where a directory is at the moment of each call) instead of undoing it
- * after.  MUST NOT be called in any other case.  A root made from this
- * one by pfx_root_sub() does not inherit it.
+ * after.  The kernel says EACCES then, as for a directory we may not
+ * write to; a call that meets EACCES looks where its directory is, and
+ * fails with -EXDEV if it is outside the root (with -EACCES otherwise),
+ * as it would unconfined.  MUST NOT be called in any other case.  A root
+ * made from this one by pfx_root_sub() does not inherit it.
  */
 PFX_API void pfx_root_confined(struct pfx_root *root);
 
@@ -203,7 +207,10 @@ PFX_API void pfx_parent_cache_drop(struct pfx_parent_cache *cache);
 
 /*
  * As pfx_root_begin(), taking REL's parent from *CACHE when it holds it,
- * and leaving it there for the next call.  A failure empties *CACHE.
+ * and leaving it there for the next call.  A kept parent found moved out
+ * of the root since is let go and REL's parent looked up afresh, so the
+ * result is the one a call without a cache gives.  A failure empties
+ * *CACHE.
  */
 PFX_API int pfx_root_begin_cached(const struct pfx_root *root,
     struct pfx_parent_cache *cache, const char *rel, mode_t mode,

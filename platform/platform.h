@@ -115,6 +115,17 @@ int plat_check_beneath_at(const struct pfx_root *root, int dirfd,
     const char *rel);
 
 /*
+ * The error R (-errno) of an effect in the directory DIRFD, told apart
+ * from a lack of permission where the kernel confines the process to the
+ * root: there an effect in a directory moved out of the root is refused
+ * with -EACCES, which then becomes -EXDEV, its meaning without
+ * confinement.  Looks only when R is -EACCES under confinement: never
+ * on the way of an effect that worked.
+ * Return: -EXDEV, or R.
+ */
+int plat_confined_error(const struct pfx_root *root, int dirfd, int r);
+
+/*
  * Read the replace FLAGS of commit, link and rename: 0 or
  * PFX_ROOT_NOREPLACE never replace, PFX_ROOT_REPLACE replaces.
  * Return: 0 (keep), 1 (replace), or -EINVAL for any other bits.
