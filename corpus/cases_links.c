@@ -567,6 +567,20 @@ pre_contain(const char *name)
 	gen_close(a);
 }
 
+/*
+ * Over a prepared dest holding sub/e -> c/../.. (inside while sub/c is
+ * missing): sub/c -> .. is inside on its own, but would send sub/e out.
+ */
+static void
+pre_redirect(const char *name)
+{
+	struct archive *a = gen_open(name, "pax", NULL);
+
+	gen_symlink(a, "sub/c", "..");
+	gen_symlink(a, "ok", "sub");
+	gen_close(a);
+}
+
 /* zip: a symlink entry (mode in the external attributes) to outside. */
 static void
 zip_symlink(const char *name)
@@ -677,6 +691,7 @@ const struct gen_case gen_cases_links[] = {
 	{ "links-pre-hardlink-keep", pre_hardlink },
 	{ "links-pre-hardlink-skip", pre_hardlink },
 	{ "links-pre-contain", pre_contain },
+	{ "links-pre-redirect-contain", pre_redirect },
 	{ "links-zip-symlink", zip_symlink },
 	{ "links-zip-symlink-contain", zip_symlink },
 	{ "links-zip-raw-symlink", zip_raw_symlink },

@@ -29,9 +29,36 @@ fail(struct pfx_result *res, int error, const char *dest, const char *what)
 	    what, what[0] != '\0' ? ": " : "", strerror(error));
 }
 
+/*
+ * Fail RES: the directory NAME made in DEST's parent was not found there
+ * again (someone who can write DEST's parent swapped it), so it was
+ * left as it is.
+ */
+static void
+fail_stale(struct pfx_result *res, const char *dest, const char *name)
+{
+	size_t n = strlen(res->message);
+
+	res->status = PFX_FATAL;
+	res->error = ESTALE;
+	if (n == 0)
+		n = (size_t)snprintf(res->message, sizeof(res->message),
+		    "%s: ", dest);
+	else
+		n += (size_t)snprintf(res->message + n,
+		    sizeof(res->message) - n, "; ");
+	if (n < sizeof(res->message))
+		snprintf(res->message + n, sizeof(res->message) - n, "the "
+		    "staging directory %s beside the destination was replaced "
+		    "by another directory during the run (someone else can "
+		    "write to the destination's parent); the other directory "
+		    "was left untouched", name);
+}
+
 /* Say why DEST cannot be staged, from pfx_stage_open()'s error R. */
 static void
-fail_open(struct pfx_result *res, const char *dest, int r)
+fail_open(struct pfx_result *res, const struct pfx_stage *st,
+    const char *dest, int r)
 {
 	const char *why;
 
@@ -54,6 +81,9 @@ fail_open(struct pfx_result *res, const char *dest, int r)
 	case -EXDEV:
 		why = "--atomic cannot replace a mount point";
 		break;
+	case -ESTALE:
+		fail_stale(res, dest, st->name);
+		return;
 	default:
 		fail(res, -r, dest, "cannot stage the destination beside it");
 		return;
@@ -91,7 +121,7 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 	result->resolver = "none";
 	r = pfx_stage_open(&st, dirfd, dest);
 	if (r < 0) {
-		fail_open(result, dest, r);
+		fail_open(result, &st, dest, r);
 		return result->status;
 	}
 	memcpy(name, st.name, sizeof(name));
@@ -124,8 +154,24 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 		if (r == 0)
 			return result->status;
 		if (st.fd < 0) {
-			/* Published; only making the rename durable failed. */
-			fail(result, -r, dest, "published, but not synced");
+			/* Published; only a step after the rename failed. */
+			if (st.name[0] == '\0') {
+				fail(result, -r, dest, "published, but not "
+				    "synced");
+				return result->status;
+			}
+			snprintf(result->message, sizeof(result->message),
+			    "%s: published", dest);
+			if (r == -ESTALE)
+				fail_stale(result, dest, name);
+			else
+				tell_leftover(result, name, r);
+			result->status = PFX_FATAL;
+			result->error = -r;
+			return result->status;
+		}
+		if (r == -ESTALE) {
+			fail_stale(result, dest, name);
 			return result->status;
 		}
 		fail(result, -r, dest, r == -EEXIST || r == -ENOTEMPTY ?
@@ -134,7 +180,9 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 	}
 	/* SECURITY: nothing of a failed run stays, and DEST is untouched. */
 	r = pfx_stage_discard(&st);
-	if (r < 0)
+	if (r == -ESTALE)
+		fail_stale(result, dest, name);
+	else if (r < 0)
 		tell_leftover(result, name, r);
 	return result->status;
 }

@@ -13,6 +13,16 @@
  * other queued links included), stays inside the destination
  * (linkcheck.c).  After all are made, each is checked once more against
  * what is really on disk, and removed if it now leads out.
+ *
+ * The promise is about the whole destination, not only this run's links:
+ * after the run, every symlink in it leads inside, those that were there
+ * before included (taking a missing component as spelled, as linkcheck
+ * does).  A new link can change where an old one leads, so before any is
+ * made the old ones are listed (pfx_root_list_links(): O(entries in the
+ * destination), paid only by a run that queued a link), and a new link
+ * that would turn one of them outwards is refused ("symlink_redirects").
+ * An old link that already led out is not the run's doing: it is left as
+ * it is, and blocks nothing.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -66,7 +76,8 @@ report_link(struct xtr *x, const struct xtr_symlink *l,
 	e.mode = 0777;
 	e.decision = status == PFX_ENTRY_EXTRACTED ||
 	    status == PFX_ENTRY_SKIPPED ? PFX_ALLOW :
-	    strcmp(reason, "symlink_escapes") == 0 ? PFX_REJECT : PFX_DENY;
+	    strcmp(reason, "symlink_escapes") == 0 ||
+	    strcmp(reason, "symlink_redirects") == 0 ? PFX_REJECT : PFX_DENY;
 	xtr_finish_entry(x, &e, status, reason, error);
 }
 
@@ -253,36 +264,91 @@ nomem:
 	xtr_fail(x, ENOMEM, "%s: %s", e->name, strerror(ENOMEM));
 }
 
+/*
+ * The symbolic links that were in the destination before this run made
+ * any, that stayed inside it then, and whose resolution over the tree as
+ * planned meets a queued link: the ones the run could turn outwards.
+ * Paths and targets are kept in one arena, "path\0target\0" per link,
+ * and each link costs a record (struct old_link, 16 bytes on LP64) and
+ * its two strings with their NULs -- up to twice that while the arrays
+ * grow by doubling.  They are held only while the links are judged and
+ * made.  Their number is bounded by what the destination holds, not by
+ * the archive, so it has no limit: only running out of memory stops the
+ * run.
+ */
+struct old_link {
+	size_t off;		/* its path in the arena; the target follows */
+	bool touched;		/* its last resolution followed a queued link
+				   (or a queued link takes its name) */
+};
+
+struct old_links {
+	char *arena;
+	size_t used, cap;
+	struct old_link *v;
+	size_t n, vcap;
+};
+
 struct lookup_ctx {
 	struct xtr *x;
-	bool with_pending;
+	bool with_pending;	/* queued links count as made */
+	bool record;		/* note the queued links followed */
 	bool symlink_on_disk;	/* the resolver met a symlink on a path */
+	size_t nfollowed;
+	/* Queued links followed, as indices into x->links: one at most per
+	 * link followed, and a resolution follows XTR_LINK_MAX_FOLLOW. */
+	size_t followed[XTR_LINK_MAX_FOLLOW];
 };
+
+/* The queued link at REL, still to be made or made: its index, or SIZE_MAX. */
+static size_t
+queued_at(const struct xtr *x, const char *rel)
+{
+	const struct xtr_slot *s = xtr_table_find(&x->pending, rel);
+
+	return s != NULL ? s->index : SIZE_MAX;
+}
+
+/*
+ * Note that C's resolution followed queued link I.
+ * Return: 0, or -ELOOP if more were followed than a resolution can.
+ */
+static int
+note_followed(struct lookup_ctx *c, size_t i)
+{
+	if (!c->record)
+		return 0;
+	if (c->nfollowed == XTR_LINK_MAX_FOLLOW)
+		return -ELOOP;
+	c->followed[c->nfollowed++] = i;
+	return 0;
+}
 
 /* linkcheck's question: is REL a symlink, queued or on disk? */
 static int
 lookup_link(void *arg, const char *rel, char *buf, size_t cap)
 {
 	struct lookup_ctx *c = arg;
-	const struct xtr_slot *s;
-	size_t n;
+	size_t i, n;
 	int r;
 
-	if (c->with_pending) {
-		s = xtr_table_find(&c->x->pending, rel);
-		if (s != NULL && s->index != SIZE_MAX) {
-			n = strlen(c->x->links[s->index].target);
-			if (n >= cap)
-				return -ENAMETOOLONG;
-			memcpy(buf, c->x->links[s->index].target, n + 1);
-			return 1;
-		}
+	i = queued_at(c->x, rel);
+	if (c->with_pending && i != SIZE_MAX) {
+		n = strlen(c->x->links[i].target);
+		if (n >= cap)
+			return -ENAMETOOLONG;
+		memcpy(buf, c->x->links[i].target, n + 1);
+		return note_followed(c, i) < 0 ? -ELOOP : 1;
 	}
 	if (rel[0] == '\0')
 		return 0;
 	r = pfx_root_readlink(&c->x->root, rel, buf, cap);
-	if (r >= 0)
+	if (r >= 0) {
+		/* On disk after the links are made: one of ours, if queued. */
+		if (i != SIZE_MAX && note_followed(c, i) < 0)
+			return -ELOOP;
 		return 1;
+	}
 	if (r == -EINVAL || r == -ENOENT || r == -ENOTDIR)
 		return 0;
 	if (r == -ELOOP)
@@ -290,23 +356,240 @@ lookup_link(void *arg, const char *rel, char *buf, size_t cap)
 	return r;
 }
 
-/* Is queued link L contained?  Return: NULL if so, else a reason. */
+/*
+ * Is the link PATH -> TARGET contained, over the tree C describes?
+ * Return: NULL if so, else a reason.
+ */
 static const char *
-judge_link(struct xtr *x, const struct xtr_symlink *l, bool with_pending)
+judge_path(const char *path, const char *target, struct lookup_ctx *c)
 {
-	struct lookup_ctx c = { x, with_pending, false };
-	struct xtr_link_lookup lk = { lookup_link, &c };
+	struct xtr_link_lookup lk = { lookup_link, c };
 	int r;
 
-	r = xtr_link_contained(l->path, l->target, &lk, NULL, 0);
+	r = xtr_link_contained(path, target, &lk, NULL, 0);
 	if (r == 1)
 		return NULL;
 	/* A symlink that was in dest before: never followed, as for files. */
-	if (c.symlink_on_disk)
+	if (c->symlink_on_disk)
 		return "symlink_in_path";
 	if (r == -ELOOP)
 		return "symlink_loop";
 	return "symlink_escapes";
+}
+
+/* Is queued link L contained?  Return: NULL if so, else a reason. */
+static const char *
+judge_link(struct xtr *x, const struct xtr_symlink *l, bool with_pending)
+{
+	struct lookup_ctx c;
+
+	memset(&c, 0, sizeof(c));
+	c.x = x;
+	c.with_pending = with_pending;
+	return judge_path(l->path, l->target, &c);
+}
+
+/* Take queued link I out of the set of links that will exist. */
+static void
+unqueue(struct xtr *x, size_t i)
+{
+	struct xtr_slot *s = xtr_table_find(&x->pending, x->links[i].path);
+
+	if (s != NULL && s->index == i)
+		s->index = SIZE_MAX;
+}
+
+/*
+ * Grow the array of OLD by one record and its arena by LEN bytes.
+ * Return: 0, or -ENOMEM.
+ */
+static int
+old_reserve(struct old_links *old, size_t len)
+{
+	struct old_link *v;
+	size_t cap;
+	char *a;
+
+	if (old->n == old->vcap) {
+		cap = old->vcap == 0 ? 64 : old->vcap * 2;
+		if (cap < old->vcap || cap > SIZE_MAX / sizeof(*v))
+			return -ENOMEM;
+		v = realloc(old->v, cap * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		old->v = v;
+		old->vcap = cap;
+	}
+	if (len > SIZE_MAX - old->used)
+		return -ENOMEM;
+	if (old->used + len > old->cap) {
+		cap = old->cap == 0 ? 4096 : old->cap;
+		while (cap < old->used + len) {
+			if (cap > SIZE_MAX / 2)
+				return -ENOMEM;
+			cap *= 2;
+		}
+		a = realloc(old->arena, cap);
+		if (a == NULL)
+			return -ENOMEM;
+		old->arena = a;
+		old->cap = cap;
+	}
+	return 0;
+}
+
+struct collect_ctx {
+	struct xtr *x;
+	struct old_links *old;
+};
+
+/*
+ * pfx_root_list_links()'s call for each link already in the destination.
+ * Keep it only if the run could turn it outwards: if its resolution over
+ * the tree as planned meets a queued link (otherwise it reads nothing the
+ * run changes, and leads where it led), and if it stays inside as things
+ * stand (one that already led out is not the run's doing).  Most links
+ * cost one resolution; kept ones two.  Return: 0, or -ENOMEM.
+ */
+static int
+collect_link(void *arg, const char *rel, const char *target)
+{
+	struct collect_ctx *cc = arg;
+	struct old_links *old = cc->old;
+	struct lookup_ctx c;
+	size_t plen, tlen;
+	int r;
+
+	if (queued_at(cc->x, rel) == SIZE_MAX) {
+		memset(&c, 0, sizeof(c));
+		c.x = cc->x;
+		c.with_pending = true;
+		c.record = true;
+		(void)judge_path(rel, target, &c);
+		if (c.nfollowed == 0)
+			return 0;
+	}
+	memset(&c, 0, sizeof(c));
+	c.x = cc->x;
+	if (judge_path(rel, target, &c) != NULL)
+		return 0;
+	plen = strlen(rel) + 1;
+	tlen = strlen(target) + 1;
+	r = old_reserve(old, plen + tlen);
+	if (r < 0)
+		return r;
+	old->v[old->n].off = old->used;
+	old->v[old->n].touched = true;
+	memcpy(old->arena + old->used, rel, plen);
+	memcpy(old->arena + old->used + plen, target, tlen);
+	old->used += plen + tlen;
+	old->n++;
+	return 0;
+}
+
+static void
+old_free(struct old_links *old)
+{
+	free(old->arena);
+	free(old->v);
+	memset(old, 0, sizeof(*old));
+}
+
+/*
+ * Judge the link already in the destination O, over the tree as planned
+ * (WITH_PENDING) or over the disk.  If it would lead out, refuse every
+ * queued link its resolution followed: set their OUTCOME, and when
+ * UNLINK, remove them (made already) and take them out of the set at
+ * once.  Return: true if a link was refused.
+ */
+static bool
+recheck_old(struct xtr *x, struct old_link *o, const char *arena,
+    bool with_pending, const char **outcome, bool unlink)
+{
+	const char *path = arena + o->off;
+	const char *target = path + strlen(path) + 1;
+	struct lookup_ctx c;
+	bool refused = false;
+	size_t k, i;
+
+	/* A queued link takes its name; it counts again if that one goes. */
+	if (queued_at(x, path) != SIZE_MAX) {
+		o->touched = true;
+		return false;
+	}
+	memset(&c, 0, sizeof(c));
+	c.x = x;
+	c.with_pending = with_pending;
+	c.record = true;
+	/* SECURITY: contained before; escaping or looping now is ours. */
+	if (judge_path(path, target, &c) == NULL) {
+		o->touched = c.nfollowed > 0;
+		return false;
+	}
+	o->touched = c.nfollowed > 0;
+	for (k = 0; k < c.nfollowed; k++) {
+		i = c.followed[k];
+		if (outcome[i] != NULL)
+			continue;
+		outcome[i] = "symlink_redirects";
+		if (unlink) {
+			(void)pfx_root_unlink(&x->root, x->links[i].path);
+			unqueue(x, i);
+		}
+		refused = true;
+	}
+	return refused;
+}
+
+/* Take every link refused so far out of the set of links to make. */
+static void
+unqueue_refused(struct xtr *x, const char **outcome)
+{
+	size_t i;
+
+	for (i = 0; i < x->nlinks; i++) {
+		if (x->links[i].path != NULL && outcome[i] != NULL)
+			unqueue(x, i);
+	}
+}
+
+/*
+ * Decide which queued links to make, over the tree as it will be.  A
+ * link is refused if it leads out, or if it would make a link already
+ * in the destination lead out (OLD).  Each pass judges against the same
+ * set, and its refusals leave the set together at its end, so that the
+ * verdicts do not depend on the order of the archive (of loop1 -> loop2
+ * and loop2 -> loop1, both loop).  A refusal can change the verdicts of
+ * others, so judge again until a round refuses nothing.  Each round but
+ * the last refuses one link at least: at most nlinks + 1 rounds.  Only
+ * the old links whose last resolution met a queued link are judged
+ * (again): the others read nothing that a refusal changes.
+ */
+static void
+settle_links(struct xtr *x, struct old_links *old, const char **outcome)
+{
+	bool changed;
+	size_t i;
+
+	do {
+		changed = false;
+		for (i = 0; i < x->nlinks; i++) {
+			if (x->links[i].path == NULL || outcome[i] != NULL)
+				continue;
+			outcome[i] = judge_link(x, &x->links[i], true);
+			if (outcome[i] != NULL)
+				changed = true;
+		}
+		unqueue_refused(x, outcome);
+		for (i = 0; i < old->n; i++) {
+			if (!old->v[i].touched)
+				continue;
+			if (recheck_old(x, &old->v[i], old->arena, true,
+			    outcome, false))
+				changed = true;
+		}
+		unqueue_refused(x, outcome);
+	} while (changed);
 }
 
 /*
@@ -326,33 +609,16 @@ make_link(struct xtr *x, const struct xtr_symlink *l)
 	    PFX_ROOT_NOREPLACE);
 }
 
-/* see extract.h */
-void
-xtr_finish_symlinks(struct xtr *x)
+/* Make the links SETTLE_LINKS kept; those not made leave the set. */
+static void
+make_links(struct xtr *x, const char **outcome)
 {
-	const char **outcome;
-	bool io, removed;
+	bool io;
 	size_t i;
 	int r;
 
-	if (x->nlinks == 0)
-		return;
-	outcome = calloc(x->nlinks, sizeof(*outcome));
-	if (outcome == NULL) {
-		xtr_fail(x, ENOMEM, "symbolic links not made: %s",
-		    strerror(ENOMEM));
-		return;
-	}
-	/* First pass: judge over the final tree, make the contained ones. */
 	for (i = 0; i < x->nlinks; i++) {
-		if (x->links[i].path == NULL)
-			continue;
-		if (x->fatal) {
-			outcome[i] = "stopped";
-			continue;
-		}
-		outcome[i] = judge_link(x, &x->links[i], true);
-		if (outcome[i] != NULL)
+		if (x->links[i].path == NULL || outcome[i] != NULL)
 			continue;
 		r = make_link(x, &x->links[i]);
 		/* The link's own owner and time are best effort: the link is
@@ -363,13 +629,25 @@ xtr_finish_symlinks(struct xtr *x)
 			outcome[i] = "skipped_existing";
 		else if (r < 0)
 			outcome[i] = xtr_errno_reason(-r, &io);
+		if (outcome[i] != NULL)
+			unqueue(x, i);
 	}
-	/*
-	 * Then what is on disk is final: check each link made against it
-	 * alone.  Removing one can change where another leads, so repeat
-	 * until a pass removes nothing; each pass removes one at least or
-	 * ends, so there are at most nlinks + 1 passes.
-	 */
+}
+
+/*
+ * What is on disk is final: check each link made, and each old link
+ * whose resolution met a queued one, against it alone.  A made link that
+ * leads out, or that an old link now leads out through, is removed.
+ * Removing one can change where another leads, so repeat until a pass
+ * removes nothing; each pass removes one at least or ends, so there are
+ * at most nlinks + 1 passes.
+ */
+static void
+recheck_made(struct xtr *x, struct old_links *old, const char **outcome)
+{
+	bool removed;
+	size_t i;
+
 	do {
 		removed = false;
 		for (i = 0; i < x->nlinks; i++) {
@@ -379,13 +657,72 @@ xtr_finish_symlinks(struct xtr *x)
 			if (outcome[i] != NULL) {
 				(void)pfx_root_unlink(&x->root,
 				    x->links[i].path);
+				unqueue(x, i);
 				removed = true;
 			}
 		}
+		for (i = 0; i < old->n; i++) {
+			if (!old->v[i].touched)
+				continue;
+			if (recheck_old(x, &old->v[i], old->arena, false,
+			    outcome, true))
+				removed = true;
+		}
 	} while (removed);
+}
+
+/*
+ * List into OLD the links already in the destination that the run could
+ * turn outwards (see collect_link); on failure the run is failed, since
+ * what the new links would do to them cannot be judged.
+ */
+static void
+collect_old_links(struct xtr *x, struct old_links *old)
+{
+	struct collect_ctx cc = { x, old };
+	int r;
+
+	r = pfx_root_list_links(&x->root, collect_link, &cc);
+	if (r < 0)
+		xtr_fail(x, -r, "symbolic links not made: listing the links "
+		    "already in the destination: %s", strerror(-r));
+}
+
+/* see extract.h */
+void
+xtr_finish_symlinks(struct xtr *x)
+{
+	struct old_links old;
+	const char **outcome;
+	size_t i;
+
+	if (x->nlinks == 0)
+		return;
+	memset(&old, 0, sizeof(old));
+	outcome = calloc(x->nlinks, sizeof(*outcome));
+	if (outcome == NULL) {
+		xtr_fail(x, ENOMEM, "symbolic links not made: %s",
+		    strerror(ENOMEM));
+		return;
+	}
+	/*
+	 * SECURITY: a new link can change where a link already here leads
+	 * (sub/e -> c/../.. is inside until sub/c -> .. exists), so those
+	 * are listed before any new one is made, and kept from leading out.
+	 */
+	if (!x->fatal)
+		collect_old_links(x, &old);
+	if (!x->fatal) {
+		settle_links(x, &old, outcome);
+		make_links(x, outcome);
+		recheck_made(x, &old, outcome);
+	}
+	old_free(&old);
 	for (i = 0; i < x->nlinks; i++) {
 		if (x->links[i].path == NULL)
 			continue;
+		if (x->fatal && outcome[i] == NULL)
+			outcome[i] = "stopped";
 		if (outcome[i] == NULL)
 			report_link(x, &x->links[i], PFX_ENTRY_EXTRACTED, "none",
 			    0);

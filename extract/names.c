@@ -99,6 +99,8 @@ static const struct {
 	  "destination)" },
 	{ "symlink_escapes", "symbolic link points outside the destination" },
 	{ "symlink_loop", "symbolic link resolves through too many links" },
+	{ "symlink_redirects", "it would make a symbolic link already in the "
+	  "destination lead outside it" },
 	{ "hardlink_target", "hard link to a file not extracted by this run" },
 	{ "hardlink_escapes", "hard link target is outside the destination" },
 	{ "special_file", "device nodes, FIFOs and sockets are not extracted" },

@@ -96,6 +96,27 @@ plat_check_beneath_at(const struct pfx_root *root, int dirfd,
 
 /* see platform.h */
 int
+plat_confined_error(const struct pfx_root *root, int dirfd, int r)
+{
+	/*
+	 * SECURITY: Landlock refuses an effect in a directory moved out of
+	 * the root with EACCES, the errno of a read-only directory too.
+	 * The two must not share a report: one is an entry whose directory
+	 * left the destination (refused, the run goes on, as without
+	 * confinement, where the effect is made and undone: -EXDEV), the
+	 * other a destination we cannot write to (fatal).  The climb is
+	 * O_PATH opens and fstat, which Landlock leaves alone, and is paid
+	 * only on this failure path.
+	 */
+	if (r != -EACCES || !root->kernel_confined)
+		return r;
+	if (plat_check_beneath(root, dirfd) == -EXDEV)
+		return -EXDEV;
+	return r;
+}
+
+/* see platform.h */
+int
 plat_same_mount(const struct plat_id *a, const struct pfx_root *root)
 {
 	if (a->dev != root->dev)

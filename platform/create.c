@@ -16,7 +16,9 @@
  *
  * After each effect the parent directory is checked to still lie beneath
  * the root (beneath.c); if it was moved out while we worked, the effect is
- * undone and the call fails with -EXDEV.
+ * undone and the call fails with -EXDEV.  Where the kernel confines us to
+ * the root it refuses such an effect itself, with EACCES; the same check,
+ * made only then (plat_confined_error), turns that into -EXDEV too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -224,6 +226,7 @@ pfx_root_symlink_flags(const struct pfx_root *root, const char *target,
 	if (r == -EEXIST && replace == 1)
 		r = symlink_replacing(pfd, target, p.leaf);
 	if (r < 0) {
+		r = plat_confined_error(root, pfd, r);
 		plat_close(pfd);
 		return r;
 	}
@@ -253,7 +256,7 @@ pfx_root_create(const struct pfx_root *root, const char *rel, mode_t mode)
 		return pfd;
 	fd = openat(pfd, p.leaf, FILE_CREATE_FLAGS, mode);
 	if (fd == -1) {
-		r = -errno;
+		r = plat_confined_error(root, pfd, -errno);
 		plat_close(pfd);
 		return r;
 	}
@@ -342,14 +345,17 @@ cache_keep(struct pfx_parent_cache *cache, const char *dir, int fd)
 /*
  * Give PEND directory DIR beneath ROOT: CACHE's, shared, when it holds
  * DIR and may be used, else resolved (and then kept in CACHE when it may
- * be), or resolved for PEND alone.  Return: 0, or -errno.
+ * be), or resolved for PEND alone.  *KEPT says whether it was found in
+ * CACHE, kept from an earlier call, rather than resolved now.
+ * Return: 0, or -errno.
  */
 static int
 parent_fd(const struct pfx_root *root, struct pfx_parent_cache *cache,
-    const char *dir, struct pfx_pending *pend)
+    const char *dir, struct pfx_pending *pend, bool *kept)
 {
 	int fd, r;
 
+	*kept = false;
 	/*
 	 * SECURITY: only under the kernel's confinement to the root may a
 	 * directory found for an earlier entry be used without a new look:
@@ -364,7 +370,8 @@ parent_fd(const struct pfx_root *root, struct pfx_parent_cache *cache,
 		pend->dirfd = fd;
 		return 0;
 	}
-	if (cache->ref == NULL || strcmp(cache->dir, dir) != 0) {
+	*kept = cache->ref != NULL && strcmp(cache->dir, dir) == 0;
+	if (!*kept) {
 		fd = plat_resolve_dir(root, dir, PLAT_DIR_SEARCH);
 		if (fd < 0)
 			return fd;
@@ -378,25 +385,17 @@ parent_fd(const struct pfx_root *root, struct pfx_parent_cache *cache,
 	return 0;
 }
 
-/* pfx_root_begin_cached(), but for the cache's cleanup on failure. */
+/*
+ * Make PEND's file, with MODE, in PEND's directory (pend->dirfd): with no
+ * name where the root's filesystem can, else under a fresh temporary one.
+ * Return: 0, or -errno (and PEND is released).
+ */
 static int
-begin(const struct pfx_root *root, struct pfx_parent_cache *cache,
-    const char *rel, mode_t mode, struct pfx_pending *pend)
+open_pending(const struct pfx_root *root, struct pfx_pending *pend,
+    mode_t mode)
 {
-	struct plat_path p;
 	int i, r;
 
-	pend->fd = -1;
-	pend->dirfd = -1;
-	pend->dirref = NULL;
-	r = parse_leaf(rel, &p);
-	if (r < 0)
-		return r;
-	memcpy(pend->name, p.leaf, sizeof(pend->name));
-	memcpy(pend->dir, p.parent, strlen(p.parent) + 1);
-	r = parent_fd(root, cache, p.parent, pend);
-	if (r < 0)
-		return r;
 	pend->tmp[0] = '\0';
 	if (root->unnamed) {
 		r = plat_os_open_unnamed(pend->dirfd, mode);
@@ -404,10 +403,8 @@ begin(const struct pfx_root *root, struct pfx_parent_cache *cache,
 			pend->fd = r;
 			return 0;
 		}
-		if (r != -ENOTSUP) {
-			pending_release(pend);
-			return r;
-		}
+		if (r != -ENOTSUP)
+			goto fail;
 		/* Not in this directory after all: name it, as below. */
 	}
 	r = -EEXIST;
@@ -419,8 +416,47 @@ begin(const struct pfx_root *root, struct pfx_parent_cache *cache,
 		    mode);
 		r = pend->fd == -1 ? -errno : 0;
 	}
+	if (r == 0)
+		return 0;
+fail:
+	r = plat_confined_error(root, pend->dirfd, r);
+	pending_release(pend);
+	return r;
+}
+
+/* pfx_root_begin_cached(), but for the cache's cleanup on failure. */
+static int
+begin(const struct pfx_root *root, struct pfx_parent_cache *cache,
+    const char *rel, mode_t mode, struct pfx_pending *pend)
+{
+	struct plat_path p;
+	bool kept;
+	int r;
+
+	pend->fd = -1;
+	pend->dirfd = -1;
+	pend->dirref = NULL;
+	r = parse_leaf(rel, &p);
 	if (r < 0)
-		pending_release(pend);
+		return r;
+	memcpy(pend->name, p.leaf, sizeof(pend->name));
+	memcpy(pend->dir, p.parent, strlen(p.parent) + 1);
+	r = parent_fd(root, cache, p.parent, pend, &kept);
+	if (r < 0)
+		return r;
+	r = open_pending(root, pend, mode);
+	/*
+	 * The kept parent was moved out of the root since it was kept.  A
+	 * root without a cache would have looked the name up now, and
+	 * found what is there now (nothing, or another directory): so do
+	 * we, once, rather than report a move this file never saw.
+	 */
+	if (r == -EXDEV && kept) {
+		pfx_parent_cache_drop(cache);
+		r = parent_fd(root, cache, p.parent, pend, &kept);
+		if (r == 0)
+			r = open_pending(root, pend, mode);
+	}
 	return r;
 }
 
@@ -504,6 +540,8 @@ pfx_root_commit(const struct pfx_root *root, struct pfx_pending *pend,
 		r = renameat(pend->dirfd, pend->tmp, pend->dirfd,
 		    pend->name) == -1 ? -errno : 0;
 	if (r < 0) {
+		/* Begun beneath the root, named in a directory moved out? */
+		r = plat_confined_error(root, pend->dirfd, r);
 		if (pend->tmp[0] != '\0')
 			unlink_if_same(pend->dirfd, pend->tmp, pend->fd);
 		pending_release(pend);
@@ -557,6 +595,8 @@ pfx_root_link(const struct pfx_root *root, int fd, const char *rel,
 		r = plat_check_beneath_at(root, pfd, p.parent);
 		if (r < 0)
 			unlink_if_same(pfd, p.leaf, fd);
+	} else {
+		r = plat_confined_error(root, pfd, r);
 	}
 	plat_close(pfd);
 	return r;

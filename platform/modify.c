@@ -84,8 +84,12 @@ pfx_root_rename(const struct pfx_root *root, const char *from,
 		r = plat_os_rename_noreplace(ffd, pf.leaf, tfd, pt.leaf);
 	else
 		r = renameat(ffd, pf.leaf, tfd, pt.leaf) == -1 ? -errno : 0;
-	if (r < 0)
+	if (r < 0) {
+		r = plat_confined_error(root, tfd, r);
+		if (r == -EACCES)
+			r = plat_confined_error(root, ffd, r);
 		goto out;
+	}
 	/*
 	 * SECURITY: if either directory left the root meanwhile, the rename
 	 * moved something out of the root or into it from outside: undo it.

@@ -7,6 +7,7 @@
  * hence syscall(2).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -295,4 +296,27 @@ plat_thread_batch(void)
 	struct sched_param sp = { 0 };
 
 	return -pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+}
+
+/* see platform.h */
+mode_t
+plat_os_dirent_type(const struct dirent *de)
+{
+	switch (de->d_type) {
+	case DT_LNK:
+		return S_IFLNK;
+	case DT_DIR:
+		return S_IFDIR;
+	case DT_REG:
+		return S_IFREG;
+	case DT_FIFO:
+		return S_IFIFO;
+	case DT_SOCK:
+		return S_IFSOCK;
+	case DT_CHR:
+		return S_IFCHR;
+	case DT_BLK:
+		return S_IFBLK;
+	}
+	return 0;	/* DT_UNKNOWN: the filesystem does not say */
 }

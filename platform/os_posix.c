@@ -6,6 +6,7 @@
  * scheduling policy for the library's threads (plat_thread.h).
  */
 #define _DEFAULT_SOURCE /* arc4random_buf(3) where glibc has it */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -174,6 +175,14 @@ mode_t
 plat_os_umask(void)
 {
 	return 022;
+}
+
+/* see platform.h */
+mode_t
+plat_os_dirent_type(const struct dirent *de)
+{
+	(void)de;
+	return 0;	/* d_type is not POSIX: always look */
 }
 
 /* see plat_thread.h */

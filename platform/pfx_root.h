@@ -25,7 +25,8 @@
  *    an existing name is replaced by renaming a new file over it;
  *  - a directory moved out of the root while a call works in it is noticed
  *    after the effect: what the call made there is removed again and the
- *    call fails with -EXDEV.
+ *    call fails with -EXDEV; under pfx_root_confined() the kernel refuses
+ *    the effect instead, and the call fails with -EXDEV all the same.
  *
  * Errors keep one meaning each: -ELOOP a symlink where none may be;
  * -EXDEV an escape (absolute, "..", mount crossing, moved out of the
@@ -104,8 +105,11 @@ PFX_API int pfx_root_open(struct pfx_root *root, int dirfd, const char *path,
  * still beneath the root? -- is left to the kernel, which refuses an
  * effect in a directory moved out before it happens (Landlock judges
  * where a directory is at the moment of each call) instead of undoing it
- * after.  MUST NOT be called in any other case.  A root made from this
- * one by pfx_root_sub() does not inherit it.
+ * after.  The kernel says EACCES then, as for a directory we may not
+ * write to; a call that meets EACCES looks where its directory is, and
+ * fails with -EXDEV if it is outside the root (with -EACCES otherwise),
+ * as it would unconfined.  MUST NOT be called in any other case.  A root
+ * made from this one by pfx_root_sub() does not inherit it.
  */
 PFX_API void pfx_root_confined(struct pfx_root *root);
 
@@ -203,7 +207,10 @@ PFX_API void pfx_parent_cache_drop(struct pfx_parent_cache *cache);
 
 /*
  * As pfx_root_begin(), taking REL's parent from *CACHE when it holds it,
- * and leaving it there for the next call.  A failure empties *CACHE.
+ * and leaving it there for the next call.  A kept parent found moved out
+ * of the root since is let go and REL's parent looked up afresh, so the
+ * result is the one a call without a cache gives.  A failure empties
+ * *CACHE.
  */
 PFX_API int pfx_root_begin_cached(const struct pfx_root *root,
     struct pfx_parent_cache *cache, const char *rel, mode_t mode,
@@ -275,6 +282,34 @@ PFX_API int pfx_root_readlink(const struct pfx_root *root, const char *rel,
 PFX_API int pfx_root_link_meta(const struct pfx_root *root, const char *rel,
     uid_t uid, gid_t gid, const struct timespec *times);
 
+/*
+ * Call FN(ARG, REL, TARGET) once for every symbolic link beneath ROOT:
+ * REL is its path relative to the root (normalised: no "." or ".." or
+ * empty component), TARGET what it holds; both are NUL-terminated and
+ * valid only during the call.  A nonzero answer from FN stops the walk
+ * and is returned as it is (FN should answer 0 or -errno).
+ * SECURITY: nothing is followed.  Each directory is entered alone, from a
+ * descriptor of its parent, with openat(O_NOFOLLOW|O_DIRECTORY), so the
+ * parents of every REL reported are real directories; coming back up,
+ * ".." must be the very directory that was entered (-EXDEV otherwise).
+ * A directory on another mount (a mount point beneath the root, or a
+ * bind mount) is not entered: the root never writes there.  Nothing is
+ * skipped silently otherwise: a directory that cannot be read, a target
+ * longer than PFX_PATH_MAX - 1 bytes (never truncated), a path of
+ * PFX_PATH_MAX bytes or more or a tree deeper than PLAT_MAX_DEPTH
+ * (-ENAMETOOLONG) stops the walk with that error.  Only what vanishes
+ * while the walk runs is passed over.
+ * Cost: O(entries beneath the root) -- one getdents pass over each
+ * directory, one openat(2) and statx(2) per directory, one readlinkat(2)
+ * per link, one fstatat(2) per entry only where the filesystem gives no
+ * d_type.  The walk is iterative; it holds at most eleven descriptors and
+ * about 125 KiB of memory, whatever the depth.  The tree is not frozen:
+ * what others change meanwhile may or may not be seen.
+ * Return: 0, FN's nonzero answer, or -errno.
+ */
+PFX_API int pfx_root_list_links(const struct pfx_root *root,
+    int (*fn)(void *arg, const char *rel, const char *target), void *arg);
+
 /* Remove the non-directory REL (a symlink itself, never its target). */
 PFX_API int pfx_root_unlink(const struct pfx_root *root, const char *rel);
 
@@ -331,21 +366,30 @@ PFX_API int pfx_fd_set_times(int fd, const struct timespec times[2]);
 PFX_API int pfx_remove_tree(int dirfd, const char *name);
 
 /*
- * A staging directory: a new, private directory made beside a
- * destination DEST, filled, and then published at DEST's name in one
- * rename, or removed whole.  Fields are private except FD, the staging
- * directory to fill (pin it with pfx_root_open(&root, st->fd, ".", ...)),
- * NAME, its name in DEST's parent, for messages, and PARENTFD; all three
- * are read only, and owned by *ST.
+ * A staging tree: a new, private directory made beside a destination
+ * DEST, filled, and then published at DEST's name in one rename, or
+ * removed whole.  It lives one level down, in a private directory
+ * ".DEST.pfx-XXXXXXXX" (mode 0700) of DEST's parent, so that DEST's
+ * parent, which others may be able to write to, is never walked: the
+ * tree is filled through FD and removed through the private directory's
+ * descriptor, and the names in DEST's parent are only made, exchanged
+ * and removed in the ways stage.c's SECURITY note lists.  Fields are
+ * private except FD, the staging tree to fill (pin it with
+ * pfx_root_open(&root, st->fd, ".", ...)), and NAME, the private
+ * directory's name in DEST's parent, for messages; both are read only,
+ * and owned by *ST.
  */
 struct pfx_stage {
-	int fd;			/* the staging directory (O_RDONLY) */
-	char name[272];		/* ".DEST.pfx-XXXXXXXX", read only */
-	int parentfd;		/* DEST's parent, read only (e.g. to
-				   confine a process to it and FD) */
+	int fd;			/* the staging tree (O_RDONLY) */
+	char name[272];		/* ".DEST.pfx-XXXXXXXX", read only; ""
+				   once nothing of ours is left there */
+	int parentfd;		/* private: DEST's parent */
+	int privfd;		/* private: the private directory */
 	int replace;		/* private: DEST is an empty directory */
-	dev_t dev;		/* private: the staging directory */
+	dev_t dev;		/* private: the staging tree */
 	ino_t ino;
+	dev_t priv_dev;		/* private: the private directory */
+	ino_t priv_ino;
 	dev_t old_dev;		/* private: the empty DEST, if any */
 	ino_t old_ino;
 	mode_t mode;		/* private: DEST's mode once published */
@@ -353,48 +397,57 @@ struct pfx_stage {
 };
 
 /*
- * Make a staging directory for DEST, resolved from DIRFD (AT_FDCWD or a
+ * Make a staging tree for DEST, resolved from DIRFD (AT_FDCWD or a
  * directory fd).  DEST's parent path is trusted, as pfx_root_open()'s
  * PATH is: it is opened once (following symlinks, as any component but
  * the last of a destination is), and everything later is relative to
  * that descriptor.  DEST's last component is never followed: DEST must
  * be absent, or an empty directory on the same mount as its parent.  The
- * staging directory is ".DEST.pfx-XXXXXXXX" (DEST cut to fit, X random)
- * in that parent, made with mkdirat(2), mode 0700, and checked to be a
- * new empty directory of ours.  Errors, before anything is made: -EINVAL
- * DEST has no last component of its own ("", "/", ".", "..");
- * -ELOOP DEST is a symlink; -ENOTDIR DEST is another non-directory;
- * -ENOTEMPTY DEST is a directory with entries; -EXDEV DEST is a mount
- * point.  Return: 0, or -errno (and *ST needs no cleanup).
+ * private directory ".DEST.pfx-XXXXXXXX" (DEST cut to fit, X random) is
+ * made in that parent with mkdirat(2), mode 0700, opened, and used only
+ * if it is a new empty directory of ours with no rights for others; the
+ * tree is made in it.  Errors: -EINVAL DEST has no last component of its
+ * own ("", "/", ".", ".."); -ELOOP DEST is a symlink; -ENOTDIR DEST is
+ * another non-directory; -ENOTEMPTY DEST is a directory with entries;
+ * -EXDEV DEST is a mount point (all before anything is made); -ESTALE
+ * what stood at the name made was not ours (swapped by someone who can
+ * write DEST's parent), and is left as it is, named in ST->NAME.
+ * Return: 0, or -errno (and *ST needs no cleanup; ST->NAME is "" unless
+ * a name of ours was left behind).
  */
 PFX_API int pfx_stage_open(struct pfx_stage *st, int dirfd,
     const char *dest);
 
 /*
- * Publish the staging directory at DEST's name in one step, after giving
- * it DEST's mode: the mode of the empty DEST it replaces, else 0777 less
+ * Publish the staging tree at DEST's name in one step, after giving it
+ * DEST's mode: the mode of the empty DEST it replaces, else 0777 less
  * the umask (0755 where the umask cannot be read without changing it).
  * A new DEST is made with renameat2(RENAME_NOREPLACE); an empty DEST is
- * swapped with RENAME_EXCHANGE, and the old directory, found at the
- * staging name and checked to be the same empty directory, is removed
- * (if it is not, or was filled meanwhile, the swap is undone).  Where the
- * filesystem or system cannot exchange, the empty DEST is removed first
- * and, should the rename then fail, made again.  If DEST changed since
+ * swapped with RENAME_EXCHANGE into the private directory, where it is
+ * removed if it is the same empty directory seen by pfx_stage_open()
+ * (anything else is swapped back).  Where the filesystem or system
+ * cannot exchange, the empty DEST is moved into the private directory,
+ * judged there, and the tree renamed to DEST.  Then the private
+ * directory is removed.  With FLAGS PFX_STAGE_SYNC, DEST's parent is
+ * synced last, so that the new name is durable.  If DEST changed since
  * pfx_stage_open() nothing is published: -EEXIST or -ENOTEMPTY, and the
- * staging directory is left for pfx_stage_discard().  With FLAGS
- * PFX_STAGE_SYNC, DEST's parent is synced after the rename, so that the
- * new name is durable.  On success *ST is released.
- * Return: 0, or -errno: nothing was published, unless ST->fd is -1,
- * which says that only the sync failed, after the rename.
+ * tree is left for pfx_stage_discard(); -ESTALE says that a swap by
+ * someone else could not be undone, and the tree is no longer ours to
+ * remove.  Return: 0, or -errno: nothing was published, unless ST->fd
+ * is -1, which says that the tree was published and only the sync, or
+ * the removal of the private directory (ST->NAME not ""), failed.
  */
 #define PFX_STAGE_SYNC 0x1u
 PFX_API int pfx_stage_publish(struct pfx_stage *st, unsigned int flags);
 
 /*
- * Remove the staging directory and everything in it with
- * pfx_remove_tree(), and release *ST.  After a successful publish, or
- * twice, it only releases.  Return: 0, or -errno when some of the tree
- * could not be removed (it stays, under ST->NAME in DEST's parent).
+ * Remove the staging tree -- only the very tree made, found by identity
+ * in the private directory -- with pfx_remove_tree(), then the private
+ * directory, and release *ST.  After a successful publish, or twice, it
+ * only releases.  Return: 0, or -errno when some of it could not be
+ * removed (it stays, under ST->NAME in DEST's parent; -ESTALE: the tree
+ * or the private directory was not found at its name, and is not
+ * chased).
  */
 PFX_API int pfx_stage_discard(struct pfx_stage *st);
 

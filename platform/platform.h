@@ -115,6 +115,17 @@ int plat_check_beneath_at(const struct pfx_root *root, int dirfd,
     const char *rel);
 
 /*
+ * The error R (-errno) of an effect in the directory DIRFD, told apart
+ * from a lack of permission where the kernel confines the process to the
+ * root: there an effect in a directory moved out of the root is refused
+ * with -EACCES, which then becomes -EXDEV, its meaning without
+ * confinement.  Looks only when R is -EACCES under confinement: never
+ * on the way of an effect that worked.
+ * Return: -EXDEV, or R.
+ */
+int plat_confined_error(const struct pfx_root *root, int dirfd, int r);
+
+/*
  * Read the replace FLAGS of commit, link and rename: 0 or
  * PFX_ROOT_NOREPLACE never replace, PFX_ROOT_REPLACE replaces.
  * Return: 0 (keep), 1 (replace), or -EINVAL for any other bits.
@@ -199,6 +210,14 @@ int plat_os_rename_dir(int olddirfd, const char *oldname, int newdirfd,
  * every thread), or 022 where that cannot be done.
  */
 mode_t plat_os_umask(void);
+
+/*
+ * The file type that the directory entry DE says it names (S_IFLNK,
+ * S_IFDIR, S_IFREG, ...), or 0 when it does not say (DT_UNKNOWN, or a
+ * system without d_type): then the caller must look with fstatat(2).
+ */
+struct dirent;
+mode_t plat_os_dirent_type(const struct dirent *de);
 
 /* --- sandbox_*.c ------------------------------------------------------ */
 

@@ -115,7 +115,7 @@ make_new_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
 
 	if (mkdirat(dirfd, name, mode) == -1) {
 		if (errno != EEXIST)
-			return -errno;
+			return plat_confined_error(root, dirfd, -errno);
 		return plat_step(root, dirfd, name, how);
 	}
 	(*created)++;

@@ -1,18 +1,43 @@
 /*
- * stage.c -- a staging directory beside a destination, published at the
+ * stage.c -- a staging tree beside a destination, published at the
  * destination's name in one rename, or removed whole: what makes an
  * extraction all-or-nothing.
  *
- * DEST's parent is opened once; every later step is relative to that
- * descriptor, so the staging directory, the check of DEST and the rename
- * all act in the same directory even if the path that named it changes
- * meanwhile.  The staging directory is on DEST's filesystem by
- * construction, so the final rename cannot turn into a copy.
+ * The layout, in DEST's parent P:
  *
- * SECURITY: DEST's last component is never followed.  What stands at
- * DEST is looked at before anything is made, and again, by identity, at
- * publishing: a DEST that appeared, or an empty one that was swapped or
- * filled meanwhile, is never replaced.
+ *	P/.DEST.pfx-XXXXXXXX/		the private directory: 0700, ours
+ *	P/.DEST.pfx-XXXXXXXX/tree/	the staging tree the run fills
+ *
+ * SECURITY: P is not ours.  Others may write to it (/srv/uploads, a
+ * shared build directory, a temporary directory without the sticky bit),
+ * and renameat2(RENAME_EXCHANGE) lets them swap any directory they can
+ * move with any name in P between our look and our use.  So every name
+ * in P is acted on at most once, by a call whose effect on a swapped-in
+ * directory is nothing its swapper could not have done alone:
+ *
+ *   - mkdirat() of the private directory makes a new name, or fails;
+ *     what is then opened at that name is used only if it is a directory
+ *     of ours, private and empty (else it is left as it is: -ESTALE);
+ *   - renameat2(RENAME_NOREPLACE) of the tree to DEST moves only our
+ *     tree (its name is in the private directory, where no one else can
+ *     rename) and makes a new name, or fails;
+ *   - renameat2(RENAME_EXCHANGE) with an empty DEST moves our tree in,
+ *     and whatever stood at DEST into the private directory, where it is
+ *     judged by identity with no one able to swap it again; anything but
+ *     the empty DEST we looked at is swapped straight back;
+ *   - unlinkat(AT_REMOVEDIR) of the private directory, once emptied and
+ *     found at its name by identity: rmdir(2) removes only an empty
+ *     directory, and a directory swapped in meanwhile could have been
+ *     removed by whoever swapped it (moving a directory out of a place
+ *     needs the rights that removing it from there needs).
+ *
+ * The tree is filled, emptied and removed only through descriptors and
+ * names inside the private directory, which no one else can enter or
+ * change: nothing is ever removed by walking a name in P.  DEST's parent
+ * is opened once; every later step is relative to that descriptor, so
+ * all of this acts in one directory even if the path that named it
+ * changes meanwhile, and the tree is on DEST's filesystem by
+ * construction, so the final rename cannot turn into a copy.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +54,12 @@
 
 /* ".pfx-" and eight hex digits, after ".DEST". */
 #define STAGE_SUFFIX_LEN 13
+
+/* The staging tree's name in the private directory. */
+#define TREE "tree"
+
+/* What stood at DEST, moved into the private directory to be judged. */
+#define OLD "old"
 
 /*
  * Is the directory open as FD empty?  Return: 1 yes, 0 no, or -errno.
@@ -186,15 +217,72 @@ stage_name(struct pfx_stage *st)
 }
 
 /*
- * Make the staging directory in ST->parentfd and open it as ST->fd,
- * checking that what we opened is a new empty directory of ours on the
- * parent's mount.  Return: 0, or -errno.
+ * Is the entry NAME of DIRFD the directory DEV/INO?
+ * Return: 1 yes, 0 no, or -errno.
  */
 static int
-make_stage(struct pfx_stage *st, const struct plat_id *parent)
+is_same(int dirfd, const char *name, dev_t dev, ino_t ino)
+{
+	struct stat sb;
+
+	if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
+		return -errno;
+	return S_ISDIR(sb.st_mode) && sb.st_dev == dev && sb.st_ino == ino;
+}
+
+/*
+ * Is the directory open as FD, identified as ID, a new one of ours: on
+ * the parent's mount (PARENT), owned by us, with no rights for anyone
+ * else, and empty?  Return: 0 yes, -ESTALE no, or -errno.
+ */
+static int
+is_ours(int fd, const struct plat_id *id, const struct plat_id *parent)
+{
+	struct stat sb;
+	int r;
+
+	if (fstat(fd, &sb) == -1)
+		return -errno;
+	if (!S_ISDIR(id->mode) || id->dev != parent->dev ||
+	    (id->mnt != 0 && parent->mnt != 0 && id->mnt != parent->mnt) ||
+	    sb.st_uid != geteuid() || (sb.st_mode & 077) != 0)
+		return -ESTALE;
+	r = is_empty(fd);
+	return r == 1 ? 0 : r == 0 ? -ESTALE : r;
+}
+
+/*
+ * Remove the private directory from DEST's parent, once it is empty, if
+ * it is still at its name (see the SECURITY note at the top).
+ * Return: 0, -ESTALE (another directory stands at its name: left as it
+ * is), or -errno.
+ */
+static int
+remove_private(struct pfx_stage *st)
+{
+	int r;
+
+	r = is_same(st->parentfd, st->name, st->priv_dev, st->priv_ino);
+	if (r == 0 || r == -ENOENT)
+		return -ESTALE;
+	if (r < 0)
+		return r;
+	if (unlinkat(st->parentfd, st->name, AT_REMOVEDIR) == -1)
+		return errno == EEXIST ? -ENOTEMPTY : -errno;
+	return 0;
+}
+
+/*
+ * Make the private directory in ST->parentfd and open it as ST->privfd:
+ * a fresh name, and only a directory of ours at it is used.
+ * Return: 0, or -errno: -ESTALE says that what stands at the name we
+ * made is not ours, and is left as it is.  Once the name is made,
+ * ST->name keeps it, unless we removed it again.
+ */
+static int
+make_private(struct pfx_stage *st, const struct plat_id *parent)
 {
 	struct plat_id id;
-	struct stat sb;
 	int i, r;
 
 	for (i = 0; i < STAGE_TRIES; i++) {
@@ -203,50 +291,59 @@ make_stage(struct pfx_stage *st, const struct plat_id *parent)
 			return r;
 		if (mkdirat(st->parentfd, st->name, S_IRWXU) == 0)
 			break;
-		if (errno != EEXIST)
+		if (errno != EEXIST) {
+			st->name[0] = '\0';
 			return -errno;
+		}
 	}
-	if (i == STAGE_TRIES)
+	if (i == STAGE_TRIES) {
+		st->name[0] = '\0';
 		return -EEXIST;
-	st->fd = openat(st->parentfd, st->name, O_RDONLY | O_DIRECTORY |
+	}
+	/* From here on ST->name is a name we made, for the messages. */
+	st->privfd = openat(st->parentfd, st->name, O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC);
-	if (st->fd == -1) {
-		r = -errno;
-		goto undo;	/* rmdir(2): only an empty directory goes */
-	}
-	/*
-	 * SECURITY: in a parent others may write to, the name could have
-	 * been swapped between mkdirat and openat; only a directory that
-	 * is ours, empty and on the parent's mount is used.  Anything else
-	 * is left alone: it may not be ours to remove.
-	 */
-	r = plat_os_identify(st->fd, &id);
-	if (r == 0 && fstat(st->fd, &sb) == -1)
-		r = -errno;
-	if (r == 0 && (!S_ISDIR(id.mode) || id.dev != parent->dev ||
-	    (id.mnt != 0 && parent->mnt != 0 && id.mnt != parent->mnt) ||
-	    sb.st_uid != geteuid()))
-		r = -EEXIST;
-	if (r == 0) {
-		r = is_empty(st->fd);
-		r = r == 1 ? 0 : r == 0 ? -EEXIST : r;
-	}
+	if (st->privfd == -1)
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ?
+		    -ESTALE : -errno;
+	r = plat_os_identify(st->privfd, &id);
+	if (r == 0)
+		r = is_ours(st->privfd, &id, parent);
 	if (r < 0)
-		goto gone;
+		return r;
+	st->priv_dev = id.dev;
+	st->priv_ino = id.ino;
+	if (fchmod(st->privfd, S_IRWXU) == -1)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Make the staging tree in the private directory, open it as ST->fd and
+ * record its identity.  No one else can enter the private directory, so
+ * the name made is the directory opened.  Return: 0, or -errno.
+ */
+static int
+make_tree(struct pfx_stage *st)
+{
+	struct plat_id id;
+	int r;
+
+	if (mkdirat(st->privfd, TREE, S_IRWXU) == -1)
+		return -errno;
+	st->fd = openat(st->privfd, TREE, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	if (st->fd == -1)
+		return -errno;
+	r = plat_os_identify(st->fd, &id);
+	if (r < 0)
+		return r;
 	st->dev = id.dev;
 	st->ino = id.ino;
 	/* Private while it fills, whatever the umask took away. */
-	if (fchmod(st->fd, S_IRWXU) == -1) {
-		r = -errno;
-		goto undo;
-	}
+	if (fchmod(st->fd, S_IRWXU) == -1)
+		return -errno;
 	return 0;
-undo:
-	(void)unlinkat(st->parentfd, st->name, AT_REMOVEDIR);
-gone:
-	plat_close(st->fd);
-	st->fd = -1;
-	return r;
 }
 
 /* Release ST's descriptors. */
@@ -254,8 +351,9 @@ static void
 release(struct pfx_stage *st)
 {
 	plat_close(st->fd);
+	plat_close(st->privfd);
 	plat_close(st->parentfd);
-	st->fd = st->parentfd = -1;
+	st->fd = st->privfd = st->parentfd = -1;
 }
 
 /* see pfx_root.h */
@@ -267,7 +365,7 @@ pfx_stage_open(struct pfx_stage *st, int dirfd, const char *dest)
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	st->fd = st->parentfd = -1;
+	st->fd = st->privfd = st->parentfd = -1;
 	r = split_dest(dest, parent, st->dest);
 	if (r < 0)
 		return r;
@@ -280,81 +378,107 @@ pfx_stage_open(struct pfx_stage *st, int dirfd, const char *dest)
 	if (r == 0)
 		r = check_dest(st, &pid);
 	if (r == 0)
-		r = make_stage(st, &pid);
-	if (r < 0) {
-		release(st);
-		st->name[0] = '\0';
+		r = make_private(st, &pid);
+	if (r == 0)
+		r = make_tree(st);
+	if (r < 0 && st->priv_ino != 0) {
+		/* Ours and checked: undo what we made, through it. */
+		(void)unlinkat(st->privfd, TREE, AT_REMOVEDIR);
+		if (remove_private(st) == 0)
+			st->name[0] = '\0';
 	}
+	if (r < 0)
+		release(st);
 	return r;
 }
 
 /*
- * Is the entry NAME of the parent the directory DEV/INO?
- * Return: 1 yes, 0 no, or -errno.
+ * Undo an exchange: swap what is at DEST (our tree, unless it was moved
+ * meanwhile) with what is at TREE in the private directory (what stood at
+ * DEST), so that DEST holds its old directory again.  Return: R, or
+ * -ESTALE if the tree did not come back (see pfx_stage_discard()): then
+ * someone moved it away from DEST and put another directory there in
+ * the instant between the two exchanges, and that one stays in the
+ * private directory, where the message names it -- a move its mover had
+ * the rights to make anywhere they can write.
  */
 static int
-is_same(const struct pfx_stage *st, const char *name, dev_t dev, ino_t ino)
+swap_back(struct pfx_stage *st, int r)
 {
-	struct stat sb;
+	int back;
 
-	if (fstatat(st->parentfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
-		return -errno;
-	return S_ISDIR(sb.st_mode) && sb.st_dev == dev && sb.st_ino == ino;
+	(void)plat_os_rename_dir(st->privfd, TREE, st->parentfd, st->dest,
+	    PLAT_RENAME_EXCHANGE);
+	back = is_same(st->privfd, TREE, st->dev, st->ino);
+	return back == 1 ? r : -ESTALE;
 }
 
 /*
- * Replace the empty directory DEST by the staging directory, where the
- * system cannot exchange: remove DEST (still the same one, still empty:
- * rmdir(2) removes only an empty directory), rename, and make DEST again
- * if the rename fails.  Return: 0, or -errno.
+ * Replace the empty directory DEST by the staging tree, where the system
+ * cannot exchange: move what stands at DEST into the private directory,
+ * judge it there, move the tree to DEST, and remove it; if it is not the
+ * empty DEST we looked at, or the tree cannot follow, move it back.
+ * Return: 0, or -errno (-ESTALE: something that is not ours was left in
+ * the private directory).
  */
 static int
 replace_by_steps(struct pfx_stage *st)
 {
-	int r;
+	int r, same;
 
-	r = is_same(st, st->dest, st->old_dev, st->old_ino);
-	if (r <= 0)
-		return r == 0 ? -EEXIST : r;
-	if (unlinkat(st->parentfd, st->dest, AT_REMOVEDIR) == -1)
-		return -errno;
-	r = plat_os_rename_dir(st->parentfd, st->name, st->parentfd,
-	    st->dest, PLAT_RENAME_NOREPLACE);
+	r = plat_os_rename_dir(st->parentfd, st->dest, st->privfd, OLD,
+	    PLAT_RENAME_NOREPLACE);
 	if (r < 0)
-		(void)mkdirat(st->parentfd, st->dest, st->mode);
+		return r == -ENOENT ? -EEXIST : r;
+	same = is_same(st->privfd, OLD, st->old_dev, st->old_ino);
+	r = same == 1 ? 0 : same == 0 ? -EEXIST : same;
+	if (r == 0)
+		r = plat_os_rename_dir(st->privfd, TREE, st->parentfd,
+		    st->dest, PLAT_RENAME_NOREPLACE);
+	if (r == 0) {
+		if (unlinkat(st->privfd, OLD, AT_REMOVEDIR) == 0)
+			return 0;
+		/* Filled meanwhile: the tree goes back, then DEST. */
+		r = errno == EEXIST ? -ENOTEMPTY : -errno;
+		if (plat_os_rename_dir(st->parentfd, st->dest, st->privfd,
+		    TREE, PLAT_RENAME_NOREPLACE) < 0 ||
+		    is_same(st->privfd, TREE, st->dev, st->ino) != 1)
+			return -ESTALE;
+	}
+	if (plat_os_rename_dir(st->privfd, OLD, st->parentfd, st->dest,
+	    PLAT_RENAME_NOREPLACE) < 0)
+		return -ESTALE;
 	return r;
 }
 
 /*
- * Swap the staging directory with the empty directory DEST, then remove
- * the old one, now at the staging name, if it is still the same and
- * empty; else swap back.  Return: 0, or -errno.
+ * Swap the staging tree with the empty directory DEST.  What comes back
+ * lands in the private directory, where no one else can swap it: only
+ * the very empty DEST we looked at is removed (rmdir(2): only if still
+ * empty); anything else is swapped back.  Return: 0, or -errno.
  */
 static int
 replace_by_exchange(struct pfx_stage *st)
 {
 	int r;
 
-	r = is_same(st, st->dest, st->old_dev, st->old_ino);
+	r = is_same(st->parentfd, st->dest, st->old_dev, st->old_ino);
 	if (r <= 0)
-		return r == 0 ? -EEXIST : r;
-	r = plat_os_rename_dir(st->parentfd, st->name, st->parentfd,
-	    st->dest, PLAT_RENAME_EXCHANGE);
+		return r == 0 || r == -ENOENT ? -EEXIST : r;
+	r = plat_os_rename_dir(st->privfd, TREE, st->parentfd, st->dest,
+	    PLAT_RENAME_EXCHANGE);
 	if (r == -ENOTSUP)
 		return replace_by_steps(st);
 	if (r < 0)
 		return r;
-	r = is_same(st, st->name, st->old_dev, st->old_ino);
-	if (r == 0)
-		r = -EEXIST;	/* swapped for another since we looked */
-	if (r == 1 && unlinkat(st->parentfd, st->name, AT_REMOVEDIR) == 0)
+	r = is_same(st->privfd, TREE, st->old_dev, st->old_ino);
+	if (r == 1 && unlinkat(st->privfd, TREE, AT_REMOVEDIR) == 0)
 		return 0;
 	if (r == 1)
 		r = errno == EEXIST ? -ENOTEMPTY : -errno;
-	/* Not ours to remove, or filled meanwhile: put DEST back. */
-	(void)plat_os_rename_dir(st->parentfd, st->name, st->parentfd,
-	    st->dest, PLAT_RENAME_EXCHANGE);
-	return r;
+	else if (r == 0)
+		r = -EEXIST;	/* swapped for another since we looked */
+	return swap_back(st, r);
 }
 
 /* see pfx_root.h */
@@ -365,25 +489,30 @@ pfx_stage_publish(struct pfx_stage *st, unsigned int flags)
 
 	if (st->fd < 0)
 		return -EBADF;
-	/* The staging directory must still be the one we made. */
-	r = is_same(st, st->name, st->dev, st->ino);
-	if (r <= 0)
-		return r == 0 ? -EXDEV : r;
 	if (fchmod(st->fd, st->mode) == -1)
 		return -errno;
 	if (st->replace)
 		r = replace_by_exchange(st);
 	else
-		r = plat_os_rename_dir(st->parentfd, st->name, st->parentfd,
+		r = plat_os_rename_dir(st->privfd, TREE, st->parentfd,
 		    st->dest, PLAT_RENAME_NOREPLACE);
 	if (r < 0) {
 		(void)fchmod(st->fd, S_IRWXU);
 		return r;
 	}
-	if ((flags & PFX_STAGE_SYNC) != 0 && fsync(st->parentfd) == -1)
+	/*
+	 * Published: from here on a failure only leaves the (empty)
+	 * private directory behind, or the new name not yet durable.
+	 */
+	plat_close(st->fd);
+	st->fd = -1;
+	r = remove_private(st);
+	if (r == 0)
+		st->name[0] = '\0';
+	if ((flags & PFX_STAGE_SYNC) != 0 && fsync(st->parentfd) == -1 &&
+	    r == 0)
 		r = -errno;
 	release(st);
-	st->name[0] = '\0';
 	return r;
 }
 
@@ -391,20 +520,25 @@ pfx_stage_publish(struct pfx_stage *st, unsigned int flags)
 int
 pfx_stage_discard(struct pfx_stage *st)
 {
-	int r = 0;
+	int r;
 
-	if (st->fd < 0 || st->name[0] == '\0') {
-		release(st);
+	if (st->fd < 0) {
+		release(st);	/* published, or never made */
 		return 0;
 	}
-	/* Only the directory we made, if it is still at its name. */
-	r = is_same(st, st->name, st->dev, st->ino);
+	/*
+	 * SECURITY: only our own tree goes, found by identity at its name
+	 * in the private directory, where no one else can put another.
+	 * One that is not there (a publish undone by a swap we could not
+	 * undo) is not chased: -ESTALE, and the name stays.
+	 */
+	r = is_same(st->privfd, TREE, st->dev, st->ino);
 	if (r == 1)
-		r = pfx_remove_tree(st->parentfd, st->name);
-	else if (r == 0)
-		r = -EXDEV;
-	else if (r == -ENOENT)
-		r = 0;
+		r = pfx_remove_tree(st->privfd, TREE);
+	else if (r == 0 || r == -ENOENT)
+		r = -ESTALE;
+	if (r == 0)
+		r = remove_private(st);
 	release(st);
 	if (r == 0)
 		st->name[0] = '\0';

@@ -126,6 +126,88 @@ for r in openat2 walk; do
 done
 unset PFEXTRACT_RESOLVER
 
+# A directory moved out of the destination while a file in it is being
+# written (the archive comes through a FIFO that stalls in d/big's data):
+# confined, the kernel refuses to name the file there (EACCES) where
+# unconfined it is named and taken back; either way d/big is refused as
+# escapes_root, the run goes on (exit 1) and d/after makes a new d.  The
+# same exit status, report and messages with the sandbox and without,
+# with both resolvers; nothing appears in the moved directory.
+mkdir -p "$T/mv/a" "$T/mv/d" "$T/mv/e"
+printf 'first\n' > "$T/mv/a/first"
+head -c 400000 /dev/zero | tr '\0' x > "$T/mv/d/big"
+printf 'after\n' > "$T/mv/d/after"
+printf 'g\n' > "$T/mv/e/g"
+tar --format=ustar --no-recursion -C "$T/mv" -cf "$T/mv.tar" a/first d/ d/big \
+    d/after e/g
+cut=$(( $(grep -boa 'd/big' "$T/mv.tar" | head -1 | cut -d: -f1) + 512 +
+    150000 ))
+
+# writing_in DIR PID: does PID, or a child of it, hold a file being
+# written beneath DIR (unnamed, or under a temporary name)?
+writing_in() {
+	for p in $2 $(cat /proc/$2/task/*/children 2>/dev/null); do
+		for f in /proc/$p/fd/*; do
+			l=$(readlink "$f" 2>/dev/null) || continue
+			case $l in
+			"$1"/*" (deleted)" | "$1"/.pfx-*) return 0 ;;
+			esac
+		done
+	done
+	return 1
+}
+
+# moved RESOLVER NAME OPTIONS...: extract mv.tar into $T/NAME/dest,
+# moving dest/d to $T/NAME/moved once d/big is begun.
+moved() {
+	r=$1 w=$T/$2
+	shift 2
+	rm -rf "$w" && mkdir -p "$w/dest" && rm -f "$T/fifo" &&
+	    mkfifo "$T/fifo"
+	PFEXTRACT_RESOLVER=$r "$pfx" -xf "$T/fifo" -C "$w/dest" \
+	    --report=json "$@" > "$w.json" 2> "$w.err" &
+	mpid=$!
+	exec 3> "$T/fifo"
+	head -c "$cut" "$T/mv.tar" >&3
+	i=0
+	while [ $i -lt 200 ] && ! writing_in "$w/dest/d" $mpid; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ $i -lt 200 ] || bad "moved $r $*: d/big never began"
+	mv "$w/dest/d" "$w/moved"
+	tail -c +$((cut + 1)) "$T/mv.tar" >&3
+	exec 3>&-
+	wait $mpid
+	echo $? > "$w.rc"
+	[ -z "$(ls -A "$w/moved")" ] && ok ||
+	    bad "moved $r $*: made in the moved directory: $(ls -A "$w/moved")"
+}
+
+for r in openat2 walk; do
+	before=$(outside)
+	moved $r on
+	moved $r off --no-sandbox
+	rc_on=$(cat "$T/on.rc") rc_off=$(cat "$T/off.rc")
+	[ "$rc_on" -eq 1 ] && [ "$rc_off" -eq 1 ] && ok ||
+	    bad "moved $r: exit $rc_on confined, $rc_off with --no-sandbox: $(cat "$T/on.err")"
+	if grep -q '"input":"d/big","decision":"deny","reason":"escapes_root","status":"refused"' \
+	    "$T/on.json"; then ok; else
+		bad "moved $r: d/big not refused as escapes_root: $(grep d/big "$T/on.json")"
+	fi
+	if [ "$(grep -v '"summary"' "$T/on.json")" = \
+	    "$(grep -v '"summary"' "$T/off.json")" ] &&
+	    cmp -s "$T/on.err" "$T/off.err"; then ok; else
+		bad "moved $r: the reports or messages differ: $(diff "$T/on.err" "$T/off.err" | head -4)"
+	fi
+	[ "$(listing "$T/on/dest")" = "$(listing "$T/off/dest")" ] &&
+	    [ "$(cat "$T/on/dest/d/after" "$T/on/dest/e/g")" = "$(printf 'after\ng')" ] &&
+	    [ ! -e "$T/on/dest/d/big" ] && ok ||
+	    bad "moved $r: the trees differ, or lack d/after and e/g"
+	[ "$(outside)" = "$before" ] && ok ||
+	    bad "moved $r: something outside the destination changed"
+done
+
 # Listing is confined too, with nothing writable: not even the current
 # directory.
 (cd "$T" && PFEXTRACT_SANDBOX_PROBE=listed "$pfx" -tvf a.tgz) \

@@ -53,6 +53,7 @@ struct fx {
 	const char *dest;	/* the DEST of the run, for the hooks */
 	const char *abort_at;	/* decide() aborts at this entry */
 	int plant;		/* what decide() does at abort_at */
+	char stage[NAME_MAX + 1];	/* the staging name PLANT_SWAP used */
 };
 
 /* What decide() plants in the run's way before aborting or going on. */
@@ -61,6 +62,8 @@ enum {
 	PLANT_LINKS,		/* symlinks inside the staging tree to outside */
 	PLANT_DEST,		/* make DEST (it was absent) */
 	PLANT_FILL,		/* put a file into the empty DEST */
+	PLANT_SWAP,		/* exchange the staging name with outside/ */
+	PLANT_SWAP_ABORT,	/* the same, then abort the run */
 };
 
 static const enum pfx_resolver resolvers[] = {
@@ -295,6 +298,9 @@ watch(void *arg, const struct pfx_entry *e, char *rename, size_t cap)
 		    NULL) {
 			fx->stage_seen = true;
 			if (sfd < 0)
+				snprintf(fx->stage, sizeof(fx->stage), "%s",
+				    names[i]);
+			if (sfd < 0)
 				sfd = openat(fx->topfd, names[i], O_RDONLY |
 				    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		}
@@ -313,15 +319,22 @@ watch(void *arg, const struct pfx_entry *e, char *rename, size_t cap)
 		cr_assert(sfd >= 0);
 		/* Links a careless rm -rf would follow out of the tree. */
 		snprintf(abs, sizeof(abs), "%s/outside", fx->top);
-		cr_assert(symlinkat(abs, sfd, "top/ro/to-outside") == 0,
+		cr_assert(symlinkat(abs, sfd, "tree/top/ro/to-outside") == 0,
 		    "%s", strerror(errno));
-		cr_assert(symlinkat("../../outside/dir", sfd, "top/rel") == 0);
-		cr_assert(symlinkat(abs, sfd, "top/closed/deep") == 0 ||
+		cr_assert(symlinkat("../../../outside/dir", sfd,
+		    "tree/top/rel") == 0);
+		cr_assert(symlinkat(abs, sfd, "tree/top/closed/deep") == 0 ||
 		    errno == EACCES);
 		break;
 	}
 	case PLANT_DEST:
 		cr_assert(mkdirat(fx->topfd, fx->dest, 0755) == 0);
+		break;
+	case PLANT_SWAP:
+	case PLANT_SWAP_ABORT:
+		/* As someone who can write top would, between two calls. */
+		cr_assert(renameat2(fx->topfd, fx->stage, fx->topfd,
+		    "outside", RENAME_EXCHANGE) == 0, "%s", strerror(errno));
 		break;
 	case PLANT_FILL: {
 		int dfd = openat(fx->topfd, fx->dest, O_RDONLY | O_DIRECTORY |
@@ -335,7 +348,8 @@ watch(void *arg, const struct pfx_entry *e, char *rename, size_t cap)
 	}
 	if (sfd >= 0)
 		(void)close(sfd);
-	return fx->plant == PLANT_LINKS ? PFX_HOOK_ABORT : PFX_HOOK_CONTINUE;
+	return fx->plant == PLANT_LINKS || fx->plant == PLANT_SWAP_ABORT ?
+	    PFX_HOOK_ABORT : PFX_HOOK_CONTINUE;
 }
 
 /* Run ARCHIVE into DEST (from top) with FLAGS and OPT's other settings. */
@@ -710,6 +724,64 @@ Test(atomic, dest_changed)
 	free(names);
 	free(ab.buf);
 	fx_end(&fx);
+}
+
+/*
+ * Someone who can write DEST's parent exchanges the staging name with a
+ * directory of theirs (here outside/, which fx_end() checks) during the
+ * run.  Whether the run then fails or publishes, nothing is removed
+ * from, or written into, the directory swapped in; the run says so and
+ * is fatal.  Then the "attacker" swaps back, and what is left at the
+ * staging name is the run's own private directory, empty.
+ */
+static void
+case_stage_swapped(enum pfx_resolver how, int plant)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct ab ab;
+	struct fx fx;
+	char **names;
+
+	fx_begin(&fx, how);
+	ab_tree(&ab, false);
+	pfx_options_init(&opt);
+	fx.abort_at = "top/z.txt";
+	fx.plant = plant;
+	cr_expect(fx_run(&fx, &ab, ab.used, "new", &opt, &res) == PFX_FATAL);
+	cr_expect(res.error == ESTALE, "%d %s", res.error, res.message);
+	cr_expect(strstr(res.message, "was left untouched") != NULL, "%s",
+	    res.message);
+	cr_expect(strstr(res.message, fx.stage) != NULL, "%s", res.message);
+	if (plant == PLANT_SWAP) {
+		/* The tree itself came from the private directory. */
+		cr_expect(strstr(res.message, "published") != NULL, "%s",
+		    res.message);
+		expect_tree(&fx, "new", false);
+	} else {
+		cr_expect(faccessat(fx.topfd, "new", F_OK,
+		    AT_SYMLINK_NOFOLLOW) == -1 && errno == ENOENT);
+	}
+	cr_assert(renameat2(fx.topfd, fx.stage, fx.topfd, "outside",
+	    RENAME_EXCHANGE) == 0, "%s", strerror(errno));
+	cr_expect(tfx_read_names(fx.topfd, fx.stage, &names) == 0,
+	    "the private directory is not empty");
+	free(names);
+	cr_expect(unlinkat(fx.topfd, fx.stage, AT_REMOVEDIR) == 0);
+	free(ab.buf);
+	fx_end(&fx);
+}
+
+Test(atomic, stage_swapped)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(resolvers) / sizeof(resolvers[0]); i++) {
+		if (!have_resolver(resolvers[i]))
+			continue;
+		case_stage_swapped(resolvers[i], PLANT_SWAP);
+		case_stage_swapped(resolvers[i], PLANT_SWAP_ABORT);
+	}
 }
 
 /*

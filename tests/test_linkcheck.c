@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -829,13 +830,16 @@ prop_clear(int rootfd, struct prop_tree *t)
 
 /*
  * Open PATH beneath ROOTFD the way the kernel resolves it, following
- * symlinks.  openat2 may fail with EAGAIN after a rename anywhere on the
- * system (other tests run beside this one): retry a bounded number of
- * times.  Return: a descriptor, or -errno.
+ * symlinks.  openat2 fails with EAGAIN when a rename anywhere on the
+ * system races a ".." of the lookup, and the race tests running beside
+ * this one rename without pause: retry at once a few times, then with a
+ * millisecond's pause, for up to about ten seconds.  Return: a
+ * descriptor, or -errno.
  */
 static int
 kernel_open(int rootfd, const char *path)
 {
+	struct timespec pause = { 0, 1000000 };
 	struct open_how how;
 	long fd;
 	int tries;
@@ -843,12 +847,14 @@ kernel_open(int rootfd, const char *path)
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_CLOEXEC;
 	how.resolve = RESOLVE_BENEATH;
-	for (tries = 0; tries < 128; tries++) {
+	for (tries = 0; tries < 10128; tries++) {
 		fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
 		if (fd >= 0)
 			return (int)fd;
 		if (errno != EAGAIN)
 			return -errno;
+		if (tries >= 128)
+			(void)nanosleep(&pause, NULL);
 	}
 	return -EAGAIN;
 }

@@ -1,0 +1,716 @@
+/*
+ * test_links_compose.c -- --symlinks=contain over a destination that
+ * already holds symbolic links: a new link must never make a link that
+ * was already there lead outside (issue: "contain judges a new link only
+ * against this run's tree").
+ *
+ * Each case runs in a fresh mkdtemp() directory, once per resolver:
+ *
+ *	$TMPDIR/pfx-compose.XXXXXX/
+ *	|-- dest/		the destination; links planted or made by a
+ *	|			first run
+ *	`-- outside/
+ *	    `-- sentinel	"sentinel\n": must end as it began
+ *
+ * The property checked after every run is the one --symlinks=contain
+ * promises: each symlink in dest/, followed by the kernel with
+ * openat2(RESOLVE_BENEATH) from dest/, stays beneath it (a missing
+ * component, ENOENT, or a file used as a directory, ENOTDIR, is not an
+ * escape).  Links the case planted escaping on purpose are named and
+ * left out.
+ */
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <criterion/criterion.h>
+
+#include "pfextract.h"
+#include "fixture.h"
+
+#define SENTINEL "sentinel\n"
+#define ARCHIVE_CAP (1u << 20)
+#define MAX_REPORTS 64
+
+/* One report() callback, copied. */
+struct crec {
+	char name[256];
+	char reason[64];
+	enum pfx_entry_status status;
+	enum pfx_decision decision;
+};
+
+/* One case: its tree and the reports of its last run. */
+struct cfx {
+	const char *rname;
+	enum pfx_resolver how;
+	char top[PATH_MAX / 2];
+	char dest[PATH_MAX];
+	int destfd;
+	int outfd;
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct crec rep[MAX_REPORTS];
+	size_t nrep;
+};
+
+/* An archive written to memory by libarchive. */
+struct cab {
+	struct archive *a;
+	char *buf;
+	size_t used;
+};
+
+static void
+on_report(void *arg, const struct pfx_entry *e)
+{
+	struct cfx *fx = arg;
+	struct crec *r;
+
+	cr_assert(fx->nrep < MAX_REPORTS, "too many reports");
+	r = &fx->rep[fx->nrep++];
+	(void)snprintf(r->name, sizeof(r->name), "%s", e->name);
+	(void)snprintf(r->reason, sizeof(r->reason), "%s", e->reason);
+	r->status = e->status;
+	r->decision = e->decision;
+}
+
+static void
+cfx_begin(struct cfx *fx, enum pfx_resolver how, const char *rname)
+{
+	const char *tmp = getenv("TMPDIR");
+	int topfd, fd;
+
+	memset(fx, 0, sizeof(*fx));
+	fx->how = how;
+	fx->rname = rname;
+	(void)snprintf(fx->top, sizeof(fx->top), "%s/pfx-compose.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	cr_assert(mkdtemp(fx->top) != NULL, "mkdtemp: %s", strerror(errno));
+	topfd = open(fx->top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(topfd >= 0, "open top");
+	cr_assert(mkdirat(topfd, "dest", 0755) == 0, "mkdir dest");
+	cr_assert(mkdirat(topfd, "outside", 0755) == 0, "mkdir outside");
+	fx->destfd = openat(topfd, "dest", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC);
+	fx->outfd = openat(topfd, "outside", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC);
+	cr_assert(fx->destfd >= 0 && fx->outfd >= 0, "open dest, outside");
+	fd = openat(fx->outfd, "sentinel", O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0644);
+	cr_assert(fd >= 0, "create sentinel");
+	cr_assert(write(fd, SENTINEL, strlen(SENTINEL)) ==
+	    (ssize_t)strlen(SENTINEL), "write sentinel");
+	(void)close(fd);
+	(void)close(topfd);
+	(void)snprintf(fx->dest, sizeof(fx->dest), "%s/dest", fx->top);
+	pfx_options_init(&fx->opt);
+	fx->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	fx->opt.resolver = how;
+	fx->opt.hooks.report = on_report;
+	fx->opt.hooks.arg = fx;
+}
+
+static void
+cfx_end(struct cfx *fx)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	fd = openat(fx->outfd, "sentinel", O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	cr_assert(fd >= 0, "[%s] sentinel gone", fx->rname);
+	n = read(fd, buf, sizeof(buf));
+	(void)close(fd);
+	cr_assert(n == (ssize_t)strlen(SENTINEL) &&
+	    memcmp(buf, SENTINEL, (size_t)n) == 0, "[%s] sentinel changed",
+	    fx->rname);
+	(void)close(fx->destfd);
+	(void)close(fx->outfd);
+	(void)tfx_rm_tree(fx->top);
+}
+
+/* --- archives ---------------------------------------------------------- */
+
+static void
+cab_open(struct cab *ab)
+{
+	memset(ab, 0, sizeof(*ab));
+	ab->buf = malloc(ARCHIVE_CAP);
+	cr_assert(ab->buf != NULL, "malloc");
+	ab->a = archive_write_new();
+	cr_assert(ab->a != NULL, "archive_write_new");
+	cr_assert(archive_write_set_format_pax(ab->a) == ARCHIVE_OK, "pax");
+	cr_assert(archive_write_open_memory(ab->a, ab->buf, ARCHIVE_CAP,
+	    &ab->used) == ARCHIVE_OK, "open memory");
+}
+
+static void
+cab_add(struct cab *ab, const char *name, mode_t type, const char *target)
+{
+	struct archive_entry *e = archive_entry_new();
+	int r;
+
+	cr_assert(e != NULL, "archive_entry_new");
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, type);
+	archive_entry_set_perm(e, type == AE_IFLNK ? 0777 : 0755);
+	archive_entry_set_mtime(e, 1300000000, 0);
+	archive_entry_set_size(e, 0);
+	if (target != NULL)
+		archive_entry_set_symlink(e, target);
+	r = archive_write_header(ab->a, e);
+	cr_assert(r == ARCHIVE_OK || r == ARCHIVE_WARN, "header %s", name);
+	archive_entry_free(e);
+}
+
+static void
+cab_link(struct cab *ab, const char *name, const char *target)
+{
+	cab_add(ab, name, AE_IFLNK, target);
+}
+
+static void
+cab_dir(struct cab *ab, const char *name)
+{
+	cab_add(ab, name, AE_IFDIR, NULL);
+}
+
+static void
+cab_close(struct cab *ab)
+{
+	cr_assert(archive_write_close(ab->a) == ARCHIVE_OK, "close");
+	archive_write_free(ab->a);
+	ab->a = NULL;
+}
+
+static void
+cab_free(struct cab *ab)
+{
+	if (ab->a != NULL)
+		archive_write_free(ab->a);
+	free(ab->buf);
+}
+
+/* Extract AB into dest/ with the case's options. */
+static enum pfx_status
+cfx_run(struct cfx *fx, const struct cab *ab)
+{
+	struct pfx_input in = { NULL, -1, ab->buf, ab->used };
+	enum pfx_status st;
+
+	fx->nrep = 0;
+	st = pfx_extract(&in, AT_FDCWD, fx->dest, &fx->opt, &fx->res);
+	cr_assert(st != PFX_FATAL, "[%s] fatal: %s", fx->rname,
+	    fx->res.message);
+	return st;
+}
+
+/* --- expectations ------------------------------------------------------ */
+
+static const struct crec *
+report_of(const struct cfx *fx, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < fx->nrep; i++) {
+		if (strcmp(fx->rep[i].name, name) == 0)
+			return &fx->rep[i];
+	}
+	cr_assert_fail("[%s] no report for %s", fx->rname, name);
+	return NULL;
+}
+
+static void
+expect_made(const struct cfx *fx, const char *name, const char *target)
+{
+	const struct crec *r = report_of(fx, name);
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	cr_assert(r->status == PFX_ENTRY_EXTRACTED, "[%s] %s not made: %s",
+	    fx->rname, name, r->reason);
+	n = readlinkat(fx->destfd, name, buf, sizeof(buf) - 1);
+	cr_assert(n >= 0, "[%s] %s is not a link", fx->rname, name);
+	buf[n] = '\0';
+	cr_assert_str_eq(buf, target, "[%s] %s -> %s", fx->rname, name, buf);
+}
+
+static void
+expect_refused(const struct cfx *fx, const char *name, const char *reason)
+{
+	const struct crec *r = report_of(fx, name);
+	struct stat st;
+
+	cr_assert(r->status == PFX_ENTRY_REFUSED &&
+	    strcmp(r->reason, reason) == 0 && r->decision == PFX_REJECT,
+	    "[%s] %s: %s %s, expected refused %s", fx->rname, name,
+	    pfx_entry_status_name(r->status), r->reason, reason);
+	cr_assert(fstatat(fx->destfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    !S_ISLNK(st.st_mode), "[%s] refused %s is on disk", fx->rname,
+	    name);
+}
+
+/* Is NAME one of the NUL-separated names in SKIP ("a\0b\0")? */
+static bool
+skipped(const char *skip, const char *name)
+{
+	for (; skip != NULL && *skip != '\0'; skip += strlen(skip) + 1) {
+		if (strcmp(skip, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The property: every symlink beneath DIRFD/REL (REL "" for dest/
+ * itself), but those in SKIP, resolves beneath dest/ as the kernel
+ * follows it.
+ */
+static void
+expect_contained_below(const struct cfx *fx, const char *rel,
+    const char *skip)
+{
+	struct open_how how;
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd, r;
+
+	fd = openat(fx->destfd, rel[0] != '\0' ? rel : ".", O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cr_assert(fd >= 0, "[%s] open %s", fx->rname, rel);
+	d = fdopendir(fd);
+	cr_assert(d != NULL, "fdopendir");
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		(void)snprintf(path, sizeof(path), "%s%s%s", rel,
+		    rel[0] != '\0' ? "/" : "", de->d_name);
+		cr_assert(fstatat(fx->destfd, path, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0, "stat %s", path);
+		if (S_ISDIR(st.st_mode)) {
+			expect_contained_below(fx, path, skip);
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode) || skipped(skip, path))
+			continue;
+		memset(&how, 0, sizeof(how));
+		how.flags = O_PATH | O_CLOEXEC;
+		how.resolve = RESOLVE_BENEATH;
+		r = (int)syscall(SYS_openat2, fx->destfd, path, &how,
+		    sizeof(how));
+		if (r >= 0) {
+			(void)close(r);
+			continue;
+		}
+		cr_assert(errno == ENOENT || errno == ENOTDIR,
+		    "[%s] the link %s leads outside dest/ (%s)", fx->rname,
+		    path, strerror(errno));
+	}
+	(void)closedir(d);
+}
+
+static void
+expect_contained(const struct cfx *fx, const char *skip)
+{
+	expect_contained_below(fx, "", skip);
+}
+
+static void
+plant_link(const struct cfx *fx, const char *name, const char *target)
+{
+	cr_assert(symlinkat(target, fx->destfd, name) == 0, "plant %s: %s",
+	    name, strerror(errno));
+}
+
+static void
+plant_dir(const struct cfx *fx, const char *name)
+{
+	cr_assert(mkdirat(fx->destfd, name, 0755) == 0, "mkdir %s: %s", name,
+	    strerror(errno));
+}
+
+/* Run CASE once per resolver. */
+static void
+each_resolver(void (*fn)(struct cfx *))
+{
+	static const struct {
+		enum pfx_resolver how;
+		const char *name;
+	} rs[] = {
+		{ PFX_RESOLVER_OPENAT2, "openat2" },
+		{ PFX_RESOLVER_WALK, "walk" },
+	};
+	struct cfx fx;
+	size_t i;
+
+	for (i = 0; i < sizeof(rs) / sizeof(rs[0]); i++) {
+		cfx_begin(&fx, rs[i].how, rs[i].name);
+		fn(&fx);
+		cfx_end(&fx);
+	}
+}
+
+/* --- cases ------------------------------------------------------------- */
+
+/*
+ * The issue's example over two runs.  Run 1 makes sub/e -> c/../..,
+ * contained while sub/c is missing (sub/c/.. is sub, and .. is dest/).
+ * Run 2 brings sub/c -> .., contained on its own (dest/); but with it
+ * sub/e would resolve to dest/'s parent, so it is refused.
+ */
+static void
+case_two_runs(struct cfx *fx)
+{
+	struct cab ab;
+
+	cab_open(&ab);
+	cab_dir(&ab, "sub/");
+	cab_link(&ab, "sub/e", "c/../..");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s] run 1", fx->rname);
+	expect_made(fx, "sub/e", "c/../..");
+	cab_free(&ab);
+
+	cab_open(&ab);
+	cab_link(&ab, "sub/c", "..");
+	cab_link(&ab, "fine", "sub");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s] run 2", fx->rname);
+	expect_refused(fx, "sub/c", "symlink_redirects");
+	expect_made(fx, "fine", "sub");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose, two_runs)
+{
+	each_resolver(case_two_runs);
+}
+
+/* The same with sub/e planted by hand before a single run. */
+static void
+case_planted(struct cfx *fx)
+{
+	struct cab ab;
+
+	plant_dir(fx, "sub");
+	plant_link(fx, "sub/e", "c/../..");
+	cab_open(&ab);
+	cab_link(&ab, "sub/c", "..");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s]", fx->rname);
+	expect_refused(fx, "sub/c", "symlink_redirects");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose, planted)
+{
+	each_resolver(case_planted);
+}
+
+/*
+ * A chain: s -> t/u/../.. and w -> k/.. are in dest/ (t missing: s is
+ * dest/).  The new t -> w is contained (dest/), but puts itself in the
+ * middle of s's chain: s would be dest/u/../.., outside.
+ */
+static void
+case_chain(struct cfx *fx)
+{
+	struct cab ab;
+
+	plant_link(fx, "s", "t/u/../..");
+	plant_link(fx, "w", "k/..");
+	cab_open(&ab);
+	cab_link(&ab, "t", "w");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s]", fx->rname);
+	expect_refused(fx, "t", "symlink_redirects");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose, chain)
+{
+	each_resolver(case_chain);
+}
+
+/*
+ * The end of an existing chain: s -> t/u/../.. and t -> w are in dest/;
+ * the new w -> k/.. makes t dest/ itself, and s leads out.  Both new
+ * links on s's way are refused; an unrelated one is made.
+ */
+static void
+case_chain_end(struct cfx *fx)
+{
+	struct cab ab;
+
+	plant_link(fx, "s", "t/u/../..");
+	plant_link(fx, "t", "w");
+	cab_open(&ab);
+	cab_link(&ab, "w", "k/..");
+	cab_link(&ab, "k", "m");
+	cab_link(&ab, "other", "w");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s]", fx->rname);
+	expect_refused(fx, "w", "symlink_redirects");
+	expect_refused(fx, "k", "symlink_redirects");
+	expect_made(fx, "other", "w");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose, chain_end)
+{
+	each_resolver(case_chain_end);
+}
+
+/*
+ * A link that becomes an alias of a directory at another depth:
+ * a/b/l -> al/../../.. is dest/ while a/b/al is missing; the new
+ * a/b/al -> ../../x (dest/x, a real directory) would make it
+ * dest/x/../../.., outside.
+ */
+static void
+case_alias(struct cfx *fx)
+{
+	struct cab ab;
+
+	cab_open(&ab);
+	cab_dir(&ab, "a/b/");
+	cab_link(&ab, "a/b/l", "al/../../..");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s] run 1", fx->rname);
+	cab_free(&ab);
+
+	cab_open(&ab);
+	cab_dir(&ab, "x/");
+	cab_link(&ab, "a/b/al", "../../x");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s] run 2", fx->rname);
+	expect_refused(fx, "a/b/al", "symlink_redirects");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose, alias)
+{
+	each_resolver(case_alias);
+}
+
+/*
+ * Under --skip-old-files a queued link that names an existing link is
+ * not made, so the existing one stays; the check made once the links
+ * exist sees it lead out through a link this run made, and removes
+ * that one.
+ */
+static void
+case_skip_existing(struct cfx *fx)
+{
+	struct cab ab;
+
+	fx->opt.existing = PFX_EXISTING_SKIP;
+	plant_dir(fx, "sub");
+	plant_link(fx, "sub/e", "c/../..");
+	cab_open(&ab);
+	cab_link(&ab, "sub/e", "c");
+	cab_link(&ab, "sub/c", "..");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s]", fx->rname);
+	expect_refused(fx, "sub/c", "symlink_redirects");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose, skip_existing)
+{
+	each_resolver(case_skip_existing);
+}
+
+/*
+ * Negative control: sub/e passes through the new sub/c, which keeps it
+ * inside (sub/c is dest/sub/deeper, so sub/e is dest/): it is made.
+ */
+static void
+case_passes_inside(struct cfx *fx)
+{
+	struct cab ab;
+
+	plant_dir(fx, "sub");
+	plant_link(fx, "sub/e", "c/../..");
+	cab_open(&ab);
+	cab_dir(&ab, "sub/deeper/");
+	cab_link(&ab, "sub/c", "../sub/deeper");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s]", fx->rname);
+	expect_made(fx, "sub/c", "../sub/deeper");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose, passes_inside)
+{
+	each_resolver(case_passes_inside);
+}
+
+/*
+ * Negative control: a link that led out before the run (x, planted) is
+ * not the run's doing and blocks nothing, not even the new q it passes
+ * through; it is left as it was.
+ */
+static void
+case_already_escaping(struct cfx *fx)
+{
+	char buf[64];
+	ssize_t n;
+	struct cab ab;
+
+	plant_link(fx, "x", "../../etc");
+	plant_link(fx, "y", "q/../../etc");
+	cab_open(&ab);
+	cab_dir(&ab, "sub/");
+	cab_link(&ab, "q", "sub");
+	cab_link(&ab, "n", "sub/f");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s]", fx->rname);
+	expect_made(fx, "q", "sub");
+	expect_made(fx, "n", "sub/f");
+	n = readlinkat(fx->destfd, "x", buf, sizeof(buf) - 1);
+	cr_assert(n == 9 && memcmp(buf, "../../etc", 9) == 0,
+	    "[%s] x changed", fx->rname);
+	expect_contained(fx, "x\0y\0");
+	cab_free(&ab);
+}
+
+Test(links_compose, already_escaping)
+{
+	each_resolver(case_already_escaping);
+}
+
+/* --- pfx_root_list_links() --------------------------------------------- */
+
+struct listed {
+	char text[8192];	/* "path>target\n" per link, in walk order */
+	size_t len;
+	unsigned int n;
+	unsigned int stop_at;	/* answer -ECANCELED at this call; 0: never */
+};
+
+static int
+on_link(void *arg, const char *rel, const char *target)
+{
+	struct listed *l = arg;
+	int n;
+
+	n = snprintf(l->text + l->len, sizeof(l->text) - l->len, "%s>%s\n",
+	    rel, target);
+	cr_assert(n > 0 && (size_t)n < sizeof(l->text) - l->len, "listing");
+	l->len += (size_t)n;
+	l->n++;
+	return l->n == l->stop_at ? -ECANCELED : 0;
+}
+
+/* Does the listing hold the line "REL>TARGET" exactly once? */
+static bool
+listed_once(const struct listed *l, const char *rel, const char *target)
+{
+	char line[512];
+	const char *p, *q;
+
+	(void)snprintf(line, sizeof(line), "%s>%s\n", rel, target);
+	p = strstr(l->text, line);
+	if (p == NULL || (p != l->text && p[-1] != '\n'))
+		return false;
+	q = strstr(p + 1, line);
+	return q == NULL;
+}
+
+/*
+ * Every link is listed once, at every depth (past the levels whose
+ * listing stays open), in a wide directory too, and no link is followed:
+ * dl -> a names a directory full of links, listed only as themselves.
+ */
+static void
+case_list_links(struct cfx *fx)
+{
+	static const char *const deep = "a/b/c/d/e/f/g/h/i/j/k";
+	struct pfx_root root;
+	struct listed l;
+	char path[256], name[32];
+	unsigned int i;
+	size_t n;
+	int fds;
+
+	memset(&l, 0, sizeof(l));
+	for (n = 1; n <= strlen(deep); n += 2) {
+		memcpy(path, deep, n);
+		path[n] = '\0';
+		plant_dir(fx, path);
+		(void)snprintf(path + n, sizeof(path) - n, "/l");
+		plant_link(fx, path, "../x");
+	}
+	plant_dir(fx, "wide");
+	for (i = 0; i < 300; i++) {
+		(void)snprintf(name, sizeof(name), "wide/%u", i);
+		if (i == 150)
+			plant_link(fx, name, "w");
+		else
+			plant_dir(fx, name);
+	}
+	plant_link(fx, "wide/299/after", "z");
+	plant_link(fx, "dl", "a");
+	plant_link(fx, "abs", "/etc/passwd");
+	fds = tfx_count_fds();
+	cr_assert(pfx_root_open(&root, AT_FDCWD, fx->dest, fx->how) == 0,
+	    "root");
+	cr_assert_eq(pfx_root_list_links(&root, on_link, &l), 0,
+	    "[%s] list", fx->rname);
+	cr_assert_eq(l.n, 11 + 4, "[%s] %u links:\n%s", fx->rname, l.n,
+	    l.text);
+	for (n = 1; n <= strlen(deep); n += 2) {
+		memcpy(path, deep, n);
+		path[n] = '\0';
+		(void)snprintf(path + n, sizeof(path) - n, "/l");
+		cr_assert(listed_once(&l, path, "../x"), "[%s] %s:\n%s",
+		    fx->rname, path, l.text);
+	}
+	cr_assert(listed_once(&l, "wide/150", "w"), "[%s] wide/150", fx->rname);
+	cr_assert(listed_once(&l, "wide/299/after", "z"), "[%s] after",
+	    fx->rname);
+	cr_assert(listed_once(&l, "dl", "a"), "[%s] dl", fx->rname);
+	cr_assert(listed_once(&l, "abs", "/etc/passwd"), "[%s] abs",
+	    fx->rname);
+
+	/* FN's answer stops the walk and comes back as it is. */
+	memset(&l, 0, sizeof(l));
+	l.stop_at = 3;
+	cr_assert_eq(pfx_root_list_links(&root, on_link, &l), -ECANCELED,
+	    "[%s] stop", fx->rname);
+	cr_assert_eq(l.n, 3, "[%s] went on after the stop", fx->rname);
+	pfx_root_close(&root);
+	cr_assert_eq(tfx_count_fds(), fds, "[%s] descriptors leaked",
+	    fx->rname);
+}
+
+Test(links_compose, list_links)
+{
+	each_resolver(case_list_links);
+}
