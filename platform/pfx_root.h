@@ -384,6 +384,10 @@ struct pfx_stage {
 	char name[272];		/* ".DEST.pfx-XXXXXXXX", read only; ""
 				   once nothing of ours is left there */
 	int parentfd;		/* private: DEST's parent */
+	int stagefd;		/* private: where the private directory is:
+				   PARENTFD, or a directory above it */
+	unsigned int up;	/* read only: how many levels above DEST's
+				   parent NAME is (0: in it) */
 	int privfd;		/* private: the private directory */
 	int replace;		/* private: DEST is an empty directory */
 	dev_t dev;		/* private: the staging tree */

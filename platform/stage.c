@@ -3,33 +3,40 @@
  * destination's name in one rename, or removed whole: what makes an
  * extraction all-or-nothing.
  *
- * The layout, in DEST's parent P:
+ * The layout, in DEST's parent P, or in G, the nearest directory above P
+ * on P's mount that no one else can change (pick_stage_dir()):
  *
- *	P/.DEST.pfx-XXXXXXXX/		the private directory: 0700, ours
- *	P/.DEST.pfx-XXXXXXXX/tree/	the staging tree the run fills
+ *	G/.DEST.pfx-XXXXXXXX/		the private directory: 0700, ours
+ *	G/.DEST.pfx-XXXXXXXX/tree/	the staging tree the run fills
  *
  * SECURITY: P is not ours.  Others may write to it (/srv/uploads, a
  * shared build directory, a temporary directory without the sticky bit),
  * and renameat2(RENAME_EXCHANGE) lets them swap any directory they can
- * move with any name in P between our look and our use.  So every name
- * in P is acted on at most once, by a call whose effect on a swapped-in
- * directory is nothing its swapper could not have done alone:
+ * move with any name in P between our look and our use.  So the private
+ * directory goes where no one else can change a name: P itself if it is
+ * closed to others (ours or root's and not writable by others, or
+ * sticky), else the first such directory above it on the same mount
+ * (/srv for /srv/uploads/1234), from which the tree is renamed into P as
+ * it would be from P.  In P, every name is acted on at most once, by a
+ * call whose effect on a swapped-in directory is nothing its swapper
+ * could not have done alone:
  *
- *   - mkdirat() of the private directory makes a new name, or fails;
- *     what is then opened at that name is used only if it is a directory
- *     of ours, private and empty (else it is left as it is: -ESTALE);
  *   - renameat2(RENAME_NOREPLACE) of the tree to DEST moves only our
  *     tree (its name is in the private directory, where no one else can
  *     rename) and makes a new name, or fails;
  *   - renameat2(RENAME_EXCHANGE) with an empty DEST moves our tree in,
  *     and whatever stood at DEST into the private directory, where it is
  *     judged by identity with no one able to swap it again; anything but
- *     the empty DEST we looked at is swapped straight back;
- *   - unlinkat(AT_REMOVEDIR) of the private directory, once emptied and
- *     found at its name by identity: rmdir(2) removes only an empty
- *     directory, and a directory swapped in meanwhile could have been
- *     removed by whoever swapped it (moving a directory out of a place
- *     needs the rights that removing it from there needs).
+ *     the empty DEST we looked at is swapped straight back.
+ *
+ * The private directory's own name (mkdirat(), then opened and used only
+ * if it is a directory of ours, private and empty; at the end, found by
+ * identity and removed with rmdir(2)) is in a directory closed to others,
+ * so no one can swap it.  Only where no directory up to the mount's top
+ * is closed to others does it go in P itself; then a directory swapped
+ * in between the look and the rmdir(2) would be removed if empty -- and
+ * whoever swapped it in could have removed it (moving a directory out of
+ * a place needs the rights that removing it from there needs).
  *
  * The tree is filled, emptied and removed only through descriptors and
  * names inside the private directory, which no one else can enter or
@@ -41,6 +48,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -262,18 +270,86 @@ remove_private(struct pfx_stage *st)
 {
 	int r;
 
-	r = is_same(st->parentfd, st->name, st->priv_dev, st->priv_ino);
+	r = is_same(st->stagefd, st->name, st->priv_dev, st->priv_ino);
 	if (r == 0 || r == -ENOENT)
 		return -ESTALE;
 	if (r < 0)
 		return r;
-	if (unlinkat(st->parentfd, st->name, AT_REMOVEDIR) == -1)
+	if (unlinkat(st->stagefd, st->name, AT_REMOVEDIR) == -1)
 		return errno == EEXIST ? -ENOTEMPTY : -errno;
 	return 0;
 }
 
 /*
- * Make the private directory in ST->parentfd and open it as ST->privfd:
+ * Can no one but us (and root) rename or remove entries of the directory
+ * SB?  Owned by us or root, and writable by no one else, or sticky (then
+ * others may rename only their own entries, and exchange none of ours).
+ * Group write stands for any ACL entry that grants writing, as the ACL
+ * mask shows in the group bits.
+ */
+static bool
+closed_to_others(const struct stat *sb)
+{
+	if (sb->st_uid != geteuid() && sb->st_uid != 0)
+		return false;
+	return (sb->st_mode & (S_IWGRP | S_IWOTH)) == 0 ||
+	    (sb->st_mode & S_ISVTX) != 0;
+}
+
+/*
+ * Choose where the private directory goes: DEST's parent if no one else
+ * can change its entries, else the nearest directory above it, on the
+ * same mount, that no one else can change; DEST's parent again if there
+ * is none.  SECURITY: in a parent closed to others, no one can swap a
+ * name of ours between a look and a use, so every step on the private
+ * directory's name is proved; only in the last case is its final rmdir(2)
+ * one that a swap could divert, and then only to an empty directory its
+ * swapper could remove (see the head comment).  Sets ST->stagefd (which
+ * may be ST->parentfd) and ST->up; a directory above that cannot be
+ * looked at is passed over.  Return: 0.
+ */
+static int
+pick_stage_dir(struct pfx_stage *st, const struct plat_id *parent)
+{
+	struct plat_id id, upid;
+	struct stat sb;
+	unsigned int up;
+	int fd, next, r;
+
+	st->stagefd = st->parentfd;
+	st->up = 0;
+	fd = st->parentfd;
+	id = *parent;
+	for (up = 0; up <= PLAT_MAX_DEPTH; up++) {
+		if (fstat(fd, &sb) == -1)
+			break;
+		if (closed_to_others(&sb)) {
+			st->stagefd = fd;
+			st->up = up;
+			return 0;
+		}
+		next = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (next == -1)
+			break;
+		r = plat_os_identify(next, &upid);
+		if (r < 0 || (upid.dev == id.dev && upid.ino == id.ino) ||
+		    upid.dev != parent->dev || (upid.mnt != 0 &&
+		    parent->mnt != 0 && upid.mnt != parent->mnt)) {
+			plat_close(next);	/* the top, or another mount */
+			break;
+		}
+		if (fd != st->parentfd)
+			plat_close(fd);
+		fd = next;
+		id = upid;
+	}
+	if (fd != st->parentfd)
+		plat_close(fd);
+	return 0;	/* none closed: DEST's parent itself */
+}
+
+/*
+ * Make the private directory in ST->stagefd and open it as ST->privfd:
  * a fresh name, and only a directory of ours at it is used.
  * Return: 0, or -errno: -ESTALE says that what stands at the name we
  * made is not ours, and is left as it is.  Once the name is made,
@@ -289,7 +365,7 @@ make_private(struct pfx_stage *st, const struct plat_id *parent)
 		r = stage_name(st);
 		if (r < 0)
 			return r;
-		if (mkdirat(st->parentfd, st->name, S_IRWXU) == 0)
+		if (mkdirat(st->stagefd, st->name, S_IRWXU) == 0)
 			break;
 		if (errno != EEXIST) {
 			st->name[0] = '\0';
@@ -301,7 +377,7 @@ make_private(struct pfx_stage *st, const struct plat_id *parent)
 		return -EEXIST;
 	}
 	/* From here on ST->name is a name we made, for the messages. */
-	st->privfd = openat(st->parentfd, st->name, O_RDONLY | O_DIRECTORY |
+	st->privfd = openat(st->stagefd, st->name, O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC);
 	if (st->privfd == -1)
 		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ?
@@ -352,8 +428,10 @@ release(struct pfx_stage *st)
 {
 	plat_close(st->fd);
 	plat_close(st->privfd);
+	if (st->stagefd != st->parentfd)
+		plat_close(st->stagefd);
 	plat_close(st->parentfd);
-	st->fd = st->privfd = st->parentfd = -1;
+	st->fd = st->privfd = st->parentfd = st->stagefd = -1;
 }
 
 /* see pfx_root.h */
@@ -365,7 +443,7 @@ pfx_stage_open(struct pfx_stage *st, int dirfd, const char *dest)
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	st->fd = st->privfd = st->parentfd = -1;
+	st->fd = st->privfd = st->parentfd = st->stagefd = -1;
 	r = split_dest(dest, parent, st->dest);
 	if (r < 0)
 		return r;
@@ -378,7 +456,18 @@ pfx_stage_open(struct pfx_stage *st, int dirfd, const char *dest)
 	if (r == 0)
 		r = check_dest(st, &pid);
 	if (r == 0)
+		r = pick_stage_dir(st, &pid);
+	if (r == 0) {
 		r = make_private(st, &pid);
+		if ((r == -EACCES || r == -EPERM || r == -EROFS) &&
+		    st->stagefd != st->parentfd) {
+			/* Not ours to write to after all: DEST's parent. */
+			plat_close(st->stagefd);
+			st->stagefd = st->parentfd;
+			st->up = 0;
+			r = make_private(st, &pid);
+		}
+	}
 	if (r == 0)
 		r = make_tree(st);
 	if (r < 0 && st->priv_ino != 0) {
