@@ -81,6 +81,12 @@ fail_open(struct pfx_result *res, const struct pfx_stage *st,
 	case -EXDEV:
 		why = "--atomic cannot replace a mount point";
 		break;
+	case -EPERM:
+		why = "an empty directory, in a parent directory that others "
+		    "can write to; --atomic replaces an existing DEST only "
+		    "where no one else can swap it meanwhile: remove it, and "
+		    "--atomic makes it anew";
+		break;
 	case -ESTALE:
 		fail_stale(res, dest, st->name);
 		return;

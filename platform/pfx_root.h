@@ -388,6 +388,8 @@ struct pfx_stage {
 				   PARENTFD, or a directory above it */
 	unsigned int up;	/* read only: how many levels above DEST's
 				   parent NAME is (0: in it) */
+	int parent_closed;	/* private: no one else can change
+				   entries of DEST's parent */
 	int privfd;		/* private: the private directory */
 	int replace;		/* private: DEST is an empty directory */
 	dev_t dev;		/* private: the staging tree */
@@ -413,7 +415,10 @@ struct pfx_stage {
  * tree is made in it.  Errors: -EINVAL DEST has no last component of its
  * own ("", "/", ".", ".."); -ELOOP DEST is a symlink; -ENOTDIR DEST is
  * another non-directory; -ENOTEMPTY DEST is a directory with entries;
- * -EXDEV DEST is a mount point (all before anything is made); -ESTALE
+ * -EXDEV DEST is a mount point; -EPERM DEST is an empty directory in a
+ * parent others can change (owned by another user, or writable by others
+ * without the sticky bit), where exchanging it could not be proved to
+ * act on DEST alone (all before anything is made); -ESTALE
  * what stood at the name made was not ours (swapped by someone who can
  * write DEST's parent), and is left as it is, named in ST->NAME.
  * Return: 0, or -errno (and *ST needs no cleanup; ST->NAME is "" unless

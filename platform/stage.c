@@ -323,6 +323,8 @@ pick_stage_dir(struct pfx_stage *st, const struct plat_id *parent)
 	for (up = 0; up <= PLAT_MAX_DEPTH; up++) {
 		if (fstat(fd, &sb) == -1)
 			break;
+		if (up == 0)
+			st->parent_closed = closed_to_others(&sb);
 		if (closed_to_others(&sb)) {
 			st->stagefd = fd;
 			st->up = up;
@@ -457,6 +459,14 @@ pfx_stage_open(struct pfx_stage *st, int dirfd, const char *dest)
 		r = check_dest(st, &pid);
 	if (r == 0)
 		r = pick_stage_dir(st, &pid);
+	/*
+	 * SECURITY: an exchange with the empty DEST is a step on a name
+	 * others could swap meanwhile, so it is only taken in a parent
+	 * closed to them; elsewhere only a new name is ever made there.
+	 */
+	if (r == 0 && st->replace && (st->stagefd != st->parentfd ||
+	    !st->parent_closed))
+		r = -EPERM;
 	if (r == 0) {
 		r = make_private(st, &pid);
 		if ((r == -EACCES || r == -EPERM || r == -EROFS) &&
