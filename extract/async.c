@@ -6,9 +6,13 @@
  * parents and the temporary file, writes the data, and keeps every table.
  * What is left of a file once its data is written -- mode, times, the
  * commit under its name beneath the root, the closes -- touches only the
- * root and that file, so a worker thread does it while the reader goes
- * on (xtr_seal_data, then the commit).  On two cores that is about a
- * third of the system calls of a file off the reading thread.
+ * root and that file (and, when the name holds a symlink under
+ * --symlinks=contain, the list of old links, under its own lock:
+ * xtr_commit), so a worker thread does it while the reader goes on
+ * (xtr_seal_data, then the commit).  A refusal met there is the job's
+ * result, reported by the reader in archive order like any other.  On
+ * two cores that is about a third of the system calls of a file off the
+ * reading thread.
  *
  * Order is kept as if it were one thread:
  *  - files are committed under their names one at a time, in archive
@@ -134,7 +138,8 @@ struct xtr_job {
 };
 
 struct xtr_async {
-	const struct pfx_root *root;
+	struct xtr *x;			/* for xtr_commit: its root and the
+					   old links it may judge */
 	pthread_t thread;
 	/*
 	 * Jobs [head, mid) are finished, [mid, next) taken by a thread
@@ -291,8 +296,7 @@ commit_ready(struct xtr_async *a)
 			if (!atomic_load(&j->sealed))
 				break;
 			if (j->kind == JOB_FILE && j->r == 0)
-				j->r = pfx_root_commit(a->root,
-				    &j->tail.pend, j->tail.flags);
+				j->r = xtr_commit(a->x, &j->tail);
 			atomic_store(&a->mid, m + 1);
 		}
 		atomic_store(&a->committing, false);
@@ -374,7 +378,7 @@ xtr_async_start(struct xtr *x)
 	a = calloc(1, sizeof(*a));
 	if (a == NULL)
 		return -ENOMEM;
-	a->root = &x->root;
+	a->x = x;
 	if (pthread_mutex_init(&a->mu, NULL) != 0) {
 		free(a);
 		return -ENOMEM;
@@ -753,6 +757,7 @@ xtr_async_write(struct xtr *x, struct archive_entry *ae,
 		pfx_root_abort(&j->tail.pend);
 		return r;
 	}
+	j->tail.rel = j->rel;	/* REL is the caller's: gone before the commit */
 	j->kind = JOB_FILE;
 	x->queued_bytes += j->e.bytes;
 	publish(a);

@@ -208,6 +208,15 @@ xtr_finish_existing(struct xtr *x, struct pfx_entry *e)
 	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "exists", EEXIST);
 }
 
+/* see extract.h */
+void
+xtr_finish_redirects(struct xtr *x, struct pfx_entry *e)
+{
+	e->bytes = 0;	/* what was written went with the temporary */
+	e->decision = PFX_REJECT;
+	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "symlink_redirects", 0);
+}
+
 static enum pfx_entry_type
 entry_type(struct archive_entry *ae)
 {
@@ -654,6 +663,7 @@ free_state(struct xtr *x)
 		free(x->links[i].name);
 	}
 	free(x->links);
+	xtr_free_old_links(x);
 	free(x->include_hit);
 	xtr_table_free(&x->files);
 	xtr_table_free(&x->dirs);
@@ -727,6 +737,7 @@ xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
 		opt = &defaults;
 	}
 	memset(&x, 0, sizeof(x));
+	x.old_mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	x.opt = opt;
 	x.res = result;
 	x.root.fd = -1;

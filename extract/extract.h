@@ -13,6 +13,7 @@
 #ifndef XTR_EXTRACT_H
 #define XTR_EXTRACT_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -136,6 +137,13 @@ struct xtr {
 	size_t nlinks, links_cap;
 	uint64_t link_entries;		/* hard and symbolic links taken on */
 	struct xtr_async *async;	/* owned: the file-finishing worker */
+	/*
+	 * --symlinks=contain: the links in the destination, listed when an
+	 * entry first replaces one (xtr_symlink_removable), under OLD_MU:
+	 * the worker thread commits files too.
+	 */
+	struct old_links *old_listed;	/* owned, or NULL */
+	pthread_mutex_t old_mu;
 	uint64_t queued_bytes;		/* written by files queued there */
 	bool fatal;
 };
@@ -158,6 +166,12 @@ void xtr_finish_error(struct xtr *x, struct pfx_entry *entry, int r);
 
 /* Report ENTRY, whose name exists, under -k or --skip-old-files. */
 void xtr_finish_existing(struct xtr *x, struct pfx_entry *entry);
+
+/*
+ * Report ENTRY refused ("symlink_redirects"): it would have replaced a
+ * symlink that a link already in the destination passes through.
+ */
+void xtr_finish_redirects(struct xtr *x, struct pfx_entry *entry);
 
 /*
  * NAME, or when longer than fits a message beside the words that matter
@@ -303,6 +317,12 @@ int xtr_async_settle(struct xtr *x);
 #define XTR_LIMIT 2
 /* xtr_write_regular(): the caller cancelled the run (fatal). */
 #define XTR_CANCELLED 3
+/*
+ * xtr_write_regular(): the name holds a symlink that a link already in
+ * the destination passes through, and removing it would turn that one
+ * outwards (--symlinks=contain): refused, "symlink_redirects".
+ */
+#define XTR_REDIRECTS 4
 
 /*
  * The first bytes of a file, held in memory to be written by the thread
@@ -327,7 +347,10 @@ struct xtr_tail {
 	bool set_times;
 	bool fsync;
 	struct timespec ts[2];		/* atime, mtime */
-	unsigned int flags;		/* PFX_ROOT_REPLACE or _NOREPLACE */
+	unsigned int flags;		/* PFX_ROOT_REPLACE, _REPLACE_FILE
+					   or _NOREPLACE */
+	const char *rel;		/* borrowed: its name, for the check
+					   of a symlink it replaces */
 	struct stat st;			/* out: the new file's identity */
 };
 
@@ -342,11 +365,21 @@ int xtr_write_data(struct xtr *x, struct archive_entry *ae,
     struct pfx_entry *entry, const char *rel, struct xtr_tail *t);
 
 /*
- * The second half: xtr_seal_data(), then the commit under its name
- * beneath ROOT.  Touches nothing but ROOT and *T: safe on any thread.
- * Return: 0 with T->st filled, or -errno (the temporary removed).
+ * The second half: xtr_seal_data(), then xtr_commit().  Safe on any
+ * thread, as xtr_commit().
+ * Return: 0 with T->st filled, XTR_REDIRECTS, or -errno (the temporary
+ * removed).
  */
-int xtr_finish_data(const struct pfx_root *root, struct xtr_tail *t);
+int xtr_finish_data(struct xtr *x, struct xtr_tail *t);
+
+/*
+ * Commit the sealed file *T under its name beneath X's root.  Where the
+ * name holds a symlink (PFX_ROOT_REPLACE_FILE), it is replaced only if
+ * xtr_symlink_removable() says so.  Touches nothing but the root, *T and
+ * X's old-link list (under its lock): safe on any thread.
+ * Return: 0, XTR_REDIRECTS, or -errno; the temporary is removed but on 0.
+ */
+int xtr_commit(struct xtr *x, struct xtr_tail *t);
 
 /*
  * All of xtr_finish_data() but the commit: the stashed data, mode,
@@ -429,6 +462,21 @@ void xtr_note_file(struct xtr *x, const char *rel, const struct stat *st);
 
 /* Forget any pending symlink at REL: a later entry took the name. */
 void xtr_forget_symlink(struct xtr *x, const char *rel);
+
+/*
+ * --symlinks=contain: may the symlink at REL, which an entry is about to
+ * replace, go?  Not if a link already in the destination that leads
+ * inside now would lead out, or loop, once REL is not a symlink.  Judged
+ * over the disk as it is; the links this run queued are judged with the
+ * old ones at the end (xtr_finish_symlinks).  The links in the
+ * destination are listed once, at the first call, and kept until
+ * xtr_free_old_links().  Thread-safe (X->old_mu).
+ * Return: 0, XTR_REDIRECTS, or -errno (listing failed).
+ */
+int xtr_symlink_removable(struct xtr *x, const char *rel);
+
+/* Free what xtr_symlink_removable() listed. */
+void xtr_free_old_links(struct xtr *x);
 
 /*
  * Point every name this run gave the inode OLD at the new file NEW_REL

@@ -353,6 +353,11 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	t->fsync = (x->opt->flags & PFX_OPT_FSYNC) != 0;
 	t->flags = x->opt->existing == PFX_EXISTING_REPLACE ?
 	    PFX_ROOT_REPLACE : PFX_ROOT_NOREPLACE;
+	/* SECURITY: a symlink at the name may only go once judged. */
+	if (t->flags == PFX_ROOT_REPLACE &&
+	    x->opt->symlinks == PFX_SYMLINKS_CONTAIN)
+		t->flags = PFX_ROOT_REPLACE_FILE;
+	t->rel = rel;
 	return 0;
 }
 
@@ -385,13 +390,35 @@ xtr_seal_data(struct xtr_tail *t)
 
 /* see extract.h */
 int
-xtr_finish_data(const struct pfx_root *root, struct xtr_tail *t)
+xtr_commit(struct xtr *x, struct xtr_tail *t)
+{
+	int r;
+
+	r = pfx_root_commit(&x->root, &t->pend, t->flags);
+	if (r != PFX_ROOT_SYMLINK_HELD)
+		return r;
+	/*
+	 * The name held a symlink when the commit looked: judge as if that
+	 * link goes, whatever the rename replaces now -- it never reads or
+	 * follows it.
+	 */
+	r = xtr_symlink_removable(x, t->rel);
+	if (r != 0) {
+		pfx_root_abort(&t->pend);
+		return r;
+	}
+	return pfx_root_commit(&x->root, &t->pend, PFX_ROOT_REPLACE);
+}
+
+/* see extract.h */
+int
+xtr_finish_data(struct xtr *x, struct xtr_tail *t)
 {
 	int r = xtr_seal_data(t);
 
 	if (r < 0)
 		return r;
-	return pfx_root_commit(root, &t->pend, t->flags);
+	return xtr_commit(x, t);
 }
 
 /* see extract.h */
@@ -407,7 +434,7 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 	r = xtr_write_data(x, ae, e, rel, &t);
 	if (r != 0)
 		return r;
-	r = xtr_finish_data(&x->root, &t);
+	r = xtr_finish_data(x, &t);
 	*st = t.st;
 	return r;
 }
@@ -426,6 +453,8 @@ xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
 	else if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE)
 		xtr_finish_existing(x, e);
+	else if (r == XTR_REDIRECTS)
+		xtr_finish_redirects(x, e);
 	else
 		xtr_finish_error(x, e, r);
 }

@@ -22,7 +22,10 @@
  * destination), paid only by a run that queued a link), and a new link
  * that would turn one of them outwards is refused ("symlink_redirects").
  * An old link that already led out is not the run's doing: it is left as
- * it is, and blocks nothing.
+ * it is, and blocks nothing.  Removing an old link changes where others
+ * lead too, so an entry that would replace one (a file, a hard link) is
+ * refused the same way if an old link through it would lead out
+ * (xtr_symlink_removable, at the end of this file).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -189,11 +192,24 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 	r = xtr_make_parents(x, rel);
 	flags = x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
 	    PFX_ROOT_NOREPLACE;
+	/* SECURITY: a symlink at the name may only go once judged. */
+	if (flags == PFX_ROOT_REPLACE &&
+	    x->opt->symlinks == PFX_SYMLINKS_CONTAIN)
+		flags = PFX_ROOT_REPLACE_FILE;
 	if (r == 0)
 		r = pfx_root_link(&x->root, fd, rel, flags);
+	if (r == PFX_ROOT_SYMLINK_HELD) {
+		r = xtr_symlink_removable(x, rel);
+		if (r == 0)
+			r = pfx_root_link(&x->root, fd, rel, PFX_ROOT_REPLACE);
+	}
 	(void)close(fd);
 	if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE) {
 		xtr_finish_existing(x, e);
+		return;
+	}
+	if (r == XTR_REDIRECTS) {
+		xtr_finish_redirects(x, e);
 		return;
 	}
 	if (r < 0) {
@@ -280,6 +296,7 @@ struct old_link {
 	size_t off;		/* its path in the arena; the target follows */
 	bool touched;		/* its last resolution followed a queued link
 				   (or a queued link takes its name) */
+	bool gone;		/* xtr_symlink_removable: replaced since */
 };
 
 struct old_links {
@@ -735,4 +752,164 @@ xtr_finish_symlinks(struct xtr *x)
 			    outcome[i], 0);
 	}
 	free(outcome);
+}
+
+/*
+ * Removing a symlink changes how the links that pass through it resolve.
+ * With y -> a/b/c, e -> y/../../x is dest/a/x; once a file of the run
+ * replaces y, e reads y/../.. from y's own depth: dest/'s parent, which a
+ * later run that makes y a directory opens for real.  So before an entry
+ * replaces a symlink, xtr_symlink_removable() judges the links already in
+ * the destination with that one read as a symlink (as on disk) and as
+ * not one.  The list is made at the first such replacement only
+ * (pfx_root_list_links(): O(entries in the destination), paid only by a
+ * run that replaces a symlink) and kept in one arena, as old_links; each
+ * replacement then costs one resolution per listed link, two for those
+ * whose resolution reads the replaced name.
+ */
+
+/* A lookup over the disk in which GONE may be read as no symlink. */
+struct gone_ctx {
+	const struct pfx_root *root;
+	const char *gone;
+	size_t gone_len;
+	bool as_gone;		/* in: read GONE as replaced by a file */
+	bool met;		/* out: the resolution read GONE */
+};
+
+/* linkcheck's question, over the disk, GONE read as GONE_CTX says. */
+static int
+lookup_gone(void *arg, const char *rel, char *buf, size_t cap)
+{
+	struct gone_ctx *g = arg;
+	int r;
+
+	if (strncmp(rel, g->gone, g->gone_len) == 0 &&
+	    (rel[g->gone_len] == '\0' || rel[g->gone_len] == '/')) {
+		g->met = true;
+		/* A file now: neither it nor a path beneath it is a link. */
+		if (g->as_gone)
+			return 0;
+	}
+	if (rel[0] == '\0')
+		return 0;
+	r = pfx_root_readlink(g->root, rel, buf, cap);
+	if (r >= 0)
+		return 1;
+	if (r == -EINVAL || r == -ENOENT || r == -ENOTDIR)
+		return 0;
+	return r;
+}
+
+/*
+ * Would the old link PATH -> TARGET, inside as things stand, lead out
+ * (or loop, or be beyond judging) once the symlink REL is gone?  One
+ * that is not inside now is not the run's doing; one whose resolution
+ * never reads REL leads where it led.
+ */
+static bool
+turned_out(const struct pfx_root *root, const char *rel, const char *path,
+    const char *target)
+{
+	struct gone_ctx g = { root, rel, strlen(rel), false, false };
+	struct xtr_link_lookup lk = { lookup_gone, &g };
+
+	if (xtr_link_contained(path, target, &lk, NULL, 0) != 1 || !g.met)
+		return false;
+	g.as_gone = true;
+	/* SECURITY: every answer but "contained" counts as leading out. */
+	return xtr_link_contained(path, target, &lk, NULL, 0) != 1;
+}
+
+/* pfx_root_list_links()'s call: keep every link.  0, or -ENOMEM. */
+static int
+keep_link(void *arg, const char *rel, const char *target)
+{
+	struct old_links *old = arg;
+	size_t plen = strlen(rel) + 1, tlen = strlen(target) + 1;
+	int r;
+
+	r = old_reserve(old, plen + tlen);
+	if (r < 0)
+		return r;
+	old->v[old->n].off = old->used;
+	old->v[old->n].touched = false;
+	old->v[old->n].gone = false;
+	memcpy(old->arena + old->used, rel, plen);
+	memcpy(old->arena + old->used + plen, target, tlen);
+	old->used += plen + tlen;
+	old->n++;
+	return 0;
+}
+
+/* List the links in the destination into X->old_listed.  0, or -errno. */
+static int
+list_old_links(struct xtr *x)
+{
+	struct old_links *old;
+	int r;
+
+	old = calloc(1, sizeof(*old));
+	if (old == NULL)
+		return -ENOMEM;
+	r = pfx_root_list_links(&x->root, keep_link, old);
+	if (r < 0) {
+		old_free(old);
+		free(old);
+		return r;
+	}
+	x->old_listed = old;
+	return 0;
+}
+
+/*
+ * Judge the removal of the symlink REL against OLD; if allowed, mark REL
+ * gone, so that it is no longer judged as a link.
+ */
+static int
+judge_removal(struct xtr *x, struct old_links *old, const char *rel)
+{
+	const char *path;
+	size_t i, self = SIZE_MAX;
+
+	for (i = 0; i < old->n; i++) {
+		if (old->v[i].gone)
+			continue;
+		path = old->arena + old->v[i].off;
+		if (strcmp(path, rel) == 0) {
+			self = i;
+			continue;
+		}
+		if (turned_out(&x->root, rel, path, path + strlen(path) + 1))
+			return XTR_REDIRECTS;
+	}
+	if (self != SIZE_MAX)
+		old->v[self].gone = true;
+	return 0;
+}
+
+/* see extract.h */
+int
+xtr_symlink_removable(struct xtr *x, const char *rel)
+{
+	int r = 0;
+
+	(void)pthread_mutex_lock(&x->old_mu);
+	if (x->old_listed == NULL)
+		r = list_old_links(x);
+	if (r == 0)
+		r = judge_removal(x, x->old_listed, rel);
+	(void)pthread_mutex_unlock(&x->old_mu);
+	return r;
+}
+
+/* see extract.h */
+void
+xtr_free_old_links(struct xtr *x)
+{
+	if (x->old_listed == NULL)
+		return;
+	old_free(x->old_listed);
+	free(x->old_listed);
+	x->old_listed = NULL;
 }

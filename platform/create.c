@@ -482,6 +482,31 @@ pfx_root_begin_cached(const struct pfx_root *root,
 	return r;
 }
 
+/*
+ * How pfx_root_commit() and pfx_root_link() treat a taken name, from
+ * FLAGS: 0 fail, 1 replace, 2 replace unless a symlink
+ * (PFX_ROOT_REPLACE_FILE), or -EINVAL.
+ */
+static int
+replace_mode(unsigned int flags)
+{
+	return flags == PFX_ROOT_REPLACE_FILE ? 2 : plat_replace_flags(flags);
+}
+
+/*
+ * Is NAME in DIRFD a symlink?  Asked only once NAME proved taken.  A
+ * name that cannot be looked at counts as one: the caller then judges
+ * the removal of a symlink, which is the cautious way to be wrong.
+ */
+static bool
+holds_symlink(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    S_ISLNK(st.st_mode);
+}
+
 /* Link FD at a temporary name in DIRFD, then rename it over NAME. */
 static int
 link_replacing(int fd, int dirfd, const char *name)
@@ -509,18 +534,41 @@ link_replacing(int fd, int dirfd, const char *name)
 
 /*
  * Give the unnamed file of PEND its name: a link, which fails with EEXIST
- * where the name is taken; with REPLACE, a link at a temporary name
- * renamed over it then.
+ * where the name is taken; with MODE (replace_mode) 1, a link at a
+ * temporary name renamed over it then; with 2, the same unless the name
+ * holds a symlink (PFX_ROOT_SYMLINK_HELD).
  */
 static int
-name_unnamed(struct pfx_pending *pend, bool replace)
+name_unnamed(struct pfx_pending *pend, int mode)
 {
 	int r;
 
 	r = plat_os_link_fd(pend->fd, pend->dirfd, pend->name);
-	if (r == -EEXIST && replace)
+	if (r == -EEXIST && mode == 2 &&
+	    holds_symlink(pend->dirfd, pend->name))
+		return PFX_ROOT_SYMLINK_HELD;
+	if (r == -EEXIST && mode != 0)
 		r = link_replacing(pend->fd, pend->dirfd, pend->name);
 	return r;
+}
+
+/* As name_unnamed(), for a file PEND made under a temporary name. */
+static int
+rename_pending(struct pfx_pending *pend, int mode)
+{
+	int r;
+
+	if (mode == 1)
+		return renameat(pend->dirfd, pend->tmp, pend->dirfd,
+		    pend->name) == -1 ? -errno : 0;
+	r = plat_os_rename_noreplace(pend->dirfd, pend->tmp, pend->dirfd,
+	    pend->name);
+	if (r != -EEXIST || mode == 0)
+		return r;
+	if (holds_symlink(pend->dirfd, pend->name))
+		return PFX_ROOT_SYMLINK_HELD;
+	return renameat(pend->dirfd, pend->tmp, pend->dirfd,
+	    pend->name) == -1 ? -errno : 0;
 }
 
 /* see pfx_root.h */
@@ -530,15 +578,14 @@ pfx_root_commit(const struct pfx_root *root, struct pfx_pending *pend,
 {
 	int r;
 
-	r = plat_replace_flags(flags);
+	r = replace_mode(flags);
 	if (r >= 0 && pend->tmp[0] == '\0')
-		r = name_unnamed(pend, r == 1);
-	else if (r == 0)
-		r = plat_os_rename_noreplace(pend->dirfd, pend->tmp,
-		    pend->dirfd, pend->name);
-	else if (r == 1)
-		r = renameat(pend->dirfd, pend->tmp, pend->dirfd,
-		    pend->name) == -1 ? -errno : 0;
+		r = name_unnamed(pend, r);
+	else if (r >= 0)
+		r = rename_pending(pend, r);
+	/* Nothing done: the caller commits again or aborts. */
+	if (r == PFX_ROOT_SYMLINK_HELD)
+		return r;
 	if (r < 0) {
 		/* Begun beneath the root, named in a directory moved out? */
 		r = plat_confined_error(root, pend->dirfd, r);
@@ -572,7 +619,7 @@ pfx_root_link(const struct pfx_root *root, int fd, const char *rel,
 	struct stat st;
 	int pfd, r, replace;
 
-	replace = plat_replace_flags(flags);
+	replace = replace_mode(flags);
 	if (replace < 0)
 		return replace;
 	if (fstat(fd, &st) == -1)
@@ -587,10 +634,18 @@ pfx_root_link(const struct pfx_root *root, int fd, const char *rel,
 	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
 	if (pfd < 0)
 		return pfd;
-	if (replace == 1)
+	if (replace == 1) {
 		r = link_replacing(fd, pfd, p.leaf);
-	else
+	} else {
 		r = plat_os_link_fd(fd, pfd, p.leaf);
+		if (r == -EEXIST && replace == 2) {
+			if (holds_symlink(pfd, p.leaf)) {
+				plat_close(pfd);
+				return PFX_ROOT_SYMLINK_HELD;
+			}
+			r = link_replacing(fd, pfd, p.leaf);
+		}
+	}
 	if (r == 0) {
 		r = plat_check_beneath_at(root, pfd, p.parent);
 		if (r < 0)

@@ -69,6 +69,20 @@ struct pfx_root {
 #define PFX_ROOT_NOREPLACE 0x2u	/* fail with -EEXIST (the default) */
 
 /*
+ * For pfx_root_commit() and pfx_root_link() only: replace an existing
+ * non-directory as PFX_ROOT_REPLACE does, unless it is a symbolic link;
+ * then nothing is done and the call returns PFX_ROOT_SYMLINK_HELD, so
+ * that the caller can judge what removing that link would change
+ * (--symlinks=contain) and call again with PFX_ROOT_REPLACE, or give up.
+ * The name's type is asked only once the name proved taken, so this
+ * costs no system call where the name is new.  What the name holds can
+ * change before the second call; a caller MUST judge as if a symlink
+ * were removed, whatever is replaced then.
+ */
+#define PFX_ROOT_REPLACE_FILE 0x8u
+#define PFX_ROOT_SYMLINK_HELD 1
+
+/*
  * A regular file being written, to appear at its final name only when
  * pfx_root_commit() succeeds: until then it has no name at all (Linux's
  * O_TMPFILE), or a temporary one where the filesystem cannot do that.
@@ -222,8 +236,10 @@ PFX_API int pfx_root_begin_cached(const struct pfx_root *root,
  * is atomically replaced by the rename and never opened or followed (an
  * existing directory gives -EISDIR); with PFX_ROOT_NOREPLACE or 0 an
  * existing name gives -EEXIST.  On failure the
- * temporary file is removed.  Either way *PEND is released, fd included.
- * Return: 0, or -errno.
+ * temporary file is removed.  Either way *PEND is released, fd included,
+ * but on PFX_ROOT_SYMLINK_HELD (PFX_ROOT_REPLACE_FILE): then *PEND is
+ * kept as it was, to commit again or abort.
+ * Return: 0, PFX_ROOT_SYMLINK_HELD, or -errno.
  */
 PFX_API int pfx_root_commit(const struct pfx_root *root,
     struct pfx_pending *pend, unsigned int flags);
@@ -237,8 +253,9 @@ PFX_API void pfx_root_abort(struct pfx_pending *pend);
  * still linked somewhere (-ENOENT).  The caller MUST only pass files it
  * made beneath this root: an inode's location cannot be checked.  The inode linked is the one FD refers to, never a name
  * looked up again.  FLAGS: 0 or PFX_ROOT_NOREPLACE (an existing name gives
- * -EEXIST), or PFX_ROOT_REPLACE (an existing non-directory is replaced).
- * Return: 0, or -errno.
+ * -EEXIST), PFX_ROOT_REPLACE (an existing non-directory is replaced), or
+ * PFX_ROOT_REPLACE_FILE.
+ * Return: 0, PFX_ROOT_SYMLINK_HELD, or -errno.
  */
 PFX_API int pfx_root_link(const struct pfx_root *root, int fd,
     const char *rel, unsigned int flags);

@@ -290,7 +290,7 @@ expect_contained_below(const struct cfx *fx, const char *rel,
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
-	int fd, r;
+	int fd, r, tries;
 
 	fd = openat(fx->destfd, rel[0] != '\0' ? rel : ".", O_RDONLY |
 	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -314,8 +314,13 @@ expect_contained_below(const struct cfx *fx, const char *rel,
 		memset(&how, 0, sizeof(how));
 		how.flags = O_PATH | O_CLOEXEC;
 		how.resolve = RESOLVE_BENEATH;
-		r = (int)syscall(SYS_openat2, fx->destfd, path, &how,
-		    sizeof(how));
+		/* EAGAIN: a rename anywhere on the system (another test)
+		 * raced a ".." of the walk; the kernel asks to retry. */
+		tries = 0;
+		do {
+			r = (int)syscall(SYS_openat2, fx->destfd, path, &how,
+			    sizeof(how));
+		} while (r == -1 && errno == EAGAIN && ++tries < 1000);
 		if (r >= 0) {
 			(void)close(r);
 			continue;
@@ -603,6 +608,169 @@ case_already_escaping(struct cfx *fx)
 Test(links_compose, already_escaping)
 {
 	each_resolver(case_already_escaping);
+}
+
+/* Is NAME in dest/ still the symlink -> TARGET? */
+static void
+expect_link_kept(const struct cfx *fx, const char *name, const char *target)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	n = readlinkat(fx->destfd, name, buf, sizeof(buf) - 1);
+	cr_assert(n >= 0, "[%s] %s is no longer a link", fx->rname, name);
+	buf[n] = '\0';
+	cr_assert_str_eq(buf, target, "[%s] %s -> %s", fx->rname, name, buf);
+}
+
+/* Add the regular file NAME, empty, to AB. */
+static void
+cab_file(struct cab *ab, const char *name)
+{
+	cab_add(ab, name, AE_IFREG, NULL);
+}
+
+/* Add the hard link NAME to TARGET, an earlier entry of AB. */
+static void
+cab_hardlink(struct cab *ab, const char *name, const char *target)
+{
+	struct archive_entry *e = archive_entry_new();
+	int r;
+
+	cr_assert(e != NULL, "archive_entry_new");
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, 0);
+	archive_entry_set_hardlink(e, target);
+	r = archive_write_header(ab->a, e);
+	cr_assert(r == ARCHIVE_OK || r == ARCHIVE_WARN, "header %s", name);
+	archive_entry_free(e);
+}
+
+/*
+ * Plant y -> a/b/c (a real directory) and e -> y/../../x, which climbs
+ * out of y's target: dest/a/x, inside.  With y a plain name at its own
+ * depth, e reads y/../.. -- dest/'s parent.  A file that replaced the
+ * link y would leave e pointing out as soon as a later run makes y a
+ * directory.
+ */
+static void
+plant_deep_y(struct cfx *fx)
+{
+	plant_dir(fx, "a");
+	plant_dir(fx, "a/b");
+	plant_dir(fx, "a/b/c");
+	plant_link(fx, "y", "a/b/c");
+	plant_link(fx, "e", "y/../../x");
+}
+
+/* A later run makes y a directory: e must still lead inside. */
+static void
+then_dir_y(struct cfx *fx)
+{
+	struct cab ab;
+
+	cab_open(&ab);
+	cab_dir(&ab, "y/");
+	cab_close(&ab);
+	(void)cfx_run(fx, &ab);
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+/*
+ * A file of a contain run may not replace the old link y that the old
+ * link e passes through: removing y would send e out.  It is refused,
+ * and y stays.
+ */
+static void
+case_file_replaces_link(struct cfx *fx)
+{
+	struct cab ab;
+
+	plant_deep_y(fx);
+	cab_open(&ab);
+	cab_file(&ab, "y");
+	cab_file(&ab, "z");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s]", fx->rname);
+	cr_assert(report_of(fx, "y")->status == PFX_ENTRY_REFUSED &&
+	    strcmp(report_of(fx, "y")->reason, "symlink_redirects") == 0 &&
+	    report_of(fx, "y")->decision == PFX_REJECT,
+	    "[%s] y: %s %s, expected refused symlink_redirects", fx->rname,
+	    pfx_entry_status_name(report_of(fx, "y")->status),
+	    report_of(fx, "y")->reason);
+	cr_assert(report_of(fx, "z")->status == PFX_ENTRY_EXTRACTED,
+	    "[%s] z not extracted", fx->rname);
+	expect_link_kept(fx, "y", "a/b/c");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+	then_dir_y(fx);
+}
+
+Test(links_compose, file_replaces_link)
+{
+	each_resolver(case_file_replaces_link);
+}
+
+/* The same with a hard link of the run at y's name. */
+static void
+case_hardlink_replaces_link(struct cfx *fx)
+{
+	struct cab ab;
+
+	plant_deep_y(fx);
+	cab_open(&ab);
+	cab_file(&ab, "f");
+	cab_hardlink(&ab, "y", "f");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s]", fx->rname);
+	cr_assert(report_of(fx, "y")->status == PFX_ENTRY_REFUSED &&
+	    strcmp(report_of(fx, "y")->reason, "symlink_redirects") == 0,
+	    "[%s] y: %s %s, expected refused symlink_redirects", fx->rname,
+	    pfx_entry_status_name(report_of(fx, "y")->status),
+	    report_of(fx, "y")->reason);
+	expect_link_kept(fx, "y", "a/b/c");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+	then_dir_y(fx);
+}
+
+Test(links_compose, hardlink_replaces_link)
+{
+	each_resolver(case_hardlink_replaces_link);
+}
+
+/*
+ * Negative control: no old link passes through y (w -> a/b only looks
+ * like it might), so a file replaces it as before.
+ */
+static void
+case_file_replaces_lone_link(struct cfx *fx)
+{
+	struct stat st;
+	struct cab ab;
+
+	plant_dir(fx, "a");
+	plant_dir(fx, "a/b");
+	plant_link(fx, "y", "a/b");
+	plant_link(fx, "w", "a/b/../b");
+	cab_open(&ab);
+	cab_file(&ab, "y");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s]", fx->rname);
+	cr_assert(report_of(fx, "y")->status == PFX_ENTRY_EXTRACTED,
+	    "[%s] y: %s", fx->rname, report_of(fx, "y")->reason);
+	cr_assert(fstatat(fx->destfd, "y", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode), "[%s] y is not the new file", fx->rname);
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose, file_replaces_lone_link)
+{
+	each_resolver(case_file_replaces_lone_link);
 }
 
 /* --- pfx_root_list_links() --------------------------------------------- */

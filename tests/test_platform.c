@@ -1474,6 +1474,51 @@ PENDING_TEST(commit_replace)
 	    fx->rname);
 }
 
+/*
+ * PFX_ROOT_REPLACE_FILE replaces a file, but stops at a symlink with
+ * PFX_ROOT_SYMLINK_HELD, the pending file kept for a second commit; a
+ * hard link stops there too.
+ *
+ *	dest/
+ *	|-- f		"old\n"
+ *	|-- l -> f
+ *	`-- m -> f
+ */
+PENDING_TEST(commit_replace_file)
+{
+	struct pfx_pending pend;
+	struct stat st;
+	int fd;
+
+	put_file(fx->dest, "f", "old\n", 0644);
+	put_link(fx->dest, "l", "f");
+	put_link(fx->dest, "m", "f");
+	ASSERT_RET(pfx_root_begin(&fx->root, "l", 0644, &pend), 0);
+	write_all(pend.fd, "new\n");
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, PFX_ROOT_REPLACE_FILE),
+	    PFX_ROOT_SYMLINK_HELD);
+	st = stat_at(fx->dest, "l");
+	cr_assert(S_ISLNK(st.st_mode), "[%s] l replaced", fx->rname);
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, PFX_ROOT_REPLACE), 0);
+	expect_content(fx, fx->dest, "l", "new\n");
+	ASSERT_RET(pfx_root_begin(&fx->root, "f", 0644, &pend), 0);
+	write_all(pend.fd, "newer\n");
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, PFX_ROOT_REPLACE_FILE),
+	    0);
+	expect_content(fx, fx->dest, "f", "newer\n");
+	fd = ASSERT_FD(pfx_root_open_read(&fx->root, "f"));
+	ASSERT_RET(pfx_root_link(&fx->root, fd, "m", PFX_ROOT_REPLACE_FILE),
+	    PFX_ROOT_SYMLINK_HELD);
+	st = stat_at(fx->dest, "m");
+	cr_assert(S_ISLNK(st.st_mode), "[%s] m replaced", fx->rname);
+	ASSERT_RET(pfx_root_link(&fx->root, fd, "l", PFX_ROOT_REPLACE_FILE),
+	    0);
+	expect_content(fx, fx->dest, "l", "newer\n");
+	(void)close(fd);
+	cr_assert(count_temps(fx->dest, ".") == 0, "[%s] temporary left",
+	    fx->rname);
+}
+
 /* Flags 0 and PFX_ROOT_NOREPLACE leave every kind of prior entry alone. */
 PENDING_TEST(commit_noreplace)
 {
