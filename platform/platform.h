@@ -10,6 +10,7 @@
 #ifndef PLATFORM_H
 #define PLATFORM_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -218,6 +219,23 @@ mode_t plat_os_umask(void);
  */
 struct dirent;
 mode_t plat_os_dirent_type(const struct dirent *de);
+
+/* --- listing.c ------------------------------------------------------- */
+
+/*
+ * Make *D a listing of the directory open as FD (which stays open and
+ * the caller's), starting at POS, a telldir(3) position, or at the
+ * beginning if POS is negative.  Return: 0, or -errno.
+ */
+int plat_listing_open(int fd, long pos, DIR **d);
+
+/*
+ * Climb from the directory open as *FD to its parent, which must be the
+ * directory UP (same device, inode and mount): else -EXDEV, as when it
+ * was moved meanwhile.  Return: 0 with *FD the parent (the child
+ * closed), or -errno with *FD left open.
+ */
+int plat_climb(int *fd, const struct plat_id *up);
 
 /* --- sandbox_*.c ------------------------------------------------------ */
 

@@ -45,14 +45,6 @@
  */
 #define KEEP_LEVELS 8
 
-/* Is ID the same directory, on the same mount, as WANT? */
-static int
-same_dir(const struct plat_id *id, const struct plat_id *want)
-{
-	return id->dev == want->dev && id->ino == want->ino &&
-	    (id->mnt == 0 || want->mnt == 0 || id->mnt == want->mnt);
-}
-
 /*
  * Open the directory NAME in DIRFD to empty it, without following a
  * symlink, and only on TOP's filesystem and mount; make it 0700 if its
@@ -138,23 +130,12 @@ one_pass(int fd, struct level *l, bool keep, char *child,
 {
 	struct dirent *de;
 	long here = 0;
-	int dfd, r = 0;
+	int r = 0;
 
 	if (l->d == NULL) {
-		dfd = dup(fd);
-		if (dfd == -1)
-			return -errno;
-		l->d = fdopendir(dfd);
-		if (l->d == NULL) {
-			r = -errno;
-			plat_close(dfd);
+		r = plat_listing_open(fd, l->pos, &l->d);
+		if (r < 0)
 			return r;
-		}
-		/* The offset is shared with FD: always say where to start. */
-		if (l->pos < 0)
-			rewinddir(l->d);
-		else
-			seekdir(l->d, l->pos);
 	}
 	for (;;) {
 		if (!keep)
@@ -188,32 +169,6 @@ one_pass(int fd, struct level *l, bool keep, char *child,
 	(void)closedir(l->d);
 	l->d = NULL;
 	return r;
-}
-
-/*
- * Climb from the directory open as *FD to its parent, which must be UP.
- * Return: 0 with *FD the parent, or -errno (*FD left open).
- */
-static int
-climb(int *fd, const struct plat_id *up)
-{
-	struct plat_id id;
-	int pfd, r;
-
-	pfd = openat(*fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd == -1)
-		return -errno;
-	r = plat_os_identify(pfd, &id);
-	/* SECURITY: moved meanwhile; ".." is not where we came from. */
-	if (r == 0 && !same_dir(&id, up))
-		r = -EXDEV;
-	if (r < 0) {
-		plat_close(pfd);
-		return r;
-	}
-	plat_close(*fd);
-	*fd = pfd;
-	return 0;
 }
 
 /* Is NAME a single component other than "." and ".."? */
@@ -275,7 +230,7 @@ empty_tree(int *fd, struct level *w)
 		if (depth == 0)
 			return 0;
 		/* Empty now: back to the parent, whose next pass removes it. */
-		r = climb(fd, &w[depth - 1].id);
+		r = plat_climb(fd, &w[depth - 1].id);
 		if (r < 0)
 			return r;
 		depth--;

@@ -77,18 +77,12 @@ is_empty(int fd)
 {
 	struct dirent *de;
 	DIR *d;
-	int dfd, r = 1;
+	int r;
 
-	dfd = dup(fd);
-	if (dfd == -1)
-		return -errno;
-	d = fdopendir(dfd);
-	if (d == NULL) {
-		r = -errno;
-		plat_close(dfd);
+	r = plat_listing_open(fd, -1, &d);
+	if (r < 0)
 		return r;
-	}
-	rewinddir(d);
+	r = 1;
 	for (;;) {
 		errno = 0;
 		de = readdir(d);

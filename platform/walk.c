@@ -58,32 +58,6 @@ struct walk {
 };
 
 /*
- * Make L->d a listing of the directory open as FD, going on from L->pos
- * (-1: the start).  Return: 0, or -errno.
- */
-static int
-open_listing(int fd, struct level *l)
-{
-	int dfd, r;
-
-	dfd = dup(fd);
-	if (dfd == -1)
-		return -errno;
-	l->d = fdopendir(dfd);
-	if (l->d == NULL) {
-		r = -errno;
-		plat_close(dfd);
-		return r;
-	}
-	/* The offset is shared with FD: always say where to start. */
-	if (l->pos < 0)
-		rewinddir(l->d);
-	else
-		seekdir(l->d, l->pos);
-	return 0;
-}
-
-/*
  * Append the component NAME to W->path, which names a directory in its
  * first PLEN bytes.  Return: the new length, or -ENAMETOOLONG.
  */
@@ -176,33 +150,6 @@ enter(const struct pfx_root *root, int dirfd, const char *name,
 }
 
 /*
- * Climb from the directory open as *FD to its parent, which must be UP.
- * Return: 0 with *FD the parent, or -errno (*FD left open).
- */
-static int
-climb(int *fd, const struct plat_id *up)
-{
-	struct plat_id id;
-	int pfd, r;
-
-	pfd = openat(*fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd == -1)
-		return -errno;
-	r = plat_os_identify(pfd, &id);
-	/* SECURITY: moved meanwhile; ".." is not where we came from. */
-	if (r == 0 && (id.dev != up->dev || id.ino != up->ino ||
-	    (id.mnt != 0 && up->mnt != 0 && id.mnt != up->mnt)))
-		r = -EXDEV;
-	if (r < 0) {
-		plat_close(pfd);
-		return r;
-	}
-	plat_close(*fd);
-	*fd = pfd;
-	return 0;
-}
-
-/*
  * Go down from the directory open as *FD, at DEPTH, into its entry NAME:
  * on success *FD is the child and DEPTH + 1 its level, and the parent's
  * listing is kept open or left as a position.
@@ -255,7 +202,7 @@ walk_tree(struct walk *w, int *fd)
 		struct level *l = &w->w[depth];
 
 		if (l->d == NULL) {
-			r = open_listing(*fd, l);
+			r = plat_listing_open(*fd, l->pos, &l->d);
 			if (r < 0)
 				return r;
 		}
@@ -268,7 +215,7 @@ walk_tree(struct walk *w, int *fd)
 			l->d = NULL;
 			if (depth == 0)
 				return 0;
-			r = climb(fd, &w->w[depth - 1].id);
+			r = plat_climb(fd, &w->w[depth - 1].id);
 			if (r < 0)
 				return r;
 			depth--;
