@@ -30,13 +30,32 @@ fail(struct pfx_result *res, int error, const char *dest, const char *what)
 }
 
 /*
- * Fail RES: the directory NAME made in DEST's parent was not found there
- * again (someone who can write DEST's parent swapped it), so it was
- * left as it is.
+ * Say in BUF (CAP bytes) where the staging directory NAME is: beside the
+ * destination, or UP levels above its parent (pfx_stage.up), where no
+ * one else can write.
+ */
+static const char *
+where(char *buf, size_t cap, const char *name, unsigned int up)
+{
+	if (up == 0)
+		snprintf(buf, cap, "%s beside the destination", name);
+	else
+		snprintf(buf, cap, "%s, %u level%s above the destination's "
+		    "parent,", name, up, up == 1 ? "" : "s");
+	return buf;
+}
+
+/*
+ * Fail RES: the staging directory NAME, UP levels above DEST's parent,
+ * was not found at its name again (someone swapped it), so it was left
+ * as it is.
  */
 static void
-fail_stale(struct pfx_result *res, const char *dest, const char *name)
+fail_stale(struct pfx_result *res, const char *dest, const char *name,
+    unsigned int up)
 {
+	char at[sizeof(((struct pfx_stage *)0)->name) + 64];
+
 	size_t n = strlen(res->message);
 
 	res->status = PFX_FATAL;
@@ -49,10 +68,10 @@ fail_stale(struct pfx_result *res, const char *dest, const char *name)
 		    sizeof(res->message) - n, "; ");
 	if (n < sizeof(res->message))
 		snprintf(res->message + n, sizeof(res->message) - n, "the "
-		    "staging directory %s beside the destination was replaced "
-		    "by another directory during the run (someone else can "
-		    "write to the destination's parent); the other directory "
-		    "was left untouched", name);
+		    "staging directory %s was replaced by another directory "
+		    "during the run (someone else can write there); the other "
+		    "directory was left untouched",
+		    where(at, sizeof(at), name, up));
 }
 
 /* Say why DEST cannot be staged, from pfx_stage_open()'s error R. */
@@ -88,7 +107,7 @@ fail_open(struct pfx_result *res, const struct pfx_stage *st,
 		    "--atomic makes it anew";
 		break;
 	case -ESTALE:
-		fail_stale(res, dest, st->name);
+		fail_stale(res, dest, st->name, st->up);
 		return;
 	default:
 		fail(res, -r, dest, "cannot stage the destination beside it");
@@ -100,17 +119,20 @@ fail_open(struct pfx_result *res, const struct pfx_stage *st,
 }
 
 /*
- * Add to RES's message that the staging directory NAME could not be
- * removed (error R), so the caller knows where the tree was left.
+ * Add to RES's message that the staging directory NAME, UP levels above
+ * DEST's parent, could not be removed (error R), so the caller knows
+ * where the tree was left.
  */
 static void
-tell_leftover(struct pfx_result *res, const char *name, int r)
+tell_leftover(struct pfx_result *res, const char *name, unsigned int up,
+    int r)
 {
+	char at[sizeof(((struct pfx_stage *)0)->name) + 64];
 	size_t n = strlen(res->message);
 
 	snprintf(res->message + n, sizeof(res->message) - n, "%sthe staging "
-	    "directory %s beside the destination could not be removed: %s",
-	    n > 0 ? "; " : "", name, strerror(-r));
+	    "directory %s could not be removed: %s", n > 0 ? "; " : "",
+	    where(at, sizeof(at), name, up), strerror(-r));
 }
 
 /* see extract.h */
@@ -169,15 +191,15 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 			snprintf(result->message, sizeof(result->message),
 			    "%s: published", dest);
 			if (r == -ESTALE)
-				fail_stale(result, dest, name);
+				fail_stale(result, dest, name, st.up);
 			else
-				tell_leftover(result, name, r);
+				tell_leftover(result, name, st.up, r);
 			result->status = PFX_FATAL;
 			result->error = -r;
 			return result->status;
 		}
 		if (r == -ESTALE) {
-			fail_stale(result, dest, name);
+			fail_stale(result, dest, name, st.up);
 			return result->status;
 		}
 		fail(result, -r, dest, r == -EEXIST || r == -ENOTEMPTY ?
@@ -187,8 +209,8 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 	/* SECURITY: nothing of a failed run stays, and DEST is untouched. */
 	r = pfx_stage_discard(&st);
 	if (r == -ESTALE)
-		fail_stale(result, dest, name);
+		fail_stale(result, dest, name, st.up);
 	else if (r < 0)
-		tell_leftover(result, name, r);
+		tell_leftover(result, name, st.up, r);
 	return result->status;
 }

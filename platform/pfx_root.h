@@ -386,15 +386,16 @@ PFX_API int pfx_remove_tree(int dirfd, const char *name);
  * A staging tree: a new, private directory made beside a destination
  * DEST, filled, and then published at DEST's name in one rename, or
  * removed whole.  It lives one level down, in a private directory
- * ".DEST.pfx-XXXXXXXX" (mode 0700) of DEST's parent, so that DEST's
- * parent, which others may be able to write to, is never walked: the
- * tree is filled through FD and removed through the private directory's
- * descriptor, and the names in DEST's parent are only made, exchanged
- * and removed in the ways stage.c's SECURITY note lists.  Fields are
- * private except FD, the staging tree to fill (pin it with
- * pfx_root_open(&root, st->fd, ".", ...)), and NAME, the private
- * directory's name in DEST's parent, for messages; both are read only,
- * and owned by *ST.
+ * ".DEST.pfx-XXXXXXXX" (mode 0700) made in DEST's parent if no one else
+ * can change that, else in the nearest directory above it, on its mount,
+ * that no one else can change.  DEST's parent, which others may be able
+ * to write to, is never walked: the tree is filled through FD and
+ * removed through the private directory's descriptor, and the names in
+ * DEST's parent are only made or exchanged in the ways stage.c's
+ * SECURITY note lists.  Fields are private except FD, the staging tree
+ * to fill (pin it with pfx_root_open(&root, st->fd, ".", ...)), NAME,
+ * the private directory's name, and UP, how far above DEST's parent it
+ * is, for messages; all are read only, and owned by *ST.
  */
 struct pfx_stage {
 	int fd;			/* the staging tree (O_RDONLY) */
@@ -427,9 +428,9 @@ struct pfx_stage {
  * that descriptor.  DEST's last component is never followed: DEST must
  * be absent, or an empty directory on the same mount as its parent.  The
  * private directory ".DEST.pfx-XXXXXXXX" (DEST cut to fit, X random) is
- * made in that parent with mkdirat(2), mode 0700, opened, and used only
- * if it is a new empty directory of ours with no rights for others; the
- * tree is made in it.  Errors: -EINVAL DEST has no last component of its
+ * made with mkdirat(2), mode 0700, where the struct's comment says,
+ * opened, and used only if it is a new empty directory of ours with no
+ * rights for others; the tree is made in it.  Errors: -EINVAL DEST has no last component of its
  * own ("", "/", ".", ".."); -ELOOP DEST is a symlink; -ENOTDIR DEST is
  * another non-directory; -ENOTEMPTY DEST is a directory with entries;
  * -EXDEV DEST is a mount point; -EPERM DEST is an empty directory in a
@@ -437,7 +438,7 @@ struct pfx_stage {
  * without the sticky bit), where exchanging it could not be proved to
  * act on DEST alone (all before anything is made); -ESTALE
  * what stood at the name made was not ours (swapped by someone who can
- * write DEST's parent), and is left as it is, named in ST->NAME.
+ * write where it was made), and is left as it is, named in ST->NAME.
  * Return: 0, or -errno (and *ST needs no cleanup; ST->NAME is "" unless
  * a name of ours was left behind).
  */

@@ -458,8 +458,7 @@ pfx_stage_open(struct pfx_stage *st, int dirfd, const char *dest)
 	 * others could swap meanwhile, so it is only taken in a parent
 	 * closed to them; elsewhere only a new name is ever made there.
 	 */
-	if (r == 0 && st->replace && (st->stagefd != st->parentfd ||
-	    !st->parent_closed))
+	if (r == 0 && st->replace && !st->parent_closed)
 		r = -EPERM;
 	if (r == 0) {
 		r = make_private(st, &pid);
