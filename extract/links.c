@@ -297,6 +297,8 @@ struct old_link {
 	bool touched;		/* its last resolution followed a queued link
 				   (or a queued link takes its name) */
 	bool gone;		/* xtr_symlink_removable: replaced since */
+	bool refused;		/* xtr_symlink_removable: its removal was
+				   refused, and no link has gone since */
 };
 
 struct old_links {
@@ -341,6 +343,27 @@ note_followed(struct lookup_ctx *c, size_t i)
 	return 0;
 }
 
+/*
+ * Is REL a symlink on disk beneath ROOT?  Return: 1 with its target in
+ * BUF (CAP bytes), 0 if not or if it does not exist, or -errno (-ELOOP:
+ * a symlink on its way).
+ */
+static int
+read_disk_link(const struct pfx_root *root, const char *rel, char *buf,
+    size_t cap)
+{
+	int r;
+
+	if (rel[0] == '\0')
+		return 0;
+	r = pfx_root_readlink(root, rel, buf, cap);
+	if (r >= 0)
+		return 1;
+	if (r == -EINVAL || r == -ENOENT || r == -ENOTDIR)
+		return 0;
+	return r;
+}
+
 /* linkcheck's question: is REL a symlink, queued or on disk? */
 static int
 lookup_link(void *arg, const char *rel, char *buf, size_t cap)
@@ -357,17 +380,13 @@ lookup_link(void *arg, const char *rel, char *buf, size_t cap)
 		memcpy(buf, c->x->links[i].target, n + 1);
 		return note_followed(c, i) < 0 ? -ELOOP : 1;
 	}
-	if (rel[0] == '\0')
-		return 0;
-	r = pfx_root_readlink(&c->x->root, rel, buf, cap);
-	if (r >= 0) {
+	r = read_disk_link(&c->x->root, rel, buf, cap);
+	if (r == 1) {
 		/* On disk after the links are made: one of ours, if queued. */
 		if (i != SIZE_MAX && note_followed(c, i) < 0)
 			return -ELOOP;
 		return 1;
 	}
-	if (r == -EINVAL || r == -ENOENT || r == -ENOTDIR)
-		return 0;
 	if (r == -ELOOP)
 		c->symlink_on_disk = true;
 	return r;
@@ -455,6 +474,31 @@ old_reserve(struct old_links *old, size_t len)
 	return 0;
 }
 
+/*
+ * Append the link REL -> TARGET to OLD, TOUCHED as given.
+ * Return: 0, or -ENOMEM.
+ */
+static int
+old_append(struct old_links *old, const char *rel, const char *target,
+    bool touched)
+{
+	size_t plen = strlen(rel) + 1, tlen = strlen(target) + 1;
+	struct old_link *o;
+	int r;
+
+	r = old_reserve(old, plen + tlen);
+	if (r < 0)
+		return r;
+	o = &old->v[old->n++];
+	memset(o, 0, sizeof(*o));
+	o->off = old->used;
+	o->touched = touched;
+	memcpy(old->arena + old->used, rel, plen);
+	memcpy(old->arena + old->used + plen, target, tlen);
+	old->used += plen + tlen;
+	return 0;
+}
+
 struct collect_ctx {
 	struct xtr *x;
 	struct old_links *old;
@@ -474,8 +518,6 @@ collect_link(void *arg, const char *rel, const char *target)
 	struct collect_ctx *cc = arg;
 	struct old_links *old = cc->old;
 	struct lookup_ctx c;
-	size_t plen, tlen;
-	int r;
 
 	if (queued_at(cc->x, rel) == SIZE_MAX) {
 		memset(&c, 0, sizeof(c));
@@ -490,18 +532,7 @@ collect_link(void *arg, const char *rel, const char *target)
 	c.x = cc->x;
 	if (judge_path(rel, target, &c) != NULL)
 		return 0;
-	plen = strlen(rel) + 1;
-	tlen = strlen(target) + 1;
-	r = old_reserve(old, plen + tlen);
-	if (r < 0)
-		return r;
-	old->v[old->n].off = old->used;
-	old->v[old->n].touched = true;
-	memcpy(old->arena + old->used, rel, plen);
-	memcpy(old->arena + old->used + plen, target, tlen);
-	old->used += plen + tlen;
-	old->n++;
-	return 0;
+	return old_append(old, rel, target, true);
 }
 
 static void
@@ -782,7 +813,6 @@ static int
 lookup_gone(void *arg, const char *rel, char *buf, size_t cap)
 {
 	struct gone_ctx *g = arg;
-	int r;
 
 	if (strncmp(rel, g->gone, g->gone_len) == 0 &&
 	    (rel[g->gone_len] == '\0' || rel[g->gone_len] == '/')) {
@@ -791,14 +821,7 @@ lookup_gone(void *arg, const char *rel, char *buf, size_t cap)
 		if (g->as_gone)
 			return 0;
 	}
-	if (rel[0] == '\0')
-		return 0;
-	r = pfx_root_readlink(g->root, rel, buf, cap);
-	if (r >= 0)
-		return 1;
-	if (r == -EINVAL || r == -ENOENT || r == -ENOTDIR)
-		return 0;
-	return r;
+	return read_disk_link(g->root, rel, buf, cap);
 }
 
 /*
@@ -825,21 +848,7 @@ turned_out(const struct pfx_root *root, const char *rel, const char *path,
 static int
 keep_link(void *arg, const char *rel, const char *target)
 {
-	struct old_links *old = arg;
-	size_t plen = strlen(rel) + 1, tlen = strlen(target) + 1;
-	int r;
-
-	r = old_reserve(old, plen + tlen);
-	if (r < 0)
-		return r;
-	old->v[old->n].off = old->used;
-	old->v[old->n].touched = false;
-	old->v[old->n].gone = false;
-	memcpy(old->arena + old->used, rel, plen);
-	memcpy(old->arena + old->used + plen, target, tlen);
-	old->used += plen + tlen;
-	old->n++;
-	return 0;
+	return old_append(arg, rel, target, false);
 }
 
 /* List the links in the destination into X->old_listed.  0, or -errno. */
@@ -862,29 +871,50 @@ list_old_links(struct xtr *x)
 	return 0;
 }
 
+/* Find the listed link at REL in OLD: its index, or SIZE_MAX. */
+static size_t
+old_find(const struct old_links *old, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < old->n; i++)
+		if (!old->v[i].gone &&
+		    strcmp(old->arena + old->v[i].off, rel) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
 /*
  * Judge the removal of the symlink REL against OLD; if allowed, mark REL
- * gone, so that it is no longer judged as a link.
+ * gone, so that it is no longer judged as a link.  Only a link gone
+ * changes a verdict (a file or directory made reads as a missing
+ * component did), so a refusal holds until one goes: an archive that
+ * names a refused link again and again pays a scan of the list for each,
+ * not a judgement of every link.
  */
 static int
 judge_removal(struct xtr *x, struct old_links *old, const char *rel)
 {
 	const char *path;
-	size_t i, self = SIZE_MAX;
+	size_t i, self;
 
+	self = old_find(old, rel);
+	if (self != SIZE_MAX && old->v[self].refused)
+		return XTR_REDIRECTS;
 	for (i = 0; i < old->n; i++) {
-		if (old->v[i].gone)
+		if (old->v[i].gone || i == self)
 			continue;
 		path = old->arena + old->v[i].off;
-		if (strcmp(path, rel) == 0) {
-			self = i;
+		if (!turned_out(&x->root, rel, path, path + strlen(path) + 1))
 			continue;
-		}
-		if (turned_out(&x->root, rel, path, path + strlen(path) + 1))
-			return XTR_REDIRECTS;
+		if (self != SIZE_MAX)
+			old->v[self].refused = true;
+		return XTR_REDIRECTS;
 	}
 	if (self != SIZE_MAX)
 		old->v[self].gone = true;
+	for (i = 0; i < old->n; i++)
+		old->v[i].refused = false;
 	return 0;
 }
 

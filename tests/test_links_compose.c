@@ -714,6 +714,39 @@ Test(links_compose, file_replaces_link)
 	each_resolver(case_file_replaces_link);
 }
 
+/*
+ * The same name again and again: each entry is refused, and y stays (the
+ * later ones take the refusal remembered, not a new judgement).
+ */
+static void
+case_file_replaces_link_again(struct cfx *fx)
+{
+	struct cab ab;
+	size_t i, refused = 0;
+
+	plant_deep_y(fx);
+	cab_open(&ab);
+	for (i = 0; i < 3; i++)
+		cab_file(&ab, "y");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s]", fx->rname);
+	for (i = 0; i < fx->nrep; i++)
+		if (strcmp(fx->rep[i].name, "y") == 0 &&
+		    fx->rep[i].status == PFX_ENTRY_REFUSED &&
+		    strcmp(fx->rep[i].reason, "symlink_redirects") == 0)
+			refused++;
+	cr_assert(refused == 3, "[%s] %zu of 3 entries y refused",
+	    fx->rname, refused);
+	expect_link_kept(fx, "y", "a/b/c");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose, file_replaces_link_again)
+{
+	each_resolver(case_file_replaces_link_again);
+}
+
 /* The same with a hard link of the run at y's name. */
 static void
 case_hardlink_replaces_link(struct cfx *fx)
