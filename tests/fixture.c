@@ -132,8 +132,8 @@ tfx_kind_of(mode_t mode)
  * through a symlink.
  * Return: the hash, or 0 if the file cannot be opened.
  */
-static uint64_t
-hash_at(int dirfd, const char *name)
+uint64_t
+tfx_hash_at(int dirfd, const char *name)
 {
 	unsigned char buf[4096];
 	uint64_t h = 14695981039346656037ULL;
@@ -244,7 +244,7 @@ snap_entry(FILE *out, int dirfd, const char *name, const char *path,
 	    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	if (S_ISREG(st.st_mode))
 		fprintf(out, " fnv=%016llx",
-		    (unsigned long long)hash_at(dirfd, name));
+		    (unsigned long long)tfx_hash_at(dirfd, name));
 	if (S_ISLNK(st.st_mode)) {
 		n = readlinkat(dirfd, name, target, sizeof(target) - 1);
 		if (n == -1)
@@ -429,4 +429,24 @@ tfx_arena_list(struct tfx_arena *a, int dirfd, char *rel, size_t rlen,
 	}
 	close(fd);
 	return ok;
+}
+
+/*
+ * The race tests' number of trials: DFLT, or $PFX_RACE_TRIALS (make
+ * soak), which must lie within 1..MAX.
+ */
+unsigned int
+tfx_race_trials(unsigned int dflt, unsigned int max)
+{
+	const char *s = getenv("PFX_RACE_TRIALS");
+	char *end;
+	unsigned long n;
+
+	if (s == NULL || *s == '\0')
+		return dflt;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	cr_assert(errno == 0 && *end == '\0' && n >= 1 && n <= max,
+	    "PFX_RACE_TRIALS=%s: want 1..%u", s, max);
+	return (unsigned int)n;
 }

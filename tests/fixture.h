@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* What tfx_snapshot() may leave out; by default it takes everything. */
@@ -23,9 +24,11 @@ int	 tfx_rm_tree(const char *);
 int	 tfx_count_fds(void);
 char	 tfx_kind_of(mode_t);
 ssize_t	 tfx_read_names(int, const char *, char ***);
+uint64_t tfx_hash_at(int, const char *);
 char	*tfx_snapshot(int, int);
 void	 tfx_expect_same_snapshot(const char *, const char *, const char *,
 	    const char *);
+unsigned int tfx_race_trials(unsigned int, unsigned int);
 
 /*
  * Names recorded by a signal handler (the race tests' attack that runs

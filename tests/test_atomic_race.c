@@ -361,34 +361,6 @@ free_plan(struct plan *p)
 #define SNAP_CONTENT	0x2	/* size, link count, mtime, content hash */
 #define SNAP_ALL	(SNAP_INO | SNAP_CONTENT)
 
-/* Hash the regular file DIRFD/NAME with FNV-1a; 0 if it cannot be read. */
-static uint64_t
-hash_at(int dirfd, const char *name)
-{
-	unsigned char buf[4096];
-	uint64_t h = 14695981039346656037ULL;
-	ssize_t n, i;
-	int fd;
-
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC);
-	if (fd == -1)
-		return 0;
-	for (;;) {
-		n = read(fd, buf, sizeof(buf));
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		for (i = 0; i < n; i++) {
-			h ^= buf[i];
-			h *= 1099511628211ULL;
-		}
-	}
-	(void)close(fd);
-	return h;
-}
-
 static void snap_dir(FILE *, int, const char *, int);
 
 /*
@@ -420,7 +392,7 @@ snap_entry(FILE *out, int dirfd, const char *name, const char *path,
 		    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 		if (S_ISREG(st.st_mode))
 			fprintf(out, " fnv=%016llx",
-			    (unsigned long long)hash_at(dirfd, name));
+			    (unsigned long long)tfx_hash_at(dirfd, name));
 	}
 	if (S_ISLNK(st.st_mode)) {
 		n = readlinkat(dirfd, name, target, sizeof(target) - 1);
@@ -1268,16 +1240,10 @@ static unsigned int
 ntrials(void)
 {
 	const char *s = getenv("PFX_RACE_TRIALS");
-	char *end;
-	unsigned long n;
 
 	if (s == NULL || *s == '\0')
 		return NTRIALS;
-	errno = 0;
-	n = strtoul(s, &end, 10);
-	cr_assert(errno == 0 && *end == '\0' && n >= 1 && n <= MAX_TRIALS,
-	    "PFX_RACE_TRIALS=%s: want 1..%d", s, MAX_TRIALS);
-	return (unsigned int)n * SOAK_SCALE;
+	return tfx_race_trials(NTRIALS, MAX_TRIALS) * SOAK_SCALE;
 }
 
 /* Run ntrials() trials of the test V. */

@@ -1812,17 +1812,7 @@ run_trial(enum pfx_resolver how, enum pfx_symlinks symlinks,
 static unsigned int
 ntrials(void)
 {
-	const char *s = getenv("PFX_RACE_TRIALS");
-	char *end;
-	unsigned long n;
-
-	if (s == NULL || *s == '\0')
-		return NTRIALS;
-	errno = 0;
-	n = strtoul(s, &end, 10);
-	cr_assert(errno == 0 && *end == '\0' && n >= 1 && n <= MAX_TRIALS,
-	    "PFX_RACE_TRIALS=%s: want 1..%d", s, MAX_TRIALS);
-	return (unsigned int)n;
+	return tfx_race_trials(NTRIALS, MAX_TRIALS);
 }
 
 /* Run ntrials() trials with resolver HOW and policy SYMLINKS. */
