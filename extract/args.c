@@ -55,10 +55,13 @@ const char xtr_usage[] =
     "[--no-limits]\n"
     "                 [--atomic] [--fsync] [--no-sandbox | "
     "--sandbox=require]\n"
+    "                 [--timeout=seconds] [--idle-timeout=seconds]\n"
     "                 [options] [archive] [member ...]\n";
 
 enum opt_id {
 	OPT_EXTRACT,
+	OPT_TIMEOUT,
+	OPT_IDLE_TIMEOUT,
 	OPT_LIST,
 	OPT_FILE,
 	OPT_DIRECTORY,
@@ -171,6 +174,8 @@ static const struct opt_def opts[] = {
 	{ "max-links", 0, true, OPT_MAX_LINKS, NULL },
 	{ "max-ratio", 0, true, OPT_MAX_RATIO, NULL },
 	{ "no-limits", 0, false, OPT_NO_LIMITS, NULL },
+	{ "timeout", 0, true, OPT_TIMEOUT, NULL },
+	{ "idle-timeout", 0, true, OPT_IDLE_TIMEOUT, NULL },
 	{ "help", 0, false, OPT_HELP, NULL },
 	{ "version", 0, false, OPT_VERSION, NULL },
 	/* SECURITY: each of these would defeat containment. */
@@ -677,6 +682,16 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return 0;
 	case OPT_NO_LIMITS:
 		memset(&a->opt.limits, 0, sizeof(a->opt.limits));
+		return 0;
+	case OPT_TIMEOUT:
+		if (parse_uint(v, &a->opt.timeout) == -1)
+			return fail(p, "invalid --timeout value '%s' (seconds; "
+			    "0 for none)", v);
+		return 0;
+	case OPT_IDLE_TIMEOUT:
+		if (parse_uint(v, &a->opt.idle_timeout) == -1)
+			return fail(p, "invalid --idle-timeout value '%s' "
+			    "(seconds; 0 for none)", v);
 		return 0;
 	case OPT_HELP:
 		a->help = true;

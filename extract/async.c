@@ -734,7 +734,7 @@ xtr_async_write(struct xtr *x, struct archive_entry *ae,
 		t->stash = NULL;
 		t->stream = archive_entry_size_is_set(ae) &&
 		    archive_entry_size(ae) >= (la_int64_t)XTR_STREAM_MIN &&
-		    archive_entry_sparse_count(ae) == 0;
+		    !xtr_source_sparse(x, ae);
 	}
 	r = xtr_write_data(x, ae, e, rel, t);
 	if (r == -EMFILE || r == -ENFILE) {

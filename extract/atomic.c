@@ -154,20 +154,17 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 	}
 	memcpy(name, st.name, sizeof(name));
 	inner.flags &= ~PFX_OPT_ATOMIC;
-	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) != 0) {
-		/*
-		 * SECURITY: publishing and discarding need rights in DEST's
-		 * parent that the extraction must never have (renaming or
-		 * removing the directories beside DEST).  So the extraction
-		 * runs in a child confined to the staging directory alone,
-		 * and this process, which decodes nothing, publishes.
-		 */
+	/*
+	 * SECURITY: publishing and discarding need rights in DEST's parent
+	 * that must never be given away: this process keeps them and is not
+	 * confined.  With a sandbox the archive is parsed in the decoder
+	 * process (child.c), which can write nothing, and this process
+	 * writes the staging tree from what it sends.
+	 */
+	if ((inner.flags & PFX_OPT_SANDBOX) != 0)
 		inner.flags = (inner.flags & ~PFX_OPT_SANDBOX) |
 		    PFX_OPT_SANDBOX_CHILD;
-		(void)xtr_extract_in_child(in, st.fd, ".", &inner, result);
-	} else {
-		(void)xtr_extract(in, st.fd, ".", &inner, result);
-	}
+	(void)xtr_extract(in, st.fd, ".", &inner, result);
 	/* A stop asked for after the last entry still publishes nothing. */
 	if (result->status != PFX_FATAL && opt->cancel != NULL &&
 	    *opt->cancel != 0) {

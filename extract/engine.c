@@ -51,14 +51,50 @@ xtr_fail(struct xtr *x, int error, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Is the CLOCK_MONOTONIC time T behind us? */
+static bool
+past(const struct timespec *t)
+{
+	struct timespec now;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec &&
+	    now.tv_nsec >= t->tv_nsec);
+}
+
+/* see extract.h */
+void
+xtr_fail_read(struct xtr *x, const char *name)
+{
+	char nb[XTR_SHORT_MAX];
+	const char *text;
+	bool channel;
+	int error;
+
+	text = xtr_source_error(x, &error, &channel);
+	if (channel)
+		xtr_fail(x, error, "%s", text);
+	else if (name != NULL)
+		xtr_fail(x, EIO, "%s: archive data "
+		    "cannot be read: %s", xtr_short_name(name, nb), text);
+	else
+		xtr_fail(x, error, "corrupt or unreadable archive: %s", text);
+}
+
 /* see extract.h */
 bool
 xtr_cancelled(struct xtr *x)
 {
-	if (x->opt->cancel == NULL || *x->opt->cancel == 0)
-		return false;
-	xtr_fail(x, ECANCELED, "interrupted");
-	return true;
+	if (x->opt->cancel != NULL && *x->opt->cancel != 0) {
+		xtr_fail(x, ECANCELED, "interrupted");
+		return true;
+	}
+	if (x->deadline.tv_sec != 0 && past(&x->deadline)) {
+		xtr_fail(x, ETIMEDOUT, "time limit of %u s reached "
+		    "(--timeout)", x->opt->timeout);
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -494,7 +530,7 @@ too_many_links(struct xtr *x, struct pfx_entry *e)
 static bool
 is_ar_index(const struct xtr *x, const char *name)
 {
-	int fmt = archive_format(x->ar) & ARCHIVE_FORMAT_BASE_MASK;
+	int fmt = xtr_source_format(x) & ARCHIVE_FORMAT_BASE_MASK;
 
 	return fmt == ARCHIVE_FORMAT_AR && name != NULL &&
 	    (strcmp(name, "/") == 0 || strcmp(name, "//") == 0);
@@ -519,7 +555,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 	/* ar members are files; GNU ar's deterministic mode (-D, its
 	 * default) stores their modes without the file-type bits. */
 	if (e.type == PFX_TYPE_OTHER && archive_entry_filetype(ae) == 0 &&
-	    (archive_format(x->ar) & ARCHIVE_FORMAT_BASE_MASK) ==
+	    (xtr_source_format(x) & ARCHIVE_FORMAT_BASE_MASK) ==
 	    ARCHIVE_FORMAT_AR) {
 		archive_entry_set_filetype(ae, AE_IFREG);
 		e.type = PFX_TYPE_FILE;
@@ -580,7 +616,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 static unsigned int
 policy_flags(const struct xtr *x)
 {
-	int fmt = archive_format(x->ar) & ARCHIVE_FORMAT_BASE_MASK;
+	int fmt = xtr_source_format(x) & ARCHIVE_FORMAT_BASE_MASK;
 
 	/* SECURITY: zip archives come from Windows often; judge as such. */
 	if ((x->opt->flags & PFX_OPT_WINDOWS_NAMES) != 0 ||
@@ -603,18 +639,11 @@ read_all(struct xtr *x)
 	}
 	/* SECURITY: a cancellation is noticed before each entry. */
 	while (!x->fatal && !xtr_cancelled(x)) {
-		r = archive_read_next_header2(x->ar, ae);
+		r = xtr_source_next(x, ae);
 		if (r == ARCHIVE_EOF)
 			break;
-		/* RETRY too: a bad header would make every later block an
-		 * entry of garbage. */
-		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-			xtr_fail(x, archive_errno(x->ar) > 0 ?
-			    archive_errno(x->ar) : EIO,
-			    "corrupt or unreadable archive: %s",
-			    archive_error_string(x->ar) != NULL ?
-			    archive_error_string(x->ar) : "truncated or corrupt "
-			    "(the decoder gave no detail)");
+		if (r != ARCHIVE_OK) {
+			xtr_fail_read(x, NULL);
 			break;
 		}
 		/* One more entry than allowed: stop before taking it on. */
@@ -674,50 +703,192 @@ free_state(struct xtr *x)
 		archive_read_free(x->ar);
 	x->ar = NULL;
 	x->dec = NULL;
+	xtr_remote_free(x->remote);
+	x->remote = NULL;
 	pfx_parent_cache_drop(&x->parents);
 	pfx_root_close(&x->root);
 }
 
 /* see extract.h */
 int
-xtr_confine(const struct pfx_options *opt, const struct pfx_input *in,
-    int destfd, struct pfx_result *res)
+xtr_confine(const struct pfx_options *opt, int destfd,
+    struct pfx_sandbox_info *info, struct pfx_result *res)
 {
 	unsigned int flags = 0;
 	int r;
 
+	memset(info, 0, sizeof(*info));
 	if ((opt->flags & PFX_OPT_SANDBOX) == 0)
 		return 0;
-	if (in->path != NULL) {
-		res->status = PFX_FATAL;
-		res->error = EINVAL;
-		snprintf(res->message, sizeof(res->message), "PFX_OPT_SANDBOX "
-		    "needs the archive as a descriptor or a buffer: a path "
-		    "would be opened after confinement");
-		return -1;
-	}
 	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
 		flags |= PFX_SANDBOX_REQUIRE;
 	/* SECURITY: symlinks only when the run may make them at all. */
 	if (opt->symlinks == PFX_SYMLINKS_CONTAIN)
 		flags |= PFX_SANDBOX_SYMLINKS;
+	/* Set-id bits and owners only when the run restores them. */
+	if ((opt->flags & PFX_OPT_SAME_OWNER) != 0)
+		flags |= PFX_SANDBOX_SETID;
 	if (destfd < 0)
 		flags |= PFX_SANDBOX_NO_DEST;
-	r = pfx_sandbox_confine(destfd, flags, &res->sandbox);
+	/* This process must still be able to end its decoder process. */
+	r = plat_sandbox_confine(destfd, flags, PLAT_SANDBOX_SIGNAL_OUT, info);
 	if (r < 0) {
 		res->status = PFX_FATAL;
 		res->error = -r;
 		if (r == -ENOSYS)
 			snprintf(res->message, sizeof(res->message), "sandbox "
 			    "required, but the kernel cannot enforce it: %s",
-			    res->sandbox.text);
+			    info->text);
 		else
 			snprintf(res->message, sizeof(res->message), "cannot "
 			    "confine the process: %s", strerror(-r));
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * Add what THIS process's own confinement enforced to the text of the
+ * decoder process's, in RES->sandbox.
+ */
+static void
+tell_writer(struct pfx_result *res, const struct pfx_sandbox_info *self)
+{
+	size_t n = strlen(res->sandbox.text);
+
+	snprintf(res->sandbox.text + n, sizeof(res->sandbox.text) - n,
+	    "; writer: %s", self->text);
+}
+
+/*
+ * Open the source of entries: libarchive here, or with a sandbox the
+ * decoder process, and this process confined too with PFX_OPT_SANDBOX.
+ * Return: 0, or -1 with the run failed.
+ */
+static int
+open_source(struct xtr *x, const struct pfx_input *in)
+{
+	const struct pfx_options *opt = x->opt;
+	struct pfx_sandbox_info self;
+
+	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
+		x->ar = xtr_reader_open(in, opt->formats, opt->cancel, 0,
+		    &x->dec, x->res->message, sizeof(x->res->message));
+		if (x->ar != NULL)
+			return 0;
+		/* A stop asked for while the first bytes were awaited. */
+		if (!xtr_cancelled(x)) {
+			x->fatal = true;
+			x->res->status = PFX_FATAL;
+			x->res->error = EINVAL;
+		}
+		return -1;
+	}
+	/* SECURITY: the archive is parsed in a process that can write
+	 * nothing, from its first byte (child.c). */
+	if (xtr_remote_start(&x->remote, in, opt, x->res) < 0) {
+		x->fatal = true;
+		return -1;
+	}
+	/* Forked first: a confined process cannot fork. */
+	if (xtr_confine(opt, x->root.fd, &self, x->res) < 0) {
+		x->fatal = true;
+		return -1;
+	}
+	if ((opt->flags & PFX_OPT_SANDBOX) != 0)
+		tell_writer(x->res, &self);
+	/* The kernel now refuses any change outside the root itself. */
+	if (self.fs && x->root.fd >= 0)
+		pfx_root_confined(&x->root);
 	if (opt->hooks.confined != NULL)
-		opt->hooks.confined(opt->hooks.arg, &res->sandbox);
+		opt->hooks.confined(opt->hooks.arg, &x->res->sandbox);
+	return 0;
+}
+
+/* End the decoder process, if any; a misbehaving one fails the run. */
+static void
+end_source(struct xtr *x)
+{
+	char msg[200];
+	int r;
+
+	if (x->remote == NULL)
+		return;
+	r = xtr_remote_stop(x->remote, msg, sizeof(msg));
+	if (r < 0)
+		xtr_fail(x, -r, "%s", msg);
+}
+
+/* Run the engine on X's source, opened.  Return: X->res->status. */
+static enum pfx_status
+run(struct xtr *x)
+{
+	const struct pfx_options *opt = x->opt;
+
+	if (opt->ninclude > 0) {
+		x->include_hit = calloc(opt->ninclude, sizeof(*x->include_hit));
+		if (x->include_hit == NULL) {
+			xtr_fail(x, ENOMEM, "%s", strerror(ENOMEM));
+			free_state(x);
+			return x->res->status;
+		}
+	}
+	/* A run without the worker thread is only slower. */
+	(void)xtr_async_start(x);
+	read_all(x);
+	xtr_async_stop(x);
+	/* SECURITY: no decoder process outlives the reading, nor anything
+	 * it started; a hostile one is a failed run. */
+	end_source(x);
+	if (!x->fatal)
+		report_unmatched(x);
+	/* Links last, so no later entry can be written through one; none
+	 * after a cancellation (they are reported as stopped). */
+	(void)xtr_cancelled(x);
+	xtr_finish_symlinks(x);
+	/* Directories' own modes and times last of all, deepest first. */
+	xtr_finish_dirs(x);
+	if (!x->fatal && (x->res->stats.refused > 0 ||
+	    x->res->stats.failed > 0 || x->res->stats.unmatched > 0))
+		x->res->status = PFX_REFUSED;
+	free_state(x);
+	return x->res->status;
+}
+
+/*
+ * Begin X for a run: zeroed state, RESULT cleared, the deadline set, and
+ * the destination opened (unless listing).  Return: 0, or -1 with the
+ * run failed.
+ */
+static int
+begin(struct xtr *x, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result)
+{
+	int r;
+
+	memset(result, 0, sizeof(*result));
+	result->resolver = "none";
+	memset(x, 0, sizeof(*x));
+	x->old_mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	x->opt = opt;
+	x->res = result;
+	x->root.fd = -1;
+	pfx_parent_cache_init(&x->parents);
+	if (opt->timeout != 0) {
+		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);
+		x->deadline.tv_sec += (time_t)opt->timeout;
+	}
+	/* Listing writes nothing, so it needs no destination. */
+	if ((opt->flags & PFX_OPT_LIST) != 0)
+		return 0;
+	r = pfx_root_open(&x->root, dirfd, dest, opt->resolver);
+	if (r < 0) {
+		xtr_fail(x, -r, "%s: cannot use as destination: %s%s",
+		    dest, strerror(-r), r == -ELOOP ? " (it is a "
+		    "symbolic link: give the directory it points to)" : "");
+		return -1;
+	}
+	result->resolver = pfx_root_resolver_name(&x->root);
 	return 0;
 }
 
@@ -728,81 +899,37 @@ xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
 {
 	struct pfx_options defaults;
 	struct xtr x;
-	int r;
 
-	memset(result, 0, sizeof(*result));
-	result->resolver = "none";
 	if (opt == NULL) {
 		pfx_options_init(&defaults);
 		opt = &defaults;
 	}
-	memset(&x, 0, sizeof(x));
-	x.old_mu = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
-	x.opt = opt;
-	x.res = result;
-	x.root.fd = -1;
-	pfx_parent_cache_init(&x.parents);
+	/* SECURITY: the source is opened, and the process confined,
+	 * before libarchive reads a byte. */
+	if (begin(&x, dirfd, dest, opt, result) < 0 ||
+	    open_source(&x, in) < 0) {
+		free_state(&x);
+		return result->status;
+	}
+	return run(&x);
+}
 
-	/* Listing writes nothing, so it needs no destination. */
-	if ((opt->flags & PFX_OPT_LIST) == 0) {
-		r = pfx_root_open(&x.root, dirfd, dest, opt->resolver);
-		if (r < 0) {
-			xtr_fail(&x, -r, "%s: cannot use as destination: %s%s",
-			    dest, strerror(-r), r == -ELOOP ? " (it is a "
-			    "symbolic link: give the directory it points to)" :
-			    "");
-			return result->status;
-		}
-		result->resolver = pfx_root_resolver_name(&x.root);
-	}
-	/* SECURITY: confined before libarchive reads a byte: from here a
-	 * decoder bug meets the kernel's rules, not only ours. */
-	if (xtr_confine(opt, in, x.root.fd, result) < 0) {
+/* see extract.h */
+enum pfx_status
+xtr_extract_wire(int fd, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result)
+{
+	struct xtr x;
+
+	if (begin(&x, dirfd, dest, opt, result) < 0 ||
+	    xtr_remote_open_fd(&x.remote, fd, opt, result) < 0) {
+		if (x.remote == NULL)
+			(void)close(fd);
+		x.fatal = true;
 		free_state(&x);
 		return result->status;
 	}
-	/* The kernel now refuses any change outside the root itself. */
-	if (result->sandbox.fs && x.root.fd >= 0)
-		pfx_root_confined(&x.root);
-	x.ar = xtr_reader_open(in, opt->formats, opt->cancel, 0, &x.dec,
-	    result->message, sizeof(result->message));
-	if (x.ar == NULL) {
-		result->status = PFX_FATAL;
-		result->error = EINVAL;
-		/* A stop asked for while the first bytes were awaited. */
-		if (opt->cancel != NULL && *opt->cancel != 0) {
-			result->error = ECANCELED;
-			snprintf(result->message, sizeof(result->message),
-			    "interrupted");
-		}
-		free_state(&x);
-		return result->status;
-	}
-	if (opt->ninclude > 0) {
-		x.include_hit = calloc(opt->ninclude, sizeof(*x.include_hit));
-		if (x.include_hit == NULL) {
-			xtr_fail(&x, ENOMEM, "%s", strerror(ENOMEM));
-			free_state(&x);
-			return result->status;
-		}
-	}
-	/* A run without the worker thread is only slower. */
-	(void)xtr_async_start(&x);
-	read_all(&x);
-	xtr_async_stop(&x);
-	if (!x.fatal)
-		report_unmatched(&x);
-	/* Links last, so no later entry can be written through one; none
-	 * after a cancellation (they are reported as stopped). */
-	(void)xtr_cancelled(&x);
-	xtr_finish_symlinks(&x);
-	/* Directories' own modes and times last of all, deepest first. */
-	xtr_finish_dirs(&x);
-	if (!x.fatal && (result->stats.refused > 0 ||
-	    result->stats.failed > 0 || result->stats.unmatched > 0))
-		result->status = PFX_REFUSED;
-	free_state(&x);
-	return result->status;
+	return run(&x);
 }
 
 /* see pfextract.h */
@@ -814,11 +941,5 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
 	if (opt != NULL && (opt->flags & PFX_OPT_ATOMIC) != 0 &&
 	    (opt->flags & PFX_OPT_LIST) == 0)
 		return xtr_extract_atomic(in, dirfd, dest, opt, result);
-	/* The decoders in a confined child, the hooks here (child.c). */
-	if (opt != NULL && (opt->flags & PFX_OPT_SANDBOX_CHILD) != 0) {
-		memset(result, 0, sizeof(*result));
-		result->resolver = "none";
-		return xtr_extract_in_child(in, dirfd, dest, opt, result);
-	}
 	return xtr_extract(in, dirfd, dest, opt, result);
 }

@@ -123,9 +123,11 @@ struct xtr {
 	struct pfx_root root;
 	struct pfx_parent_cache parents;	/* the last file's parent
 						   (file.c), reading thread */
-	struct archive *ar;
+	struct archive *ar;		/* libarchive reads here, or ... */
 	struct xtr_decoder *dec;	/* AR's own decoder (its close frees
 					   it), or NULL: libarchive decodes */
+	struct xtr_remote *remote;	/* ... the decoder process does
+					   (owned), or NULL */
 	unsigned int policy_flags;	/* PFX_POLICY_* for the core */
 	struct xtr_table files;		/* regular files made: identity */
 	struct xtr_table dirs;		/* directories made: final metadata */
@@ -145,6 +147,8 @@ struct xtr {
 	struct old_links *old_listed;	/* owned, or NULL */
 	pthread_mutex_t old_mu;
 	uint64_t queued_bytes;		/* written by files queued there */
+	struct timespec deadline;	/* pfx_options.timeout, monotonic;
+					   tv_sec 0: none */
 	bool fatal;
 };
 
@@ -189,6 +193,13 @@ void xtr_fail(struct xtr *x, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*
+ * Stop the run because the source failed while reading entry NAME's data
+ * (NULL: a header): the archive is unreadable, or the decoder process
+ * failed (source.c).
+ */
+void xtr_fail_read(struct xtr *x, const char *name);
+
+/*
  * Has the caller cancelled the run (pfx_options.cancel)?  If so the run
  * is failed with ECANCELED.  Return: true if cancelled.
  */
@@ -202,18 +213,14 @@ const char *xtr_errno_reason(int error, bool *io_failure);
 
 /*
  * PFX_OPT_SANDBOX (else nothing): confine the calling process to DESTFD,
- * or to no destination when DESTFD is -1 (listing); then call the
- * confined hook.  Call it after every descriptor the run needs is open
- * and before the first archive byte is read.  An input by path is
- * refused, since it would be opened after confinement.  Fills
- * RES->sandbox; on failure sets RES's status, error and message too.
- * (With PFX_OPT_ATOMIC the extraction runs in a confined child instead,
- * so that the publish in DEST's parent needs no right the extraction
- * has: atomic.c.)
- * Return: 0, or -1 (the run must stop).
+ * or to no destination when DESTFD is -1 (listing).  Called once the
+ * decoder process runs (it was forked first, so that this process may
+ * still signal it) and before the first entry is read.  Fills INFO; on
+ * failure sets RES's status, error and message.  Return: 0, or -1 (the
+ * run must stop).
  */
-int xtr_confine(const struct pfx_options *opt, const struct pfx_input *in,
-    int destfd, struct pfx_result *res);
+int xtr_confine(const struct pfx_options *opt, int destfd,
+    struct pfx_sandbox_info *info, struct pfx_result *res);
 
 /*
  * pfx_extract() without PFX_OPT_ATOMIC: extract beneath DEST, resolved
@@ -223,15 +230,88 @@ enum pfx_status xtr_extract(const struct pfx_input *in, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result);
 
-/* --- child.c ---------------------------------------------------------- */
+/*
+ * xtr_extract() reading entries from FD (owned), which carries the
+ * decoder process's messages (wire.h), with no child: the fuzzer's and
+ * the tests' way to play a hostile decoder.  Return: RESULT->status.
+ */
+enum pfx_status xtr_extract_wire(int fd, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result);
+
+/* --- source.c: where the engine's entries come from ------------------- */
 
 /*
- * pfx_extract() in a confined child process (PFX_OPT_SANDBOX_CHILD): the
- * child runs pfx_extract() with PFX_OPT_SANDBOX instead, the hooks are
- * called here.  Return: RES->status.
+ * Each wraps libarchive (no sandbox) or the decoder process (remote.c):
+ * the next header into AE (ARCHIVE_OK, _EOF or _FATAL), the next data
+ * block of the current entry (ARCHIVE_OK, _EOF, _WARN: a failed check of
+ * the data, or _FATAL), the archive's format (archive_format()), the
+ * archive bytes read so far, whether the entry is sparse.
  */
-enum pfx_status xtr_extract_in_child(const struct pfx_input *in, int dirfd,
-    const char *dest, const struct pfx_options *opt, struct pfx_result *res);
+int xtr_source_next(struct xtr *x, struct archive_entry *ae);
+int xtr_source_data(struct xtr *x, const void **buf, size_t *size,
+    int64_t *offset);
+int xtr_source_format(const struct xtr *x);
+int64_t xtr_source_raw(const struct xtr *x);
+bool xtr_source_sparse(const struct xtr *x, struct archive_entry *ae);
+
+/*
+ * The last error of the source: its text, *ERROR its errno, *CHANNEL
+ * whether the decoder process failed (a protocol error, a deadline, its
+ * death) rather than the archive being unreadable.
+ */
+const char *xtr_source_error(const struct xtr *x, int *error, bool *channel);
+
+/* --- child.c: the decoder process -------------------------------------- */
+
+/*
+ * The child's whole life (never returns): keep FD (the socket to PARENT)
+ * and a read-only descriptor of IN, confine, read the archive, send it
+ * (wire.h), _exit.
+ */
+void xtr_child_main(int fd, pid_t parent, const struct pfx_input *in,
+    const struct pfx_options *opt) __attribute__((noreturn));
+
+#ifdef PFX_HOSTILE_TEST
+/* The hostile-child test build (tests/hostile.c): what a decoder taken
+ * over does right after it confined itself; FD is its socket. */
+void xtr_hostile(int fd);
+#endif
+
+/* --- remote.c: the parent's side of the decoder process ---------------- */
+
+struct xtr_remote;
+
+/*
+ * Fork the decoder process for IN and wait for its confinement report
+ * (RES->sandbox).  Return: 0 with *OUT set, or -1 with RES the fatal
+ * error (*OUT set when a process was started: free it).
+ */
+int xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
+    const struct pfx_options *opt, struct pfx_result *res);
+
+/* The same over FD (owned), with no process. */
+int xtr_remote_open_fd(struct xtr_remote **out, int fd,
+    const struct pfx_options *opt, struct pfx_result *res);
+
+int xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae);
+int xtr_remote_data(struct xtr_remote *rm, const void **buf, size_t *size,
+    int64_t *offset);
+int xtr_remote_format(const struct xtr_remote *rm);
+uint64_t xtr_remote_raw(const struct xtr_remote *rm);
+bool xtr_remote_sparse(const struct xtr_remote *rm);
+const char *xtr_remote_error(const struct xtr_remote *rm, int *error,
+    bool *channel);
+
+/*
+ * End the decoder process and every process in its group, and reap it,
+ * within bounded time.  Return: 0, or -errno with MSG (CAP bytes) saying
+ * how it misbehaved (it lingered after its END, failed, or would not
+ * die).
+ */
+int xtr_remote_stop(struct xtr_remote *rm, char *msg, size_t cap);
+
+/* Stop (if not yet) and free RM (NULL allowed). */
+void xtr_remote_free(struct xtr_remote *rm);
 
 /* --- atomic.c --------------------------------------------------------- */
 

@@ -94,13 +94,9 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
 	}
 	if (lim->max_ratio == 0 || total <= lim->ratio_after)
 		return 0;
-	/*
-	 * Some filters count what they read only when their read-ahead
-	 * buffer is used up (compress: 64 KiB), so the count may still be 0
-	 * past ratio_after; a bomb must not hide behind that.
-	 */
-	in = x->dec != NULL ? (int64_t)xtr_decoder_raw_bytes(x->dec) :
-	    archive_filter_bytes(x->ar, -1);
+	/* The count may still be 0 past ratio_after (source.c); a bomb must
+	 * not hide behind that. */
+	in = xtr_source_raw(x);
 	if (in < 1)
 		in = 1;
 	/* SECURITY: a bomb is stopped within one block of crossing. */
@@ -126,14 +122,14 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 {
 	const void *buf;
 	size_t size;
-	la_int64_t offset, pos = 0;
+	int64_t offset, pos = 0;
 	int r;
 
 	if (stash != NULL)
 		stash->len = 0;
 
 	for (;;) {
-		r = archive_read_data_block(x->ar, &buf, &size, &offset);
+		r = xtr_source_data(x, &buf, &size, &offset);
 		if (r == ARCHIVE_EOF)
 			break;
 		/* SECURITY: a cancellation is noticed before each block. */
@@ -178,8 +174,7 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		e->bytes += size;
 	}
 	/* A sparse entry may end in a hole. */
-	if (archive_entry_sparse_count(ae) > 0 &&
-	    archive_entry_size(ae) > pos) {
+	if (xtr_source_sparse(x, ae) && archive_entry_size(ae) > pos) {
 		r = check_limits(x, e, 0, (uint64_t)archive_entry_size(ae));
 		if (r != 0)
 			return r;
@@ -301,7 +296,6 @@ int
 xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
     const char *rel, struct xtr_tail *t)
 {
-	char nb[XTR_SHORT_MAX];
 	int r;
 
 	if (rel[0] == '\0')
@@ -324,7 +318,7 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	if (r < 0)
 		return r;
 	/* SECURITY: a stash only for a file without holes. */
-	if (t->stash != NULL && archive_entry_sparse_count(ae) > 0)
+	if (t->stash != NULL && xtr_source_sparse(x, ae))
 		t->stash = NULL;
 	r = copy_data(x, ae, e, t->pend.fd, t->stash, t->stream);
 	/* Written whole, or failed, before the next entry is read: a full
@@ -332,10 +326,7 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	if (r == 0 && t->stream)
 		r = xtr_async_settle(x);
 	if (r == 1) {
-		xtr_fail(x, EIO, "%s: archive data cannot be read: %s",
-		    xtr_short_name(e->name, nb),
-		    archive_error_string(x->ar) != NULL ?
-		    archive_error_string(x->ar) : "truncated or corrupt");
+		xtr_fail_read(x, e->name);
 		r = XTR_READ_FAILED;
 	}
 	if (r == 0)

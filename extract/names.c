@@ -21,6 +21,7 @@ pfx_options_init(struct pfx_options *opt)
 	opt->limits.max_links = PFX_DEFAULT_MAX_LINKS;
 	opt->limits.max_ratio = PFX_DEFAULT_MAX_RATIO;
 	opt->limits.ratio_after = PFX_DEFAULT_RATIO_AFTER;
+	opt->idle_timeout = PFX_DEFAULT_IDLE_TIMEOUT;
 }
 
 /* see pfextract.h */

@@ -320,3 +320,61 @@ plat_os_dirent_type(const struct dirent *de)
 	}
 	return 0;	/* DT_UNKNOWN: the filesystem does not say */
 }
+
+/* see platform.h */
+int
+plat_os_close_from(int lowfd)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned int)lowfd, ~0u, 0u) == 0)
+		return 0;
+	/* EINVAL too: a kernel before 5.9 may not know the call. */
+	return errno == ENOSYS || errno == EINVAL ? -ENOSYS : -errno;
+#else
+	(void)lowfd;
+	return -ENOSYS;
+#endif
+}
+
+/* see platform.h */
+int
+plat_os_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	long fd = syscall(SYS_pidfd_open, pid, 0u);
+
+	if (fd >= 0) {
+		/* pidfd_open(2) descriptors are always close-on-exec. */
+		return (int)fd;
+	}
+	return -errno;
+#else
+	(void)pid;
+	return -ENOSYS;
+#endif
+}
+
+/* see platform.h */
+int
+plat_os_reopen_readonly(int fd)
+{
+	char path[40];
+	off_t at;
+	int nfd;
+
+	at = lseek(fd, 0, SEEK_CUR);
+	if (at == -1)
+		return -errno;
+	/* A magic link: the very file FD is open on, even if renamed. */
+	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	nfd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (nfd == -1)
+		return -errno;
+	if (lseek(nfd, at, SEEK_SET) == -1) {
+		int e = errno;
+
+		(void)close(nfd);
+		return -e;
+	}
+	return nfd;
+}

@@ -191,3 +191,27 @@ plat_thread_batch(void)
 {
 	return -ENOTSUP;
 }
+
+/* see platform.h */
+int
+plat_os_close_from(int lowfd)
+{
+	(void)lowfd;
+	return -ENOSYS;
+}
+
+/* see platform.h */
+int
+plat_os_pidfd_open(pid_t pid)
+{
+	(void)pid;
+	return -ENOSYS;
+}
+
+/* see platform.h */
+int
+plat_os_reopen_readonly(int fd)
+{
+	(void)fd;
+	return -ENOSYS;
+}

@@ -220,6 +220,25 @@ mode_t plat_os_umask(void);
 struct dirent;
 mode_t plat_os_dirent_type(const struct dirent *de);
 
+/*
+ * Close every descriptor from LOWFD up in one call (close_range(2),
+ * Linux 5.9).  Return: 0, or -errno (-ENOSYS where there is no such
+ * call: plat_child_fds() then closes them one by one).
+ */
+int plat_os_close_from(int lowfd);
+
+/* A descriptor that refers to process PID and polls readable when it
+ * ends (pidfd_open(2), Linux 5.3).  Return: it, or -errno (-ENOSYS where
+ * there is none: the caller polls waitpid(2) instead). */
+int plat_os_pidfd_open(pid_t pid);
+
+/*
+ * A new open file description, read-only, of the regular file open as
+ * FD (through /proc/self/fd on Linux), at FD's offset.  Return: the new
+ * descriptor, or -errno (-ENOSYS where it cannot be done).
+ */
+int plat_os_reopen_readonly(int fd);
+
 /* --- listing.c ------------------------------------------------------- */
 
 /*
@@ -237,6 +256,48 @@ int plat_listing_open(int fd, long pos, DIR **d);
  */
 int plat_climb(int *fd, const struct plat_id *up);
 
+/* --- process.c ------------------------------------------------------- */
+
+/*
+ * Sanitizer builds (make check's obj/san/): gcc says __SANITIZE_ADDRESS__,
+ * clang __has_feature(address_sanitizer).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define PLAT_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define PLAT_SANITIZER 1
+#endif
+#endif
+#ifndef PLAT_SANITIZER
+#define PLAT_SANITIZER 0
+#endif
+
+/*
+ * In a process just forked to run untrusted code: keep only the N
+ * descriptors KEEP (moved to 3, 4, ... and KEEP updated; each close-on-
+ * exec), make 0, 1 and 2 /dev/null (2 stays in sanitizer builds, whose
+ * reports go there), and close every other descriptor.  Return: 0, or
+ * -errno (the process must then end).
+ */
+int plat_child_fds(int *keep, int n);
+
+/*
+ * A read-only descriptor for input FD, to hand to untrusted code: a new
+ * open file description of a regular file (so neither FD's access mode
+ * nor its offset is shared), else a duplicate of FD (a pipe or socket,
+ * whose read end is all that was given).  Return: it, or -errno.
+ */
+int plat_input_readonly(int fd);
+
 /* --- sandbox_*.c ------------------------------------------------------ */
+
+struct pfx_sandbox_info;
+#define PLAT_SANDBOX_SIGNAL_OUT 0x1
+int plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
+    struct pfx_sandbox_info *info);
+#ifndef PFX_SANDBOX_SETID
+#define PFX_SANDBOX_SETID 0x8
+#endif
 
 #endif /* PLATFORM_H */

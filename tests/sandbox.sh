@@ -304,7 +304,7 @@ if cc -shared -fPIC -o "$T/nolandlock.so" "$T/nolandlock.c" -ldl \
 	    2> "$T/v.err"
 	rc=$?
 	if [ "$rc" -eq 0 ] && [ "$(cat "$T/v/d/a.txt")" = one ] &&
-	    grep -q '^pfextract: sandbox: no landlock (kernel without it), no_new_privs, seccomp$' \
+	    grep -q '^pfextract: sandbox: no landlock (kernel without it), no_new_privs, seccomp; writer: no landlock (kernel without it), no_new_privs, seccomp$' \
 	    "$T/v.err" && grep -qx 'probe: socket EPERM' "$T/v.err" &&
 	    grep -qx 'probe: open OK' "$T/v.err"; then ok; else
 		bad "degraded sandbox: exit $rc: $(cat "$T/v.err")"

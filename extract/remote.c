@@ -1,0 +1,752 @@
+/*
+ * remote.c -- the calling process's side of the decoder process: start
+ * it, read what it sends, check every message against the contract
+ * (wire.h), and end it, within deadlines, whatever it does.
+ *
+ * The engine reads entries from here as it would from libarchive
+ * (source.c); it judges and writes them itself.  Nothing the child sends
+ * reaches a hook or the result unchecked: a header becomes an archive
+ * entry that the core judges like any other, and a message that breaks
+ * the contract (a length, a type, a boolean, a NUL in a name, data out of
+ * order, raw counts that go back) ends the run as a protocol error.
+ *
+ * SECURITY: the parent owns the child's whole life.  Every wait here is
+ * a poll(2) with a timeout: an overall deadline (pfx_options.timeout), an
+ * idle one (idle_timeout: nothing received), the caller's cancel flag
+ * looked at every POLL_MS.  The child gets SIGTERM, then SIGKILL after
+ * GRACE_MS; its process group is killed before it is reaped (so its pid,
+ * the group's id, cannot have been reused), and the call never returns
+ * while the child may still run -- except when the kernel does not let
+ * a SIGKILLed process die (then the message says so).
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "extract.h"
+#include "platform.h"
+#include "wire.h"
+
+/* How often a wait looks at the cancel flag and the child's state. */
+#define POLL_MS		100
+/* How long a child that sent its END may take to exit, and one that
+ * was told to stop (SIGTERM) to do so, before SIGKILL. */
+#define EXIT_GRACE_MS	2000
+#define STOP_GRACE_MS	1000
+/* How long a SIGKILLed child may take to be reaped. */
+#define REAP_MS		5000
+
+/* The socket's buffers: the decoder runs ahead of the writer by this. */
+#define SOCK_BUF	(1 << 20)
+
+/* The first read buffer; grown to a whole message when one needs it. */
+#define BUF_START	(1u << 20)
+
+enum state {
+	S_START,	/* CONFINED expected */
+	S_BETWEEN,	/* HEADER or END expected */
+	S_ENTRY,	/* DATA or DATA_END expected */
+	S_DONE,		/* END received */
+	S_BROKEN	/* the channel failed: nothing more is read */
+};
+
+struct xtr_remote {
+	int fd;
+	pid_t pid;		/* -1: no child (xtr_remote_open_fd) */
+	int pidfd;		/* -1: none; waitpid(WNOHANG) is polled */
+	bool reaped;
+	int wstatus;
+	const volatile sig_atomic_t *cancel;
+	struct timespec start, last;	/* CLOCK_MONOTONIC */
+	unsigned int timeout, idle;	/* seconds; 0: none */
+	uint64_t raw_max;	/* the input's size when known */
+
+	unsigned char *buf;
+	size_t cap, at, len;	/* unread bytes: buf[at, len) */
+
+	enum state state;
+	int format;
+	uint64_t raw;
+	bool sparse;
+	int64_t data_end;	/* where the entry's last block ended */
+	/* scratch for a header's strings, terminated */
+	char *str;
+	size_t str_cap;
+
+	int error;		/* the last error's errno */
+	bool channel;		/* ... a failure of the child, not of the
+				   archive it read */
+	char text[512];
+};
+
+static long
+ms_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t->tv_sec) * 1000 +
+	    (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+/* Record a failure of the channel, and break it.  Return: FATAL. */
+static int
+broken(struct xtr_remote *rm, int error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+broken(struct xtr_remote *rm, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rm->state == S_BROKEN)
+		return ARCHIVE_FATAL;	/* the first failure is the one */
+	rm->state = S_BROKEN;
+	rm->error = error;
+	rm->channel = true;
+	va_start(ap, fmt);
+	(void)vsnprintf(rm->text, sizeof(rm->text), fmt, ap);
+	va_end(ap);
+	return ARCHIVE_FATAL;
+}
+
+static int
+protocol(struct xtr_remote *rm, const char *what)
+{
+	return broken(rm, EPROTO, "protocol error from the decoder process: "
+	    "%s", what);
+}
+
+/* Has the child ended?  Reaps it if so.  Return: true or false. */
+static bool
+child_ended(struct xtr_remote *rm)
+{
+	pid_t r;
+
+	if (rm->pid < 0 || rm->reaped)
+		return true;
+	do {
+		r = waitpid(rm->pid, &rm->wstatus, WNOHANG);
+	} while (r == -1 && errno == EINTR);
+	if (r == rm->pid || (r == -1 && errno == ECHILD))
+		rm->reaped = true;
+	return rm->reaped;
+}
+
+/* Wait up to MS for the child to end (and reap it).  Return: ended? */
+static bool
+wait_child(struct xtr_remote *rm, long ms)
+{
+	struct timespec t0;
+	struct pollfd p;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!child_ended(rm)) {
+		long left = ms - ms_since(&t0);
+
+		if (left <= 0)
+			return false;
+		if (rm->pidfd >= 0) {
+			p.fd = rm->pidfd;
+			p.events = POLLIN;
+			p.revents = 0;
+			(void)poll(&p, 1, (int)(left < POLL_MS ? left :
+			    POLL_MS));
+		} else {
+			struct timespec nap = { 0, 10 * 1000000L };
+
+			(void)nanosleep(&nap, NULL);
+		}
+	}
+	return true;
+}
+
+/* Say in RM's text how the child ended without finishing. */
+static int
+child_gone(struct xtr_remote *rm)
+{
+	if (rm->pid < 0)
+		return protocol(rm, "the channel ended before the archive "
+		    "did");
+	(void)wait_child(rm, STOP_GRACE_MS);
+	if (rm->reaped && WIFSIGNALED(rm->wstatus))
+		return broken(rm, ECHILD, "the decoder process was killed by "
+		    "signal %d (%s) before the end of the archive",
+		    WTERMSIG(rm->wstatus), strsignal(WTERMSIG(rm->wstatus)));
+	if (rm->reaped && WIFEXITED(rm->wstatus))
+		return broken(rm, ECHILD, "the decoder process exited with "
+		    "status %d before the end of the archive",
+		    WEXITSTATUS(rm->wstatus));
+	return broken(rm, ECHILD, "the decoder process ended its channel "
+	    "before the end of the archive");
+}
+
+/*
+ * Wait until FD has bytes, within the deadlines.  Return: 0, or FATAL
+ * (the channel broken: deadline, cancel, or the child gone while another
+ * process still holds its end of the socket).
+ */
+static int
+wait_bytes(struct xtr_remote *rm)
+{
+	struct pollfd p[2];
+	long left, step;
+	int n;
+
+	for (;;) {
+		if (rm->cancel != NULL && *rm->cancel != 0)
+			return broken(rm, ECANCELED, "interrupted");
+		if (rm->timeout != 0 && ms_since(&rm->start) >=
+		    (long)rm->timeout * 1000)
+			return broken(rm, ETIMEDOUT, "time limit of %u s "
+			    "reached (--timeout)", rm->timeout);
+		step = POLL_MS;
+		if (rm->idle != 0) {
+			left = (long)rm->idle * 1000 - ms_since(&rm->last);
+			if (left <= 0)
+				return broken(rm, ETIMEDOUT, "the decoder "
+				    "process sent nothing for %u s "
+				    "(--idle-timeout)", rm->idle);
+			if (left < step)
+				step = left;
+		}
+		p[0].fd = rm->fd;
+		p[0].events = POLLIN;
+		p[1].fd = rm->pidfd;
+		p[1].events = POLLIN;
+		p[0].revents = p[1].revents = 0;
+		n = poll(p, rm->pidfd >= 0 ? 2 : 1, (int)step);
+		if (n < 0 && errno != EINTR)
+			return broken(rm, errno, "cannot wait for the decoder "
+			    "process: %s", strerror(errno));
+		if (n > 0 && p[0].revents != 0)
+			return 0;
+		/* SECURITY: the child is gone but its socket is held open
+		 * (by a descendant): nothing more can be trusted to come. */
+		if ((n > 0 && p[1].revents != 0) ||
+		    (rm->pidfd < 0 && rm->pid >= 0 && child_ended(rm)))
+			return child_gone(rm);
+	}
+}
+
+/* Have NEED unread bytes in the buffer.  Return: 0, or FATAL. */
+static int
+fill(struct xtr_remote *rm, size_t need)
+{
+	ssize_t n;
+
+	if (rm->cap - rm->at < need) {
+		size_t cap = need > BUF_START ? WIRE_HEAD + WIRE_MSG_MAX :
+		    BUF_START;
+		unsigned char *b;
+
+		if (cap > rm->cap) {
+			b = realloc(rm->buf, cap);
+			if (b == NULL)
+				return broken(rm, ENOMEM, "%s",
+				    strerror(ENOMEM));
+			rm->buf = b;
+			rm->cap = cap;
+		}
+	}
+	if (rm->cap - rm->at < need) {
+		memmove(rm->buf, rm->buf + rm->at, rm->len - rm->at);
+		rm->len -= rm->at;
+		rm->at = 0;
+	}
+	while (rm->len - rm->at < need) {
+		if (wait_bytes(rm) != 0)
+			return ARCHIVE_FATAL;
+		n = read(rm->fd, rm->buf + rm->len, rm->cap - rm->len);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return broken(rm, errno, "cannot read from the decoder "
+			    "process: %s", strerror(errno));
+		if (n == 0)
+			return child_gone(rm);
+		rm->len += (size_t)n;
+		(void)clock_gettime(CLOCK_MONOTONIC, &rm->last);
+	}
+	return 0;
+}
+
+/* Read the next message.  Return: its type, or FATAL. */
+static int
+next_msg(struct xtr_remote *rm, const unsigned char **body, size_t *len)
+{
+	long n;
+	int type;
+
+	if (rm->state == S_BROKEN || fill(rm, WIRE_HEAD) != 0)
+		return ARCHIVE_FATAL;
+	n = wire_body_len(rm->buf + rm->at, &type);
+	if (n < 0)
+		return protocol(rm, "a message longer than the contract's "
+		    "4 MiB");
+	/* The head stays in the buffer until the body is whole. */
+	if (fill(rm, WIRE_HEAD + (size_t)n) != 0)
+		return ARCHIVE_FATAL;
+	*body = rm->buf + rm->at + WIRE_HEAD;
+	*len = (size_t)n;
+	rm->at += WIRE_HEAD + (size_t)n;
+	return type;
+}
+
+/* Take the raw count RAW of a message.  Return: 0, or FATAL. */
+static int
+take_raw(struct xtr_remote *rm, uint64_t raw)
+{
+	if (raw < rm->raw)
+		return protocol(rm, "the count of archive bytes read went "
+		    "back");
+	/* A child cannot have read more than there was to read. */
+	rm->raw = raw < rm->raw_max ? raw : rm->raw_max;
+	return 0;
+}
+
+/* A terminated copy of header string I of H, in RM's scratch, at *AT. */
+static const char *
+terminated(struct xtr_remote *rm, const char *s, size_t len, size_t *at)
+{
+	char *p = rm->str + *at;
+
+	memcpy(p, s, len);
+	p[len] = '\0';
+	*at += len + 1;
+	return p;
+}
+
+/* Make AE the entry H describes.  Return: 0, or FATAL. */
+static int
+fill_entry(struct xtr_remote *rm, const struct wire_header *h,
+    struct archive_entry *ae)
+{
+	struct wire_xattr x;
+	const char *s[WIRE_NSTR];
+	size_t need = 0, at = 0, i;
+	char *name;
+
+	for (i = 0; i < WIRE_NSTR; i++)
+		need += h->len[i] + 1;
+	if (need > rm->str_cap) {
+		char *p = realloc(rm->str, need);
+
+		if (p == NULL)
+			return broken(rm, ENOMEM, "%s", strerror(ENOMEM));
+		rm->str = p;
+		rm->str_cap = need;
+	}
+	for (i = 0; i < WIRE_NSTR; i++)
+		s[i] = h->str[i] != NULL ? terminated(rm, h->str[i], h->len[i],
+		    &at) : NULL;
+	archive_entry_clear(ae);
+	if (h->filetype != 0)
+		archive_entry_set_filetype(ae, h->filetype);
+	archive_entry_set_perm(ae, (mode_t)h->perm);
+	if ((h->flags & WIRE_SIZE_SET) != 0)
+		archive_entry_set_size(ae, h->size);
+	else
+		archive_entry_unset_size(ae);
+	archive_entry_set_mtime(ae, (time_t)h->mtime, (long)h->mtime_nsec);
+	if ((h->flags & WIRE_ATIME_SET) != 0)
+		archive_entry_set_atime(ae, (time_t)h->atime,
+		    (long)h->atime_nsec);
+	archive_entry_set_uid(ae, h->uid);
+	archive_entry_set_gid(ae, h->gid);
+	if (s[WIRE_NAME] != NULL)
+		archive_entry_copy_pathname(ae, s[WIRE_NAME]);
+	if (s[WIRE_HARDLINK] != NULL)
+		archive_entry_copy_hardlink(ae, s[WIRE_HARDLINK]);
+	if (s[WIRE_SYMLINK] != NULL)
+		archive_entry_copy_symlink(ae, s[WIRE_SYMLINK]);
+	if (s[WIRE_UNAME] != NULL)
+		archive_entry_copy_uname(ae, s[WIRE_UNAME]);
+	if (s[WIRE_GNAME] != NULL)
+		archive_entry_copy_gname(ae, s[WIRE_GNAME]);
+	for (i = 0; wire_next_xattr(h, &i, &x) == 1;) {
+		name = strndup(x.name, x.name_len);
+		if (name == NULL)
+			return broken(rm, ENOMEM, "%s", strerror(ENOMEM));
+		archive_entry_xattr_add_entry(ae, name, x.value, x.value_len);
+		free(name);
+	}
+	rm->format = h->format;
+	rm->sparse = (h->flags & WIRE_SPARSE) != 0;
+	rm->data_end = 0;
+	return 0;
+}
+
+/* Take a DATA_END or END body; set the archive's error if it has one.
+ * Return: its status, or -1 (protocol error recorded). */
+static int
+take_end(struct xtr_remote *rm, const unsigned char *body, size_t len)
+{
+	struct wire_end e;
+
+	if (wire_get_end(body, len, &e, rm->text, sizeof(rm->text)) < 0) {
+		(void)protocol(rm, "a malformed end message");
+		return -1;
+	}
+	rm->error = e.error;
+	rm->channel = false;
+	return e.status;
+}
+
+/* see extract.h */
+int
+xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae)
+{
+	struct wire_header h;
+	const unsigned char *body;
+	size_t len;
+	int type, st;
+
+	for (;;) {
+		type = next_msg(rm, &body, &len);
+		if (type == ARCHIVE_FATAL)
+			return ARCHIVE_FATAL;
+		/* What is left of an entry the engine did not read. */
+		if (rm->state == S_ENTRY && type == WIRE_DATA) {
+			struct wire_data d;
+
+			if (wire_get_data(body, len, &d) < 0 ||
+			    take_raw(rm, d.raw) != 0)
+				return protocol(rm, "a malformed data block");
+			continue;
+		}
+		if (rm->state == S_ENTRY && type == WIRE_DATA_END) {
+			if (take_end(rm, body, len) < 0)
+				return ARCHIVE_FATAL;
+			rm->state = S_BETWEEN;
+			continue;
+		}
+		if (rm->state != S_BETWEEN)
+			return protocol(rm, "a message out of order");
+		if (type == WIRE_END) {
+			st = take_end(rm, body, len);
+			if (st < 0 || st == WIRE_BAD_DATA)
+				return st < 0 ? ARCHIVE_FATAL :
+				    protocol(rm, "a malformed end message");
+			rm->state = S_DONE;
+			return st == WIRE_OK ? ARCHIVE_EOF : ARCHIVE_FATAL;
+		}
+		if (type != WIRE_HEADER)
+			return protocol(rm, "a message out of order");
+		if (wire_get_header(body, len, &h) < 0)
+			return protocol(rm, "a malformed entry header");
+		if (take_raw(rm, h.raw) != 0 || fill_entry(rm, &h, ae) != 0)
+			return ARCHIVE_FATAL;
+		rm->state = S_ENTRY;
+		return ARCHIVE_OK;
+	}
+}
+
+/* see extract.h */
+int
+xtr_remote_data(struct xtr_remote *rm, const void **buf, size_t *size,
+    int64_t *offset)
+{
+	struct wire_data d;
+	const unsigned char *body;
+	size_t len;
+	int type, st;
+
+	if (rm->state == S_BETWEEN || rm->state == S_DONE)
+		return ARCHIVE_EOF;
+	if (rm->state != S_ENTRY)
+		return ARCHIVE_FATAL;
+	type = next_msg(rm, &body, &len);
+	if (type == ARCHIVE_FATAL)
+		return ARCHIVE_FATAL;
+	if (type == WIRE_DATA_END) {
+		st = take_end(rm, body, len);
+		if (st < 0)
+			return ARCHIVE_FATAL;
+		rm->state = S_BETWEEN;
+		return st == WIRE_OK ? ARCHIVE_EOF : st == WIRE_BAD_DATA ?
+		    ARCHIVE_WARN : ARCHIVE_FATAL;
+	}
+	if (type != WIRE_DATA)
+		return protocol(rm, "a message out of order");
+	if (wire_get_data(body, len, &d) < 0)
+		return protocol(rm, "a malformed data block");
+	/* SECURITY: blocks only go forward; a hole is a gap between. */
+	if (d.offset < rm->data_end)
+		return protocol(rm, "a data block before the previous one");
+	if (take_raw(rm, d.raw) != 0)
+		return ARCHIVE_FATAL;
+	rm->data_end = d.offset + (int64_t)d.len;
+	*buf = d.buf;
+	*size = d.len;
+	*offset = d.offset;
+	return ARCHIVE_OK;
+}
+
+/* see extract.h */
+int
+xtr_remote_format(const struct xtr_remote *rm)
+{
+	return rm->format;
+}
+
+/* see extract.h */
+uint64_t
+xtr_remote_raw(const struct xtr_remote *rm)
+{
+	return rm->raw;
+}
+
+/* see extract.h */
+bool
+xtr_remote_sparse(const struct xtr_remote *rm)
+{
+	return rm->sparse;
+}
+
+/* see extract.h */
+const char *
+xtr_remote_error(const struct xtr_remote *rm, int *error, bool *channel)
+{
+	*error = rm->error > 0 ? rm->error : EIO;
+	*channel = rm->channel;
+	return rm->text[0] != '\0' ? rm->text : "truncated or corrupt";
+}
+
+/* The size of the input IN when it cannot grow, else UINT64_MAX. */
+static uint64_t
+input_size(const struct pfx_input *in)
+{
+	struct stat st;
+
+	if (in->path == NULL && in->buf != NULL)
+		return in->len;
+	if (in->path == NULL && in->fd >= 0 && fstat(in->fd, &st) == 0 &&
+	    S_ISREG(st.st_mode))
+		return (uint64_t)st.st_size;
+	return UINT64_MAX;
+}
+
+static struct xtr_remote *
+remote_new(int fd, const struct pfx_options *opt)
+{
+	struct xtr_remote *rm = calloc(1, sizeof(*rm));
+
+	if (rm == NULL)
+		return NULL;
+	rm->fd = fd;
+	rm->pid = -1;
+	rm->pidfd = -1;
+	rm->cancel = opt->cancel;
+	rm->timeout = opt->timeout;
+	rm->idle = opt->idle_timeout;
+	rm->raw_max = UINT64_MAX;
+	(void)clock_gettime(CLOCK_MONOTONIC, &rm->start);
+	rm->last = rm->start;
+	return rm;
+}
+
+/* Read the CONFINED message into RES.  Return: 0, or -1 with RES the
+ * fatal error. */
+static int
+take_confined(struct xtr_remote *rm, const struct pfx_options *opt,
+    struct pfx_result *res)
+{
+	const unsigned char *body;
+	size_t len;
+	int type, r;
+
+	type = next_msg(rm, &body, &len);
+	if (type != ARCHIVE_FATAL && (type != WIRE_CONFINED ||
+	    wire_get_confined(body, len, &r, &res->sandbox) < 0))
+		(void)protocol(rm, "a malformed first message");
+	if (rm->state == S_BROKEN) {
+		res->status = PFX_FATAL;
+		res->error = rm->error;
+		snprintf(res->message, sizeof(res->message), "%s", rm->text);
+		return -1;
+	}
+	rm->state = S_BETWEEN;
+	if (r == 0)
+		return 0;
+	res->status = PFX_FATAL;
+	res->error = -r;
+	if (r == -ENOSYS && (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
+		snprintf(res->message, sizeof(res->message), "sandbox "
+		    "required, but the kernel cannot enforce it: %s",
+		    res->sandbox.text);
+	else
+		snprintf(res->message, sizeof(res->message), "cannot confine "
+		    "the decoder process: %s", strerror(-r));
+	return -1;
+}
+
+/* see extract.h */
+int
+xtr_remote_open_fd(struct xtr_remote **out, int fd,
+    const struct pfx_options *opt, struct pfx_result *res)
+{
+	struct xtr_remote *rm;
+
+	*out = NULL;
+	rm = remote_new(fd, opt);
+	if (rm == NULL) {
+		res->status = PFX_FATAL;
+		res->error = ENOMEM;
+		snprintf(res->message, sizeof(res->message), "%s",
+		    strerror(ENOMEM));
+		return -1;
+	}
+	*out = rm;
+	return take_confined(rm, opt, res);
+}
+
+/* Fail RES: the decoder process could not be started (errno E). */
+static int
+cannot_start(struct pfx_result *res, int e)
+{
+	res->status = PFX_FATAL;
+	res->error = e;
+	snprintf(res->message, sizeof(res->message), "cannot start the "
+	    "decoder process: %s", strerror(e));
+	return -1;
+}
+
+/* see extract.h */
+int
+xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
+    const struct pfx_options *opt, struct pfx_result *res)
+{
+	struct xtr_remote *rm;
+	sigset_t all, old;
+	pid_t self = getpid(), pid;
+	int sv[2], size = SOCK_BUF;
+
+	*out = NULL;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
+		return cannot_start(res, errno);
+	(void)setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	(void)setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	rm = remote_new(sv[0], opt);
+	if (rm == NULL) {
+		(void)close(sv[0]);
+		(void)close(sv[1]);
+		return cannot_start(res, ENOMEM);
+	}
+	rm->raw_max = input_size(in);
+	/* No handler of the caller's may run in the child before it has
+	 * reset them all (child.c). */
+	(void)sigfillset(&all);
+	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+	pid = fork();
+	if (pid == 0) {
+		(void)close(sv[0]);
+		xtr_child_main(sv[1], self, in, opt);
+	}
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	(void)close(sv[1]);
+	if (pid == -1) {
+		int e = errno;
+
+		xtr_remote_free(rm);
+		return cannot_start(res, e);
+	}
+	rm->pid = pid;
+	/* Both sides set the group, so it is set whichever runs first. */
+	(void)setpgid(pid, pid);
+	rm->pidfd = plat_os_pidfd_open(pid);
+	if (rm->pidfd < 0)
+		rm->pidfd = -1;
+	*out = rm;
+	return take_confined(rm, opt, res);
+}
+
+/* Signal the child's process group, and the child. */
+static void
+signal_all(struct xtr_remote *rm, int sig)
+{
+	/* SECURITY: until the child is reaped its pid, and so its group's
+	 * id, cannot name another process. */
+	if (rm->reaped)
+		return;
+	(void)kill(-rm->pid, sig);
+	(void)kill(rm->pid, sig);
+}
+
+/* see extract.h */
+int
+xtr_remote_stop(struct xtr_remote *rm, char *msg, size_t cap)
+{
+	bool finished, lingered = false;
+
+	if (rm == NULL || rm->pid < 0 || (rm->reaped && rm->fd < 0))
+		return 0;
+	finished = rm->state == S_DONE;
+	/* The child's next send fails: it ends. */
+	if (rm->fd >= 0)
+		(void)close(rm->fd);
+	rm->fd = -1;
+	if (finished) {
+		lingered = !wait_child(rm, EXIT_GRACE_MS);
+	} else if (!child_ended(rm)) {
+		signal_all(rm, SIGTERM);
+		(void)wait_child(rm, STOP_GRACE_MS);
+	}
+	/* SECURITY: whatever it started in its group ends with it. */
+	signal_all(rm, SIGKILL);
+	if (!rm->reaped) {
+		signal_all(rm, SIGKILL);
+		(void)wait_child(rm, REAP_MS);
+	}
+	if (!rm->reaped) {
+		snprintf(msg, cap, "the decoder process (pid %ld) did not "
+		    "end after SIGKILL", (long)rm->pid);
+		return -EBUSY;
+	}
+	if (lingered) {
+		snprintf(msg, cap, "the decoder process did not exit within "
+		    "%d s of the archive's end (killed)", EXIT_GRACE_MS / 1000);
+		return -ETIMEDOUT;
+	}
+	if (finished && !(WIFEXITED(rm->wstatus) &&
+	    WEXITSTATUS(rm->wstatus) == 0)) {
+		snprintf(msg, cap, "the decoder process failed after the "
+		    "archive's end (%s %d)", WIFSIGNALED(rm->wstatus) ?
+		    "signal" : "status", WIFSIGNALED(rm->wstatus) ?
+		    WTERMSIG(rm->wstatus) : WEXITSTATUS(rm->wstatus));
+		return -ECHILD;
+	}
+	return 0;
+}
+
+/* see extract.h */
+void
+xtr_remote_free(struct xtr_remote *rm)
+{
+	char msg[160];
+
+	if (rm == NULL)
+		return;
+	(void)xtr_remote_stop(rm, msg, sizeof(msg));
+	if (rm->fd >= 0)
+		(void)close(rm->fd);
+	if (rm->pidfd >= 0)
+		(void)close(rm->pidfd);
+	free(rm->buf);
+	free(rm->str);
+	free(rm);
+}

@@ -1,0 +1,174 @@
+/*
+ * wire.h -- what the decoder process sends the process that writes.
+ *
+ * With a sandbox, libarchive and the compression libraries run in a child
+ * process that can write nothing anywhere (child.c); it sends each entry's
+ * header and data over a socket, and the calling process judges and
+ * writes them as it would judge and write what libarchive read in its own
+ * process (remote.c).  The child is assumed compromised: every message is
+ * bounded and checked here before anything else sees it, and a message
+ * that breaks this contract ends the run as a protocol error.
+ *
+ * A message is a 4-byte length (host order: both ends are one machine),
+ * a type byte, then that many bytes of body.  The child sends, in order:
+ *
+ *	CONFINED		once, before it reads a byte of the archive
+ *	{ HEADER DATA* DATA_END }*
+ *	END			the end of the archive, or why it stopped
+ *
+ * The decoding here is pure (no I/O, no allocation), so that a fuzzer
+ * can drive it (fuzz/fuzz_wire.c).
+ */
+#ifndef XTR_WIRE_H
+#define XTR_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pfx_sandbox.h"
+
+#define WIRE_CONFINED	'C'
+#define WIRE_HEADER	'H'
+#define WIRE_DATA	'D'
+#define WIRE_DATA_END	'E'
+#define WIRE_END	'Z'
+
+/* The length and type before each body. */
+#define WIRE_HEAD	5
+
+/* The largest body of any message, and of a DATA message's bytes. */
+#define WIRE_MSG_MAX	(4u << 20)
+#define WIRE_DATA_MAX	(256u << 10)
+
+/* The longest text of DATA_END and END (a libarchive message). */
+#define WIRE_TEXT_MAX	1024u
+
+/* A header's strings, in this order on the wire. */
+enum wire_str {
+	WIRE_NAME, WIRE_HARDLINK, WIRE_SYMLINK, WIRE_UNAME, WIRE_GNAME,
+	WIRE_NSTR
+};
+
+/* Header flags. */
+#define WIRE_SIZE_SET	0x1u
+#define WIRE_ATIME_SET	0x2u
+#define WIRE_SPARSE	0x4u
+#define WIRE_FLAGS	0x7u
+
+/* Outcomes of DATA_END and END. */
+#define WIRE_OK		0	/* the data, or the archive, ended well */
+#define WIRE_BAD_DATA	1	/* a failed check of the data (a CRC) */
+#define WIRE_FATAL	2	/* the archive cannot be read further */
+
+/* An entry's header, decoded; strings point into the message. */
+struct wire_header {
+	int32_t format;		/* libarchive's archive_format() */
+	uint32_t filetype;	/* AE_IF* bits, or 0 */
+	uint32_t perm;		/* 07777 bits */
+	uint32_t flags;		/* WIRE_SIZE_SET ... */
+	int64_t size, mtime, mtime_nsec, atime, atime_nsec, uid, gid;
+	uint64_t raw;		/* archive bytes the child had read */
+	const char *str[WIRE_NSTR];	/* NUL-free; NULL when absent */
+	uint32_t len[WIRE_NSTR];
+	uint32_t nxattr;
+	const unsigned char *xattrs;	/* nxattr records, see wire_xattr */
+	size_t xattrs_len;
+};
+
+/* One extended attribute of a header. */
+struct wire_xattr {
+	const char *name;	/* not terminated: NAME_LEN bytes */
+	size_t name_len;
+	const void *value;
+	size_t value_len;
+};
+
+/* A block of an entry's data, decoded. */
+struct wire_data {
+	int64_t offset;
+	uint64_t raw;
+	const unsigned char *buf;
+	size_t len;
+};
+
+/* DATA_END or END, decoded; TEXT is NUL-terminated in the caller's
+ * buffer. */
+struct wire_end {
+	int32_t status;		/* WIRE_OK ... */
+	int32_t error;		/* errno, 0 when WIRE_OK */
+};
+
+/* --- the child's side: encode ---------------------------------------- */
+
+/* A CONFINED message's length, head included: result, ABI, five
+ * booleans, the text. */
+#define WIRE_CONFINED_LEN (WIRE_HEAD + 4 + 4 + 5 + \
+    sizeof(((struct pfx_sandbox_info *)0)->text))
+
+/*
+ * Encode the CONFINED message for R (pfx_sandbox_confine()'s return) and
+ * INFO into OUT (WIRE_CONFINED_LEN bytes).  Return: its length.
+ */
+size_t wire_put_confined(unsigned char *out, int r,
+    const struct pfx_sandbox_info *info);
+
+/*
+ * Encode H (strings from H->str, xattrs from XATTRS) as a HEADER message
+ * into OUT of CAP bytes.  Return: its length, or 0 if it does not fit
+ * WIRE_MSG_MAX or CAP.
+ */
+size_t wire_put_header(unsigned char *out, size_t cap,
+    const struct wire_header *h, const struct wire_xattr *xattrs);
+
+/* The head of a DATA message for LEN bytes at OFFSET; the bytes follow.
+ * Return: the head's length. */
+size_t wire_put_data_head(unsigned char *out, int64_t offset, uint64_t raw,
+    size_t len);
+
+/* Encode DATA_END or END (TYPE) with STATUS, ERROR and TEXT (cut at
+ * WIRE_TEXT_MAX) into OUT (WIRE_HEAD + 8 + WIRE_TEXT_MAX bytes).
+ * Return: its length. */
+size_t wire_put_end(unsigned char *out, int type, int status, int error,
+    const char *text);
+
+/* --- the parent's side: decode and check ------------------------------ */
+
+/* Split a message's head.  Return: the body's length, or -1 when it is
+ * longer than WIRE_MSG_MAX. */
+long wire_body_len(const unsigned char head[WIRE_HEAD], int *type);
+
+/*
+ * Decode a CONFINED body.  Return: 0 with *R and *INFO set, or -1 when
+ * it breaks the contract (a size, a boolean that is not 0 or 1, a text
+ * not terminated or not printable, an error that is not an errno).
+ */
+int wire_get_confined(const unsigned char *body, size_t len, int *r,
+    struct pfx_sandbox_info *info);
+
+/* Decode a HEADER body.  Return: 0, or -1 when it breaks the contract
+ * (lengths, NUL bytes in strings, type or mode bits, a negative size, a
+ * nanosecond out of range, unknown flags). */
+int wire_get_header(const unsigned char *body, size_t len,
+    struct wire_header *h);
+
+/* The next extended attribute at *AT of H (start with *AT = 0).
+ * Return: 1 with *X set, 0 at the end. */
+int wire_next_xattr(const struct wire_header *h, size_t *at,
+    struct wire_xattr *x);
+
+/* Decode a DATA body.  Return: 0, or -1 (a negative offset, one that
+ * overflows with its length, or more than WIRE_DATA_MAX bytes). */
+int wire_get_data(const unsigned char *body, size_t len,
+    struct wire_data *d);
+
+/*
+ * Decode a DATA_END or END body; its text goes to TEXT (CAP bytes), with
+ * every byte that is not printable ASCII shown as '?'.  Return: 0, or -1
+ * (an unknown status, an error out of errno's range, or WIRE_OK with an
+ * error).
+ */
+int wire_get_end(const unsigned char *body, size_t len, struct wire_end *e,
+    char *text, size_t cap);
+
+#endif /* XTR_WIRE_H */
