@@ -46,6 +46,26 @@ where(char *buf, size_t cap, const char *name, unsigned int up)
 }
 
 /*
+ * Append NOTICE to RES's message after "; ", cutting the message, not the
+ * notice, when both do not fit: a tree left on disk must always be told.
+ */
+static void
+append_notice(struct pfx_result *res, const char *notice)
+{
+	size_t cap = sizeof(res->message), n = strlen(res->message);
+	size_t len = strlen(notice);
+
+	if (n > 0 && n + 2 + len >= cap) {
+		/* Room for "...; " and the notice, at the message's end. */
+		n = len + 6 < cap ? cap - len - 6 : 0;
+		memcpy(res->message + n, "...", n > 0 ? 4 : 1);
+		n = strlen(res->message);
+	}
+	snprintf(res->message + n, cap - n, "%s%s", n > 0 ? "; " : "",
+	    notice);
+}
+
+/*
  * Fail RES: the staging directory NAME, UP levels above DEST's parent,
  * was not found at its name again (someone swapped it), so it was left
  * as it is.
@@ -55,23 +75,17 @@ fail_stale(struct pfx_result *res, const char *dest, const char *name,
     unsigned int up)
 {
 	char at[sizeof(((struct pfx_stage *)0)->name) + 64];
-
-	size_t n = strlen(res->message);
+	char notice[sizeof(res->message)];
 
 	res->status = PFX_FATAL;
 	res->error = ESTALE;
-	if (n == 0)
-		n = (size_t)snprintf(res->message, sizeof(res->message),
-		    "%s: ", dest);
-	else
-		n += (size_t)snprintf(res->message + n,
-		    sizeof(res->message) - n, "; ");
-	if (n < sizeof(res->message))
-		snprintf(res->message + n, sizeof(res->message) - n, "the "
-		    "staging directory %s was replaced by another directory "
-		    "during the run (someone else can write there); the other "
-		    "directory was left untouched",
-		    where(at, sizeof(at), name, up));
+	snprintf(notice, sizeof(notice), "%s%sthe staging directory %s was "
+	    "replaced by another directory during the run (someone else can "
+	    "write there); the other directory was left untouched",
+	    res->message[0] == '\0' ? dest : "",
+	    res->message[0] == '\0' ? ": " : "",
+	    where(at, sizeof(at), name, up));
+	append_notice(res, notice);
 }
 
 /* Say why DEST cannot be staged, from pfx_stage_open()'s error R. */
@@ -128,11 +142,11 @@ tell_leftover(struct pfx_result *res, const char *name, unsigned int up,
     int r)
 {
 	char at[sizeof(((struct pfx_stage *)0)->name) + 64];
-	size_t n = strlen(res->message);
+	char notice[sizeof(res->message)];
 
-	snprintf(res->message + n, sizeof(res->message) - n, "%sthe staging "
-	    "directory %s could not be removed: %s", n > 0 ? "; " : "",
-	    where(at, sizeof(at), name, up), strerror(-r));
+	snprintf(notice, sizeof(notice), "the staging directory %s could not "
+	    "be removed: %s", where(at, sizeof(at), name, up), strerror(-r));
+	append_notice(res, notice);
 }
 
 /* see extract.h */

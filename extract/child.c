@@ -383,9 +383,15 @@ xtr_child_main(int fd, pid_t parent, const struct pfx_input *in,
 			open_err = -r;
 	}
 	r = plat_child_fds(keep, n);
-	if (r < 0)
-		_exit(1);
-	fd = keep[0];
+	fd = keep[0];	/* the socket, whether or not it moved */
+	if (r < 0) {
+		/* Told as a confinement that failed (EMFILE, say). */
+		memset(&info, 0, sizeof(info));
+		(void)snprintf(info.text, sizeof(info.text), "none: %s",
+		    strerror(-r));
+		send_buf(fd, m, wire_put_confined(m, r, &info));
+		_exit(0);
+	}
 	input.path = NULL;
 	if (in->buf == NULL)
 		input.fd = n > 1 ? keep[1] : -1;

@@ -102,38 +102,49 @@ enum pfx_existing {
 					   destination last */
 
 /*
- * Self-confinement, for a program whose whole process is this one
- * extraction (pfextract(1) is one).  With PFX_OPT_SANDBOX, pfx_extract()
- * calls pfx_sandbox_confine() on the CALLING PROCESS right after it has
- * opened the destination and before the first archive byte is decoded:
- * from then on the kernel lets the process -- every thread, every child,
- * for the rest of its life, irreversibly -- write only beneath the
- * destination (nothing at all when listing) and read only the input it
- * already holds, /usr and the NSS files; no exec, no new socket, no
- * network (see pfx_sandbox.h).  Symlinks may be made there only with
- * PFX_SYMLINKS_CONTAIN.  The input must then be an fd or a buffer (a
- * path would be opened after confinement: PFX_FATAL, EINVAL).  What was
- * enforced is in pfx_result.sandbox.  With PFX_OPT_SANDBOX_REQUIRE too,
- * the call fails (PFX_FATAL, ENOSYS, nothing extracted) unless the kernel
- * enforces both the filesystem rules and the system-call filter.
- * A library caller that must go on as before (a package manager, a
- * server) MUST NOT use these: use the confined child instead
- * (PFX_OPT_SANDBOX_CHILD), which confines a child process only.
+ * The sandbox.  The archive is parsed by libarchive and the compression
+ * libraries; an archive that exploits one of them runs its own code in
+ * the process that parses.  With PFX_OPT_SANDBOX or PFX_OPT_SANDBOX_CHILD
+ * that process is not the caller's: pfx_extract() forks a decoder
+ * process that keeps only a socket and a read-only descriptor of the
+ * input (a path is opened there, before confinement), confines itself
+ * with PFX_SANDBOX_NO_DEST (pfx_sandbox.h: it can write, create, remove,
+ * rename, chmod or chown nothing anywhere, start no process, signal no
+ * other, execute nothing, open no socket), and only then reads the
+ * archive.  It sends each header and block of data; the calling process
+ * checks every message (a breach of the protocol is PFX_FATAL, EPROTO,
+ * "protocol error from the decoder process: ..."), then judges and
+ * writes each entry itself, exactly as without a sandbox: the hooks see
+ * only what pfx_extract() made of it, in this process.  The decoder
+ * process and everything in its process group are ended (SIGTERM, then
+ * SIGKILL) and reaped before pfx_extract() returns; see TIMEOUT and
+ * IDLE_TIMEOUT for its deadlines.  A decoder taken over can at most feed
+ * the run a different archive, spend CPU and memory until a deadline,
+ * and read what the kernel leaves readable (/usr).
+ *
+ * With PFX_OPT_SANDBOX the CALLING PROCESS is confined too, after the
+ * fork and before the first entry is read: from then on the kernel lets
+ * it -- every thread, for the rest of its life, irreversibly -- write only
+ * beneath the destination (nothing at all when listing), read only the
+ * input it holds, /usr and the NSS files, start no process; no exec, no
+ * new socket, no network.  Symlinks may be made there only with
+ * PFX_SYMLINKS_CONTAIN, set-id bits and owners changed only with
+ * PFX_OPT_SAME_OWNER.  That is for a program whose whole process is this
+ * one extraction (pfextract(1) is one); a library caller that must go on
+ * as before (a package manager, a server) MUST NOT use it: use
+ * PFX_OPT_SANDBOX_CHILD, which confines the decoder process only.
+ *
+ * What was enforced is in pfx_result.sandbox: the decoder process's
+ * confinement, and with PFX_OPT_SANDBOX the text goes on with
+ * "; writer: " and the calling process's.  With PFX_OPT_SANDBOX_REQUIRE
+ * too, the call fails (PFX_FATAL, ENOSYS, nothing extracted) unless the
+ * kernel enforces both the filesystem rules and the system-call filter.
+ * POSIX-only (fork); in a multithreaded caller the decoder process runs
+ * only library code and libc's fork-safe parts, and ends with _exit().
  */
-#define PFX_OPT_SANDBOX		0x1000u	/* confine the caller's process */
-/*
- * The confined child, for library callers: with PFX_OPT_SANDBOX_CHILD,
- * pfx_extract() forks a child process that opens the input and the
- * destination, confines itself as PFX_OPT_SANDBOX does (REQUIRE applies
- * too), and extracts; the caller's process is never confined.  The hooks
- * are still called in the caller's process, in order, with its ARG: the
- * child sends each call over a socket pair and waits for decide()'s
- * answer.  A set cancel flag is passed on as SIGTERM.  If the child dies
- * (a decoder bug the kernel stopped, a crash) the result is PFX_FATAL with
- * a message saying how, and the caller goes on.  POSIX-only (fork); in a
- * multithreaded caller the child runs only library code and libc's
- * fork-safe parts, and ends with _exit().
- */
+#define PFX_OPT_SANDBOX		0x1000u	/* decoder process, and confine
+					   the caller's process */
+/* The decoder process alone; the caller's process is never confined. */
 #define PFX_OPT_SANDBOX_CHILD	0x4000u
 #define PFX_OPT_SANDBOX_REQUIRE	0x2000u	/* ... or fail if the kernel
 					   cannot */
@@ -191,9 +202,9 @@ struct pfx_hooks {
 	 */
 	void (*unmatched)(void *arg, const char *pattern);
 	/*
-	 * With PFX_OPT_SANDBOX: called once, right after the process was
-	 * confined and before the first archive byte is read, with what
-	 * was enforced.  NULL: none.
+	 * With a sandbox: called once, after the decoder process (and with
+	 * PFX_OPT_SANDBOX this process) confined itself and before the
+	 * first entry is read, with what was enforced.  NULL: none.
 	 */
 	void (*confined)(void *arg, const struct pfx_sandbox_info *info);
 };
@@ -291,7 +302,7 @@ struct pfx_result {
 	const char *resolver;	/* "openat2" or "walk"; "none" when no
 				   destination was opened (listing, or
 				   an unusable destination) */
-	struct pfx_sandbox_info sandbox; /* PFX_OPT_SANDBOX: what was
+	struct pfx_sandbox_info sandbox; /* a sandbox: what was
 				   enforced; all zero, text "", when
 				   confinement was not attempted */
 };

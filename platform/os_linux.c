@@ -323,15 +323,17 @@ plat_os_dirent_type(const struct dirent *de)
 
 /* see platform.h */
 int
-plat_os_close_from(int lowfd)
+plat_os_close_range(int lo, int hi)
 {
 #ifdef SYS_close_range
-	if (syscall(SYS_close_range, (unsigned int)lowfd, ~0u, 0u) == 0)
+	if (syscall(SYS_close_range, (unsigned int)lo, (unsigned int)hi,
+	    0u) == 0)
 		return 0;
 	/* EINVAL too: a kernel before 5.9 may not know the call. */
 	return errno == ENOSYS || errno == EINVAL ? -ENOSYS : -errno;
 #else
-	(void)lowfd;
+	(void)lo;
+	(void)hi;
 	return -ENOSYS;
 #endif
 }

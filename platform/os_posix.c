@@ -194,9 +194,10 @@ plat_thread_batch(void)
 
 /* see platform.h */
 int
-plat_os_close_from(int lowfd)
+plat_os_close_range(int lo, int hi)
 {
-	(void)lowfd;
+	(void)lo;
+	(void)hi;
 	return -ENOSYS;
 }
 

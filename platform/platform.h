@@ -221,11 +221,11 @@ struct dirent;
 mode_t plat_os_dirent_type(const struct dirent *de);
 
 /*
- * Close every descriptor from LOWFD up in one call (close_range(2),
- * Linux 5.9).  Return: 0, or -errno (-ENOSYS where there is no such
- * call: plat_child_fds() then closes them one by one).
+ * Close every descriptor from LO to HI (INT_MAX: all above LO) in one
+ * call (close_range(2), Linux 5.9).  Return: 0, or -errno (-ENOSYS where
+ * there is no such call: plat_child_fds() then closes them one by one).
  */
-int plat_os_close_from(int lowfd);
+int plat_os_close_range(int lo, int hi);
 
 /* A descriptor that refers to process PID and polls readable when it
  * ends (pidfd_open(2), Linux 5.3).  Return: it, or -errno (-ENOSYS where

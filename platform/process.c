@@ -14,6 +14,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -21,67 +23,123 @@
 /* The first descriptor the child keeps for itself. */
 #define FIRST_KEPT 3
 
-/* Close every descriptor from LOWFD up.  Return: 0, or -errno. */
+/* The highest descriptor number worth closing one by one. */
 static int
-close_from(int lowfd)
+fd_ceiling(void)
 {
 	struct rlimit rl;
-	long fd, max;
-	int r;
 
-	r = plat_os_close_from(lowfd);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (1u << 24))
+		return (int)rl.rlim_cur - 1;
+	return (1 << 20) - 1;
+}
+
+/* Close every descriptor from LO to HI.  Return: 0, or -errno. */
+static int
+close_range_of(int lo, int hi)
+{
+	int fd, r;
+
+	if (lo > hi)
+		return 0;
+	r = plat_os_close_range(lo, hi);
 	if (r != -ENOSYS)
 		return r;
-	max = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
-	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (1u << 24) ?
-	    (long)rl.rlim_cur : 1L << 20;
-	for (fd = lowfd; fd < max; fd++)
-		(void)close((int)fd);
+	if (hi > fd_ceiling())
+		hi = fd_ceiling();
+	for (fd = lo; fd <= hi; fd++)
+		(void)close(fd);
 	return 0;
 }
 
-/* Make FD (open on /dev/null) descriptor TO.  Return: 0, or -errno. */
-static int
-null_at(int null, int to)
+/* Is FD one of the N in KEEP? */
+static bool
+kept(const int *keep, int n, int fd)
 {
-	return dup2(null, to) == -1 ? -errno : 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (keep[i] == fd)
+			return true;
+	return false;
+}
+
+/*
+ * Close every descriptor from FIRST_KEPT up but the N in KEEP, first, so
+ * that what follows needs no more descriptors than it keeps: a low
+ * RLIMIT_NOFILE must not stop the child before the parent's own writes.
+ */
+static int
+close_all_but(const int *keep, int n)
+{
+	int lo = FIRST_KEPT, next, i, r;
+
+	for (;;) {
+		next = INT_MAX;
+		for (i = 0; i < n; i++)
+			if (keep[i] >= lo && keep[i] < next)
+				next = keep[i];
+		r = close_range_of(lo, next == INT_MAX ? INT_MAX : next - 1);
+		if (r < 0 || next == INT_MAX)
+			return r;
+		lo = next + 1;
+	}
+}
+
+/* Make descriptor TO a copy of FROM, close-on-exec.  Return: 0, -errno. */
+static int
+copy_to(int from, int to)
+{
+	if (from != to && dup2(from, to) == -1)
+		return -errno;
+	return fcntl(to, F_SETFD, FD_CLOEXEC) == -1 ? -errno : 0;
 }
 
 /* see platform.h */
 int
 plat_child_fds(int *keep, int n)
 {
-	int i, fd, null, r;
+	int i, j, fd, null, r;
 
-	/*
-	 * Every kept descriptor goes above all those it will be moved to,
-	 * so that no move overwrites another kept one.
-	 */
+	r = close_all_but(keep, n);
+	if (r < 0)
+		return r;
+	/* KEEP[i] goes to FIRST_KEPT + i; one already there is moved out
+	 * of the way first, unless it is the one that goes there. */
 	for (i = 0; i < n; i++) {
-		fd = fcntl(keep[i], F_DUPFD_CLOEXEC, FIRST_KEPT + n);
-		if (fd == -1)
-			return -errno;
-		keep[i] = fd;
+		for (j = i + 1; j < n; j++) {
+			if (keep[j] != FIRST_KEPT + i)
+				continue;
+			fd = fcntl(keep[j], F_DUPFD_CLOEXEC, FIRST_KEPT + n);
+			if (fd == -1)
+				return -errno;
+			(void)close(keep[j]);
+			keep[j] = fd;
+		}
+		r = copy_to(keep[i], FIRST_KEPT + i);
+		if (r < 0)
+			return r;
+		/* The old number, unless a later one still needs it. */
+		if (keep[i] != FIRST_KEPT + i &&
+		    !kept(keep + i + 1, n - i - 1, keep[i]))
+			(void)close(keep[i]);
+		keep[i] = FIRST_KEPT + i;
 	}
 	null = open("/dev/null", O_RDWR | O_CLOEXEC | O_NOCTTY);
 	if (null == -1)
 		return -errno;
-	r = null_at(null, 0);
-	if (r == 0)
-		r = null_at(null, 1);
 	/* SECURITY: nothing the child writes reaches the caller's output;
 	 * a sanitizer's report is for the developer, in test builds. */
-	if (r == 0 && !PLAT_SANITIZER)
-		r = null_at(null, 2);
-	for (i = 0; r == 0 && i < n; i++) {
-		if (dup2(keep[i], FIRST_KEPT + i) == -1 ||
-		    fcntl(FIRST_KEPT + i, F_SETFD, FD_CLOEXEC) == -1)
-			r = -errno;
-		else
-			keep[i] = FIRST_KEPT + i;
-	}
-	if (r == 0)
-		r = close_from(FIRST_KEPT + n);
+	r = 0;
+	if (null != 0)
+		r = dup2(null, 0) == -1 ? -errno : 0;
+	if (r == 0 && null != 1)
+		r = dup2(null, 1) == -1 ? -errno : 0;
+	if (r == 0 && null != 2 && !PLAT_SANITIZER)
+		r = dup2(null, 2) == -1 ? -errno : 0;
+	if (null >= FIRST_KEPT + n)
+		(void)close(null);
 	return r;
 }
 

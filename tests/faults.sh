@@ -412,5 +412,19 @@ x=$(line "name $(ino a/b) x")
 [ "$(tail -1 "$T/log")" = "fsync $(ino .)" ] && ok ||
     bad "--fsync: the destination is not synced last"
 
+# --atomic: a staging tree that cannot be removed is always told, even
+# when the error before it fills the message (a long DEST path).
+if [ "$modes" != plain ]; then
+	long=$T/w/$(printf 'd%.0s' $(seq 1 200))/$(printf 'e%.0s' $(seq 1 200))
+	rm -rf "$T/w" && mkdir -p "$long"
+	head -c 3000 "$T/t.tar" > "$T/cut.tar"
+	FAULTSHIM=unlinkat:EACCES LD_PRELOAD=$shim "$pfx" -xf "$T/cut.tar" \
+	    -C "$long/dest" --atomic 2> "$T/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q 'the staging directory .* could not be removed: Permission denied$' "$T/err" &&
+	    [ ! -e "$long/dest" ] && ok ||
+	    bad "--atomic: leftover staging not told: exit $rc: $(cat "$T/err")"
+fi
+
 echo "faults: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -8,7 +8,8 @@
  * call from then on).  CALL is write (write, pwrite and pwrite64, on
  * regular files only, so that standard output and error still work),
  * openat (openat and openat64),
- * fsync, mkdirat or renameat (renameat and renameat2).  ERRNO is a name:
+ * fsync, mkdirat, renameat (renameat and renameat2) or unlinkat (of a
+ * directory only: AT_REMOVEDIR, so that temporaries still go).  ERRNO is a name:
  * EIO, ENOSPC, EDQUOT, EMFILE, EACCES, EROFS, ENOENT.  ":dir=NAME"
  * counts (and fails) only the openat calls that create a file (O_CREAT or
  * O_TMPFILE) in a directory named NAME, so that a test does not depend on
@@ -248,6 +249,15 @@ mkdirat(int dirfd, const char *path, mode_t mode)
 	if (shim_fail("mkdirat"))
 		return -1;
 	return real_mkdirat(dirfd, path, mode);
+}
+
+int
+unlinkat(int dirfd, const char *path, int flags)
+{
+	REAL(unlinkat);
+	if ((flags & AT_REMOVEDIR) != 0 && shim_fail("unlinkat"))
+		return -1;
+	return real_unlinkat(dirfd, path, flags);
 }
 
 int
