@@ -395,7 +395,6 @@ xtr_child_main(int fd, pid_t parent, const struct pfx_input *in,
 	input.path = NULL;
 	if (in->buf == NULL)
 		input.fd = n > 1 ? keep[1] : -1;
-	(void)chdir("/");
 
 	/* SECURITY: confined before the first archive byte is read. */
 	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)

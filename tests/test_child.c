@@ -1,9 +1,10 @@
 /*
- * test_child.c -- extraction in a confined child (PFX_OPT_SANDBOX_CHILD):
- * the caller's process stays free, the hooks still run in it, in order,
- * with its ARG, decide() answers cross the process boundary, a cancel
- * flag stops the child cleanly, and nothing leaks (descriptors, child
- * processes).
+ * test_child.c -- extraction with the decoder process alone
+ * (PFX_OPT_SANDBOX_CHILD): the caller's process stays free, the hooks run
+ * in it, in order, with its ARG, decide() answers take effect, a cancel
+ * flag stops the run and its decoder process, and nothing leaks
+ * (descriptors, child processes).  What a hostile decoder process cannot
+ * do is tests/hostile.sh's and tests/hostile_lib.c's.
  *
  * Each case runs in a fresh directory:
  *
