@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,8 @@ struct out {
 	int fd;
 	unsigned char *buf;
 	size_t cap;
+	struct wire_ring *ring;	/* shared with the parent, or NULL */
+	uint32_t head;		/* ring bytes placed so far, modulo 2^32 */
 };
 
 /* Send the IOV's bytes whole.  On failure the parent is gone: end. */
@@ -242,13 +245,61 @@ send_header(struct out *o, struct archive *ar, struct xtr_decoder *dec,
 	return 0;
 }
 
+/*
+ * Room for N bytes in the ring, contiguous: wait until the parent is done
+ * with enough of it.  Return: the ring count where they go (a block that
+ * would run past the ring's end starts at its beginning instead).
+ */
+static uint32_t
+ring_room(struct out *o, size_t n)
+{
+	uint32_t at = o->head, pos = at & (WIRE_RING_SIZE - 1), done;
+
+	if (pos + n > WIRE_RING_SIZE)
+		at += WIRE_RING_SIZE - pos;	/* skip the tail */
+	for (;;) {
+		done = atomic_load(&o->ring->done);
+		if ((uint32_t)(at + n - done) <= WIRE_RING_SIZE)
+			break;
+		/* Told before the second look, so that a parent that moves
+		 * DONE in between sees it and wakes us (both seq_cst). */
+		atomic_store(&o->ring->waiting, 1);
+		if (atomic_load(&o->ring->done) == done)
+			plat_os_wait_word((const uint32_t *)&o->ring->done,
+			    done, 1000);
+	}
+	atomic_store(&o->ring->waiting, 0);
+	return at;
+}
+
+/* Send LEN bytes of data at OFFSET: through the ring if there is one. */
+static void
+send_block(struct out *o, const void *buf, size_t len, int64_t offset,
+    uint64_t raw)
+{
+	unsigned char head[WIRE_HEAD + 24];
+	struct iovec iov[2];
+	uint32_t at;
+
+	if (o->ring == NULL || len == 0) {
+		iov[0].iov_base = head;
+		iov[0].iov_len = wire_put_data_head(head, offset, raw, len);
+		iov[1].iov_base = (void *)buf;
+		iov[1].iov_len = len;
+		send_iov(o->fd, iov, len > 0 ? 2 : 1);
+		return;
+	}
+	at = ring_room(o, len);
+	memcpy(o->ring->data + (at & (WIRE_RING_SIZE - 1)), buf, len);
+	o->head = at + (uint32_t)len;
+	send_buf(o->fd, head, wire_put_data_ring(head, offset, raw, at, len));
+}
+
 /* Send the current entry's data, then DATA_END.  Return: 0, or -1 when
  * the data could not be read (DATA_END says why; the run ends). */
 static int
 send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 {
-	unsigned char head[WIRE_HEAD + 16];
-	struct iovec iov[2];
 	const void *buf;
 	size_t size, n;
 	la_int64_t offset;
@@ -266,12 +317,7 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 		}
 		do {
 			n = size < WIRE_DATA_MAX ? size : WIRE_DATA_MAX;
-			iov[0].iov_base = head;
-			iov[0].iov_len = wire_put_data_head(head, offset,
-			    raw_bytes(ar, dec), n);
-			iov[1].iov_base = (void *)buf;
-			iov[1].iov_len = n;
-			send_iov(o->fd, iov, n > 0 ? 2 : 1);
+			send_block(o, buf, n, offset, raw_bytes(ar, dec));
 			buf = (const char *)buf + n;
 			offset += (la_int64_t)n;
 			size -= n;
@@ -283,9 +329,10 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 
 /* Read the archive and send it all; then END.  Never returns. */
 static void __attribute__((noreturn))
-decode_all(int fd, const struct pfx_input *in, const struct pfx_options *opt)
+decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
+    const struct pfx_options *opt)
 {
-	struct out o = { fd, NULL, 0 };
+	struct out o = { fd, NULL, 0, ring, 0 };
 	struct xtr_decoder *dec;
 	struct archive_entry *ae;
 	struct archive *ar;
@@ -352,8 +399,8 @@ reset_signals(void)
 
 /* see extract.h */
 void
-xtr_child_main(int fd, pid_t parent, const struct pfx_input *in,
-    const struct pfx_options *opt)
+xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
+    const struct pfx_input *in, const struct pfx_options *opt)
 {
 	unsigned char m[WIRE_CONFINED_LEN];
 	struct pfx_sandbox_info info;
@@ -412,5 +459,5 @@ xtr_child_main(int fd, pid_t parent, const struct pfx_input *in,
 		    strerror(open_err));
 		finish(fd, open_err, msg);
 	}
-	decode_all(fd, &input, opt);
+	decode_all(fd, ring, &input, opt);
 }

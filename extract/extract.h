@@ -266,10 +266,12 @@ const char *xtr_source_error(const struct xtr *x, int *error, bool *channel);
 /*
  * The child's whole life (never returns): keep FD (the socket to PARENT)
  * and a read-only descriptor of IN, confine, read the archive, send it
- * (wire.h), _exit.
+ * (wire.h; the data through RING, mapped shared before the fork), _exit.
  */
-void xtr_child_main(int fd, pid_t parent, const struct pfx_input *in,
-    const struct pfx_options *opt) __attribute__((noreturn));
+struct wire_ring;
+void xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
+    const struct pfx_input *in, const struct pfx_options *opt)
+    __attribute__((noreturn));
 
 #ifdef PFX_HOSTILE_TEST
 /* The hostile-child test build (tests/hostile.c): what a decoder taken

@@ -314,6 +314,46 @@ wire_get_data(const unsigned char *body, size_t len, struct wire_data *d)
 
 /* see wire.h */
 size_t
+wire_put_data_ring(unsigned char *out, int64_t offset, uint64_t raw,
+    uint32_t at, size_t len)
+{
+	struct cur c = { out + WIRE_HEAD, NULL, 0 };
+
+	put_head(out, WIRE_DATA_RING, 24);
+	put_i64(&c, offset);
+	put_i64(&c, (int64_t)raw);
+	put_u32(&c, at);
+	put_u32(&c, (uint32_t)len);
+	return WIRE_HEAD + 24;
+}
+
+/* see wire.h */
+int
+wire_get_data_ring(const unsigned char *body, size_t len,
+    const struct wire_ring *ring, struct wire_data *d)
+{
+	struct cur c = { NULL, body, len };
+	uint32_t n;
+	int64_t raw;
+	size_t pos;
+
+	if (len != 24 || get(&c, &d->offset, 8) < 0 || get(&c, &raw, 8) < 0 ||
+	    get(&c, &d->at, 4) < 0 || get(&c, &n, 4) < 0)
+		return -1;
+	d->raw = (uint64_t)raw;
+	d->len = n;
+	pos = d->at & (WIRE_RING_SIZE - 1);
+	/* SECURITY: the block lies whole inside the ring. */
+	if (d->offset < 0 || d->len > WIRE_DATA_MAX ||
+	    d->len > WIRE_RING_SIZE - pos ||
+	    (uint64_t)d->offset > (uint64_t)INT64_MAX - d->len)
+		return -1;
+	d->buf = ring->data + pos;
+	return 0;
+}
+
+/* see wire.h */
+size_t
 wire_put_end(unsigned char *out, int type, int status, int error,
     const char *text)
 {

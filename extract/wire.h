@@ -16,6 +16,15 @@
  *	{ HEADER DATA* DATA_END }*
  *	END			the end of the archive, or why it stopped
  *
+ * A DATA message carries its bytes, or (DATA_RING) says where they lie in
+ * a ring of memory that both processes map (struct wire_ring), which
+ * saves the copies through the socket.  The child writes the ring; the
+ * parent only reads it, and tells how far it is done with it in a word
+ * of its own that the child waits on.  The ring's bytes are file data and
+ * nothing else: no length, offset or decision is ever read from it, so a
+ * child that changes them under the parent's eyes changes only the
+ * content it chose anyway.
+ *
  * The decoding here is pure (no I/O, no allocation), so that a fuzzer
  * can drive it (fuzz/fuzz_wire.c).
  */
@@ -31,6 +40,7 @@
 #define WIRE_CONFINED	'C'
 #define WIRE_HEADER	'H'
 #define WIRE_DATA	'D'
+#define WIRE_DATA_RING	'R'
 #define WIRE_DATA_END	'E'
 #define WIRE_END	'Z'
 
@@ -40,6 +50,18 @@
 /* The largest body of any message, and of a DATA message's bytes. */
 #define WIRE_MSG_MAX	(4u << 20)
 #define WIRE_DATA_MAX	(256u << 10)
+
+/* The ring: a power of two, far above two blocks (see child.c). */
+#define WIRE_RING_SIZE	(4u << 20)
+
+struct wire_ring {
+	unsigned char data[WIRE_RING_SIZE];
+	/* Written by the parent: ring bytes before this count (of all the
+	 * bytes the child ever placed, modulo 2^32) may be written over. */
+	_Atomic uint32_t done;
+	/* Set by the child before it waits for DONE to move. */
+	_Atomic uint32_t waiting;
+};
 
 /* The longest text of DATA_END and END (a libarchive message). */
 #define WIRE_TEXT_MAX	1024u
@@ -88,8 +110,9 @@ struct wire_xattr {
 struct wire_data {
 	int64_t offset;
 	uint64_t raw;
-	const unsigned char *buf;
+	const unsigned char *buf;	/* DATA: in the message */
 	size_t len;
+	uint32_t at;		/* DATA_RING: the ring count of its start */
 };
 
 /* DATA_END or END, decoded; TEXT is NUL-terminated in the caller's
@@ -126,6 +149,11 @@ size_t wire_put_header(unsigned char *out, size_t cap,
 size_t wire_put_data_head(unsigned char *out, int64_t offset, uint64_t raw,
     size_t len);
 
+/* A DATA_RING message for LEN bytes at OFFSET, placed in the ring at
+ * count AT, into OUT (WIRE_HEAD + 24 bytes).  Return: its length. */
+size_t wire_put_data_ring(unsigned char *out, int64_t offset, uint64_t raw,
+    uint32_t at, size_t len);
+
 /* Encode DATA_END or END (TYPE) with STATUS, ERROR and TEXT (cut at
  * WIRE_TEXT_MAX) into OUT (WIRE_HEAD + 8 + WIRE_TEXT_MAX bytes).
  * Return: its length. */
@@ -161,6 +189,12 @@ int wire_next_xattr(const struct wire_header *h, size_t *at,
  * overflows with its length, or more than WIRE_DATA_MAX bytes). */
 int wire_get_data(const unsigned char *body, size_t len,
     struct wire_data *d);
+
+/* Decode a DATA_RING body into D (BUF set to where the bytes lie in
+ * RING).  Return: 0, or -1 (as wire_get_data(), or bytes that would run
+ * past the ring's end). */
+int wire_get_data_ring(const unsigned char *body, size_t len,
+    const struct wire_ring *ring, struct wire_data *d);
 
 /*
  * Decode a DATA_END or END body; its text goes to TEXT (CAP bytes), with

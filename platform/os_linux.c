@@ -10,12 +10,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <linux/openat2.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -379,4 +382,39 @@ plat_os_reopen_readonly(int fd)
 		return -e;
 	}
 	return nfd;
+}
+
+/* see platform.h */
+void
+plat_os_wait_word(const uint32_t *addr, uint32_t val, int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	/* Not FUTEX_PRIVATE_FLAG: the word is shared between processes. */
+	(void)syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+/* see platform.h */
+void
+plat_os_wake_word(const uint32_t *addr)
+{
+	(void)syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* see platform.h */
+void *
+plat_os_shared_map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p != MAP_FAILED ? p : NULL;
+}
+
+/* see platform.h */
+void
+plat_os_shared_unmap(void *p, size_t len)
+{
+	if (p != NULL)
+		(void)munmap(p, len);
 }

@@ -11,7 +11,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "plat_thread.h"
@@ -215,4 +217,46 @@ plat_os_reopen_readonly(int fd)
 {
 	(void)fd;
 	return -ENOSYS;
+}
+
+/* see platform.h */
+void
+plat_os_wait_word(const uint32_t *addr, uint32_t val, int ms)
+{
+	struct timespec ts = { 0, 1000000L };	/* 1 ms: then look again */
+
+	(void)addr;
+	(void)val;
+	(void)ms;
+	(void)nanosleep(&ts, NULL);
+}
+
+/* see platform.h */
+void
+plat_os_wake_word(const uint32_t *addr)
+{
+	(void)addr;
+}
+
+/* see platform.h */
+void *
+plat_os_shared_map(size_t len)
+{
+#if defined(MAP_ANON)
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANON, -1, 0);
+
+	return p != MAP_FAILED ? p : NULL;
+#else
+	(void)len;
+	return NULL;	/* the data then goes through the socket */
+#endif
+}
+
+/* see platform.h */
+void
+plat_os_shared_unmap(void *p, size_t len)
+{
+	if (p != NULL)
+		(void)munmap(p, len);
 }

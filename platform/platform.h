@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -238,6 +239,20 @@ int plat_os_pidfd_open(pid_t pid);
  * descriptor, or -errno (-ENOSYS where it cannot be done).
  */
 int plat_os_reopen_readonly(int fd);
+
+/*
+ * Sleep until the 32-bit word at ADDR, shared with another process, may
+ * no longer hold VAL, or MS milliseconds passed (a futex on Linux; a
+ * short sleep elsewhere).  Spurious returns happen: the caller looks
+ * again.  plat_os_wake_word() wakes the sleepers on ADDR.
+ */
+void plat_os_wait_word(const uint32_t *addr, uint32_t val, int ms);
+void plat_os_wake_word(const uint32_t *addr);
+
+/* LEN bytes of zeroed memory that a child forked afterwards shares with
+ * this process (MAP_SHARED | MAP_ANONYMOUS), or NULL; and its release. */
+void *plat_os_shared_map(size_t len);
+void plat_os_shared_unmap(void *p, size_t len);
 
 /* --- listing.c ------------------------------------------------------- */
 
