@@ -703,6 +703,11 @@ xtr_confine(const struct pfx_options *opt, const struct pfx_input *in,
 		flags |= PFX_SANDBOX_SYMLINKS;
 	if (destfd < 0)
 		flags |= PFX_SANDBOX_NO_DEST;
+	/* SECURITY: set-id and sticky modes and owners only when the run
+	 * restores them (-p; --same-owner as root, see xtr_safe_mode). */
+	if ((opt->flags & PFX_OPT_PRESERVE_PERMS) != 0 ||
+	    ((opt->flags & PFX_OPT_SAME_OWNER) != 0 && geteuid() == 0))
+		flags |= PFX_SANDBOX_SETID;
 	r = pfx_sandbox_confine(destfd, flags, &res->sandbox);
 	if (r < 0) {
 		res->status = PFX_FATAL;

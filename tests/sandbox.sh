@@ -37,10 +37,11 @@ if ! grep -q '^pfextract: sandbox: landlock ABI' "$T/probe-stderr"; then
 	exit 0
 fi
 
-# listing DIR: every name beneath DIR with its type, mode, size, link
-# count, symlink target and content hash, sorted.
+# listing DIR: every name beneath DIR with its type, mode, owner, size,
+# link count, symlink target and content hash, sorted.
 listing() {
-	(cd "$1" && find . -mindepth 1 -printf '%y %m %s %n %l %P\n' | sort &&
+	(cd "$1" && find . -mindepth 1 -printf '%y %m %U:%G %s %n %l %P\n' |
+	    sort &&
 	    find . -type f -exec sha256sum {} + | sort)
 }
 
@@ -125,6 +126,26 @@ for r in openat2 walk; do
 	    --strict
 done
 unset PFEXTRACT_RESOLVER
+
+# Set-id and sticky modes, and (as root) other owners: the runs that
+# restore them (-p; --same-owner as root) confine with PFX_SANDBOX_SETID,
+# and give the same tree as unconfined; the filter refuses them to any
+# other run.
+mkdir -p "$T/ids/s"
+printf 'u\n' > "$T/ids/u"
+printf 'g\n' > "$T/ids/g"
+if [ "$(id -u)" -eq 0 ]; then
+	chown 1:1 "$T/ids/u"
+	chown 2:2 "$T/ids/g"
+fi
+chmod 4755 "$T/ids/u"
+chmod 2755 "$T/ids/g"
+chmod 1777 "$T/ids/s"
+tar -C "$T" -cf "$T/ids.tar" ids
+compare "ids" "$T/ids.tar"
+compare "ids -p" "$T/ids.tar" -p
+compare "ids --same-owner" "$T/ids.tar" --same-owner
+compare "ids -p --same-owner" "$T/ids.tar" -p --same-owner
 
 # A directory moved out of the destination while a file in it is being
 # written (the archive comes through a FIFO that stalls in d/big's data):
