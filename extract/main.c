@@ -472,12 +472,12 @@ probe_say(const char *what, int e)
 }
 
 /*
- * The test seam PFEXTRACT_SANDBOX_PROBE=PATH: try three things the
- * sandbox forbids -- create PATH for writing, make an AF_INET socket,
- * execute /bin/true (in a child, so that success does not end the run)
- * -- and say on standard error how each went, "probe: open EACCES", so
- * that tests watch the kernel refuse from outside.  What succeeds is
- * left as it is (PATH stays created).
+ * The test seam PFEXTRACT_SANDBOX_PROBE=PATH: try what the sandbox
+ * forbids -- create PATH for writing, make an AF_INET socket, fork, and
+ * in the child (if there is one) execute /bin/true -- and say on
+ * standard error how each went, "probe: open EACCES", so that tests
+ * watch the kernel refuse from outside.  What succeeds is left as it is
+ * (PATH stays created).
  */
 static void
 probe_sandbox(const char *path)
@@ -507,6 +507,7 @@ probe_sandbox(const char *path)
 	(void)fcntl(p[1], F_SETFD, FD_CLOEXEC);
 	(void)fflush(stderr);
 	pid = fork();
+	probe_say("fork", pid == -1 ? errno : 0);
 	if (pid == 0) {
 		(void)close(p[0]);
 		(void)execve("/bin/true", argv, envp);
@@ -514,7 +515,6 @@ probe_sandbox(const char *path)
 		(void)write(p[1], &e, sizeof(e));
 		_exit(127);
 	}
-	e = pid == -1 ? errno : 0;
 	(void)close(p[1]);
 	if (pid != -1) {
 		do {
@@ -524,9 +524,9 @@ probe_sandbox(const char *path)
 			e = 0;
 		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
 			continue;
+		probe_say("execve", e);
 	}
 	(void)close(p[0]);
-	probe_say("execve", e);
 }
 
 /*
@@ -537,20 +537,20 @@ static void
 on_confined(void *arg, const struct pfx_sandbox_info *info)
 {
 	struct cli *c = arg;
-	/* --atomic: the library extracts in a confined child (the publish
-	 * needs rights the extraction must not have); this hook then runs
-	 * here, in the unconfined parent, where a probe proves nothing. */
+	/* --atomic: only the decoder process is confined (the publish
+	 * needs rights in DEST's parent); this hook then runs here, in the
+	 * unconfined writer, where a probe proves nothing. */
 	bool child = (c->a->opt.flags & PFX_OPT_ATOMIC) != 0;
 
 	if (c->a->verbose > 0) {
 		fputs("pfextract: sandbox: ", stderr);
 		put_safe(stderr, info->text, strlen(info->text), false);
-		fputs(child ? " (in the extracting child process)\n" : "\n",
-		    stderr);
+		fputs(child ? " (the decoder process; this one publishes)\n" :
+		    "\n", stderr);
 	}
 	if (c->probe != NULL && child)
-		fputs("probe: skipped (--atomic extracts in a confined "
-		    "child)\n", stderr);
+		fputs("probe: skipped (--atomic confines the decoder "
+		    "process only)\n", stderr);
 	else if (c->probe != NULL)
 		probe_sandbox(c->probe);
 }

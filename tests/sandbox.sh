@@ -69,7 +69,7 @@ compare() {
 		ok
 	fi
 	for want in "probe: open EACCES" "probe: socket EPERM" \
-	    "probe: execve EPERM"; do
+	    "probe: fork EPERM"; do
 		if grep -qx "$want" "$T/on.err"; then ok; else
 			bad "$name: no '$want' in: $(grep probe: "$T/on.err")"
 		fi
@@ -78,7 +78,8 @@ compare() {
 	    -C "$T/off" --report=json --no-sandbox "$@" > "$T/off.json" \
 	    2> "$T/off.err"
 	rc_off=$?
-	for want in "probe: open OK" "probe: socket OK" "probe: execve OK"; do
+	for want in "probe: open OK" "probe: socket OK" "probe: fork OK" \
+	    "probe: execve OK"; do
 		if grep -qx "$want" "$T/off.err"; then ok; else
 			bad "$name: unconfined, no '$want' in: $(grep probe: "$T/off.err")"
 		fi
@@ -242,7 +243,7 @@ if [ "$rc_on" -eq 0 ] && [ "$rc_off" -eq 0 ] &&
 	bad "listing: exit $rc_on/$rc_off, or the listings differ"
 fi
 if grep -qx 'probe: open EPERM' "$T/list-on.err" &&
-    grep -qx 'probe: execve EPERM' "$T/list-on.err" &&
+    grep -qx 'probe: fork EPERM' "$T/list-on.err" &&
     [ ! -e "$T/listed" ]; then ok; else
 	bad "listing: probe not refused: $(cat "$T/list-on.err")"
 fi
