@@ -29,6 +29,7 @@
 #include <sys/prctl.h>
 #endif
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include <errno.h>
@@ -54,13 +55,21 @@
 #define SIG_LIMIT 65
 #endif
 
-/* A message being built: grown up to WIRE_HEAD + WIRE_MSG_MAX. */
+/* Messages queued to go in one send(2): a small file's header, data
+ * and end cost one system call, not three. */
+#define QUEUE_CAP (64u << 10)
+
+/* What the child sends. */
 struct out {
 	int fd;
-	unsigned char *buf;
+	unsigned char *buf;	/* a header being built: grown up to
+				   WIRE_HEAD + WIRE_MSG_MAX */
 	size_t cap;
 	struct wire_ring *ring;	/* shared with the parent, or NULL */
 	uint32_t head;		/* ring bytes placed so far, modulo 2^32 */
+	bool lazy;		/* the input never stalls: send when full */
+	size_t nq;
+	unsigned char q[QUEUE_CAP];
 };
 
 /* Send the IOV's bytes whole.  On failure the parent is gone: end. */
@@ -100,20 +109,50 @@ send_buf(int fd, const void *buf, size_t len)
 	send_iov(fd, &iov, 1);
 }
 
-/* Send DATA_END or END (TYPE). */
+/* Send what is queued. */
 static void
-send_end(int fd, int type, int status, int error, const char *text)
+flush(struct out *o)
+{
+	if (o->nq > 0)
+		send_buf(o->fd, o->q, o->nq);
+	o->nq = 0;
+}
+
+/* Queue message M of LEN bytes (sent at once if it is larger than the
+ * queue), after everything queued before it. */
+static void
+queue(struct out *o, const void *m, size_t len)
+{
+	if (len > QUEUE_CAP - o->nq)
+		flush(o);
+	if (len > QUEUE_CAP) {
+		send_buf(o->fd, m, len);
+		return;
+	}
+	memcpy(o->q + o->nq, m, len);
+	o->nq += len;
+}
+
+/*
+ * Queue DATA_END or END (TYPE).  The end of an entry goes out at once
+ * when the input may stall (a pipe), so that the parent never waits for
+ * what is already decoded; the end of the archive always does.
+ */
+static void
+send_end(struct out *o, int type, int status, int error, const char *text)
 {
 	unsigned char m[WIRE_HEAD + 8 + WIRE_TEXT_MAX];
 
-	send_buf(fd, m, wire_put_end(m, type, status, error, text));
+	queue(o, m, wire_put_end(m, type, status, error, text));
+	if (type == WIRE_END || !o->lazy)
+		flush(o);
 }
 
 /* End the run with ERROR and TEXT: the archive cannot be read further. */
 static void __attribute__((noreturn))
-finish(int fd, int error, const char *text)
+finish(struct out *o, int error, const char *text)
 {
-	send_end(fd, WIRE_END, WIRE_FATAL, error > 0 ? error : EIO, text);
+	send_end(o, WIRE_END, WIRE_FATAL, error > 0 ? error : EIO, text);
 	_exit(0);
 }
 
@@ -241,7 +280,7 @@ send_header(struct out *o, struct archive *ar, struct xtr_decoder *dec,
 		return -ENOMEM;
 	if (len == 0)
 		return -E2BIG;
-	send_buf(o->fd, o->buf, len);
+	queue(o, o->buf, len);
 	return 0;
 }
 
@@ -261,6 +300,10 @@ ring_room(struct out *o, size_t n)
 		done = atomic_load(&o->ring->done);
 		if ((uint32_t)(at + n - done) <= WIRE_RING_SIZE)
 			break;
+		/* The parent frees only what it was told of. */
+		flush(o);
+		atomic_store(&o->ring->want, at + (uint32_t)n -
+		    WIRE_RING_SIZE + WIRE_RING_SIZE / 4);
 		/* Told before the second look, so that a parent that moves
 		 * DONE in between sees it and wakes us (both seq_cst). */
 		atomic_store(&o->ring->waiting, 1);
@@ -282,6 +325,7 @@ send_block(struct out *o, const void *buf, size_t len, int64_t offset,
 	uint32_t at;
 
 	if (o->ring == NULL || len == 0) {
+		flush(o);
 		iov[0].iov_base = head;
 		iov[0].iov_len = wire_put_data_head(head, offset, raw, len);
 		iov[1].iov_base = (void *)buf;
@@ -292,7 +336,7 @@ send_block(struct out *o, const void *buf, size_t len, int64_t offset,
 	at = ring_room(o, len);
 	memcpy(o->ring->data + (at & (WIRE_RING_SIZE - 1)), buf, len);
 	o->head = at + (uint32_t)len;
-	send_buf(o->fd, head, wire_put_data_ring(head, offset, raw, at, len));
+	queue(o, head, wire_put_data_ring(head, offset, raw, at, len));
 }
 
 /* Send the current entry's data, then DATA_END.  Return: 0, or -1 when
@@ -310,7 +354,7 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK || offset < 0) {
-			send_end(o->fd, WIRE_DATA_END, r == ARCHIVE_WARN ?
+			send_end(o, WIRE_DATA_END, r == ARCHIVE_WARN ?
 			    WIRE_BAD_DATA : WIRE_FATAL, error_of(ar),
 			    error_text(ar, "truncated or corrupt"));
 			return -1;
@@ -323,8 +367,17 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 			size -= n;
 		} while (size > 0);
 	}
-	send_end(o->fd, WIRE_DATA_END, WIRE_OK, 0, NULL);
+	send_end(o, WIRE_DATA_END, WIRE_OK, 0, NULL);
 	return 0;
+}
+
+/* Is FD open on a regular file? */
+static bool
+is_file(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* Read the archive and send it all; then END.  Never returns. */
@@ -332,7 +385,7 @@ static void __attribute__((noreturn))
 decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
     const struct pfx_options *opt)
 {
-	struct out o = { fd, NULL, 0, ring, 0 };
+	static struct out o;	/* the queue: too big for the stack */
 	struct xtr_decoder *dec;
 	struct archive_entry *ae;
 	struct archive *ar;
@@ -340,38 +393,42 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	bool list = (opt->flags & PFX_OPT_LIST) != 0;
 	int r;
 
+	o.fd = fd;
+	o.ring = ring;
+	/* A buffer or a regular file never keeps the decoder waiting. */
+	o.lazy = in->buf != NULL || is_file(in->fd);
 	ar = xtr_reader_open(in, opt->formats, NULL, 0, &dec, msg,
 	    sizeof(msg));
 	if (ar == NULL)
-		finish(fd, EINVAL, msg);
+		finish(&o, EINVAL, msg);
 	ae = archive_entry_new();
 	o.cap = 64u << 10;
 	o.buf = malloc(o.cap);
 	if (ae == NULL || o.buf == NULL)
-		finish(fd, ENOMEM, strerror(ENOMEM));
+		finish(&o, ENOMEM, strerror(ENOMEM));
 	for (;;) {
 		r = archive_read_next_header2(ar, ae);
 		if (r == ARCHIVE_EOF)
 			break;
 		/* RETRY too: see engine.c read_all(). */
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
-			finish(fd, error_of(ar), error_text(ar, "truncated or "
+			finish(&o, error_of(ar), error_text(ar, "truncated or "
 			    "corrupt (the decoder gave no detail)"));
 		r = send_header(&o, ar, dec, ae);
 		if (r < 0)
-			finish(fd, -r, r == -E2BIG ? "an entry's header is "
+			finish(&o, -r, r == -E2BIG ? "an entry's header is "
 			    "larger than the 4 MiB a decoder process may send" :
 			    strerror(-r));
 		/* A listing needs no data: libarchive skips it. */
 		if (list) {
-			send_end(fd, WIRE_DATA_END, WIRE_OK, 0, NULL);
+			send_end(&o, WIRE_DATA_END, WIRE_OK, 0, NULL);
 			continue;
 		}
 		if (send_data(&o, ar, dec) < 0)
-			finish(fd, error_of(ar), error_text(ar,
+			finish(&o, error_of(ar), error_text(ar,
 			    "truncated or corrupt"));
 	}
-	send_end(fd, WIRE_END, WIRE_OK, 0, NULL);
+	send_end(&o, WIRE_END, WIRE_OK, 0, NULL);
 	/* No cleanup: the kernel frees it all, and sooner. */
 	_exit(0);
 }
@@ -402,7 +459,7 @@ void
 xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
     const struct pfx_input *in, const struct pfx_options *opt)
 {
-	unsigned char m[WIRE_CONFINED_LEN];
+	unsigned char m[WIRE_CONFINED_LEN + 8 + WIRE_TEXT_MAX];
 	struct pfx_sandbox_info info;
 	struct pfx_input input = *in;
 	char msg[WIRE_TEXT_MAX];
@@ -457,7 +514,9 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 		(void)snprintf(msg, sizeof(msg), "%s: cannot open archive: "
 		    "%s", in->path != NULL ? in->path : "input",
 		    strerror(open_err));
-		finish(fd, open_err, msg);
+		send_buf(fd, m, wire_put_end(m, WIRE_END, WIRE_FATAL, open_err,
+		    msg));
+		_exit(0);
 	}
 	decode_all(fd, ring, &input, opt);
 }

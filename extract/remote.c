@@ -274,9 +274,16 @@ fill(struct xtr_remote *rm, size_t need)
 		rm->at = 0;
 	}
 	while (rm->len - rm->at < need) {
-		if (wait_bytes(rm) != 0)
-			return ARCHIVE_FATAL;
-		n = read(rm->fd, rm->buf + rm->len, rm->cap - rm->len);
+		/* What is there already is taken without a poll(2). */
+		n = rm->pid >= 0 ? recv(rm->fd, rm->buf + rm->len,
+		    rm->cap - rm->len, MSG_DONTWAIT) : -1;
+		if (n < 0 && (rm->pid < 0 || errno == EAGAIN ||
+		    errno == EWOULDBLOCK || errno == EINTR)) {
+			if (wait_bytes(rm) != 0)
+				return ARCHIVE_FATAL;
+			n = read(rm->fd, rm->buf + rm->len,
+			    rm->cap - rm->len);
+		}
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
@@ -404,8 +411,11 @@ release(struct xtr_remote *rm)
 		return;
 	rm->holding = false;
 	atomic_store(&rm->ring->done, rm->release);
-	if (atomic_load(&rm->ring->waiting) != 0)
+	if (atomic_load(&rm->ring->waiting) != 0 &&
+	    (int32_t)(rm->release - atomic_load(&rm->ring->want)) >= 0) {
+		atomic_store(&rm->ring->waiting, 0);
 		plat_os_wake_word((const uint32_t *)&rm->ring->done);
+	}
 }
 
 /*

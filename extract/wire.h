@@ -59,8 +59,10 @@ struct wire_ring {
 	/* Written by the parent: ring bytes before this count (of all the
 	 * bytes the child ever placed, modulo 2^32) may be written over. */
 	_Atomic uint32_t done;
-	/* Set by the child before it waits for DONE to move. */
+	/* Set by the child before it waits until DONE reaches WANT: a
+	 * quarter of the ring at a time, not a wake-up per block. */
 	_Atomic uint32_t waiting;
+	_Atomic uint32_t want;
 };
 
 /* The longest text of DATA_END and END (a libarchive message). */
