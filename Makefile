@@ -154,6 +154,11 @@ obj/hostile/tests/hostile_lib: obj/hostile/tests/hostile_lib.o \
     obj/hostile/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
+# What the kernel refuses a process confined as the decoder process and
+# the writer are, call by call.
+obj/tests/confine_probe: obj/tests/confine_probe.o obj/libpfextract.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
 deps:
 	@sh mk/deps.sh
 
@@ -174,7 +179,7 @@ check: deps
 	    obj/platform/os_posix.o \
 	    obj/platform/sandbox_posix.o obj/tests/faultshim.so \
 	    obj/mkcorpus $(FUZZ_REPLAYS) obj/hostile/pfextract \
-	    obj/hostile/tests/hostile_lib
+	    obj/hostile/tests/hostile_lib obj/tests/confine_probe
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
@@ -187,6 +192,7 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/san/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/faults.sh obj/pfextract \
 	    obj/tests/faultshim.so
+	TMPDIR=$(TEST_TMPDIR) obj/tests/confine_probe
 	TMPDIR=$(TEST_TMPDIR) sh tests/hostile.sh obj/hostile/pfextract \
 	    obj/hostile/tests/hostile_lib
 	TMPDIR=$(TEST_TMPDIR) ASAN_OPTIONS=verify_asan_link_order=0 \
