@@ -725,11 +725,13 @@ xtr_confine(const struct pfx_options *opt, int destfd,
 	/* SECURITY: symlinks only when the run may make them at all. */
 	if (opt->symlinks == PFX_SYMLINKS_CONTAIN)
 		flags |= PFX_SANDBOX_SYMLINKS;
-	/* Set-id bits and owners only when the run restores them. */
-	if ((opt->flags & PFX_OPT_SAME_OWNER) != 0)
-		flags |= PFX_SANDBOX_SETID;
 	if (destfd < 0)
 		flags |= PFX_SANDBOX_NO_DEST;
+	/* SECURITY: set-id and sticky modes and owners only when the run
+	 * restores them (-p; --same-owner as root, see xtr_safe_mode). */
+	if ((opt->flags & PFX_OPT_PRESERVE_PERMS) != 0 ||
+	    ((opt->flags & PFX_OPT_SAME_OWNER) != 0 && geteuid() == 0))
+		flags |= PFX_SANDBOX_SETID;
 	/* This process must still be able to end its decoder process. */
 	r = plat_sandbox_confine(destfd, flags, PLAT_SANDBOX_SIGNAL_OUT, info);
 	if (r < 0) {

@@ -3,21 +3,45 @@
  * directory: the kernel, not our code, then refuses anything else.
  *
  * After pfx_sandbox_confine() the process can still read and write
- * beneath DESTFD, read system files that hold no secret (beneath /usr,
- * and /etc/passwd, /etc/group and /etc/nsswitch.conf for owner names),
- * and use every descriptor it already holds (the archive, stdout).  It
- * can no longer: create, write, remove or rename anything elsewhere; read
- * anything else; make device nodes, FIFOs or sockets; execute a program;
- * open network sockets or connect anywhere; trace other processes; mount,
- * enter namespaces, load modules, touch keyrings, bpf or perf; gain
- * privileges (no_new_privs).  Irreversible, for the process and every
- * child it makes: a library caller must not confine its own process
- * (pfextract.h offers a confined child instead).
+ * beneath DESTFD (nothing anywhere with PFX_SANDBOX_NO_DEST), read system
+ * files that hold no secret (beneath /usr, and /etc/passwd, /etc/group
+ * and /etc/nsswitch.conf for owner names), use every descriptor it
+ * already holds (the archive, stdout), start threads, and signal
+ * itself.  It can no longer: create, write, remove or rename anything
+ * elsewhere; read anything else; make device nodes, FIFOs or sockets;
+ * execute a program; start another process (fork, vfork, clone without
+ * CLONE_THREAD), so nothing it starts outlives it; signal another
+ * process; without PFX_SANDBOX_SETID, set a set-user-ID, set-group-ID or
+ * sticky bit (chmod family, or a mode given to open, openat or creat) or
+ * change an owner; open network sockets or connect anywhere; trace
+ * other processes; mount, enter namespaces, load modules, touch
+ * keyrings, bpf or perf; gain privileges (no_new_privs).  With
+ * PFX_SANDBOX_NO_DEST the system-call filter refuses every write by
+ * name, and changes to modes, owners, times and extended attributes
+ * even through a descriptor held from before, so that this holds
+ * without Landlock too.
+ *
+ * What the kernel cannot refuse: writing through a descriptor it already
+ * holds (the filter cannot tell one file from another, and Landlock
+ * checks at open time); with write rights beneath DESTFD, writing
+ * through a hard link already inside it to a file that is also
+ * elsewhere; and, with those rights, creating a set-id file with
+ * openat2(2), whose mode lies in a struct the filter cannot read (Linux
+ * does not let an unprivileged process set a set-group-ID bit for a
+ * group it is not in, nor give a file away, but root can).  Not
+ * refused either, by choice: extended attributes beneath DESTFD, which
+ * extraction restores (security.capability among them, for root).
+ * Irreversible, for the process and every thread it starts: a library
+ * caller must not confine its own process (pfextract.h offers a
+ * confined child instead).
  *
  * Linux: Landlock at the best ABI the kernel offers (filesystem rights;
  * TCP bind/connect from ABI 4; abstract UNIX sockets and signals scoped
- * from ABI 6), PR_SET_NO_NEW_PRIVS, and a seccomp filter.  Elsewhere:
- * nothing is enforced and info says so.
+ * from ABI 6), PR_SET_NO_NEW_PRIVS, and a seccomp filter.  The rules on
+ * processes, signals, set-id bits and owners, and NO_DEST's refusals by
+ * errno EPERM, are the filter's: they hold where info->seccomp is true.
+ * The chown calls are refused whole, even one that changes nothing.
+ * Elsewhere: nothing is enforced and info says so.
  */
 #ifndef PFX_SANDBOX_H
 #define PFX_SANDBOX_H
@@ -34,6 +58,9 @@
 #define PFX_SANDBOX_NO_DEST	0x4	/* no destination: DESTFD ignored,
 					   nothing anywhere may be written
 					   (listing) */
+#define PFX_SANDBOX_SETID	0x8	/* keep the right to set set-id and
+					   sticky bits and to change owners
+					   (pfextract -p --same-owner) */
 
 /* What was enforced. */
 struct pfx_sandbox_info {

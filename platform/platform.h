@@ -293,11 +293,23 @@ int plat_input_readonly(int fd);
 /* --- sandbox_*.c ------------------------------------------------------ */
 
 struct pfx_sandbox_info;
+
+/*
+ * Internal flags of plat_sandbox_confine().  PLAT_SANDBOX_SIGNAL_OUT: the
+ * process may signal other processes (a parent that must kill the child
+ * it forked before confining itself): the filter's signal rules are
+ * left out, and Landlock does not scope signals (abstract UNIX sockets
+ * stay scoped; info->text then says "socket scope", not "scope").
+ */
 #define PLAT_SANDBOX_SIGNAL_OUT 0x1
-int plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
-    struct pfx_sandbox_info *info);
-#ifndef PFX_SANDBOX_SETID
-#define PFX_SANDBOX_SETID 0x8
-#endif
+
+/*
+ * pfx_sandbox_confine() (see pfx_sandbox.h), with INTERNAL a combination
+ * of PLAT_SANDBOX_* flags (0: pfx_sandbox_confine() itself).  Unknown
+ * INTERNAL bits: -EINVAL, nothing applied.  Return: as
+ * pfx_sandbox_confine().
+ */
+int plat_sandbox_confine(int destfd, unsigned int flags,
+    unsigned int internal, struct pfx_sandbox_info *info);
 
 #endif /* PLATFORM_H */

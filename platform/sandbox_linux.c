@@ -22,7 +22,8 @@
  * directory to another, which would turn hard-link entries into
  * refusals; the filesystem is then not confined and INFO says so.  From
  * ABI 4, TCP bind and connect are handled with no rule (refused); from
- * ABI 6, abstract UNIX sockets and signals are scoped to the domain.
+ * ABI 6, abstract UNIX sockets and signals (not with
+ * PLAT_SANDBOX_SIGNAL_OUT) are scoped to the domain.
  * Landlock checks at open time: descriptors opened before confinement
  * (the archive, stdout) keep working.
  *
@@ -33,24 +34,55 @@
  * (clone3 for threads in glibc 2.34, rseq in 2.35, fstatat becoming
  * newfstatat or statx, openat2, getrandom, ...).  An allow-list that is
  * right for one Debian release kills the process on the next; a wrong
- * deny-list entry only refuses one call we never make.  Landlock already
- * confines the filesystem, so the filter's job is the rest: no program
- * is executed, no socket made, no process traced, no namespace or mount,
- * no module, keyring, bpf, perf, io_uring or userfaultfd (the usual
- * kernel attack surface), no device node, no change of identity, clock
- * or host.  Threads and fork stay allowed (clone without CLONE_NEW*
- * flags; clone3, whose flags a filter cannot read, says ENOSYS so that
- * glibc falls back to clone), as libraries may start threads.
+ * deny-list entry only refuses one call we never make.  Landlock
+ * confines where the filesystem may be touched; the filter refuses the
+ * rest: no program is executed, no socket made, no process traced, no
+ * namespace or mount, no module, keyring, bpf, perf, io_uring or
+ * userfaultfd (the usual kernel attack surface), no device node, no
+ * change of identity, clock or host.  It also decides on arguments,
+ * which Landlock cannot:
  *
- * Sanitizer builds (make check's obj/san/) keep two holes that
+ *   - Threads, but no new process: clone only with CLONE_THREAD, never
+ *     with a CLONE_NEW* flag; fork and vfork refused; clone3, whose flags
+ *     a filter cannot read, says ENOSYS so that glibc falls back to
+ *     clone.  A confined process cannot leave a grandchild behind.
+ *   - Signals to itself only (abort, raise, pthread_kill): kill, tgkill,
+ *     rt_sigqueueinfo and rt_tgsigqueueinfo must name the pid it had
+ *     when confined; tkill and pidfd_send_signal are refused.  Without
+ *     this, only Landlock ABI 6 (Linux 6.12) scopes signals.  A parent
+ *     that must kill a child it made before confining itself asks for
+ *     PLAT_SANDBOX_SIGNAL_OUT: no signal rule, and no Landlock signal
+ *     scope.
+ *   - No set-id or sticky bit and no owner change, unless
+ *     PFX_SANDBOX_SETID: chmod, fchmod, fchmodat and fchmodat2 with a
+ *     mode holding any of 07000, open, openat and creat that create
+ *     (O_CREAT, O_TMPFILE) with such a mode, and every chown call.
+ *   - With PFX_SANDBOX_NO_DEST, nothing written even where Landlock is
+ *     missing: open and openat with a flag that writes or creates, every
+ *     call that makes, removes, renames, links, truncates or allocates a
+ *     file, changes its mode, owner, times or extended attributes;
+ *     openat2 says ENOSYS (its flags are in a struct the filter cannot
+ *     read), and libc falls back to openat.
+ *
+ * The filter decides on the low 32 bits of each argument (all the flags,
+ * modes and pids it reads are 32-bit).  What no filter can refuse:
+ * writes through a descriptor already open, and, where the destination
+ * is writable, openat2 with a set-id mode (its mode is in the struct
+ * too); see pfx_sandbox.h.
+ *
+ * Sanitizer builds (make check's obj/san/) keep three holes that
  * LeakSanitizer needs at exit to stop the threads and read their memory
- * maps: ptrace(2) is allowed, and /proc/self may be read.  Release
- * builds have neither.
+ * maps: ptrace(2) is allowed, clone with CLONE_VM and without
+ * CLONE_THREAD (its tracer, a process sharing our memory) is allowed,
+ * and /proc/self may be read.  Release builds have none.  (Its tracer
+ * sends no signal to another process: no hole is needed there.)
  *
  * The filter first checks the architecture (chosen at compile time;
  * another one, such as a 32-bit entry on a 64-bit kernel, kills the
  * process, since its system-call numbers mean other calls) and on x86_64
- * kills x32 system-call numbers for the same reason.
+ * kills x32 system-call numbers for the same reason.  It is built
+ * anew by each call of plat_sandbox_confine(), as it depends on the
+ * flags and on the pid.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -179,11 +211,39 @@ static const char *const sb_read_files[] = {
 #define SB_CLONE_NEW (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | \
     CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
 
-/* The low 32 bits of clone's flags (args[0]) in struct seccomp_data. */
+/*
+ * What clone(2) must have to be let through: a thread.  Sanitizer builds
+ * also let a clone that shares the memory through (CLONE_VM, as
+ * LeakSanitizer's StopTheWorld makes its tracer), a process that can
+ * outlive the run: see the head comment.
+ */
+#define SB_CLONE_OK (SB_SANITIZER ? CLONE_THREAD | CLONE_VM : CLONE_THREAD)
+
+/*
+ * The bit of O_TMPFILE that is not O_DIRECTORY (the kernel's
+ * __O_TMPFILE; glibc's includes O_DIRECTORY), and the open(2) flags that
+ * may write.
+ */
+#define SB_O_TMPFILE ((uint32_t)O_TMPFILE & ~(uint32_t)O_DIRECTORY)
+#define SB_O_WRITE ((uint32_t)(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC) | \
+    SB_O_TMPFILE)
+
+/* The set-user-ID, set-group-ID and sticky bits of a mode. */
+#define SB_SETID_BITS 07000u
+
+/* fchmodat2 (Linux 6.6), where the headers are older: 452 on both. */
+#if !defined(SYS_fchmodat2) && SB_AUDIT_ARCH != 0
+#define SYS_fchmodat2 452
+#endif
+
+/*
+ * The low 32 bits of system-call argument I in struct seccomp_data; a
+ * classic BPF load reads 32 bits, and the filter decides on those.
+ */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define SB_ARG0_LO (offsetof(struct seccomp_data, args) + 4)
+#define SB_ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
 #else
-#define SB_ARG0_LO offsetof(struct seccomp_data, args)
+#define SB_ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 #endif
 
 /*
@@ -419,96 +479,490 @@ static const int sb_denied[] = {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Room for the filter: head, one jump per call, and the tail. */
-#define SB_MAX_INS (NELEM(sb_denied) + 16)
-
-/* Where a jump of the filter goes, resolved once the program is laid. */
-enum sb_label {
-	SB_NEXT = 0,	/* the next instruction */
-	SB_L_CLONE,	/* check clone's flags */
-	SB_L_EPERM,
-	SB_L_ENOSYS,
-	SB_L_KILL,
-	SB_NLABELS
+/*
+ * The calls that create a file with a mode, and the argument holding it:
+ * without PFX_SANDBOX_SETID a set-id or sticky mode is refused, with
+ * PFX_SANDBOX_NO_DEST the call is.  (creat(2) always creates.)  openat2's
+ * mode lives in a struct open_how the filter cannot read: see
+ * build_filter().  mknod and mknodat are refused whole (sb_denied).
+ */
+struct sb_mode_call {
+	int nr;
+	unsigned int mode;	/* the argument that is the mode */
 };
+
+static const struct sb_mode_call sb_mode_calls[] = {
+#ifdef SYS_chmod
+	{ SYS_chmod, 1 },
+#endif
+#ifdef SYS_fchmod
+	{ SYS_fchmod, 1 },
+#endif
+#ifdef SYS_fchmodat
+	{ SYS_fchmodat, 2 },
+#endif
+#ifdef SYS_fchmodat2
+	{ SYS_fchmodat2, 2 },
+#endif
+#ifdef SYS_creat
+	{ SYS_creat, 1 },
+#endif
+};
+
+/*
+ * open(2) and openat(2): the flags argument, and the mode, which counts
+ * when the flags create (O_CREAT or O_TMPFILE).
+ */
+struct sb_open_call {
+	int nr;
+	unsigned int flags, mode;
+};
+
+static const struct sb_open_call sb_open_calls[] = {
+#ifdef SYS_open
+	{ SYS_open, 1, 2 },
+#endif
+#ifdef SYS_openat
+	{ SYS_openat, 2, 3 },
+#endif
+};
+
+/* Changing owners: refused whole without PFX_SANDBOX_SETID. */
+static const int sb_chown_calls[] = {
+#ifdef SYS_chown
+	SYS_chown,
+#endif
+#ifdef SYS_fchown
+	SYS_fchown,
+#endif
+#ifdef SYS_lchown
+	SYS_lchown,
+#endif
+#ifdef SYS_fchownat
+	SYS_fchownat,
+#endif
+};
+
+/*
+ * With PFX_SANDBOX_NO_DEST: every call that changes a file by name or
+ * through a descriptor, besides sb_mode_calls, sb_open_calls and
+ * sb_chown_calls, so that nothing is written even without Landlock.
+ */
+static const int sb_write_calls[] = {
+#ifdef SYS_mkdir
+	SYS_mkdir,
+#endif
+#ifdef SYS_mkdirat
+	SYS_mkdirat,
+#endif
+#ifdef SYS_unlink
+	SYS_unlink,
+#endif
+#ifdef SYS_unlinkat
+	SYS_unlinkat,
+#endif
+#ifdef SYS_rmdir
+	SYS_rmdir,
+#endif
+#ifdef SYS_rename
+	SYS_rename,
+#endif
+#ifdef SYS_renameat
+	SYS_renameat,
+#endif
+#ifdef SYS_renameat2
+	SYS_renameat2,
+#endif
+#ifdef SYS_link
+	SYS_link,
+#endif
+#ifdef SYS_linkat
+	SYS_linkat,
+#endif
+#ifdef SYS_symlink
+	SYS_symlink,
+#endif
+#ifdef SYS_symlinkat
+	SYS_symlinkat,
+#endif
+#ifdef SYS_truncate
+	SYS_truncate,
+#endif
+#ifdef SYS_ftruncate
+	SYS_ftruncate,
+#endif
+#ifdef SYS_fallocate
+	SYS_fallocate,
+#endif
+#ifdef SYS_utime
+	SYS_utime,
+#endif
+#ifdef SYS_utimes
+	SYS_utimes,
+#endif
+#ifdef SYS_utimensat
+	SYS_utimensat,
+#endif
+#ifdef SYS_futimesat
+	SYS_futimesat,
+#endif
+#ifdef SYS_setxattr
+	SYS_setxattr,
+#endif
+#ifdef SYS_lsetxattr
+	SYS_lsetxattr,
+#endif
+#ifdef SYS_fsetxattr
+	SYS_fsetxattr,
+#endif
+#ifdef SYS_removexattr
+	SYS_removexattr,
+#endif
+#ifdef SYS_lremovexattr
+	SYS_lremovexattr,
+#endif
+#ifdef SYS_fremovexattr
+	SYS_fremovexattr,
+#endif
+};
+
+/*
+ * Signals that name their target: the argument that is the process (the
+ * thread group), which must be the confined process itself.  tkill(2)
+ * names a thread of any process and pidfd_send_signal(2) a descriptor,
+ * which the filter cannot tie to a process: both refused whole.
+ */
+static const int sb_signal_calls[] = {
+#ifdef SYS_kill
+	SYS_kill,
+#endif
+#ifdef SYS_tgkill
+	SYS_tgkill,
+#endif
+#ifdef SYS_rt_sigqueueinfo
+	SYS_rt_sigqueueinfo,
+#endif
+#ifdef SYS_rt_tgsigqueueinfo
+	SYS_rt_tgsigqueueinfo,
+#endif
+};
+
+static const int sb_signal_denied[] = {
+#ifdef SYS_tkill
+	SYS_tkill,
+#endif
+#ifdef SYS_pidfd_send_signal
+	SYS_pidfd_send_signal,
+#endif
+};
+
+/* New processes: fork and vfork (clone has a block of its own). */
+static const int sb_fork_calls[] = {
+#ifdef SYS_fork
+	SYS_fork,
+#endif
+#ifdef SYS_vfork
+	SYS_vfork,
+#endif
+};
+
+/*
+ * The filter is laid out as one block per system call, in this shape:
+ *
+ *	JEQ nr, 0, skip		other calls go on to the next block
+ *	(checks)		each may jump to refuse
+ *	RET ALLOW
+ * refuse:
+ *	RET ERRNO
+ * skip:
+ *
+ * so that every conditional jump lands within its own block, never
+ * further than BPF's 8 bits reach, however many blocks there are.  A
+ * call refused whole is "JEQ nr, 0, 1; RET ERRNO".  The accumulator
+ * holds the call number on every path into a block.  Labels are
+ * resolved once the program is laid; a jump that would still not fit
+ * makes the build fail (-E2BIG), never a wrong filter.
+ */
+#define SB_MAX_INS 1024		/* BPF_MAXINSNS is 4096 */
+#define SB_MAX_LABELS 512
+
+/* Label 0: the next instruction. */
+#define SB_NEXT 0u
 
 struct sb_prog {
 	struct sock_filter ins[SB_MAX_INS];
-	unsigned char jt[SB_MAX_INS];	/* enum sb_label of each jump */
-	unsigned char jf[SB_MAX_INS];
-	size_t at[SB_NLABELS];		/* instruction of each label */
-	size_t n;
+	uint16_t jt[SB_MAX_INS];	/* the label of each jump */
+	uint16_t jf[SB_MAX_INS];
+	uint16_t at[SB_MAX_LABELS];	/* the instruction of each label */
+	bool placed[SB_MAX_LABELS];
+	size_t n, nlabels;
+	bool full;			/* an instruction or label too many */
 };
 
 static void
-emit(struct sb_prog *p, uint16_t code, uint32_t k, enum sb_label jt,
-    enum sb_label jf)
+emit(struct sb_prog *p, uint16_t code, uint32_t k, unsigned int jt,
+    unsigned int jf)
 {
 	struct sock_filter ins = { code, 0, 0, k };
 
+	if (p->n == SB_MAX_INS) {
+		p->full = true;
+		return;
+	}
 	p->ins[p->n] = ins;
-	p->jt[p->n] = (unsigned char)jt;
-	p->jf[p->n] = (unsigned char)jf;
+	p->jt[p->n] = (uint16_t)jt;
+	p->jf[p->n] = (uint16_t)jf;
 	p->n++;
 }
 
-static void
-label(struct sb_prog *p, enum sb_label l)
+/* Return: a new label, not yet placed (SB_NEXT if there is no room). */
+static unsigned int
+new_label(struct sb_prog *p)
 {
-	p->at[l] = p->n;
+	if (p->nlabels == SB_MAX_LABELS) {
+		p->full = true;
+		return SB_NEXT;
+	}
+	return (unsigned int)p->nlabels++;
+}
+
+/* Put label L at the next instruction. */
+static void
+place(struct sb_prog *p, unsigned int l)
+{
+	p->at[l] = (uint16_t)p->n;
+	p->placed[l] = true;
+}
+
+static void
+ret(struct sb_prog *p, uint32_t action)
+{
+	emit(p, BPF_RET | BPF_K, action, SB_NEXT, SB_NEXT);
+}
+
+static uint32_t
+ret_errno(int e)
+{
+	return SECCOMP_RET_ERRNO | ((uint32_t)e & SECCOMP_RET_DATA);
+}
+
+/* Refuse system call NR whole with errno E. */
+static void
+refuse_call(struct sb_prog *p, int nr, int e)
+{
+	unsigned int skip = new_label(p);
+
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, SB_NEXT, skip);
+	ret(p, ret_errno(e));
+	place(p, skip);
+}
+
+/* A block of checks for one system call (see the comment above). */
+struct sb_block {
+	unsigned int refuse, skip;
+	int e;
+};
+
+static void
+block_begin(struct sb_prog *p, struct sb_block *b, int nr, int e)
+{
+	b->refuse = new_label(p);
+	b->skip = new_label(p);
+	b->e = e;
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, SB_NEXT, b->skip);
+}
+
+/* What no check refused is allowed. */
+static void
+block_end(struct sb_prog *p, const struct sb_block *b)
+{
+	ret(p, SECCOMP_RET_ALLOW);
+	place(p, b->refuse);
+	ret(p, ret_errno(b->e));
+	place(p, b->skip);
+}
+
+static void
+load_arg(struct sb_prog *p, unsigned int arg)
+{
+	emit(p, BPF_LD | BPF_W | BPF_ABS, (uint32_t)SB_ARG_LO(arg), SB_NEXT,
+	    SB_NEXT);
+}
+
+/* Refuse if argument ARG has any bit of MASK. */
+static void
+refuse_if_any(struct sb_prog *p, const struct sb_block *b, unsigned int arg,
+    uint32_t mask)
+{
+	load_arg(p, arg);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, mask, b->refuse, SB_NEXT);
+}
+
+/* Refuse unless argument ARG has a bit of MASK. */
+static void
+refuse_unless_any(struct sb_prog *p, const struct sb_block *b,
+    unsigned int arg, uint32_t mask)
+{
+	load_arg(p, arg);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, mask, SB_NEXT, b->refuse);
+}
+
+/* Refuse unless argument ARG is VALUE. */
+static void
+refuse_unless_eq(struct sb_prog *p, const struct sb_block *b,
+    unsigned int arg, uint32_t value)
+{
+	load_arg(p, arg);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, value, SB_NEXT, b->refuse);
+}
+
+/* Refuse if argument ARG1 has a bit of MASK1 and ARG2 one of MASK2. */
+static void
+refuse_if_both(struct sb_prog *p, const struct sb_block *b,
+    unsigned int arg1, uint32_t mask1, unsigned int arg2, uint32_t mask2)
+{
+	unsigned int no = new_label(p);
+
+	load_arg(p, arg1);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, mask1, SB_NEXT, no);
+	load_arg(p, arg2);
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, mask2, b->refuse, SB_NEXT);
+	place(p, no);
+}
+
+static void
+refuse_calls(struct sb_prog *p, const int *nr, size_t n, int e)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		refuse_call(p, nr[i], e);
 }
 
 /*
- * Lay out the filter in *P (see the file's head comment for what it
- * does).  Return: 0, or -E2BIG if a jump would not fit BPF's 8 bits
- * (more calls than a filter of this shape can hold).
+ * The calls that change files: with NO_DEST, every write is refused;
+ * otherwise, without SETID, set-id and sticky modes and owner changes.
+ * openat2(2) carries its flags and mode in a struct open_how that a
+ * filter cannot read: with NO_DEST it says ENOSYS (libc falls back to
+ * openat); otherwise it stays allowed, and a process with write rights
+ * beneath the destination can create a set-id file with it.
+ */
+static void
+build_file_rules(struct sb_prog *p, unsigned int flags)
+{
+	struct sb_block b;
+	size_t i;
+
+	if ((flags & PFX_SANDBOX_NO_DEST) != 0) {
+#ifdef SYS_openat2
+		refuse_call(p, SYS_openat2, ENOSYS);
+#endif
+		for (i = 0; i < NELEM(sb_open_calls); i++) {
+			block_begin(p, &b, sb_open_calls[i].nr, EPERM);
+			refuse_if_any(p, &b, sb_open_calls[i].flags,
+			    SB_O_WRITE);
+			block_end(p, &b);
+		}
+		for (i = 0; i < NELEM(sb_mode_calls); i++)
+			refuse_call(p, sb_mode_calls[i].nr, EPERM);
+		refuse_calls(p, sb_chown_calls, NELEM(sb_chown_calls), EPERM);
+		refuse_calls(p, sb_write_calls, NELEM(sb_write_calls), EPERM);
+		return;
+	}
+	if ((flags & PFX_SANDBOX_SETID) != 0)
+		return;
+	/* SECURITY: no set-id or sticky file, no owner change. */
+	for (i = 0; i < NELEM(sb_open_calls); i++) {
+		block_begin(p, &b, sb_open_calls[i].nr, EPERM);
+		refuse_if_both(p, &b, sb_open_calls[i].flags,
+		    (uint32_t)O_CREAT | SB_O_TMPFILE, sb_open_calls[i].mode,
+		    SB_SETID_BITS);
+		block_end(p, &b);
+	}
+	for (i = 0; i < NELEM(sb_mode_calls); i++) {
+		block_begin(p, &b, sb_mode_calls[i].nr, EPERM);
+		refuse_if_any(p, &b, sb_mode_calls[i].mode, SB_SETID_BITS);
+		block_end(p, &b);
+	}
+	refuse_calls(p, sb_chown_calls, NELEM(sb_chown_calls), EPERM);
+}
+
+/*
+ * Lay out the filter in *P for FLAGS (PFX_SANDBOX_*), INTERNAL
+ * (PLAT_SANDBOX_*) and PID, the confined process (see the file's head
+ * comment for what it does).  Return: 0, or -E2BIG if the program does
+ * not fit in *P or a jump would not fit BPF's 8 bits.
  */
 static int
-build_filter(struct sb_prog *p)
+build_filter(struct sb_prog *p, unsigned int flags, unsigned int internal,
+    uint32_t pid)
 {
+	struct sb_block b;
+	unsigned int l;
 	size_t i, to;
 
 	memset(p, 0, sizeof(*p));
+	p->nlabels = 1;		/* SB_NEXT */
+	/* SECURITY: another architecture's numbers are other calls. */
 	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch),
 	    SB_NEXT, SB_NEXT);
-	emit(p, BPF_JMP | BPF_JEQ | BPF_K, SB_AUDIT_ARCH, SB_NEXT, SB_L_KILL);
+	l = new_label(p);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, SB_AUDIT_ARCH, l, SB_NEXT);
+	ret(p, SECCOMP_RET_KILL_PROCESS);
+	place(p, l);
 	emit(p, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr),
 	    SB_NEXT, SB_NEXT);
 	/* SECURITY: x32 numbers are other calls; none is ours. */
-	if (SB_X32_BIT != 0)
-		emit(p, BPF_JMP | BPF_JGE | BPF_K, SB_X32_BIT, SB_L_KILL,
-		    SB_NEXT);
+	if (SB_X32_BIT != 0) {
+		l = new_label(p);
+		emit(p, BPF_JMP | BPF_JGE | BPF_K, SB_X32_BIT, SB_NEXT, l);
+		ret(p, SECCOMP_RET_KILL_PROCESS);
+		place(p, l);
+	}
+
+	/* Threads, and no other process: clone3's flags are in a struct
+	 * the filter cannot read, so ENOSYS, and libc falls back to clone,
+	 * whose flags (argument 0) it can. */
 #ifdef SYS_clone3
-	emit(p, BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, SB_L_ENOSYS, SB_NEXT);
+	refuse_call(p, SYS_clone3, ENOSYS);
 #endif
-	emit(p, BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, SB_L_CLONE, SB_NEXT);
-	for (i = 0; i < NELEM(sb_denied); i++)
-		emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sb_denied[i],
-		    SB_L_EPERM, SB_NEXT);
-	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, SB_NEXT, SB_NEXT);
-	label(p, SB_L_CLONE);
-	emit(p, BPF_LD | BPF_W | BPF_ABS, SB_ARG0_LO, SB_NEXT, SB_NEXT);
-	emit(p, BPF_JMP | BPF_JSET | BPF_K, SB_CLONE_NEW, SB_L_EPERM,
-	    SB_NEXT);
-	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ALLOW, SB_NEXT, SB_NEXT);
-	label(p, SB_L_EPERM);
-	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA),
-	    SB_NEXT, SB_NEXT);
-	label(p, SB_L_ENOSYS);
-	emit(p, BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
-	    (ENOSYS & SECCOMP_RET_DATA), SB_NEXT, SB_NEXT);
-	label(p, SB_L_KILL);
-	emit(p, BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS, SB_NEXT, SB_NEXT);
+	block_begin(p, &b, SYS_clone, EPERM);
+	refuse_if_any(p, &b, 0, SB_CLONE_NEW);
+	refuse_unless_any(p, &b, 0, SB_CLONE_OK);
+	block_end(p, &b);
+	refuse_calls(p, sb_fork_calls, NELEM(sb_fork_calls), EPERM);
+
+	/* Signals to the process itself only (abort, raise, pthread_kill),
+	 * unless the caller must signal a child it made before. */
+	if ((internal & PLAT_SANDBOX_SIGNAL_OUT) == 0) {
+		for (i = 0; i < NELEM(sb_signal_calls); i++) {
+			block_begin(p, &b, sb_signal_calls[i], EPERM);
+			refuse_unless_eq(p, &b, 0, pid);
+			block_end(p, &b);
+		}
+		refuse_calls(p, sb_signal_denied, NELEM(sb_signal_denied),
+		    EPERM);
+	}
+
+	build_file_rules(p, flags);
+	refuse_calls(p, sb_denied, NELEM(sb_denied), EPERM);
+	ret(p, SECCOMP_RET_ALLOW);
 
 	/* Turn labels into the relative offsets BPF wants. */
+	if (p->full)
+		return -E2BIG;
 	for (i = 0; i < p->n; i++) {
 		if (p->jt[i] != SB_NEXT) {
+			if (!p->placed[p->jt[i]])
+				return -E2BIG;
 			to = p->at[p->jt[i]] - (i + 1);
 			if (to > 255)
 				return -E2BIG;
 			p->ins[i].jt = (uint8_t)to;
 		}
 		if (p->jf[i] != SB_NEXT) {
+			if (!p->placed[p->jf[i]])
+				return -E2BIG;
 			to = p->at[p->jf[i]] - (i + 1);
 			if (to > 255)
 				return -E2BIG;
@@ -536,15 +990,18 @@ seccomp_usable(void)
 	return errno == EINVAL && prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
 }
 
-/* Load the filter for every thread.  Return: 0, or -errno. */
+/*
+ * Load the filter for FLAGS, INTERNAL and the process PID, for every
+ * thread.  Return: 0, or -errno.
+ */
 static int
-load_filter(void)
+load_filter(unsigned int flags, unsigned int internal, uint32_t pid)
 {
 	struct sb_prog p;
 	struct sock_fprog prog;
 	long r;
 
-	r = build_filter(&p);
+	r = build_filter(&p, flags, internal, pid);
 	if (r < 0)
 		return (int)r;
 	prog.len = (unsigned short)p.n;
@@ -634,12 +1091,13 @@ add_path_rule(int rulesetfd, const char *path, uint64_t rights,
 
 /*
  * Make the Landlock ruleset for ABI: DESTFD (or none, with NO_DEST) and
- * the system files; *NET and *SCOPE say what else
- * it handles.  Return: the ruleset's descriptor, or -errno.
+ * the system files; signals are scoped unless INTERNAL has
+ * PLAT_SANDBOX_SIGNAL_OUT.  *NET and *SCOPE say what else it handles.
+ * Return: the ruleset's descriptor, or -errno.
  */
 static int
-make_ruleset(int abi, int destfd, unsigned int flags, bool *net,
-    bool *scope)
+make_ruleset(int abi, int destfd, unsigned int flags, unsigned int internal,
+    bool *net, bool *scope)
 {
 	struct sb_ruleset_attr attr;
 	uint64_t dest = SB_FS_DEST;
@@ -655,8 +1113,9 @@ make_ruleset(int abi, int destfd, unsigned int flags, bool *net,
 		size = offsetof(struct sb_ruleset_attr, scoped);
 	}
 	if (abi >= 6) {
-		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET |
-		    LANDLOCK_SCOPE_SIGNAL;
+		attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
+		if ((internal & PLAT_SANDBOX_SIGNAL_OUT) == 0)
+			attr.scoped |= LANDLOCK_SCOPE_SIGNAL;
 		size = sizeof(attr);
 	}
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
@@ -695,9 +1154,13 @@ say(struct pfx_sandbox_info *info, const char *what)
 	    len > 0 ? ", " : "", what);
 }
 
-/* Write INFO's one-line text from its fields and the Landlock NOTE. */
+/*
+ * Write INFO's one-line text from its fields, FLAGS, INTERNAL and the
+ * Landlock NOTE.
+ */
 static void
-describe(struct pfx_sandbox_info *info, unsigned int flags, const char *note)
+describe(struct pfx_sandbox_info *info, unsigned int flags,
+    unsigned int internal, const char *note)
 {
 	char buf[sizeof(info->text)];
 
@@ -708,7 +1171,8 @@ describe(struct pfx_sandbox_info *info, unsigned int flags, const char *note)
 		(void)snprintf(buf, sizeof(buf), "landlock ABI %d (fs%s%s%s)",
 		    info->landlock_abi, (flags & PFX_SANDBOX_NO_DEST) != 0 ?
 		    " read-only" : "", info->net ? ", net" : "",
-		    info->scope ? ", scope" : "");
+		    !info->scope ? "" : (internal & PLAT_SANDBOX_SIGNAL_OUT) ?
+		    ", socket scope" : ", scope");
 		say(info, buf);
 	} else {
 		say(info, note);
@@ -725,6 +1189,14 @@ int
 pfx_sandbox_confine(int destfd, unsigned int flags,
     struct pfx_sandbox_info *info)
 {
+	return plat_sandbox_confine(destfd, flags, 0, info);
+}
+
+/* see platform.h */
+int
+plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
+    struct pfx_sandbox_info *info)
+{
 	char note[96] = "landlock not applied";
 	struct stat st;
 	bool net = false, scope = false, use_seccomp;
@@ -733,7 +1205,9 @@ pfx_sandbox_confine(int destfd, unsigned int flags,
 	memset(info, 0, sizeof(*info));
 	(void)snprintf(info->text, sizeof(info->text), "none: not applied");
 	if ((flags & ~(unsigned int)(PFX_SANDBOX_REQUIRE |
-	    PFX_SANDBOX_SYMLINKS | PFX_SANDBOX_NO_DEST)) != 0)
+	    PFX_SANDBOX_SYMLINKS | PFX_SANDBOX_NO_DEST |
+	    PFX_SANDBOX_SETID)) != 0 ||
+	    (internal & ~(unsigned int)PLAT_SANDBOX_SIGNAL_OUT) != 0)
 		return -EINVAL;
 	if ((flags & PFX_SANDBOX_NO_DEST) == 0) {
 		if (destfd < 0 || fstat(destfd, &st) == -1)
@@ -754,7 +1228,8 @@ pfx_sandbox_confine(int destfd, unsigned int flags,
 		(void)snprintf(note, sizeof(note), "landlock ABI %d unused "
 		    "(no REFER right before Linux 5.19)", abi);
 	if (abi >= 2) {
-		rfd = make_ruleset(abi, destfd, flags, &net, &scope);
+		rfd = make_ruleset(abi, destfd, flags, internal, &net,
+		    &scope);
 		if (rfd < 0)
 			(void)snprintf(note, sizeof(note), "landlock ABI %d "
 			    "unused (%s)", abi, strerror(-rfd));
@@ -763,7 +1238,7 @@ pfx_sandbox_confine(int destfd, unsigned int flags,
 	if ((flags & PFX_SANDBOX_REQUIRE) != 0 && (rfd < 0 || !use_seccomp)) {
 		if (rfd >= 0)
 			(void)close(rfd);
-		describe(info, flags, note);
+		describe(info, flags, internal, note);
 		return -ENOSYS;
 	}
 
@@ -784,7 +1259,7 @@ pfx_sandbox_confine(int destfd, unsigned int flags,
 		info->scope = scope;
 	}
 	if (use_seccomp) {
-		r = load_filter();
+		r = load_filter(flags, internal, (uint32_t)getpid());
 		if (r < 0)
 			goto out;
 		info->seccomp = true;
@@ -793,6 +1268,6 @@ pfx_sandbox_confine(int destfd, unsigned int flags,
 out:
 	if (rfd >= 0)
 		(void)close(rfd);
-	describe(info, flags, note);
+	describe(info, flags, internal, note);
 	return r;
 }

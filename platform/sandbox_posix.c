@@ -18,13 +18,23 @@ int
 pfx_sandbox_confine(int destfd, unsigned int flags,
     struct pfx_sandbox_info *info)
 {
+	return plat_sandbox_confine(destfd, flags, 0, info);
+}
+
+/* see platform.h */
+int
+plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
+    struct pfx_sandbox_info *info)
+{
 	struct stat st;
 
 	memset(info, 0, sizeof(*info));
 	(void)snprintf(info->text, sizeof(info->text),
 	    "none: no sandbox on this system");
 	if ((flags & ~(unsigned int)(PFX_SANDBOX_REQUIRE |
-	    PFX_SANDBOX_SYMLINKS | PFX_SANDBOX_NO_DEST)) != 0)
+	    PFX_SANDBOX_SYMLINKS | PFX_SANDBOX_NO_DEST |
+	    PFX_SANDBOX_SETID)) != 0 ||
+	    (internal & ~(unsigned int)PLAT_SANDBOX_SIGNAL_OUT) != 0)
 		return -EINVAL;
 	if ((flags & PFX_SANDBOX_NO_DEST) == 0) {
 		if (destfd < 0 || fstat(destfd, &st) == -1)

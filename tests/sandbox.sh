@@ -37,10 +37,11 @@ if ! grep -q '^pfextract: sandbox: landlock ABI' "$T/probe-stderr"; then
 	exit 0
 fi
 
-# listing DIR: every name beneath DIR with its type, mode, size, link
-# count, symlink target and content hash, sorted.
+# listing DIR: every name beneath DIR with its type, mode, owner, size,
+# link count, symlink target and content hash, sorted.
 listing() {
-	(cd "$1" && find . -mindepth 1 -printf '%y %m %s %n %l %P\n' | sort &&
+	(cd "$1" && find . -mindepth 1 -printf '%y %m %U:%G %s %n %l %P\n' |
+	    sort &&
 	    find . -type f -exec sha256sum {} + | sort)
 }
 
@@ -126,6 +127,26 @@ for r in openat2 walk; do
 done
 unset PFEXTRACT_RESOLVER
 
+# Set-id and sticky modes, and (as root) other owners: the runs that
+# restore them (-p; --same-owner as root) confine with PFX_SANDBOX_SETID,
+# and give the same tree as unconfined; the filter refuses them to any
+# other run.
+mkdir -p "$T/ids/s"
+printf 'u\n' > "$T/ids/u"
+printf 'g\n' > "$T/ids/g"
+if [ "$(id -u)" -eq 0 ]; then
+	chown 1:1 "$T/ids/u"
+	chown 2:2 "$T/ids/g"
+fi
+chmod 4755 "$T/ids/u"
+chmod 2755 "$T/ids/g"
+chmod 1777 "$T/ids/s"
+tar -C "$T" -cf "$T/ids.tar" ids
+compare "ids" "$T/ids.tar"
+compare "ids -p" "$T/ids.tar" -p
+compare "ids --same-owner" "$T/ids.tar" --same-owner
+compare "ids -p --same-owner" "$T/ids.tar" -p --same-owner
+
 # A directory moved out of the destination while a file in it is being
 # written (the archive comes through a FIFO that stalls in d/big's data):
 # confined, the kernel refuses to name the file there (EACCES) where
@@ -209,7 +230,8 @@ for r in openat2 walk; do
 done
 
 # Listing is confined too, with nothing writable: not even the current
-# directory.
+# directory.  The system-call filter refuses the create (EPERM) before
+# Landlock would (EACCES).
 (cd "$T" && PFEXTRACT_SANDBOX_PROBE=listed "$pfx" -tvf a.tgz) \
     > "$T/list-on" 2> "$T/list-on.err"
 rc_on=$?
@@ -219,7 +241,7 @@ if [ "$rc_on" -eq 0 ] && [ "$rc_off" -eq 0 ] &&
     cmp -s "$T/list-on" "$T/list-off"; then ok; else
 	bad "listing: exit $rc_on/$rc_off, or the listings differ"
 fi
-if grep -qx 'probe: open EACCES' "$T/list-on.err" &&
+if grep -qx 'probe: open EPERM' "$T/list-on.err" &&
     grep -qx 'probe: execve EPERM' "$T/list-on.err" &&
     [ ! -e "$T/listed" ]; then ok; else
 	bad "listing: probe not refused: $(cat "$T/list-on.err")"
