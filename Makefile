@@ -130,6 +130,35 @@ obj/tsan/pfextract: obj/tsan/extract/main.o $(TSAN_CLI_OBJS) \
     obj/tsan/libpfextract.a
 	$(CC) $(TSANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
+# The hostile-decoder build (tests/hostile.sh): the library compiled
+# again with -DPFX_HOSTILE_TEST, so that the decoder process runs
+# tests/hostile.c's xtr_hostile() once it is confined -- what an exploit
+# of libarchive would run there.  Tests only, never installed.
+HOSTILE_LIB_OBJS = $(LIB_SRCS:%.c=obj/hostile/%.o) obj/hostile/tests/hostile.o
+HOSTILE_CLI_OBJS = $(CLI_SRCS:%.c=obj/hostile/%.o)
+
+obj/hostile/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) -DPFX_HOSTILE_TEST $(INCLUDES) $(CPPFLAGS) $(CFLAGS) \
+	    $(WARN) -fvisibility=hidden -MMD -MP -c -o $@ $<
+
+obj/hostile/libpfextract.a: $(HOSTILE_LIB_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+obj/hostile/pfextract: obj/hostile/extract/main.o $(HOSTILE_CLI_OBJS) \
+    obj/hostile/libpfextract.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
+obj/hostile/tests/hostile_lib: obj/hostile/tests/hostile_lib.o \
+    obj/hostile/libpfextract.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
+# What the kernel refuses a process confined as the decoder process and
+# the writer are, call by call.
+obj/tests/confine_probe: obj/tests/confine_probe.o obj/libpfextract.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
 deps:
 	@sh mk/deps.sh
 
@@ -140,7 +169,7 @@ obj/tests/faultshim.so: tests/faultshim.c
 	$(CC) $(CFLAGS) $(WARN) -fPIC -shared -o $@ tests/faultshim.c -ldl
 
 # Test files need the GNU names (renameat2, RENAME_EXCHANGE).
-obj/tests/%.o obj/san/tests/%.o: DEFS = -D_GNU_SOURCE
+obj/tests/%.o obj/san/tests/%.o obj/hostile/tests/%.o: DEFS = -D_GNU_SOURCE
 
 # os_posix.o and sandbox_posix.o are built too, so the portable OS files
 # keep compiling.
@@ -149,7 +178,8 @@ check: deps
 	    obj/san/pfextract obj/tsan/pfextract obj/mkdemo \
 	    obj/platform/os_posix.o \
 	    obj/platform/sandbox_posix.o obj/tests/faultshim.so \
-	    obj/mkcorpus $(FUZZ_REPLAYS)
+	    obj/mkcorpus $(FUZZ_REPLAYS) obj/hostile/pfextract \
+	    obj/hostile/tests/hostile_lib obj/tests/confine_probe
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
@@ -162,6 +192,9 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/san/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/faults.sh obj/pfextract \
 	    obj/tests/faultshim.so
+	TMPDIR=$(TEST_TMPDIR) obj/tests/confine_probe
+	TMPDIR=$(TEST_TMPDIR) sh tests/hostile.sh obj/hostile/pfextract \
+	    obj/hostile/tests/hostile_lib
 	TMPDIR=$(TEST_TMPDIR) ASAN_OPTIONS=verify_asan_link_order=0 \
 	    sh tests/faults.sh obj/san/pfextract obj/tests/faultshim.so
 	sh tests/install.sh

@@ -1,0 +1,369 @@
+/*
+ * hostile.c -- a decoder process taken over, for the hostile test build
+ * (obj/hostile/, built with -DPFX_HOSTILE_TEST; tests/hostile.sh).
+ *
+ * child.c calls xtr_hostile() right after the decoder process confined
+ * itself and sent CONFINED: from there on this file is the attacker,
+ * with the rights an exploit of libarchive or a decompressor would have.
+ * The environment variable PFX_HOSTILE names what it does, with an
+ * argument after ':':
+ *
+ *	fds		chmod, chown, write, truncate, set xattrs on, send
+ *			on and read from every descriptor 0..1023 but its
+ *			socket; return
+ *	setid:N[,E...]	create N set-id (open, mkdir), chmod and chown
+ *			each existing E by absolute path; return
+ *	hardlink:P	open P (a hard link to an outside file) for
+ *			appending and write, truncate it; return
+ *	fork:P		fork, vfork and clone; each child made leaves the
+ *			process group, ignores SIGTERM, sleeps 2 s, then
+ *			appends to P, chmods it 04755 and chowns it; return
+ *	signal		kill(getppid(), 0) and SIGSTOP; return
+ *	silent		ignore SIGTERM, sleep forever
+ *	linger		ignore SIGTERM, send a valid END, sleep forever
+ *	lies:N		send message N of lie(), then sleep forever
+ *			(SIGTERM ignored); 8 and 9 are archive names,
+ *			not lies: a valid entry, END, exit
+ *
+ * Nothing here may report what happened: the process can write nothing
+ * (its stdio is /dev/null).  tests/hostile.sh judges the outcome from
+ * outside: what changed, what the parent said, how long it took.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "extract.h"
+#include "wire.h"
+
+#define FORGED "FORGED\n"
+#define FORGED_LEN 7
+
+/* An outside user: what a chown would give a file. */
+#define NOBODY 65534
+
+static void
+ignore_term(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	(void)sigaction(SIGTERM, &sa, NULL);
+}
+
+static void __attribute__((noreturn))
+sleep_forever(void)
+{
+	for (;;)
+		(void)pause();
+}
+
+/* Every harm that can be done through a descriptor, on 0..1023. */
+static void
+harm_fds(int self)
+{
+	char buf[4096];
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++) {
+		if (fd == self)
+			continue;
+		(void)fchmod(fd, 04777);
+		(void)fchown(fd, NOBODY, NOBODY);
+		(void)!write(fd, FORGED, FORGED_LEN);
+		(void)ftruncate(fd, 0);
+		(void)fsetxattr(fd, "user.pwn", FORGED, FORGED_LEN, 0);
+		(void)send(fd, FORGED, FORGED_LEN, MSG_DONTWAIT |
+		    MSG_NOSIGNAL);
+		(void)recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	}
+}
+
+/* Set-id, by path: the first name is made, the others changed.  A name
+ * may be a glob(3) pattern (a staging directory's random name). */
+static void
+harm_setid(char *list)
+{
+	char *name, *save = NULL;
+	glob_t g;
+	size_t i;
+	bool first = true;
+	int fd;
+
+	for (name = strtok_r(list, ",", &save); name != NULL;
+	    name = strtok_r(NULL, ",", &save), first = false) {
+		if (glob(name, GLOB_NOCHECK, NULL, &g) != 0)
+			continue;
+		for (i = 0; i < g.gl_pathc; i++) {
+			const char *p = g.gl_pathv[i];
+
+			if (first) {
+				fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC,
+				    04755);
+				if (fd >= 0) {
+					(void)fchmod(fd, 04755);
+					(void)close(fd);
+				}
+				(void)mkdir(p, 02755);
+			}
+			(void)chmod(p, 04755);
+			(void)chown(p, NOBODY, NOBODY);
+			(void)lchown(p, NOBODY, NOBODY);
+		}
+		globfree(&g);
+	}
+}
+
+/* Through a hard link to an outside file. */
+static void
+harm_hardlink(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	if (fd >= 0) {
+		(void)!write(fd, FORGED, FORGED_LEN);
+		(void)ftruncate(fd, 0);
+		(void)close(fd);
+	}
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fchmod(fd, 04755);
+		(void)close(fd);
+	}
+	(void)truncate(path, 0);
+}
+
+static const char *late_path;
+
+/* A process escaped from the group: act after its parent's call. */
+static int
+late(void *unused)
+{
+	struct timespec t = { 2, 0 };
+	int fd;
+
+	(void)unused;
+	(void)setsid();
+	ignore_term();
+	(void)nanosleep(&t, NULL);
+	fd = open(late_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		(void)!write(fd, FORGED, FORGED_LEN);
+		(void)fchmod(fd, 04755);
+		(void)close(fd);
+	}
+	(void)chmod(late_path, 04755);
+	(void)chown(late_path, NOBODY, NOBODY);
+	_exit(0);
+}
+
+/* The vfork child: its parent waits until it exits, so it leaves a
+ * process of its own (a raw fork: no libc state is touched) to act. */
+static int
+vforked(void *unused)
+{
+	(void)unused;
+	if (syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL) == 0)
+		late(NULL);
+	_exit(0);
+}
+
+/* Fork, vfork and clone; each child runs late(). */
+static void
+harm_fork(const char *path)
+{
+	static char stack[2][64 << 10];
+	pid_t pid;
+
+	late_path = path;
+	pid = fork();
+	if (pid == 0)
+		late(NULL);
+	/* vfork(2)'s semantics with a stack of its own. */
+	(void)clone(vforked, stack[0] + sizeof(stack[0]), CLONE_VM |
+	    CLONE_VFORK | SIGCHLD, NULL);
+	(void)clone(late, stack[1] + sizeof(stack[1]), SIGCHLD, NULL);
+}
+
+static void
+harm_signal(void)
+{
+	pid_t parent = getppid();
+
+	(void)kill(parent, 0);
+	(void)kill(parent, SIGSTOP);
+	(void)syscall(SYS_tgkill, parent, parent, SIGSTOP);
+}
+
+/* Send LEN bytes whole, or end. */
+static void
+put(int fd, const void *buf, size_t len)
+{
+	ssize_t k;
+
+	while (len > 0) {
+		k = send(fd, buf, len, MSG_NOSIGNAL);
+		if (k <= 0)
+			_exit(1);
+		buf = (const char *)buf + k;
+		len -= (size_t)k;
+	}
+}
+
+/* A regular file's header named NAME (LEN bytes: may hold a NUL) of
+ * SIZE bytes, with RAW archive bytes read. */
+static void
+put_file(int fd, const char *name, size_t len, uint32_t type, int64_t size,
+    uint64_t raw)
+{
+	unsigned char m[WIRE_HEAD + 512];
+	struct wire_header h;
+
+	memset(&h, 0, sizeof(h));
+	h.format = 0x30000;	/* ARCHIVE_FORMAT_TAR */
+	h.filetype = type;
+	h.perm = 0644;
+	h.flags = WIRE_SIZE_SET;
+	h.size = size;
+	h.raw = raw;
+	h.str[WIRE_NAME] = name;
+	h.len[WIRE_NAME] = (uint32_t)len;
+	put(fd, m, wire_put_header(m, sizeof(m), &h, NULL));
+}
+
+static void
+put_data(int fd, int64_t offset, uint64_t raw)
+{
+	unsigned char m[WIRE_HEAD + 32];
+
+	put(fd, m, wire_put_data_head(m, offset, raw, FORGED_LEN));
+	put(fd, FORGED, FORGED_LEN);
+}
+
+static void
+put_end(int fd, int type, int status)
+{
+	unsigned char m[WIRE_HEAD + 8 + WIRE_TEXT_MAX];
+
+	put(fd, m, wire_put_end(m, type, status, 0, NULL));
+}
+
+/* A whole valid entry named NAME with FORGED as its data; RAW, the
+ * archive bytes read, grows by 1024 each time. */
+static void
+put_entry(int fd, const char *name)
+{
+	static uint64_t raw;
+
+	put_file(fd, name, strlen(name), 0100000, FORGED_LEN, raw += 512);
+	put_data(fd, 0, raw += 512);
+	put_end(fd, WIRE_DATA_END, WIRE_OK);
+}
+
+/* Lie N to the parent. */
+static void
+lie(int fd, int n)
+{
+	unsigned char m[WIRE_HEAD];
+	uint32_t len;
+
+	switch (n) {
+	case 1:		/* a NUL inside a name */
+		put_file(fd, "a\0b", 3, 0100000, 0, 0);
+		break;
+	case 2:		/* type bits outside S_IFMT */
+		put_file(fd, "a", 1, 0100000 | 0400000, 0, 0);
+		break;
+	case 3:		/* a data block going backwards */
+		put_file(fd, "a", 1, 0100000, 64, 0);
+		put_data(fd, 32, 0);
+		put_data(fd, 0, 0);
+		break;
+	case 4:		/* a raw count going back */
+		put_file(fd, "a", 1, 0100000, 0, 4096);
+		put_end(fd, WIRE_DATA_END, WIRE_OK);
+		put_file(fd, "b", 1, 0100000, 0, 512);
+		break;
+	case 5:		/* an END of status 7 */
+		put_end(fd, WIRE_END, 7);
+		break;
+	case 6:		/* longer than 4 MiB */
+		len = WIRE_MSG_MAX + 1;
+		memcpy(m, &len, 4);
+		m[4] = WIRE_HEADER;
+		put(fd, m, sizeof(m));
+		break;
+	case 7:		/* an unknown type */
+		len = 0;
+		memcpy(m, &len, 4);
+		m[4] = 'Q';
+		put(fd, m, sizeof(m));
+		break;
+	case 8:		/* archive names, judged by the core */
+	case 9:
+		put_entry(fd, n == 8 ? "/etc/shadow" : "../../x");
+		put_entry(fd, "ok");
+		put_end(fd, WIRE_END, WIRE_OK);
+		_exit(0);
+	default:
+		break;
+	}
+}
+
+/* see extract.h */
+void
+xtr_hostile(int fd)
+{
+	const char *env = getenv("PFX_HOSTILE");
+	char kind[32], *arg;
+	size_t n;
+
+	if (env == NULL || *env == '\0')
+		return;
+	n = strcspn(env, ":");
+	if (n >= sizeof(kind))
+		return;
+	memcpy(kind, env, n);
+	kind[n] = '\0';
+	arg = strdup(env[n] == ':' ? env + n + 1 : "");
+	if (arg == NULL)
+		return;
+	if (strcmp(kind, "fds") == 0) {
+		harm_fds(fd);
+	} else if (strcmp(kind, "setid") == 0) {
+		harm_setid(arg);
+	} else if (strcmp(kind, "hardlink") == 0) {
+		harm_hardlink(arg);
+	} else if (strcmp(kind, "fork") == 0) {
+		harm_fork(arg);
+	} else if (strcmp(kind, "signal") == 0) {
+		harm_signal();
+	} else if (strcmp(kind, "silent") == 0) {
+		ignore_term();
+		sleep_forever();
+	} else if (strcmp(kind, "linger") == 0) {
+		ignore_term();
+		put_end(fd, WIRE_END, WIRE_OK);
+		sleep_forever();
+	} else if (strcmp(kind, "lies") == 0) {
+		ignore_term();
+		lie(fd, atoi(arg));
+		sleep_forever();
+	}
+	free(arg);
+}
