@@ -118,8 +118,12 @@ flush(struct out *o)
 	o->nq = 0;
 }
 
-/* Queue message M of LEN bytes (sent at once if it is larger than the
- * queue), after everything queued before it. */
+/*
+ * Queue message M of LEN bytes (sent at once if it is larger than the
+ * queue), after everything queued before it.  When the input may stall
+ * (a pipe), nothing waits in the queue: the next read may block, and the
+ * parent must not wait for what is already decoded.
+ */
 static void
 queue(struct out *o, const void *m, size_t len)
 {
@@ -131,20 +135,18 @@ queue(struct out *o, const void *m, size_t len)
 	}
 	memcpy(o->q + o->nq, m, len);
 	o->nq += len;
+	if (!o->lazy)
+		flush(o);
 }
 
-/*
- * Queue DATA_END or END (TYPE).  The end of an entry goes out at once
- * when the input may stall (a pipe), so that the parent never waits for
- * what is already decoded; the end of the archive always does.
- */
+/* Queue DATA_END or END (TYPE); the end of the archive goes out. */
 static void
 send_end(struct out *o, int type, int status, int error, const char *text)
 {
 	unsigned char m[WIRE_HEAD + 8 + WIRE_TEXT_MAX];
 
 	queue(o, m, wire_put_end(m, type, status, error, text));
-	if (type == WIRE_END || !o->lazy)
+	if (type == WIRE_END)
 		flush(o);
 }
 
