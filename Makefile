@@ -178,7 +178,7 @@ check: deps
 	    obj/san/pfextract obj/tsan/pfextract obj/mkdemo \
 	    obj/platform/os_posix.o \
 	    obj/platform/sandbox_posix.o obj/tests/faultshim.so \
-	    obj/mkcorpus $(FUZZ_REPLAYS) obj/hostile/pfextract \
+	    obj/mkcorpus $(FUZZ_REPLAYS) obj/fuzz/mkwire obj/hostile/pfextract \
 	    obj/hostile/tests/hostile_lib obj/tests/confine_probe
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
@@ -201,6 +201,7 @@ check: deps
 	obj/fuzz/replay_core fuzz/corpus/core
 	TMPDIR=$(TEST_TMPDIR) obj/fuzz/replay_extract fuzz/corpus/extract
 	obj/fuzz/replay_json fuzz/corpus/json
+	TMPDIR=$(TEST_TMPDIR) obj/fuzz/replay_wire fuzz/corpus/wire
 	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/pfextract obj/mkcorpus
 	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/san/pfextract obj/mkcorpus
 	TMPDIR=$(TEST_TMPDIR) sh tests/compat.sh obj/pfextract
@@ -266,7 +267,7 @@ obj/demo.tar.gz: obj/mkdemo
 # committed corpora through them, without libFuzzer.
 FUZZ_CC      = clang
 FUZZ_SECONDS = 60
-FUZZ_NAMES   = core extract json
+FUZZ_NAMES   = core extract json wire
 FUZZ_SAN     = address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer
 FUZZ_SRCS    = $(LIB_SRCS) cli/json.c
@@ -285,16 +286,23 @@ obj/fuzz/libfuzz.a: $(FUZZ_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(FUZZ_BINS): obj/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h obj/fuzz/libfuzz.a
+$(FUZZ_BINS): obj/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/harness.c fuzz/fuzz.h \
+    obj/fuzz/libfuzz.a
 	$(FUZZ_CC) $(DEFS) $(INCLUDES) -Icli $(CPPFLAGS) -g -O1 \
-	    -fsanitize=fuzzer,$(FUZZ_SAN) $(WARN) -o $@ $< obj/fuzz/libfuzz.a \
-	    $(LDFLAGS) $(LIBS)
+	    -fsanitize=fuzzer,$(FUZZ_SAN) $(WARN) -o $@ $< fuzz/harness.c \
+	    obj/fuzz/libfuzz.a $(LDFLAGS) $(LIBS)
 
-$(FUZZ_REPLAYS): obj/fuzz/replay_%: obj/fuzz/replay.o obj/fuzz/fuzz_%.o \
-    $(CLI_OBJS) obj/libpfextract.a
+$(FUZZ_REPLAYS): obj/fuzz/replay_%: obj/fuzz/replay.o obj/fuzz/harness.o \
+    obj/fuzz/fuzz_%.o $(CLI_OBJS) obj/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
 fuzz: $(FUZZ_BINS)
+
+# The seeds of fuzz/corpus/wire/ are written with wire.c's own encoders,
+# by hand (obj/fuzz/mkwire fuzz/corpus/wire); they are committed.
+obj/fuzz/mkwire: fuzz/mkwire.c obj/extract/wire.o
+	$(CC) $(DEFS) $(INCLUDES) $(CFLAGS) $(WARN) -o $@ fuzz/mkwire.c \
+	    obj/extract/wire.o
 
 # Options come from fuzz/fuzz_NAME.options: "key = number" lines.
 FUZZ_OPTS = sed -n 's/^\([a-z_]*\) *= *\([0-9]*\) *$$/-\1=\2/p'

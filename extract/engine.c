@@ -931,6 +931,10 @@ xtr_extract_wire(int fd, int dirfd, const char *dest,
 		free_state(&x);
 		return result->status;
 	}
+	/* As open_source(): the caller is told what the decoder process
+	 * said it enforced, so that a fuzzer sees that report too. */
+	if (opt->hooks.confined != NULL)
+		opt->hooks.confined(opt->hooks.arg, &result->sandbox);
 	return run(&x);
 }
 

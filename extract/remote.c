@@ -435,6 +435,18 @@ get_block(struct xtr_remote *rm, int type, const unsigned char *body,
 	return 0;
 }
 
+/*
+ * The errno E that the child names for its archive or its confinement.
+ * SECURITY: EPROTO is this file's word for a child that broke the
+ * contract (protocol(), with a message that says so); a child naming it
+ * itself would have its failure told as one, so it is told as EIO.
+ */
+static int
+child_errno(int e)
+{
+	return e == EPROTO ? EIO : e;
+}
+
 /* Take a DATA_END or END body; set the archive's error if it has one.
  * Return: its status, or -1 (protocol error recorded). */
 static int
@@ -446,7 +458,7 @@ take_end(struct xtr_remote *rm, const unsigned char *body, size_t len)
 		(void)protocol(rm, "a malformed end message");
 		return -1;
 	}
-	rm->error = e.error;
+	rm->error = child_errno(e.error);
 	rm->channel = false;
 	return e.status;
 }
@@ -636,14 +648,14 @@ take_confined(struct xtr_remote *rm, const struct pfx_options *opt,
 	if (r == 0)
 		return 0;
 	res->status = PFX_FATAL;
-	res->error = -r;
+	res->error = child_errno(-r);
 	if (r == -ENOSYS && (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
 		snprintf(res->message, sizeof(res->message), "sandbox "
 		    "required, but the kernel cannot enforce it: %s",
 		    res->sandbox.text);
 	else
 		snprintf(res->message, sizeof(res->message), "cannot confine "
-		    "the decoder process: %s", strerror(-r));
+		    "the decoder process: %s", strerror(res->error));
 	return -1;
 }
 

@@ -115,27 +115,33 @@ wire_get_confined(const unsigned char *body, size_t len, int *r,
     struct pfx_sandbox_info *info)
 {
 	struct cur c = { NULL, body, len };
+	char text[sizeof(info->text)];
 	unsigned char b[5];
 	int32_t res, abi;
 	size_t i, n;
 
+	/*
+	 * SECURITY: *INFO is the caller's result (pfx_result.sandbox); it is
+	 * written only once the message is found good, so that a rejected
+	 * one leaves it zeroed, not holding the child's unterminated text.
+	 */
+	memset(info, 0, sizeof(*info));
 	if (len != CONFINED_BODY)
 		return -1;
-	memset(info, 0, sizeof(*info));
 	(void)get(&c, &res, 4);
 	(void)get(&c, &abi, 4);
 	(void)get(&c, b, sizeof(b));
-	(void)get(&c, info->text, sizeof(info->text));
+	(void)get(&c, text, sizeof(text));
 	if (res > 0 || res < -ERRNO_MAX || abi < 0 || abi > 255)
 		return -1;
 	for (i = 0; i < sizeof(b); i++)
 		if (b[i] > 1)
 			return -1;
-	n = strnlen(info->text, sizeof(info->text));
-	if (n == sizeof(info->text) || !printable(info->text, n))
+	n = strnlen(text, sizeof(text));
+	if (n == sizeof(text) || !printable(text, n))
 		return -1;
-	/* SECURITY: the text's tail is ours, not the child's. */
-	memset(info->text + n, 0, sizeof(info->text) - n);
+	/* The text's tail stays ours (zero), not the child's. */
+	memcpy(info->text, text, n);
 	*r = res;
 	info->landlock_abi = abi;
 	info->fs = b[0] == 1;

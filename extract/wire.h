@@ -171,7 +171,8 @@ long wire_body_len(const unsigned char head[WIRE_HEAD], int *type);
 /*
  * Decode a CONFINED body.  Return: 0 with *R and *INFO set, or -1 when
  * it breaks the contract (a size, a boolean that is not 0 or 1, a text
- * not terminated or not printable, an error that is not an errno).
+ * not terminated or not printable, an error that is not an errno), with
+ * *INFO zeroed.
  */
 int wire_get_confined(const unsigned char *body, size_t len, int *r,
     struct pfx_sandbox_info *info);

@@ -61,9 +61,6 @@
 #define MAX_BYTES (8u << 20)
 #define MAX_ENTRIES 2000
 
-/* Descriptors below this are counted before and after each run. */
-#define FD_SCAN 1024
-
 /* The most symlinks followed in one resolution, as Linux. */
 #define MAX_FOLLOW 40
 
@@ -312,42 +309,7 @@ remove_tree(const struct run *r)
 		die("cannot remove %s: %s", r->top, strerror(errno));
 }
 
-static int
-count_fds(void)
-{
-	int fd, n = 0;
-
-	for (fd = 0; fd < FD_SCAN; fd++) {
-		if (fcntl(fd, F_GETFD) != -1)
-			n++;
-	}
-	return n;
-}
-
 /* --- what the run reported ------------------------------------------------ */
-
-/* Is "/" + REL a normalised absolute path (REL "" is dest itself)? */
-static bool
-rel_ok(const char *rel)
-{
-	const char *c = rel, *e;
-	size_t n;
-
-	if (rel[0] == '\0')
-		return true;
-	if (strlen(rel) >= PFX_PATH_MAX - 1)
-		return false;
-	for (;;) {
-		e = strchr(c, '/');
-		n = e != NULL ? (size_t)(e - c) : strlen(c);
-		if (n == 0 || n > PFX_NAME_MAX || (n == 1 && c[0] == '.') ||
-		    (n == 2 && c[0] == '.' && c[1] == '.'))
-			return false;
-		if (e == NULL)
-			return true;
-		c = e + 1;
-	}
-}
 
 static void
 on_report(void *arg, const struct pfx_entry *e)
@@ -364,7 +326,7 @@ on_report(void *arg, const struct pfx_entry *e)
 	if (e->status == PFX_ENTRY_REFUSED && strcmp(e->reason, "none") == 0)
 		die("\"%s\" refused with the reason \"none\"", e->name);
 	if (e->status == PFX_ENTRY_EXTRACTED) {
-		if (e->path == NULL || !rel_ok(e->path))
+		if (e->path == NULL || !fuzz_rel_ok(e->path))
 			die("\"%s\" extracted at \"%s\"", e->name,
 			    e->path != NULL ? e->path : "(null)");
 		if (strcmp(e->reason, "none") != 0 ||
@@ -737,10 +699,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.buf = size > 1 ? data + 1 : nothing;
 	in.len = size - 1;
 
-	fds = count_fds();
+	fds = fuzz_count_fds();
 	status = pfx_extract(&in, r.destfd, ".", &opt, &res);
-	if (count_fds() != fds)
-		die("descriptors: %d before, %d after", fds, count_fds());
+	if (fuzz_count_fds() != fds)
+		die("descriptors: %d before, %d after", fds, fuzz_count_fds());
 
 	/* The result and the reports agree. */
 	if (status != res.status)

@@ -1,0 +1,224 @@
+/*
+ * test_wire.c -- the checks the calling process makes of a decoder
+ * process's messages (extract/wire.c, extract/remote.c), one broken rule
+ * each: a NUL inside a header's name, a boolean of 66 in CONFINED (which
+ * must leave the result's sandbox report zeroed), a data block that goes
+ * back (a protocol error, EPROTO, with no file left under any name), and
+ * an archive error the child names EPROTO (told as EIO: EPROTO is the
+ * parent's word for a broken contract).  The streams are made with
+ * wire.c's own encoders and played through xtr_extract_wire() from a
+ * pipe, with no child.
+ *
+ * The extraction cases run in a fresh directory:
+ *
+ *	$TMPDIR/pfx-wire.XXXXXX/
+ *	`-- dest/		the destination
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <archive_entry.h>
+#include <criterion/criterion.h>
+
+#include "extract.h"
+#include "fixture.h"
+#include "wire.h"
+
+#define EPROTO_PREFIX "protocol error from the decoder process: "
+
+/* A stream being written. */
+struct stream {
+	unsigned char buf[16384];
+	size_t len;
+};
+
+static char top[PATH_MAX / 2];
+static int destfd = -1;
+static int nfds;
+
+static void
+fx_init(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dest[PATH_MAX];
+
+	cr_assert(snprintf(top, sizeof(top), "%s/pfx-wire.XXXXXX",
+	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp") < (int)sizeof(top));
+	cr_assert(mkdtemp(top) != NULL, "mkdtemp: %s", strerror(errno));
+	(void)snprintf(dest, sizeof(dest), "%s/dest", top);
+	cr_assert(mkdir(dest, 0755) == 0);
+	nfds = tfx_count_fds();
+	destfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(destfd >= 0);
+}
+
+static void
+fx_fini(void)
+{
+	if (destfd >= 0)
+		(void)close(destfd);
+	destfd = -1;
+	(void)tfx_rm_tree(top);
+}
+
+TestSuite(wire, .init = fx_init, .fini = fx_fini, .timeout = 30);
+
+static void
+put_confined(struct stream *s)
+{
+	struct pfx_sandbox_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.fs = info.seccomp = true;
+	(void)snprintf(info.text, sizeof(info.text), "test");
+	s->len += wire_put_confined(s->buf + s->len, 0, &info);
+}
+
+/* A regular file's header, NAME of LEN bytes (NUL bytes and all). */
+static void
+put_file(struct stream *s, const char *name, uint32_t len, int64_t size)
+{
+	struct wire_header h;
+	size_t n;
+
+	memset(&h, 0, sizeof(h));
+	h.format = 0x30002;	/* pax */
+	h.filetype = AE_IFREG;
+	h.perm = 0644;
+	h.flags = WIRE_SIZE_SET;
+	h.size = size;
+	h.str[WIRE_NAME] = name;
+	h.len[WIRE_NAME] = len;
+	n = wire_put_header(s->buf + s->len, sizeof(s->buf) - s->len, &h,
+	    NULL);
+	cr_assert(n > 0);
+	s->len += n;
+}
+
+static void
+put_data(struct stream *s, int64_t offset, const char *bytes)
+{
+	size_t n = strlen(bytes), head;
+
+	head = wire_put_data_head(s->buf + s->len, offset, 0, n);
+	memcpy(s->buf + s->len + head, bytes, n);
+	s->len += head + n;
+}
+
+static void
+put_end(struct stream *s, int type, int status, int error)
+{
+	s->len += wire_put_end(s->buf + s->len, type, status, error,
+	    status == WIRE_OK ? NULL : "the archive's own error");
+}
+
+/* Play S through the engine into dest.  Return: the status. */
+static enum pfx_status
+play(const struct stream *s, struct pfx_result *res)
+{
+	struct pfx_options opt;
+	int p[2];
+
+	cr_assert(pipe(p) == 0);
+	cr_assert(write(p[1], s->buf, s->len) == (ssize_t)s->len);
+	cr_assert(close(p[1]) == 0);
+	pfx_options_init(&opt);
+	opt.idle_timeout = 5;
+	opt.timeout = 20;
+	return xtr_extract_wire(p[0], destfd, ".", &opt, res);
+}
+
+/* Is dest empty: no file, no temporary? */
+static bool
+dest_empty(void)
+{
+	char **names = NULL;
+	ssize_t n, i;
+
+	n = tfx_read_names(destfd, ".", &names);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return n == 0;
+}
+
+Test(wire, header_refuses_nul_in_name)
+{
+	struct stream s = { .len = 0 };
+	struct wire_header h;
+
+	/* The same header with "a/b" passes: only the NUL breaks it. */
+	put_file(&s, "a/b", 3, 0);
+	cr_assert_eq(wire_get_header(s.buf + WIRE_HEAD, s.len - WIRE_HEAD,
+	    &h), 0);
+	cr_assert(h.len[WIRE_NAME] == 3 && memcmp(h.str[WIRE_NAME], "a/b",
+	    3) == 0);
+	s.len = 0;
+	put_file(&s, "a\0b", 3, 0);
+	cr_assert_eq(wire_get_header(s.buf + WIRE_HEAD, s.len - WIRE_HEAD,
+	    &h), -1, "a NUL inside a name must break the contract");
+}
+
+Test(wire, confined_refuses_boolean_66)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_sandbox_info info;
+	unsigned char b;
+	int r = 1;
+
+	put_confined(&s);
+	cr_assert_eq(wire_get_confined(s.buf + WIRE_HEAD, s.len - WIRE_HEAD,
+	    &r, &info), 0);
+	cr_assert(r == 0 && info.fs && info.seccomp &&
+	    strcmp(info.text, "test") == 0);
+	/* Body: result, ABI, then the booleans, fs first. */
+	s.buf[WIRE_HEAD + 8] = 66;
+	memset(&info, 0xaa, sizeof(info));
+	cr_assert_eq(wire_get_confined(s.buf + WIRE_HEAD, s.len - WIRE_HEAD,
+	    &r, &info), -1, "a boolean of 66 must break the contract");
+	/* Nothing of the child's is left in the caller's report. */
+	memcpy(&b, &info.fs, 1);
+	cr_assert(b == 0 && info.text[0] == '\0');
+}
+
+Test(wire, data_going_back_is_a_protocol_error)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_result res;
+
+	put_confined(&s);
+	put_file(&s, "f", 1, 10);
+	put_data(&s, 5, "later");
+	put_data(&s, 0, "first");
+	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
+	put_end(&s, WIRE_END, WIRE_OK, 0);
+	cr_assert_eq(play(&s, &res), PFX_FATAL);
+	cr_assert_eq(res.error, EPROTO, "error %d: %s", res.error,
+	    res.message);
+	cr_assert(strncmp(res.message, EPROTO_PREFIX,
+	    strlen(EPROTO_PREFIX)) == 0, "%s", res.message);
+	cr_assert(strstr(res.message, "before the previous one") != NULL,
+	    "%s", res.message);
+	cr_assert_eq(res.stats.failed, 1);
+	cr_assert(dest_empty(), "the file, or its temporary, was left");
+	cr_assert_eq(tfx_count_fds(), nfds + 1);	/* destfd alone */
+}
+
+Test(wire, archive_error_named_eproto_is_eio)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_result res;
+
+	put_confined(&s);
+	put_end(&s, WIRE_END, WIRE_FATAL, EPROTO);
+	cr_assert_eq(play(&s, &res), PFX_FATAL);
+	cr_assert_eq(res.error, EIO, "error %d: %s", res.error, res.message);
+	cr_assert(strncmp(res.message, EPROTO_PREFIX,
+	    strlen(EPROTO_PREFIX)) != 0, "%s", res.message);
+}
