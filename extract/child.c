@@ -431,7 +431,9 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 			    "truncated or corrupt"));
 	}
 	send_end(&o, WIRE_END, WIRE_OK, 0, NULL);
-	/* No cleanup: the kernel frees it all, and sooner. */
+	/* Joins our decoder thread, ended by now; the memory is the
+	 * kernel's to free, and sooner. */
+	archive_read_free(ar);
 	_exit(0);
 }
 

@@ -128,8 +128,9 @@ enum pfx_existing {
  * beneath the destination (nothing at all when listing), read only the
  * input it holds, /usr and the NSS files, start no process; no exec, no
  * new socket, no network.  Symlinks may be made there only with
- * PFX_SYMLINKS_CONTAIN, set-id bits and owners changed only with
- * PFX_OPT_SAME_OWNER.  That is for a program whose whole process is this
+ * PFX_SYMLINKS_CONTAIN, set-id and sticky bits and owners changed only
+ * when the run restores them (PFX_OPT_PRESERVE_PERMS, or
+ * PFX_OPT_SAME_OWNER as root).  That is for a program whose whole process is this
  * one extraction (pfextract(1) is one); a library caller that must go on
  * as before (a package manager, a server) MUST NOT use it: use
  * PFX_OPT_SANDBOX_CHILD, which confines the decoder process only.

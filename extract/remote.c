@@ -484,8 +484,13 @@ xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae)
 
 			if (get_block(rm, type, body, len, &d) < 0)
 				return protocol(rm, "a malformed data block");
+			/* Checked as if read: one contract, read or not. */
+			if (d.offset < rm->data_end)
+				return protocol(rm, "a data block before the "
+				    "previous one");
 			if (take_raw(rm, d.raw) != 0)
 				return ARCHIVE_FATAL;
+			rm->data_end = d.offset + (int64_t)d.len;
 			continue;
 		}
 		if (rm->state == S_ENTRY && type == WIRE_DATA_END) {

@@ -274,13 +274,14 @@ int plat_climb(int *fd, const struct plat_id *up);
 /* --- process.c ------------------------------------------------------- */
 
 /*
- * Sanitizer builds (make check's obj/san/): gcc says __SANITIZE_ADDRESS__,
- * clang __has_feature(address_sanitizer).
+ * Sanitizer builds (make check's obj/san/ and obj/tsan/): gcc says
+ * __SANITIZE_ADDRESS__ or __SANITIZE_THREAD__, clang __has_feature().
  */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define PLAT_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer) || \
+    __has_feature(thread_sanitizer)
 #define PLAT_SANITIZER 1
 #endif
 #endif
