@@ -8,7 +8,7 @@
  * reaches a hook or the result unchecked: a header becomes an archive
  * entry that the core judges like any other, and a message that breaks
  * the contract (a length, a type, a boolean, a NUL in a name, data out of
- * order, raw counts that go back) ends the run as a protocol error.
+ * order, a block outside the ring) ends the run as a protocol error.
  *
  * SECURITY: the parent owns the child's whole life.  Every wait here is
  * a poll(2) with a timeout: an overall deadline (pfx_options.timeout), an
@@ -319,15 +319,17 @@ next_msg(struct xtr_remote *rm, const unsigned char **body, size_t *len)
 	return type;
 }
 
-/* Take the raw count RAW of a message.  Return: 0, or FATAL. */
+/*
+ * Take the raw count RAW of a message.  It may go back (a zip or 7z
+ * reader seeks back to its entries after the directory at the end): the
+ * ratio's denominator is the most read so far, never more than the input
+ * holds when its size is known.  Return: 0.
+ */
 static int
 take_raw(struct xtr_remote *rm, uint64_t raw)
 {
-	if (raw < rm->raw)
-		return protocol(rm, "the count of archive bytes read went "
-		    "back");
-	/* A child cannot have read more than there was to read. */
-	rm->raw = raw < rm->raw_max ? raw : rm->raw_max;
+	if (raw > rm->raw)
+		rm->raw = raw < rm->raw_max ? raw : rm->raw_max;
 	return 0;
 }
 

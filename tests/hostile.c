@@ -279,7 +279,7 @@ put_entry(int fd, const char *name)
 static void
 lie(int fd, int n)
 {
-	unsigned char m[WIRE_HEAD];
+	unsigned char m[WIRE_HEAD], m4[WIRE_HEAD + 24];
 	uint32_t len;
 
 	switch (n) {
@@ -294,10 +294,10 @@ lie(int fd, int n)
 		put_data(fd, 32, 0);
 		put_data(fd, 0, 0);
 		break;
-	case 4:		/* a raw count going back */
-		put_file(fd, "a", 1, 0100000, 0, 4096);
-		put_end(fd, WIRE_DATA_END, WIRE_OK);
-		put_file(fd, "b", 1, 0100000, 0, 512);
+	case 4:		/* a ring block running past the ring's end */
+		put_file(fd, "a", 1, 0100000, 64, 0);
+		put(fd, m4, wire_put_data_ring(m4, 0, 0,
+		    WIRE_RING_SIZE - 16, 64));
 		break;
 	case 5:		/* an END of status 7 */
 		put_end(fd, WIRE_END, 7);
