@@ -52,7 +52,8 @@ const char xtr_usage[] =
     "                 [--report=json] [--strict] [--max-bytes=size] "
     "[--max-entries=n]\n"
     "                 [--max-depth=n] [--max-links=n] [--max-ratio=n] "
-    "[--no-limits]\n"
+    "[--max-memory=size]\n"
+    "                 [--no-limits]\n"
     "                 [--atomic] [--fsync] [--no-sandbox | "
     "--sandbox=require]\n"
     "                 [--timeout=seconds] [--idle-timeout=seconds]\n"
@@ -96,6 +97,7 @@ enum opt_id {
 	OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
 	OPT_MAX_LINKS,
+	OPT_MAX_MEMORY,
 	OPT_MAX_RATIO,
 	OPT_NO_LIMITS,
 	OPT_HELP,
@@ -172,6 +174,7 @@ static const struct opt_def opts[] = {
 	{ "max-entries", 0, true, OPT_MAX_ENTRIES, NULL },
 	{ "max-depth", 0, true, OPT_MAX_DEPTH, NULL },
 	{ "max-links", 0, true, OPT_MAX_LINKS, NULL },
+	{ "max-memory", 0, true, OPT_MAX_MEMORY, NULL },
 	{ "max-ratio", 0, true, OPT_MAX_RATIO, NULL },
 	{ "no-limits", 0, false, OPT_NO_LIMITS, NULL },
 	{ "timeout", 0, true, OPT_TIMEOUT, NULL },
@@ -674,6 +677,11 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		if (parse_size(v, &a->opt.limits.max_links) == -1)
 			return fail(p, "invalid --max-links value '%s' (a "
 			    "count; 0 for no limit)", v);
+		return 0;
+	case OPT_MAX_MEMORY:
+		if (parse_size(v, &a->opt.limits.max_memory) == -1)
+			return fail(p, "invalid --max-memory value '%s' (a "
+			    "size such as 512M; 0 for no limit)", v);
 		return 0;
 	case OPT_MAX_RATIO:
 		if (parse_size(v, &a->opt.limits.max_ratio) == -1)

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,7 +95,38 @@ xtr_cancelled(struct xtr *x)
 		    "(--timeout)", x->opt->timeout);
 		return true;
 	}
+	if (atomic_load(&x->mem_over)) {
+		xtr_fail(x, EFBIG, "limit max-memory=%" PRIu64 " reached: the "
+		    "archive's names, links and tables need more (use "
+		    "--max-memory or --no-limits)",
+		    x->opt->limits.max_memory);
+		return true;
+	}
 	return false;
+}
+
+/* see extract.h */
+int
+xtr_mem_take(struct xtr *x, size_t n)
+{
+	uint64_t max = x->opt->limits.max_memory, was;
+
+	if (atomic_load(&x->mem_over))
+		return -1;
+	was = atomic_fetch_add(&x->mem_used, (uint64_t)n);
+	if (max != 0 && was + n > max) {
+		atomic_fetch_sub(&x->mem_used, (uint64_t)n);
+		atomic_store(&x->mem_over, true);
+		return -1;
+	}
+	return 0;
+}
+
+/* see extract.h */
+void
+xtr_mem_give(struct xtr *x, size_t n)
+{
+	atomic_fetch_sub(&x->mem_used, (uint64_t)n);
 }
 
 /*

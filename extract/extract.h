@@ -149,6 +149,8 @@ struct xtr {
 	uint64_t queued_bytes;		/* written by files queued there */
 	struct timespec deadline;	/* pfx_options.timeout, monotonic;
 					   tv_sec 0: none */
+	_Atomic uint64_t mem_used;	/* xtr_mem_take(), both threads */
+	_Atomic bool mem_over;		/* ... crossed max_memory */
 	bool fatal;
 };
 
@@ -200,8 +202,21 @@ void xtr_fail(struct xtr *x, int error, const char *fmt, ...)
 void xtr_fail_read(struct xtr *x, const char *name);
 
 /*
- * Has the caller cancelled the run (pfx_options.cancel)?  If so the run
- * is failed with ECANCELED.  Return: true if cancelled.
+ * Take N bytes of the memory budget (pfx_limits.max_memory) for a
+ * structure the archive grows (a name kept, a link queued, a table's
+ * slots), or give them back.  Either thread may call them.  On crossing
+ * the budget, take() returns -1 and the run fails at the reading
+ * thread's next look (xtr_cancelled): the caller treats -1 as it would
+ * ENOMEM, and no more is taken.  Return: 0, or -1.
+ */
+int xtr_mem_take(struct xtr *x, size_t n);
+void xtr_mem_give(struct xtr *x, size_t n);
+
+/*
+ * Has the caller cancelled the run (pfx_options.cancel), its deadline
+ * passed (pfx_options.timeout), or the memory budget been crossed?  If so
+ * the run is failed (ECANCELED, ETIMEDOUT, EFBIG).  Return: true if the
+ * run must stop.
  */
 bool xtr_cancelled(struct xtr *x);
 

@@ -21,6 +21,7 @@ pfx_options_init(struct pfx_options *opt)
 	opt->limits.max_links = PFX_DEFAULT_MAX_LINKS;
 	opt->limits.max_ratio = PFX_DEFAULT_MAX_RATIO;
 	opt->limits.ratio_after = PFX_DEFAULT_RATIO_AFTER;
+	opt->limits.max_memory = PFX_DEFAULT_MAX_MEMORY;
 	opt->idle_timeout = PFX_DEFAULT_IDLE_TIMEOUT;
 }
 
@@ -126,7 +127,8 @@ static const struct {
 	{ "stopped", "not made: extraction stopped at an earlier fatal "
 	  "error" },
 	{ "limit", "a resource limit was reached (see --max-bytes, "
-	  "--max-entries, --max-depth, --max-links, --max-ratio and --no-limits)" },
+	  "--max-entries, --max-depth, --max-links, --max-ratio, "
+	  "--max-memory and --no-limits)" },
 	{ "io_error", "I/O error" },
 	{ "read_error", "archive data could not be read" },
 	{ "interrupted", "not finished: extraction was interrupted, and "

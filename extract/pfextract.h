@@ -225,6 +225,8 @@ struct pfx_limits {
 	uint64_t max_links;	/* hard and symbolic link entries */
 	uint64_t max_ratio;	/* bytes written per archive byte read ... */
 	uint64_t ratio_after;	/* ... once this many bytes are written */
+	uint64_t max_memory;	/* bytes the run may hold for what the
+				   archive grows: names, links, tables */
 };
 
 #define PFX_DEFAULT_MAX_BYTES (256ull << 30)	/* 256 GiB */
@@ -233,6 +235,7 @@ struct pfx_limits {
 #define PFX_DEFAULT_MAX_LINKS 100000u
 #define PFX_DEFAULT_MAX_RATIO 200u
 #define PFX_DEFAULT_RATIO_AFTER (64ull << 20)	/* 64 MiB */
+#define PFX_DEFAULT_MAX_MEMORY (1ull << 30)	/* 1 GiB */
 
 struct pfx_options {
 	unsigned int flags;		/* PFX_OPT_* */
