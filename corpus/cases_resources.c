@@ -872,13 +872,14 @@ deep_wide(const char *name)
 }
 
 /*
- * A pax sparse entry (GNU.sparse 1.0) of 1 TiB apparent size holding two
- * 4 KiB data blocks, at its start and at its end, beside a good file.
+ * A pax sparse entry (GNU.sparse 1.0) of SIZE bytes apparent size holding
+ * two 4 KiB data blocks, at its start and at its end, beside a good file.
  */
 #define TIB	(1024ull * 1024 * 1024 * 1024)
+#define GIB	(1024ull * 1024 * 1024)
 
 static void
-sparse_tib(const char *name)
+sparse_of(const char *name, uint64_t size)
 {
 	struct archive *a = gen_open(name, "pax", "gzip");
 	struct archive_entry *e = archive_entry_new();
@@ -892,15 +893,28 @@ sparse_tib(const char *name)
 	archive_entry_set_filetype(e, AE_IFREG);
 	archive_entry_set_perm(e, 0644);
 	archive_entry_set_mtime(e, 1700000000, 0);
-	archive_entry_set_size(e, (la_int64_t)TIB);
+	archive_entry_set_size(e, (la_int64_t)size);
 	archive_entry_sparse_add_entry(e, 0, 4 * KiB);
-	archive_entry_sparse_add_entry(e, (la_int64_t)(TIB - 4 * KiB),
+	archive_entry_sparse_add_entry(e, (la_int64_t)(size - 4 * KiB),
 	    4 * KiB);
 	if (archive_write_header(a, e) != ARCHIVE_OK ||
 	    archive_write_data(a, data, sizeof(data)) != sizeof(data))
 		gen_die("%s: %s", name, archive_error_string(a));
 	archive_entry_free(e);
 	gen_close(a);
+}
+
+static void
+sparse_tib(const char *name)
+{
+	sparse_of(name, TIB);
+}
+
+/* Within every per-entry limit: only its holes' ratio stops it. */
+static void
+sparse_8gib(const char *name)
+{
+	sparse_of(name, 8 * GIB);
 }
 
 /*
@@ -971,6 +985,7 @@ const struct gen_case gen_cases_resources[] = {
 	{ "res-deep-nolimits", deep_wide },
 	{ "res-sparse-tib", sparse_tib },
 	{ "res-sparse-tib-allowed", sparse_tib },
+	{ "res-sparse-8g-ratio", sparse_8gib },
 	{ "res-size-8eib", size_8eib },
 	{ "res-size-octal-cut", size_octal_cut },
 	{ NULL, NULL },

@@ -52,17 +52,19 @@ const char xtr_usage[] =
     "                 [--report=json] [--strict] [--max-bytes=size] "
     "[--max-entries=n]\n"
     "                 [--max-depth=n] [--max-links=n] [--max-ratio=n] "
-    "[--max-memory=size]\n"
-    "                 [--no-limits]\n"
+    "[--no-limits]\n"
+    "                 [--max-memory=size]\n"
     "                 [--atomic] [--fsync] [--no-sandbox | "
     "--sandbox=require]\n"
     "                 [--timeout=seconds] [--idle-timeout=seconds]\n"
+    "                 [--stall-timeout=seconds]\n"
     "                 [options] [archive] [member ...]\n";
 
 enum opt_id {
 	OPT_EXTRACT,
 	OPT_TIMEOUT,
 	OPT_IDLE_TIMEOUT,
+	OPT_STALL_TIMEOUT,
 	OPT_LIST,
 	OPT_FILE,
 	OPT_DIRECTORY,
@@ -179,6 +181,7 @@ static const struct opt_def opts[] = {
 	{ "no-limits", 0, false, OPT_NO_LIMITS, NULL },
 	{ "timeout", 0, true, OPT_TIMEOUT, NULL },
 	{ "idle-timeout", 0, true, OPT_IDLE_TIMEOUT, NULL },
+	{ "stall-timeout", 0, true, OPT_STALL_TIMEOUT, NULL },
 	{ "help", 0, false, OPT_HELP, NULL },
 	{ "version", 0, false, OPT_VERSION, NULL },
 	/* SECURITY: each of these would defeat containment. */
@@ -695,6 +698,11 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		if (parse_uint(v, &a->opt.timeout) == -1)
 			return fail(p, "invalid --timeout value '%s' (seconds; "
 			    "0 for none)", v);
+		return 0;
+	case OPT_STALL_TIMEOUT:
+		if (parse_uint(v, &a->opt.stall_timeout) == -1)
+			return fail(p, "invalid --stall-timeout value '%s' "
+			    "(seconds of CPU; 0 for none)", v);
 		return 0;
 	case OPT_IDLE_TIMEOUT:
 		if (parse_uint(v, &a->opt.idle_timeout) == -1)

@@ -107,6 +107,47 @@ xtr_cancelled(struct xtr *x)
 
 /* see extract.h */
 int
+xtr_check_bytes(struct xtr *x, const char *name, uint64_t written,
+    uint64_t hole)
+{
+	const struct pfx_limits *lim = &x->opt->limits;
+	char nb[XTR_SHORT_MAX];
+	/* Files still queued for the worker have their bytes written. */
+	uint64_t total = x->res->stats.bytes + x->queued_bytes + x->charged +
+	    written + hole;
+	/* What the source gave is in DECODED already, the block being
+	 * written too. */
+	uint64_t seen = x->decoded + x->charged + hole;
+	int64_t in;
+
+	if (lim->max_bytes != 0 && total > lim->max_bytes) {
+		xtr_fail(x, EFBIG, "%s: limit max-bytes=%" PRIu64 " reached "
+		    "(written, holes included; use --max-bytes or "
+		    "--no-limits)", xtr_short_name(name, nb), lim->max_bytes);
+		return XTR_LIMIT;
+	}
+	if (lim->max_ratio == 0 || seen <= lim->ratio_after)
+		return 0;
+	/* The count may still be 0 past ratio_after (source.c); a bomb must
+	 * not hide behind that. */
+	in = xtr_source_raw(x);
+	if (in < 1)
+		in = 1;
+	/* SECURITY: a bomb is stopped within one block of crossing, written
+	 * or not: data decoded for a refused, skipped or listed entry counts
+	 * as much. */
+	if (seen / (uint64_t)in > lim->max_ratio) {
+		xtr_fail(x, EFBIG, "%s: limit max-ratio=%" PRIu64 " reached: "
+		    "%" PRIu64 " bytes decoded from %" PRId64 " read (use "
+		    "--max-ratio or --no-limits)", xtr_short_name(name, nb),
+		    lim->max_ratio, seen, in);
+		return XTR_LIMIT;
+	}
+	return 0;
+}
+
+/* see extract.h */
+int
 xtr_mem_take(struct xtr *x, size_t n)
 {
 	uint64_t max = x->opt->limits.max_memory, was;

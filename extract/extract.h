@@ -149,6 +149,12 @@ struct xtr {
 	uint64_t queued_bytes;		/* written by files queued there */
 	struct timespec deadline;	/* pfx_options.timeout, monotonic;
 					   tv_sec 0: none */
+	uint64_t charged;		/* holes: counted as bytes written
+					   in every limit */
+	uint64_t decoded;		/* entries' data the source gave,
+					   read or drained: for the ratio */
+	bool in_data;			/* the current entry's data may not
+					   all have been read */
 	_Atomic uint64_t mem_used;	/* xtr_mem_take(), both threads */
 	_Atomic bool mem_over;		/* ... crossed max_memory */
 	bool fatal;
@@ -193,6 +199,17 @@ const char *xtr_short_name(const char *name, char *buf);
  */
 void xtr_fail(struct xtr *x, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * May entry NAME write WRITTEN more bytes (its own so far included) and
+ * leave HOLE bytes of holes?  max-bytes counts what is written, holes
+ * included; max-ratio counts what the source decoded (x->decoded, read
+ * or drained, the block at hand included) and the holes, per archive
+ * byte read.  Return: 0, or XTR_LIMIT with the run failed and the limit
+ * named.
+ */
+int xtr_check_bytes(struct xtr *x, const char *name, uint64_t written,
+    uint64_t hole);
 
 /*
  * Stop the run because the source failed while reading entry NAME's data

@@ -63,48 +63,25 @@ write_all(int fd, const char *buf, size_t len)
 }
 
 /*
- * May ADD more bytes be written for entry E, whose data would then end
- * at END (holes included)?  Counted on real bytes: the total written so
- * far, and the bytes read from the archive for the ratio.
- * Return: 0, or XTR_LIMIT with the run failed and the limit named.
+ * May entry E write ADD more bytes after a hole of HOLE bytes, its data
+ * then ending at END?  Return: 0, or XTR_LIMIT with the run failed and the
+ * limit named.
  */
 static int
 check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
-    uint64_t end)
+    uint64_t hole, uint64_t end)
 {
 	const struct pfx_limits *lim = &x->opt->limits;
 	char nb[XTR_SHORT_MAX];
-	/* Files still queued for the worker have their bytes written. */
-	uint64_t total = x->res->stats.bytes + x->queued_bytes + e->bytes +
-	    add;
-	int64_t in;
 
-	if (lim->max_bytes != 0 && total > lim->max_bytes) {
-		xtr_fail(x, EFBIG, "%s: limit max-bytes=%" PRIu64 " reached "
-		    "(use --max-bytes or --no-limits)",
-		    xtr_short_name(e->name, nb), lim->max_bytes);
+	/* What this entry wrote is not in the totals yet. */
+	if (xtr_check_bytes(x, e->name, e->bytes + add, hole) != 0)
 		return XTR_LIMIT;
-	}
 	if (lim->max_entry_bytes != 0 && end > lim->max_entry_bytes) {
 		xtr_fail(x, EFBIG, "%s: limit max-entry-bytes=%" PRIu64
 		    " reached (one entry, holes included; use --max-bytes or "
 		    "--no-limits)", xtr_short_name(e->name, nb),
 		    lim->max_entry_bytes);
-		return XTR_LIMIT;
-	}
-	if (lim->max_ratio == 0 || total <= lim->ratio_after)
-		return 0;
-	/* The count may still be 0 past ratio_after (source.c); a bomb must
-	 * not hide behind that. */
-	in = xtr_source_raw(x);
-	if (in < 1)
-		in = 1;
-	/* SECURITY: a bomb is stopped within one block of crossing. */
-	if (total / (uint64_t)in > lim->max_ratio) {
-		xtr_fail(x, EFBIG, "%s: limit max-ratio=%" PRIu64 " reached: "
-		    "%" PRIu64 " bytes written from %" PRId64 " read (use "
-		    "--max-ratio or --no-limits)", xtr_short_name(e->name, nb),
-		    lim->max_ratio, total, in);
 		return XTR_LIMIT;
 	}
 	return 0;
@@ -123,6 +100,7 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	const void *buf;
 	size_t size;
 	int64_t offset, pos = 0;
+	uint64_t hole;
 	int r;
 
 	if (stash != NULL)
@@ -139,9 +117,12 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		 * (a zip entry's CRC): such bytes never get a final name. */
 		if (r != ARCHIVE_OK || offset < pos)
 			return 1;
-		r = check_limits(x, e, size, (uint64_t)offset + size);
+		/* SECURITY: a hole costs what its bytes would. */
+		hole = (uint64_t)(offset - pos);
+		r = check_limits(x, e, size, hole, (uint64_t)offset + size);
 		if (r != 0)
 			return r;
+		x->charged += hole;
 		/* Kept for the worker while the bytes come in one piece and
 		 * fit; from the first that do not, written here. */
 		if (stash != NULL && offset == pos &&
@@ -175,9 +156,12 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	}
 	/* A sparse entry may end in a hole. */
 	if (xtr_source_sparse(x, ae) && archive_entry_size(ae) > pos) {
-		r = check_limits(x, e, 0, (uint64_t)archive_entry_size(ae));
+		hole = (uint64_t)(archive_entry_size(ae) - pos);
+		r = check_limits(x, e, 0, hole,
+		    (uint64_t)archive_entry_size(ae));
 		if (r != 0)
 			return r;
+		x->charged += hole;
 		if (ftruncate(fd, (off_t)archive_entry_size(ae)) == -1)
 			return -errno;
 	}

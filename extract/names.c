@@ -23,6 +23,7 @@ pfx_options_init(struct pfx_options *opt)
 	opt->limits.ratio_after = PFX_DEFAULT_RATIO_AFTER;
 	opt->limits.max_memory = PFX_DEFAULT_MAX_MEMORY;
 	opt->idle_timeout = PFX_DEFAULT_IDLE_TIMEOUT;
+	opt->stall_timeout = PFX_DEFAULT_STALL_TIMEOUT;
 }
 
 /* see pfextract.h */

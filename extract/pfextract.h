@@ -281,9 +281,18 @@ struct pfx_options {
 	 */
 	unsigned int timeout;
 	unsigned int idle_timeout;
+	/*
+	 * With a sandbox: the seconds of CPU the decoder process may spend
+	 * without giving an entry or a block of data -- a reader that loops
+	 * on a hostile archive (libarchive's own, past our reach) is ended
+	 * by the kernel (its CPU timer) and the run fails, ETIMEDOUT.  0:
+	 * none.
+	 */
+	unsigned int stall_timeout;
 };
 
 #define PFX_DEFAULT_IDLE_TIMEOUT 600u	/* ten minutes */
+#define PFX_DEFAULT_STALL_TIMEOUT 30u
 
 /* Counters, over the entries of one call. */
 struct pfx_stats {

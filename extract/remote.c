@@ -74,6 +74,7 @@ struct xtr_remote {
 	const volatile sig_atomic_t *cancel;
 	struct timespec start, last;	/* CLOCK_MONOTONIC */
 	unsigned int timeout, idle;	/* seconds; 0: none */
+	unsigned int stall;		/* CPU seconds; 0: none */
 	uint64_t raw_max;	/* the input's size when known */
 
 	unsigned char *buf;
@@ -188,6 +189,11 @@ child_gone(struct xtr_remote *rm)
 		return protocol(rm, "the channel ended before the archive "
 		    "did");
 	(void)wait_child(rm, STOP_GRACE_MS);
+	if (rm->reaped && WIFSIGNALED(rm->wstatus) &&
+	    WTERMSIG(rm->wstatus) == SIGPROF && rm->stall != 0)
+		return broken(rm, ETIMEDOUT, "the decoder process spent %u s "
+		    "of CPU without giving an entry or data: a reader that "
+		    "loops (--stall-timeout)", rm->stall);
 	if (rm->reaped && WIFSIGNALED(rm->wstatus))
 		return broken(rm, ECHILD, "the decoder process was killed by "
 		    "signal %d (%s) before the end of the archive",
@@ -623,6 +629,7 @@ remote_new(int fd, const struct pfx_options *opt)
 	rm->cancel = opt->cancel;
 	rm->timeout = opt->timeout;
 	rm->idle = opt->idle_timeout;
+	rm->stall = opt->stall_timeout;
 	rm->raw_max = UINT64_MAX;
 	/* Without it the data goes through the socket: only slower. */
 	rm->ring = plat_os_shared_map(sizeof(*rm->ring));

@@ -20,6 +20,7 @@
  *			appends to P, chmods it 04755 and chowns it; return
  *	signal		kill(getppid(), 0) and SIGSTOP; return
  *	silent		ignore SIGTERM, sleep forever
+ *	spin		ignore SIGTERM, loop on the CPU sending nothing
  *	linger		ignore SIGTERM, send a valid END, sleep forever
  *	lies:N		send message N of lie(), then sleep forever
  *			(SIGTERM ignored); 8 and 9 are archive names,
@@ -49,6 +50,9 @@
 
 #include "extract.h"
 #include "wire.h"
+
+/* What the spin case counts, so that its loop is not optimised away. */
+static volatile unsigned long spun;
 
 #define FORGED "FORGED\n"
 #define FORGED_LEN 7
@@ -353,6 +357,11 @@ xtr_hostile(int fd)
 		harm_fork(arg);
 	} else if (strcmp(kind, "signal") == 0) {
 		harm_signal();
+	} else if (strcmp(kind, "spin") == 0) {
+		/* A reader that loops: CPU, and nothing sent. */
+		ignore_term();
+		for (;;)
+			spun = spun + 1;
 	} else if (strcmp(kind, "silent") == 0) {
 		ignore_term();
 		sleep_forever();

@@ -139,13 +139,15 @@ run() {
 	cli)
 		(cd "$R/cwd" && PFX_HOSTILE=$(arg_of "$c" "$R" 0) \
 		    PFX_HOSTILE_RUN=$tag.$1 timeout -s KILL 30 "$pfx" -x \
-		    -f ../a.tar -C ../w/dest --report=json --idle-timeout=2) \
+		    -f ../a.tar -C ../w/dest --report=json --idle-timeout=2 \
+		    --stall-timeout=1) \
 		    > "$M/stdout" 2> "$M/stderr" ;;
 	cli-atomic)
 		(cd "$R/cwd" && PFX_HOSTILE=$(arg_of "$c" "$R" 1) \
 		    PFX_HOSTILE_RUN=$tag.$1 timeout -s KILL 30 "$pfx" -x \
 		    -f ../a.tar -C ../w/dest --atomic --report=json \
-		    --idle-timeout=2) > "$M/stdout" 2> "$M/stderr" ;;
+		    --idle-timeout=2 --stall-timeout=1) > "$M/stdout" \
+		    2> "$M/stderr" ;;
 	lib*)
 		(cd "$R/cwd" && PFX_HOSTILE=$(arg_of "$c" "$R" $atomic) \
 		    PFX_HOSTILE_RUN=$tag.$1 timeout -s KILL 30 "$lib" \
@@ -186,6 +188,8 @@ check() {
 	    text= ;;
 	silent) want=2 limit=5000
 	    text='sent nothing for 2 s (--idle-timeout)' ;;
+	spin) want=2 limit=6000
+	    text='of CPU without giving an entry or data' ;;
 	linger) want=2 limit=3500
 	    text="did not exit within 2 s of the archive's end (killed)" ;;
 	lies:[1-7]) want=2 limit=3000
@@ -263,7 +267,7 @@ late() {
 	fi
 }
 
-cases="fds setid hardlink fork signal silent linger lies:1 lies:2 lies:3
+cases="fds setid hardlink fork signal silent spin linger lies:1 lies:2 lies:3
 lies:4 lies:5 lies:6 lies:7 lies:8 lies:9"
 if [ -n "${HOSTILE_CASES:-}" ]; then cases=$HOSTILE_CASES; fi
 i=0

@@ -174,6 +174,7 @@ extract(char **argv)
 	if (strcmp(argv[1], "atomic") == 0)
 		opt.flags |= PFX_OPT_ATOMIC;
 	opt.idle_timeout = 2;
+	opt.stall_timeout = 1;
 	opt.timeout = 20;
 	opt.hooks.decide = decide;
 	opt.hooks.report = report;

@@ -1,0 +1,127 @@
+/*
+ * test_cost.c -- what an archive costs that the run does not write: data
+ * decoded for an entry that is refused, excluded or only listed counts
+ * toward --max-ratio as written data does (issue 18), in this process and
+ * through the decoder process alike.
+ *
+ * Each case extracts, in memory, a gzip'd tar whose one big entry is 96
+ * MiB of zeros (about 1030:1, past the ratio's 64 MiB grace) and that the
+ * run does not write; the run must stop with max-ratio, not read the
+ * whole bomb for nothing.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <criterion/criterion.h>
+
+#include "pfextract.h"
+#include "fixture.h"
+
+#define BOMB_SIZE (96u << 20)
+#define OUT_CAP (1u << 20)
+
+/* A .tar.gz in memory: "good", then NAME holding BOMB_SIZE zeros. */
+static size_t
+bomb_archive(unsigned char *out, size_t cap, const char *name)
+{
+	static char zeros[1 << 20];
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	size_t used = 0, i;
+
+	cr_assert(a != NULL && e != NULL);
+	cr_assert(archive_write_set_format_pax_restricted(a) == ARCHIVE_OK);
+	cr_assert(archive_write_add_filter_gzip(a) == ARCHIVE_OK);
+	cr_assert(archive_write_open_memory(a, out, cap, &used) ==
+	    ARCHIVE_OK);
+	archive_entry_set_pathname(e, "good");
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, 5);
+	cr_assert(archive_write_header(a, e) == ARCHIVE_OK);
+	cr_assert(archive_write_data(a, "good\n", 5) == 5);
+	archive_entry_clear(e);
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, BOMB_SIZE);
+	cr_assert(archive_write_header(a, e) == ARCHIVE_OK);
+	for (i = 0; i < BOMB_SIZE / sizeof(zeros); i++)
+		cr_assert(archive_write_data(a, zeros, sizeof(zeros)) ==
+		    (la_ssize_t)sizeof(zeros));
+	cr_assert(archive_write_close(a) == ARCHIVE_OK);
+	archive_entry_free(e);
+	archive_write_free(a);
+	return used;
+}
+
+/* Extract the bomb named NAME with FLAGS (and EXCLUDE, if not NULL):
+ * it must stop at max-ratio with nothing of it written. */
+static void
+expect_ratio_stop(const char *name, unsigned int flags, const char *exclude)
+{
+	static unsigned char buf[OUT_CAP];
+	const char *tmp = getenv("TMPDIR");
+	const char *ex[1] = { exclude };
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_input in;
+	char dir[256];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/pfx-cost.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	cr_assert(mkdtemp(dir) != NULL);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.buf = buf;
+	in.len = bomb_archive(buf, sizeof(buf), name);
+	cr_assert(in.len < BOMB_SIZE / 500, "the bomb is %zu bytes", in.len);
+	pfx_options_init(&opt);
+	opt.flags |= flags;
+	if (exclude != NULL) {
+		opt.exclude = ex;
+		opt.nexclude = 1;
+	}
+	(void)pfx_extract(&in, fd, ".", &opt, &res);
+	cr_expect_eq(res.status, PFX_FATAL, "%s %#x: status %d: %s", name,
+	    flags, res.status, res.message);
+	cr_expect_eq(res.error, EFBIG, "%s %#x: %s", name, flags,
+	    res.message);
+	cr_expect(strstr(res.message, "max-ratio=200") != NULL, "%s %#x: %s",
+	    name, flags, res.message);
+	cr_expect(faccessat(fd, "zeros", F_OK, AT_SYMLINK_NOFOLLOW) == -1,
+	    "the bomb was written");
+	(void)close(fd);
+	(void)tfx_rm_tree(dir);
+}
+
+/* A refused entry (its name climbs out): decoded, never written. */
+Test(cost, refused_entry_counts)
+{
+	expect_ratio_stop("../zeros", 0, NULL);
+	expect_ratio_stop("../zeros", PFX_OPT_SANDBOX_CHILD, NULL);
+}
+
+/* An excluded entry. */
+Test(cost, excluded_entry_counts)
+{
+	expect_ratio_stop("zeros", 0, "zeros");
+	expect_ratio_stop("zeros", PFX_OPT_SANDBOX_CHILD, "zeros");
+}
+
+/* A listing writes nothing, and decodes the whole stream all the same. */
+Test(cost, listed_entry_counts)
+{
+	expect_ratio_stop("zeros", PFX_OPT_LIST, NULL);
+	expect_ratio_stop("zeros", PFX_OPT_LIST | PFX_OPT_SANDBOX_CHILD, NULL);
+}
