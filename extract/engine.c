@@ -917,6 +917,11 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	x->opt = opt;
 	x->res = result;
 	x->root.fd = -1;
+	/* What the tables keep for the archive is paid from the budget. */
+	xtr_table_init(&x->files, x);
+	xtr_table_init(&x->dirs, x);
+	xtr_table_init(&x->pending, x);
+	xtr_table_init(&x->changed, x);
 	pfx_parent_cache_init(&x->parents);
 	if (opt->timeout != 0) {
 		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);
