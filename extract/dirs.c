@@ -89,6 +89,7 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	unsigned int created = 0;
 	struct xtr_slot *s;
 	struct stat st;
+	long nsec;
 	int fd, r;
 
 	if (rel[0] == '\0') {
@@ -126,7 +127,9 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			s->has_id = true;
 			s->has_time = (x->opt->flags & PFX_OPT_NO_MTIME) == 0;
 			s->mtime = archive_entry_mtime(ae);
-			s->mtime_nsec = archive_entry_mtime_nsec(ae);
+			nsec = archive_entry_mtime_nsec(ae);
+			s->mtime_nsec = nsec >= 0 && nsec <= 999999999 ?
+			    (int32_t)nsec : 0;
 		}
 	}
 	(void)close(fd);

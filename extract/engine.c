@@ -46,6 +46,19 @@ xtr_fail(struct xtr *x, int error, const char *fmt, ...)
 		    "interrupted");
 		return;
 	}
+	/*
+	 * So is the memory budget: a caller whose xtr_mem_take() (or
+	 * table add) was refused fails as for ENOMEM, but the reason is
+	 * the limit, which the user can raise.
+	 */
+	if (atomic_load(&x->mem_over)) {
+		x->res->error = EFBIG;
+		snprintf(x->res->message, sizeof(x->res->message),
+		    "limit max-memory=%" PRIu64 " reached: the archive's "
+		    "names, links and tables need more (use --max-memory or "
+		    "--no-limits)", x->opt->limits.max_memory);
+		return;
+	}
 	x->res->error = error;
 	va_start(ap, fmt);
 	vsnprintf(x->res->message, sizeof(x->res->message), fmt, ap);
@@ -96,10 +109,7 @@ xtr_cancelled(struct xtr *x)
 		return true;
 	}
 	if (atomic_load(&x->mem_over)) {
-		xtr_fail(x, EFBIG, "limit max-memory=%" PRIu64 " reached: the "
-		    "archive's names, links and tables need more (use "
-		    "--max-memory or --no-limits)",
-		    x->opt->limits.max_memory);
+		xtr_fail(x, EFBIG, "max-memory");	/* told by xtr_fail */
 		return true;
 	}
 	return false;
@@ -948,6 +958,11 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	x->opt = opt;
 	x->res = result;
 	x->root.fd = -1;
+	/* What the tables keep for the archive is paid from the budget. */
+	xtr_table_init(&x->files, x);
+	xtr_table_init(&x->dirs, x);
+	xtr_table_init(&x->pending, x);
+	xtr_table_init(&x->changed, x);
 	pfx_parent_cache_init(&x->parents);
 	if (opt->timeout != 0) {
 		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);

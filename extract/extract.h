@@ -39,35 +39,62 @@ struct stat;
 
 /* --- table.c: a map from relative path to a small record ------------- */
 
+/*
+ * One key and its record.  The fields are ordered widest first, so that
+ * no padding is left between them: a table has up to 8/3 slots per key
+ * (xtr_table_add), and this is 56 bytes on LP64 (it was 72).
+ */
 struct xtr_slot {
-	char *key;		/* owned; NULL when free */
-	uint64_t hash;
+	char *key;		/* in the table's arena; NULL when free */
 	dev_t dev;
 	ino_t ino;
-	mode_t mode;
 	int64_t mtime;
-	long mtime_nsec;
+	size_t index;		/* links.c: index into xtr.links, or SIZE_MAX */
+	mode_t mode;
+	uint32_t hash;		/* the key's hash, low bits: spares most
+				   strcmp()s and every rehash */
+	int32_t mtime_nsec;	/* 0 to 999,999,999 */
 	bool has_time;
 	bool has_id;
-	size_t index;		/* links.c: index into xtr.links, or SIZE_MAX */
 };
+
+struct xtr;
+struct xtr_chunk;
 
 struct xtr_table {
 	struct xtr_slot *slots;
 	size_t cap;		/* a power of two, or 0 */
 	size_t used;
+	struct xtr *owner;	/* whose memory budget pays, or NULL */
+	struct xtr_chunk *chunks;	/* the keys' arena (table.c) */
+	uint64_t key[2];	/* SipHash key, drawn at the first add */
+	bool keyed;
+	uint64_t probes;	/* slots looked at by adds and growth, ever:
+				   the tests' measure of the work an
+				   archive's names cause */
 };
+
+/*
+ * SipHash-c-d (Aumasson and Bernstein, 2012) of LEN bytes at MSG under
+ * KEY: the tables use c = 1, d = 3.
+ */
+uint64_t xtr_siphash(const uint64_t key[2], const void *msg, size_t len,
+    unsigned int c, unsigned int d);
+
+/* Make T empty, charging what it will hold to OWNER (NULL: nobody). */
+void xtr_table_init(struct xtr_table *t, struct xtr *owner);
 
 /* Find KEY.  Return: its slot, or NULL. */
 struct xtr_slot *xtr_table_find(const struct xtr_table *t, const char *key);
 
 /*
  * Find KEY, adding it (zeroed, key copied) if missing.
- * Return: its slot, or NULL when memory runs out.
+ * Return: its slot, or NULL when memory or T's owner's memory budget
+ * runs out (xtr_mem_take(): the run then fails with EFBIG).
  */
 struct xtr_slot *xtr_table_add(struct xtr_table *t, const char *key);
 
-/* Release everything T holds. */
+/* Release everything T holds and give it back to T's owner. */
 void xtr_table_free(struct xtr_table *t);
 
 /* --- match.c ---------------------------------------------------------- */
