@@ -4,8 +4,8 @@
  * One job per file: reader.c opens libarchive on the input, engine.c runs
  * the loop and decides each entry, file.c writes regular files and their
  * metadata, dirs.c finishes directories at the end, links.c makes hard
- * and symbolic links, match.c selects members, table.c is the one map the
- * others use, names.c holds the stable strings, atomic.c makes a run
+ * and symbolic links, match.c selects members (glob.c matches the
+ * patterns), table.c is the one map the others use, names.c holds the stable strings, atomic.c makes a run
  * all or nothing (PFX_OPT_ATOMIC).  Only this directory
  * includes <archive.h>; no file here calls open, mkdir, stat or realpath
  * on a path: every filesystem effect goes through pfx_root.h.
@@ -96,6 +96,22 @@ struct xtr_slot *xtr_table_add(struct xtr_table *t, const char *key);
 
 /* Release everything T holds and give it back to T's owner. */
 void xtr_table_free(struct xtr_table *t);
+
+/* --- glob.c: the patterns of member selection ----------------------- */
+
+/* xtr_glob() flags. */
+#define XTR_GLOB_TAIL	0x1u	/* match NAME or any part after a '/' */
+
+/*
+ * Does the pattern PAT match NAME, as fnmatch(PAT, NAME, FNM_LEADING_DIR)
+ * would in glibc's single-byte path ("a*" also matches "ab/c")?  Under
+ * XTR_GLOB_TAIL, does it match NAME or any part of NAME after a '/'?
+ * Adds to *WORK (if WORK is not NULL) the number of pattern elements
+ * compared with a byte of NAME: at most (n + 1) * (m + 1) for a name of
+ * n bytes and a pattern of m, XTR_GLOB_TAIL or not.
+ */
+bool xtr_glob(const char *pat, const char *name, unsigned int flags,
+    uint64_t *work);
 
 /* --- match.c ---------------------------------------------------------- */
 

@@ -1,10 +1,9 @@
 /*
  * match.c -- member selection, as tar does it: operands and --include
  * select a member or a whole directory; --exclude patterns match the name
- * or any tail of it after a '/', and win.
+ * or any tail of it after a '/', and win.  Each pattern is matched once
+ * per name, in O(n * m) time (glob.c).
  */
-#define _GNU_SOURCE /* FNM_LEADING_DIR */
-#include <fnmatch.h>
 #include <string.h>
 
 #include "extract.h"
@@ -20,27 +19,11 @@ include_matches(const char *pat, const char *name)
 	n = strlen(pat);
 	while (n > 1 && pat[n - 1] == '/')
 		n--;
-	if (fnmatch(pat, name, FNM_LEADING_DIR) == 0)
+	if (xtr_glob(pat, name, 0, NULL))
 		return true;
 	/* "dir/" names the directory "dir" too. */
 	return strncmp(pat, name, n) == 0 &&
 	    (name[n] == '\0' || name[n] == '/');
-}
-
-/* Does PAT match NAME, or any part of NAME after a '/'? */
-static bool
-exclude_matches(const char *pat, const char *name)
-{
-	const char *p = name;
-
-	for (;;) {
-		if (fnmatch(pat, p, FNM_LEADING_DIR) == 0)
-			return true;
-		p = strchr(p, '/');
-		if (p == NULL)
-			return false;
-		p++;
-	}
 }
 
 /* see extract.h */
@@ -54,7 +37,7 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 		name += 2;
 	/* Exclusion wins, and says so. */
 	for (i = 0; i < opt->nexclude; i++) {
-		if (exclude_matches(opt->exclude[i], name))
+		if (xtr_glob(opt->exclude[i], name, XTR_GLOB_TAIL, NULL))
 			return "excluded";
 	}
 	/* Every pattern that matches is marked, not only the first. */

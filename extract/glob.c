@@ -1,0 +1,302 @@
+/*
+ * glob.c -- the patterns of member selection, matched in O(n * m) time
+ * for a name of n bytes and a pattern of m bytes, with no recursion.
+ *
+ * The language is fnmatch(3)'s with FNM_LEADING_DIR alone, as glibc's
+ * matcher reads it in its single-byte path: '*' and '?' match any byte,
+ * '/' included; '\' escapes the next byte; a bracket expression takes
+ * '!' (or '^', unless POSIXLY_CORRECT is set) for negation, ranges in
+ * byte order, [:class:] (wctype(3)), and [=c=] and [.c.] of one byte;
+ * an unterminated '[' is an ordinary byte; and a name matches if the
+ * whole pattern matches it or a part of it that a '/' follows.
+ *
+ * The algorithm is glibc's own order of trying (tests/test_match.c
+ * compares the two on random patterns and names): a '*' first tries to
+ * match nothing, and on a mismatch the last '*' seen takes one byte more.
+ * No earlier '*' is ever tried again: the part between two stars is a
+ * fixed run of single-byte elements, so its leftmost match leaves the
+ * most name for what follows, and a later match could only leave less.
+ * Each try compares at most m elements before it fails, and there are at
+ * most n + 1 tries per star, each starting further right than the last:
+ * at most (n + 1) * (m + 1) element comparisons in all.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+#include <wctype.h>
+
+#include "extract.h"
+
+/* glibc's bound on a class name ([:name:]) in a bracket expression. */
+#define CLASS_MAX 256
+
+/* Scan a "[." ... ".]" symbol whose '.' is at *PP; return its length, or
+ * -1 if it never ends.  *PP is left just past the ".]". */
+static long
+coll_symbol(const unsigned char **pp)
+{
+	const unsigned char *p = *pp;
+	long len = 0;
+
+	for (;;) {
+		p++;
+		if (p[0] == '.' && p[1] == ']')
+			break;
+		if (p[0] == '\0')
+			return -1;
+		len++;
+	}
+	*pp = p + 2;
+	return len;
+}
+
+/*
+ * Skip the rest of a bracket expression whose member matched, from P.
+ * Return: the pattern after its ']', or NULL if it does not end well
+ * (glibc's matcher then fails the match at this byte).
+ */
+static const unsigned char *
+skip_bracket(const unsigned char *p)
+{
+	const unsigned char *start;
+	unsigned int c;
+	int len;
+
+	while ((c = *p++) != ']') {
+		if (c == '\0')
+			return NULL;
+		if (c == '\\') {
+			if (*p == '\0')
+				return NULL;
+			p++;
+		} else if (c == '[' && *p == ':') {
+			start = p;
+			for (len = 1;; len++) {
+				c = *++p;
+				if (len == CLASS_MAX)
+					return NULL;
+				if (c == ':' && p[1] == ']') {
+					p += 2;
+					break;
+				}
+				if (c < 'a' || c >= 'z') {
+					p = start;
+					break;
+				}
+			}
+		} else if (c == '[' && *p == '=') {
+			if (p[1] == '\0' || p[2] != '=' || p[3] != ']')
+				return NULL;
+			p += 4;
+		} else if (c == '[' && *p == '.') {
+			if (coll_symbol(&p) < 0)
+				return NULL;
+		}
+	}
+	return p;
+}
+
+/*
+ * Match the bracket expression at P (its '[') against the byte FN;
+ * CARET says whether '^' negates as '!' does.
+ * Return: the pattern after the expression if it matches, else NULL.
+ * An unterminated expression is the ordinary byte '['.
+ */
+static const char *
+bracket(const char *pat, unsigned int fn, bool caret)
+{
+	const unsigned char *p = (const unsigned char *)pat + 1, *start;
+	char name[CLASS_MAX + 1];
+	unsigned int c, lo, hi;
+	bool neg, range, class;
+	wctype_t wt;
+	long len;
+
+	neg = *p == '!' || (caret && *p == '^');
+	if (neg)
+		p++;
+	c = *p++;
+	for (;;) {
+		if (c == '\0')
+			return fn == '[' ? pat + 1 : NULL;
+		if (c == '[' && *p == ':') {
+			start = p;
+			class = false;
+			for (len = 0;; len++) {
+				if (len == CLASS_MAX)
+					return NULL;
+				c = *++p;
+				class = c == ':' && p[1] == ']';
+				if (class || c < 'a' || c >= 'z')
+					break;
+				name[len] = (char)c;
+			}
+			if (class) {
+				p += 2;
+				name[len] = '\0';
+				wt = wctype(name);
+				if (wt == 0)
+					return NULL;
+				if (iswctype(btowc((int)fn), wt))
+					goto matched;
+				c = *p++;
+				goto next;
+			}
+			p = start;	/* not a class: '[' is a member */
+			c = '[';
+		} else if (c == '[' && *p == '=' && p[1] != '\0' &&
+		    p[2] == '=' && p[3] == ']') {
+			p += 4;
+			if (fn == p[-3])
+				goto matched;
+			c = *p++;
+			goto next;
+		}
+		if (c == '[' && *p == '.') {
+			/* A collating symbol: one byte, then maybe a range. */
+			start = p;
+			len = coll_symbol(&p);
+			if (len != 1)
+				return NULL;
+			range = p[0] == '-' && p[1] != '\0';
+			lo = start[1];
+		} else {
+			if (c == '\\') {
+				if (*p == '\0')
+					return NULL;
+				c = *p++;
+			}
+			range = p[0] == '-' && p[1] != '\0' && p[1] != ']';
+			lo = c;
+		}
+		if (!range && fn == lo)
+			goto matched;
+		c = *p++;
+		if (c == '-' && *p != ']') {
+			hi = *p++;
+			if (hi == '[' && *p == '.') {
+				start = p;
+				if (coll_symbol(&p) != 1)
+					return NULL;
+				hi = start[1];
+			} else {
+				if (hi == '\\')
+					hi = *p++;
+				if (hi == '\0')
+					return NULL;
+			}
+			if (lo <= fn && fn <= hi)
+				goto matched;
+			c = *p++;
+		}
+next:
+		if (c == ']')
+			break;
+	}
+	return neg ? (const char *)p : NULL;
+matched:
+	if (neg)
+		return NULL;
+	return (const char *)skip_bracket(p);
+}
+
+/*
+ * Match the element at P (not '*', not the end) against the byte C.
+ * Return: the pattern after the element if it matches, else NULL.
+ */
+static const char *
+element(const char *p, unsigned char c, bool caret)
+{
+	switch (*p) {
+	case '?':
+		return p + 1;
+	case '\\':
+		return p[1] != '\0' && (unsigned char)p[1] == c ? p + 2 : NULL;
+	case '[':
+		return bracket(p, c, caret);
+	default:
+		return (unsigned char)*p == c ? p + 1 : NULL;
+	}
+}
+
+/* see extract.h */
+bool
+xtr_glob(const char *pat, const char *name, unsigned int flags,
+    uint64_t *work)
+{
+	bool caret = getenv("POSIXLY_CORRECT") == NULL;
+	bool tail = (flags & XTR_GLOB_TAIL) != 0;
+	const char *p = pat, *n = name, *next;
+	const char *sp = NULL, *sn = NULL;	/* the last '*': resume here */
+	uint64_t count = 0;
+	bool ok;
+
+	/*
+	 * XTR_GLOB_TAIL: PAT matches a tail of NAME after a '/' iff
+	 * "*" "/" PAT matches NAME, since '*' matches '/' too.  That
+	 * leading star is kept implicit: it resumes only where a tail
+	 * starts, and like any star it is given up for good once PAT's own
+	 * first '*' is reached -- the leftmost tail to get there leaves the
+	 * most name to the rest (see the head comment).
+	 */
+	if (tail) {
+		sp = pat;
+		sn = name;
+	}
+	for (;;) {
+		if (*p == '*') {
+			while (*p == '*' || *p == '?') {
+				if (*p == '?') {
+					if (*n == '\0') {
+						ok = false;
+						goto out;
+					}
+					n++;
+				}
+				p++;
+			}
+			if (*p == '\0') {
+				ok = true;
+				goto out;
+			}
+			sp = p;
+			sn = n;
+			tail = false;
+			continue;
+		}
+		if (*p == '\0') {
+			/* FNM_LEADING_DIR: "a*" matches "ab/c". */
+			if (*n == '\0' || *n == '/') {
+				ok = true;
+				goto out;
+			}
+		} else if (*n != '\0') {
+			count++;
+			next = element(p, (unsigned char)*n, caret);
+			if (next != NULL) {
+				p = next;
+				n++;
+				continue;
+			}
+		}
+		/* A mismatch: the last star takes one byte more. */
+		if (sp == NULL || *sn == '\0') {
+			ok = false;
+			goto out;
+		}
+		if (tail) {
+			sn = strchr(sn, '/');
+			if (sn == NULL) {
+				ok = false;
+				goto out;
+			}
+		}
+		sn++;
+		p = sp;
+		n = sn;
+	}
+out:
+	if (work != NULL)
+		*work += count;
+	return ok;
+}

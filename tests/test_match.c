@@ -1,0 +1,313 @@
+/*
+ * test_match.c -- tests of member selection (match.c) and its matcher
+ * (glob.c).
+ *
+ * First a differential test: the fnmatch(3)-based selection that glob.c
+ * replaced is kept here as the reference, and the two must agree on
+ * every one of many random patterns and names drawn from the bytes that
+ * matter to a glob ('/', '.', '*', '?', '[', ']', '!', '^', '-', '\',
+ * ':', '=') and the tokens of bracket expressions ([:alpha:], [=a=],
+ * [.a.]).  The seed is fixed, so a failure names its pattern and name.
+ * The runner does not call setlocale(3): both sides match bytes.
+ *
+ * Then the cost: the number of pattern elements compared with a name's
+ * bytes is counted, not timed, for names of n and 4n bytes with many
+ * '/': it must grow as n (at most 4x, plus a little), where the
+ * reference's one fnmatch per tail grew as n * n.
+ */
+/* FNM_LEADING_DIR: the tests are built with -D_GNU_SOURCE. */
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "../extract/extract.h"
+
+/* --- the reference: selection as it was, with glibc's fnmatch ------- */
+
+static bool
+ref_include_matches(const char *pat, const char *name)
+{
+	size_t n;
+
+	while (pat[0] == '.' && pat[1] == '/')
+		pat += 2;
+	n = strlen(pat);
+	while (n > 1 && pat[n - 1] == '/')
+		n--;
+	if (fnmatch(pat, name, FNM_LEADING_DIR) == 0)
+		return true;
+	return strncmp(pat, name, n) == 0 &&
+	    (name[n] == '\0' || name[n] == '/');
+}
+
+static bool
+ref_exclude_matches(const char *pat, const char *name)
+{
+	const char *p = name;
+
+	for (;;) {
+		if (fnmatch(pat, p, FNM_LEADING_DIR) == 0)
+			return true;
+		p = strchr(p, '/');
+		if (p == NULL)
+			return false;
+		p++;
+	}
+}
+
+static const char *
+ref_unselected(const struct pfx_options *opt, const char *name, bool *hits)
+{
+	size_t i;
+	bool in = opt->ninclude == 0;
+
+	while (name[0] == '.' && name[1] == '/')
+		name += 2;
+	for (i = 0; i < opt->nexclude; i++) {
+		if (ref_exclude_matches(opt->exclude[i], name))
+			return "excluded";
+	}
+	for (i = 0; i < opt->ninclude; i++) {
+		if (ref_include_matches(opt->include[i], name)) {
+			in = true;
+			if (hits != NULL)
+				hits[i] = true;
+		}
+	}
+	return in ? NULL : "not_selected";
+}
+
+/* --- random patterns and names ---------------------------------------- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+
+static unsigned int
+rnd(unsigned int n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned int)(rng % n);
+}
+
+static const char *const pat_tokens[] = {
+	"a", "b", "/", ".", "*", "?", "[", "]", "!", "^", "-", "\\", ":",
+	"=", "a", "b", "/", "*", "[", "]", "[:alpha:]", "[:digit:]",
+	"[:bogus:]", "[=a=]", "[.a.]", "[.-.]", "[a-b]", "[!a]", "./",
+	"\xe9",
+};
+static const char name_bytes[] = "ab/./ab-[]!*?\\:=^1\xe9";
+
+static void
+random_pattern(char *buf, size_t cap)
+{
+	unsigned int i, len = rnd(9);
+	size_t used = 0, t;
+	const char *tok;
+
+	buf[0] = '\0';
+	for (i = 0; i < len; i++) {
+		tok = pat_tokens[rnd(sizeof(pat_tokens) /
+		    sizeof(pat_tokens[0]))];
+		t = strlen(tok);
+		if (used + t + 1 > cap)
+			break;
+		memcpy(buf + used, tok, t + 1);
+		used += t;
+	}
+}
+
+static void
+random_name(char *buf, size_t cap)
+{
+	unsigned int i, len = rnd((unsigned int)cap - 1);
+
+	for (i = 0; i < len; i++)
+		buf[i] = name_bytes[rnd(sizeof(name_bytes) - 1)];
+	buf[len] = '\0';
+}
+
+/* --- the differential test -------------------------------------------- */
+
+Test(match, glob_agrees_with_fnmatch)
+{
+	char pat[64], name[16];
+	unsigned int i, bad = 0;
+	bool want, got;
+
+	for (i = 0; i < 400000 && bad < 10; i++) {
+		random_pattern(pat, sizeof(pat));
+		random_name(name, sizeof(name));
+		want = fnmatch(pat, name, FNM_LEADING_DIR) == 0;
+		got = xtr_glob(pat, name, 0, NULL);
+		if (want != got) {
+			cr_log_error("fnmatch(\"%s\", \"%s\") %d, xtr_glob %d",
+			    pat, name, want, got);
+			bad++;
+		}
+		want = ref_exclude_matches(pat, name);
+		got = xtr_glob(pat, name, XTR_GLOB_TAIL, NULL);
+		if (want != got) {
+			cr_log_error("tails: \"%s\" \"%s\": was %d, is %d",
+			    pat, name, want, got);
+			bad++;
+		}
+	}
+	cr_assert_eq(bad, 0, "%u disagreements (first ones logged)", bad);
+}
+
+Test(match, unselected_agrees_with_reference)
+{
+	char pats[4][64], name[16];
+	const char *inc[2], *exc[2];
+	struct pfx_options opt;
+	bool hw[2], hg[2];
+	const char *want, *got;
+	unsigned int i, j, bad = 0;
+
+	for (i = 0; i < 100000 && bad < 10; i++) {
+		for (j = 0; j < 4; j++)
+			random_pattern(pats[j], sizeof(pats[j]));
+		inc[0] = pats[0];
+		inc[1] = pats[1];
+		exc[0] = pats[2];
+		exc[1] = pats[3];
+		memset(&opt, 0, sizeof(opt));
+		opt.include = inc;
+		opt.ninclude = rnd(3);
+		opt.exclude = exc;
+		opt.nexclude = rnd(3);
+		random_name(name, sizeof(name));
+		memset(hw, 0, sizeof(hw));
+		memset(hg, 0, sizeof(hg));
+		want = ref_unselected(&opt, name, hw);
+		got = xtr_unselected(&opt, name, hg);
+		if ((want == NULL) != (got == NULL) ||
+		    (want != NULL && strcmp(want, got) != 0) ||
+		    memcmp(hw, hg, sizeof(hw)) != 0) {
+			cr_log_error("\"%s\": inc %zu [%s|%s] exc %zu [%s|%s]: "
+			    "was %s, is %s", name, opt.ninclude, pats[0],
+			    pats[1], opt.nexclude, pats[2], pats[3],
+			    want != NULL ? want : "selected",
+			    got != NULL ? got : "selected");
+			bad++;
+		}
+	}
+	cr_assert_eq(bad, 0, "%u disagreements (first ones logged)", bad);
+}
+
+/* Semantics the CLI tests and tar rely on, spelled out. */
+Test(match, tar_semantics)
+{
+	static const char *const exc[] = { "*.o" };
+	static const char *const inc[] = { "dir/", "./src/*.c" };
+	struct pfx_options opt;
+
+	cr_expect(xtr_glob("*.o", "a/b/c.o", XTR_GLOB_TAIL, NULL));
+	cr_expect(xtr_glob("b", "a/b/c.o", XTR_GLOB_TAIL, NULL));
+	cr_expect(!xtr_glob("b", "a/b/c.o", 0, NULL));
+	cr_expect(xtr_glob("a", "a/b/c.o", 0, NULL));
+	cr_expect(xtr_glob("a/*", "a/b/c.o", 0, NULL));
+	cr_expect(xtr_glob("*", "", 0, NULL));
+	cr_expect(!xtr_glob("?", "", 0, NULL));
+	cr_expect(xtr_glob("", "a/", XTR_GLOB_TAIL, NULL));
+	cr_expect(xtr_glob("[a-c]", "b", 0, NULL));
+	cr_expect(!xtr_glob("[!a-c]", "b", 0, NULL));
+	cr_expect(xtr_glob("[[:digit:]]x", "7x", 0, NULL));
+	cr_expect(xtr_glob("\\*", "*", 0, NULL));
+	cr_expect(!xtr_glob("\\*", "a", 0, NULL));
+	cr_expect(!xtr_glob("a\\", "a", 0, NULL));
+	cr_expect(xtr_glob("[a", "[a", 0, NULL));
+	memset(&opt, 0, sizeof(opt));
+	opt.exclude = exc;
+	opt.nexclude = 1;
+	opt.include = inc;
+	opt.ninclude = 2;
+	cr_expect_str_eq(xtr_unselected(&opt, "./dir/x.o", NULL), "excluded");
+	cr_expect_null(xtr_unselected(&opt, "./dir/x.c", NULL));
+	cr_expect_null(xtr_unselected(&opt, "dir", NULL));
+	cr_expect_null(xtr_unselected(&opt, "src/a.c", NULL));
+	cr_expect_str_eq(xtr_unselected(&opt, "dirt", NULL), "not_selected");
+}
+
+/* --- the cost, counted ------------------------------------------------ */
+
+/* "a/" REPS times, then LAST. */
+static char *
+many_slashes(size_t reps, const char *last)
+{
+	size_t i, t = strlen(last);
+	char *s = malloc(2 * reps + t + 1);
+
+	cr_assert_not_null(s);
+	for (i = 0; i < reps; i++)
+		memcpy(s + 2 * i, "a/", 2);
+	memcpy(s + 2 * reps, last, t + 1);
+	return s;
+}
+
+static uint64_t
+work(const char *pat, const char *name, unsigned int flags)
+{
+	uint64_t w = 0;
+
+	(void)xtr_glob(pat, name, flags, &w);
+	return w;
+}
+
+Test(match, work_is_linear_in_the_name)
+{
+	static const char *const pats[] = {
+		"*.o", "*a*a*a*a*b", "a/*.o", "[a]*[a]*[a]*b", "*/x.o",
+		"a*a*a*a*a*x.o", "?*?*?*x.o", "x",
+	};
+	static const unsigned int flags[] = { 0, XTR_GLOB_TAIL };
+	size_t n = 2000, i, f;
+	char *s1 = many_slashes(n, "x.c"), *s4 = many_slashes(4 * n, "x.c");
+	uint64_t w1, w4, bound;
+
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		for (f = 0; f < 2; f++) {
+			w1 = work(pats[i], s1, flags[f]);
+			w4 = work(pats[i], s4, flags[f]);
+			bound = (uint64_t)(strlen(s4) + 1) *
+			    (strlen(pats[i]) + 1);
+			cr_log_info("%-16s %s: %llu at n, %llu at 4n",
+			    pats[i], flags[f] ? "tails" : "whole",
+			    (unsigned long long)w1, (unsigned long long)w4);
+			cr_expect(w4 <= bound, "%s: %llu over (n+1)(m+1)",
+			    pats[i], (unsigned long long)w4);
+			cr_expect(w4 <= 4 * w1 + 64, "%s (%s): %llu at n, "
+			    "%llu at 4n", pats[i], flags[f] ? "tails" :
+			    "whole", (unsigned long long)w1,
+			    (unsigned long long)w4);
+		}
+	}
+	free(s1);
+	free(s4);
+}
+
+/* A name of one repeated byte, the worst case of backtracking stars. */
+Test(match, work_is_linear_without_slashes)
+{
+	size_t n = 8000;
+	char *s1 = malloc(n + 1), *s4 = malloc(4 * n + 1);
+	uint64_t w1, w4;
+
+	cr_assert(s1 != NULL && s4 != NULL);
+	memset(s1, 'a', n);
+	s1[n] = '\0';
+	memset(s4, 'a', 4 * n);
+	s4[4 * n] = '\0';
+	w1 = work("*a*a*a*a*b", s1, XTR_GLOB_TAIL);
+	w4 = work("*a*a*a*a*b", s4, XTR_GLOB_TAIL);
+	cr_expect(w4 <= 4 * w1 + 64, "%llu at n, %llu at 4n",
+	    (unsigned long long)w1, (unsigned long long)w4);
+	free(s1);
+	free(s4);
+}
