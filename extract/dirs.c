@@ -78,6 +78,8 @@ xtr_make_parents(struct xtr *x, const char *rel)
 	if (fd < 0)
 		return fd;
 	(void)close(fd);
+	if (created > 0 && xtr_count_inodes(x, created) != 0)
+		return -EFBIG;
 	return created > 0 ? note_made(x, parent, created) : 0;
 }
 
@@ -111,6 +113,12 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		    XTR_PRIVATE_DIR_MODE, &created);
 	if (fd < 0) {
 		xtr_finish_error(x, e, fd);
+		return;
+	}
+	/* The entry itself is counted already; its new parents are not. */
+	if (created > 1 && xtr_count_inodes(x, created - 1) != 0) {
+		(void)close(fd);
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
 		return;
 	}
 	/* Only directories this run made are ever changed at the end. */

@@ -158,6 +158,24 @@ xtr_check_bytes(struct xtr *x, const char *name, uint64_t written,
 
 /* see extract.h */
 int
+xtr_count_inodes(struct xtr *x, unsigned int n)
+{
+	uint64_t max = x->opt->limits.max_entries;
+
+	/* SECURITY: a name of 256 new components makes 256 directories;
+	 * they are inodes as entries are. */
+	if (max != 0 && x->inodes + n > max) {
+		xtr_fail(x, EFBIG, "limit max-entries=%" PRIu64 " reached "
+		    "(entries and the directories made for them; use "
+		    "--max-entries or --no-limits)", max);
+		return XTR_LIMIT;
+	}
+	x->inodes += n;
+	return 0;
+}
+
+/* see extract.h */
+int
 xtr_mem_take(struct xtr *x, size_t n)
 {
 	uint64_t max = x->opt->limits.max_memory, was;
@@ -730,13 +748,8 @@ read_all(struct xtr *x)
 			break;
 		}
 		/* One more entry than allowed: stop before taking it on. */
-		if (x->opt->limits.max_entries != 0 &&
-		    x->res->stats.entries >= x->opt->limits.max_entries) {
-			xtr_fail(x, EFBIG, "limit max-entries=%" PRIu64
-			    " reached (use --max-entries or --no-limits)",
-			    x->opt->limits.max_entries);
+		if (xtr_count_inodes(x, 1) != 0)
 			break;
-		}
 		/* The header may have taken long to arrive. */
 		if (xtr_cancelled(x))
 			break;

@@ -194,6 +194,8 @@ struct xtr {
 					   tv_sec 0: none */
 	uint64_t charged;		/* holes: counted as bytes written
 					   in every limit */
+	uint64_t inodes;		/* entries, and directories made
+					   for them: --max-entries */
 	uint64_t decoded;		/* entries' data the source gave,
 					   read or drained: for the ratio */
 	bool in_data;			/* the current entry's data may not
@@ -260,6 +262,13 @@ int xtr_check_bytes(struct xtr *x, const char *name, uint64_t written,
  * failed (source.c).
  */
 void xtr_fail_read(struct xtr *x, const char *name);
+
+/*
+ * Count N more inodes against --max-entries: an entry read (before it is
+ * taken on), or directories made implicitly for one.  Return: 0, or
+ * XTR_LIMIT with the run failed.
+ */
+int xtr_count_inodes(struct xtr *x, unsigned int n);
 
 /*
  * Take N bytes of the memory budget (pfx_limits.max_memory) for a

@@ -125,3 +125,71 @@ Test(cost, listed_entry_counts)
 	expect_ratio_stop("zeros", PFX_OPT_LIST, NULL);
 	expect_ratio_stop("zeros", PFX_OPT_LIST | PFX_OPT_SANDBOX_CHILD, NULL);
 }
+
+/* A tar in memory of one empty file NAME.  Return: its length. */
+static size_t
+one_file(unsigned char *out, size_t cap, const char *name)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	size_t used = 0;
+
+	cr_assert(a != NULL && e != NULL);
+	cr_assert(archive_write_set_format_pax_restricted(a) == ARCHIVE_OK);
+	cr_assert(archive_write_open_memory(a, out, cap, &used) ==
+	    ARCHIVE_OK);
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, 0);
+	cr_assert(archive_write_header(a, e) == ARCHIVE_OK);
+	cr_assert(archive_write_close(a) == ARCHIVE_OK);
+	archive_entry_free(e);
+	archive_write_free(a);
+	return used;
+}
+
+/* Extract one entry NAME with --max-entries=MAX.  Return: the status. */
+static enum pfx_status
+extract_with_max(const char *name, uint64_t max, struct pfx_result *res)
+{
+	static unsigned char buf[64 << 10];
+	const char *tmp = getenv("TMPDIR");
+	struct pfx_options opt;
+	struct pfx_input in;
+	char dir[256];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/pfx-cost.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	cr_assert(mkdtemp(dir) != NULL);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.buf = buf;
+	in.len = one_file(buf, sizeof(buf), name);
+	pfx_options_init(&opt);
+	opt.limits.max_entries = max;
+	(void)pfx_extract(&in, fd, ".", &opt, res);
+	(void)close(fd);
+	(void)tfx_rm_tree(dir);
+	return res->status;
+}
+
+/*
+ * The directories made for an entry's name are inodes as entries are:
+ * one entry of five new components is five inodes against --max-entries.
+ */
+Test(cost, implicit_dirs_count_as_entries)
+{
+	struct pfx_result res;
+
+	cr_expect_eq(extract_with_max("a/b/c/d/f", 4, &res), PFX_FATAL,
+	    "%s", res.message);
+	cr_expect_eq(res.error, EFBIG);
+	cr_expect(strstr(res.message, "max-entries=4") != NULL, "%s",
+	    res.message);
+	cr_expect_eq(extract_with_max("a/b/c/d/f", 5, &res), PFX_OK, "%s",
+	    res.message);
+}
