@@ -192,6 +192,20 @@ xtr_mem_take(struct xtr *x, size_t n)
 }
 
 /* see extract.h */
+int
+xtr_mem_try(struct xtr *x, size_t n)
+{
+	uint64_t max = x->opt->limits.max_memory, was;
+
+	was = atomic_fetch_add(&x->mem_used, (uint64_t)n);
+	if (max != 0 && was + n > max) {
+		atomic_fetch_sub(&x->mem_used, (uint64_t)n);
+		return -1;
+	}
+	return 0;
+}
+
+/* see extract.h */
 void
 xtr_mem_give(struct xtr *x, size_t n)
 {
@@ -779,15 +793,8 @@ report_unmatched(struct xtr *x)
 static void
 free_state(struct xtr *x)
 {
-	size_t i;
-
 	xtr_async_stop(x);
-	for (i = 0; i < x->nlinks; i++) {
-		free(x->links[i].path);
-		free(x->links[i].target);
-		free(x->links[i].name);
-	}
-	free(x->links);
+	xtr_free_symlinks(x);
 	xtr_free_old_links(x);
 	free(x->include_hit);
 	xtr_table_free(&x->files);

@@ -151,10 +151,17 @@ uint64_t xtr_decoder_raw_bytes(const struct xtr_decoder *d);
 
 /* --- the state of one extraction -------------------------------------- */
 
+/*
+ * A symlink queued for the end.  Its three strings share one allocation,
+ * "path\0target\0name\0" (name left out and pointing at path when they
+ * are the same), owned through PATH; its bytes, with its array slot and
+ * its slot in xtr.pending, are taken from the memory budget (MEM).
+ */
 struct xtr_symlink {
 	char *path;		/* owned: relative path of the link */
-	char *target;		/* owned: as in the archive */
-	char *name;		/* owned: the archive's name, for reports */
+	char *target;		/* in PATH's block: as in the archive */
+	char *name;		/* in PATH's block: the archive's name */
+	size_t mem;		/* bytes taken from the budget for it */
 	uid_t uid;		/* (uid_t)-1: leave the owner */
 	gid_t gid;
 	struct timespec mtime;	/* tv_nsec UTIME_OMIT: leave the time */
@@ -181,6 +188,13 @@ struct xtr {
 	struct xtr_symlink *links;	/* symlinks to make at the end */
 	size_t nlinks, links_cap;
 	uint64_t link_entries;		/* hard and symbolic links taken on */
+	/*
+	 * --symlinks=contain: resolution steps (paths looked up, links
+	 * followed) spent judging the queued links, and the most the run
+	 * may spend (links.c, XTR_LINK_STEPS_*).
+	 */
+	uint64_t link_steps, link_step_budget;
+	struct link_cache *lcache;	/* owned while links are judged */
 	struct xtr_async *async;	/* owned: the file-finishing worker */
 	/*
 	 * --symlinks=contain: the links in the destination, listed when an
@@ -280,6 +294,12 @@ int xtr_count_inodes(struct xtr *x, unsigned int n);
  */
 int xtr_mem_take(struct xtr *x, size_t n);
 void xtr_mem_give(struct xtr *x, size_t n);
+
+/*
+ * As xtr_mem_take(), for what the run can do without (a cache): crossing
+ * the budget is no failure; N is not taken.  Return: 0, or -1.
+ */
+int xtr_mem_try(struct xtr *x, size_t n);
 
 /*
  * Has the caller cancelled the run (pfx_options.cancel), its deadline
@@ -662,5 +682,14 @@ void xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
 
 /* Make the queued symlinks that stay inside.  Reports each. */
 void xtr_finish_symlinks(struct xtr *x);
+
+/* Free the queued symlinks, giving their memory back. */
+void xtr_free_symlinks(struct xtr *x);
+
+/*
+ * For tests: the resolution steps the last xtr_finish_symlinks() in this
+ * process spent.
+ */
+uint64_t xtr_link_steps_last(void);
 
 #endif /* XTR_EXTRACT_H */

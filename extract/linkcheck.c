@@ -10,6 +10,7 @@
  * of what is left.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "../core/pfx_path.h"
@@ -66,29 +67,83 @@ pop_component(char *path, size_t *len)
 	path[*len] = '\0';
 }
 
-/* see linkcheck.h */
-int
-xtr_link_contained(const char *link, const char *target,
-    const struct xtr_link_lookup *lookup, char *resolved, size_t cap)
+/* One resolution and the ones nested in it for the memo. */
+struct rctx {
+	const struct xtr_link_lookup *lookup;
+	struct xtr_link_memo *memo;	/* NULL: none */
+	const char *root;		/* the link being checked, and */
+	const char *root_target;	/* its target */
+	size_t root_len;
+	unsigned depth;			/* nested resolutions under way */
+	const char *busy[XTR_LINK_MAX_FOLLOW + 1];	/* their links */
+};
+
+/* Count one step, if the caller counts. */
+static void
+step(const struct rctx *rc)
+{
+	if (rc->lookup != NULL && rc->lookup->steps != NULL)
+		(*rc->lookup->steps)++;
+}
+
+/* Is LINK (LEN bytes) one of the links being resolved right now? */
+static bool
+busy(const struct rctx *rc, const char *link, size_t len)
+{
+	unsigned i;
+
+	for (i = 0; i <= rc->depth; i++)
+		if (strncmp(rc->busy[i], link, len) == 0 &&
+		    rc->busy[i][len] == '\0')
+			return true;
+	return false;
+}
+
+/*
+ * Ask LOOKUP whether PATH is a symlink, its target into BODY
+ * (PFX_PATH_MAX bytes); a lookup's own error clears *KEEP.
+ * Return: 1, 0, or -errno (-ENAMETOOLONG: a target not terminated).
+ */
+static int
+read_target(const struct xtr_link_lookup *lookup, const char *path,
+    char *body, bool *keep)
+{
+	int r;
+
+	r = lookup->fn(lookup->arg, path, body, PFX_PATH_MAX);
+	if (r < 0)
+		*keep = false;
+	if (r == 1 && memchr(body, '\0', PFX_PATH_MAX) == NULL)
+		return -ENAMETOOLONG;
+	return r;
+}
+
+/*
+ * Resolve LINK (LINKLEN bytes, checked) with target TARGET, in the
+ * buffers PATH, REM and BODY (PFX_PATH_MAX bytes each), filling RES
+ * (RES->resolved is PATH).  *KEEP is cleared if the answer depends on
+ * something a memo must not keep: a lookup's own error, or the link
+ * being checked taken as a symlink whatever LOOKUP says.
+ * Return: as xtr_link_contained().
+ */
+static int
+resolve(struct rctx *rc, const char *link, size_t linklen,
+    const char *target, char *path, char *rem, char *body,
+    struct xtr_link_res *res, bool *keep)
 {
 	/*
 	 * PATH is the resolved prefix: "" is the destination, and every
 	 * component in it but the one just pushed is a real directory (a
 	 * symlink is never left on it), so ".." is a plain pop.
 	 */
-	char path[PFX_PATH_MAX];
-	char rem[PFX_PATH_MAX];
-	char body[PFX_PATH_MAX];
+	const struct xtr_link_lookup *lookup = rc->lookup;
+	struct xtr_link_frame *fr;
+	struct xtr_link_res sub;
 	const char *c, *lt;
-	size_t linklen, base, plen, saved, off, next, n, need, blen;
-	int follows, r;
-
-	linklen = strnlen(link, PFX_PATH_MAX);
-	if (linklen == PFX_PATH_MAX)
-		return -ENAMETOOLONG;
-	r = check_link_path(link, linklen);
-	if (r != 0)
-		return r;
+	size_t base, plen, saved, off, next, n, need, blen, extra, rlen;
+	unsigned follows;
+	bool known, fetched, subkeep;
+	int r;
 
 	/*
 	 * Start in LINK's directory with LINK's own name still to read, so
@@ -106,6 +161,8 @@ xtr_link_contained(const char *link, const char *target,
 	memcpy(rem + off, link + base, n);
 	rem[REM_END] = '\0';
 	follows = 0;
+	res->peak = 0;
+	res->resolved = path;
 
 	/*
 	 * Each step consumes at least one byte of the remaining path, which
@@ -128,16 +185,22 @@ xtr_link_contained(const char *link, const char *target,
 			 * later components would lead back in, as with
 			 * RESOLVE_BENEATH.
 			 */
-			if (plen == 0)
-				return 0;
+			if (plen == 0) {
+				r = 0;
+				goto out;
+			}
 			pop_component(path, &plen);
 			continue;
 		}
-		if (n > PFX_NAME_MAX)
-			return -ENAMETOOLONG;
+		if (n > PFX_NAME_MAX) {
+			r = -ENAMETOOLONG;
+			goto out;
+		}
 		need = plen + (plen > 0 ? 1 : 0) + n;
-		if (need >= PFX_PATH_MAX)
-			return -ENAMETOOLONG;
+		if (need >= PFX_PATH_MAX) {
+			r = -ENAMETOOLONG;
+			goto out;
+		}
 
 		saved = plen;
 		if (plen > 0)
@@ -146,29 +209,104 @@ xtr_link_contained(const char *link, const char *target,
 		plen += n;
 		path[plen] = '\0';
 
-		/* Is the path so far a symlink?  LINK always is. */
+		/*
+		 * Is the path so far a symlink?  LINK always is, and so is
+		 * the link being checked, whatever LOOKUP says.
+		 */
+		known = false;
+		fetched = true;
 		if (plen == linklen && memcmp(path, link, linklen) == 0) {
 			lt = target;
+		} else if (plen == rc->root_len &&
+		    memcmp(path, rc->root, plen) == 0) {
+			lt = rc->root_target;
+			*keep = false;
 		} else {
 			if (lookup == NULL || lookup->fn == NULL)
 				continue;
-			r = lookup->fn(lookup->arg, path, body, sizeof(body));
-			if (r < 0)
-				return r;
-			if (r == 0)
-				continue;
-			if (memchr(body, '\0', sizeof(body)) == NULL)
-				return -ENAMETOOLONG;
+			step(rc);
+			fetched = false;
+			if (rc->memo != NULL &&
+			    rc->memo->get(rc->memo->arg, path, &sub) == 1) {
+				known = true;
+				subkeep = true;
+			} else {
+				fetched = true;
+				r = read_target(lookup, path, body, keep);
+				if (r < 0)
+					goto out;
+				if (r == 0)
+					continue;
+				/* Resolve it alone first, for the memo. */
+				if (rc->memo != NULL &&
+				    rc->depth < rc->memo->nframes &&
+				    rc->depth < XTR_LINK_MAX_FOLLOW &&
+				    !busy(rc, path, plen)) {
+					fr = &rc->memo->frames[rc->depth++];
+					rc->busy[rc->depth] = path;
+					subkeep = true;
+					sub.r = resolve(rc, path, plen, body,
+					    fr->path, fr->rem, fr->body, &sub,
+					    &subkeep);
+					rc->depth--;
+					if (subkeep)
+						rc->memo->put(rc->memo->arg,
+						    path, &sub);
+					known = true;
+				}
+			}
 			lt = body;
 		}
 
+		/*
+		 * Its own resolution is known: take it in one step, unless
+		 * the remaining path after it could make a difference that
+		 * the memo does not record (which of two limits comes
+		 * first), in which case follow it as without a memo.
+		 */
+		extra = off < REM_END ? REM_END - off + 1 : 0;
+		if (known && sub.peak + extra <= REM_END) {
+			step(rc);
+			if (!subkeep)
+				*keep = false;
+			if (follows + sub.follows > XTR_LINK_MAX_FOLLOW) {
+				follows = XTR_LINK_MAX_FOLLOW + 1;
+				r = -ELOOP;
+				goto out;
+			}
+			follows += sub.follows;
+			if (sub.r != 1) {
+				r = sub.r;
+				goto out;
+			}
+			if (sub.peak + extra > res->peak)
+				res->peak = sub.peak + extra;
+			rlen = strlen(sub.resolved);
+			memmove(path, sub.resolved, rlen + 1);
+			plen = rlen;
+			continue;
+		}
+		/* Known from the memo alone: its target is still to read. */
+		if (known && !fetched) {
+			r = read_target(lookup, path, body, keep);
+			if (r < 0)
+				goto out;
+			if (r == 0)
+				continue;
+		}
+
+		step(rc);
 		follows++;
-		if (follows > XTR_LINK_MAX_FOLLOW)
-			return -ELOOP;
+		if (follows > XTR_LINK_MAX_FOLLOW) {
+			r = -ELOOP;
+			goto out;
+		}
 
 		/* SECURITY: an empty or absolute target is never contained. */
-		if (lt[0] == '\0' || lt[0] == '/')
-			return 0;
+		if (lt[0] == '\0' || lt[0] == '/') {
+			r = 0;
+			goto out;
+		}
 
 		/*
 		 * The target is read from the link's own directory, in front
@@ -178,15 +316,62 @@ xtr_link_contained(const char *link, const char *target,
 		path[plen] = '\0';
 		blen = strnlen(lt, PFX_PATH_MAX);
 		need = blen + (off < REM_END ? 1 : 0);
-		if (need > off)
-			return -ENAMETOOLONG;
+		if (need > off) {
+			r = -ENAMETOOLONG;
+			goto out;
+		}
 		if (off < REM_END)
 			rem[--off] = '/';
 		off -= blen;
 		memcpy(rem + off, lt, blen);
+		if (REM_END - off > res->peak)
+			res->peak = REM_END - off;
 	}
+	r = 1;
+out:
+	res->r = r;
+	res->follows = follows;
+	return r;
+}
 
+/* see linkcheck.h */
+int
+xtr_link_contained(const char *link, const char *target,
+    const struct xtr_link_lookup *lookup, char *resolved, size_t cap)
+{
+	char path[PFX_PATH_MAX];
+	char rem[PFX_PATH_MAX];
+	char body[PFX_PATH_MAX];
+	struct xtr_link_res res;
+	struct rctx rc;
+	size_t linklen, plen;
+	bool keep;
+	int r;
+
+	linklen = strnlen(link, PFX_PATH_MAX);
+	if (linklen == PFX_PATH_MAX)
+		return -ENAMETOOLONG;
+	r = check_link_path(link, linklen);
+	if (r != 0)
+		return r;
+	memset(&rc, 0, sizeof(rc));
+	rc.lookup = lookup;
+	rc.memo = lookup != NULL && lookup->fn != NULL ? lookup->memo : NULL;
+	if (rc.memo != NULL && (rc.memo->frames == NULL ||
+	    rc.memo->nframes == 0))
+		rc.memo = NULL;
+	rc.root = link;
+	rc.root_target = target;
+	rc.root_len = linklen;
+	rc.busy[0] = link;
+	keep = true;
+	r = resolve(&rc, link, linklen, target, path, rem, body, &res, &keep);
+	if (rc.memo != NULL && keep)
+		rc.memo->put(rc.memo->arg, link, &res);
+	if (r != 1)
+		return r;
 	if (resolved != NULL) {
+		plen = strlen(path);
 		if (plen >= cap)
 			return -ERANGE;
 		memcpy(resolved, path, plen + 1);

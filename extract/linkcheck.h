@@ -54,11 +54,22 @@
  *     the safe side.
  *
  * The function uses about 3 * PFX_PATH_MAX bytes of stack.
+ *
+ * Cost.  Without a memo, one resolution looks up at most every component
+ * of up to XTR_LINK_MAX_FOLLOW + 1 paths of PFX_PATH_MAX bytes: tens of
+ * thousands of lookups for targets like "x/../x/../...", and the same
+ * again for every link whose resolution passes through that one.  With a
+ * memo (struct xtr_link_memo) each link met is resolved once, and taken
+ * in one step after that: a resolution costs the components of its own
+ * target, plus one step per link it meets.
  */
 #ifndef XTR_LINKCHECK_H
 #define XTR_LINKCHECK_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "../core/pfx_path.h"
 
 /*
  * The most symlinks followed in one resolution: Linux's MAXSYMLINKS, so
@@ -80,6 +91,53 @@
 struct xtr_link_lookup {
 	int (*fn)(void *arg, const char *rel, char *buf, size_t cap);
 	void *arg;
+	struct xtr_link_memo *memo;	/* NULL: no memo */
+	uint64_t *steps;	/* NULL, or incremented once per path
+				   looked up and once per link followed */
+};
+
+/*
+ * A symlink's own resolution, as xtr_link_contained() of that link
+ * alone would give it: what a memo keeps, so that a resolution that meets
+ * the link again takes it in one step instead of following it again.
+ */
+struct xtr_link_res {
+	int r;			/* xtr_link_contained()'s answer */
+	unsigned follows;	/* links followed when it ended, the link
+				   itself first (XTR_LINK_MAX_FOLLOW + 1 for
+				   -ELOOP) */
+	size_t peak;		/* the longest remaining path it built */
+	const char *resolved;	/* r == 1: where it leads, "" for the
+				   destination */
+};
+
+/* A nested resolution's buffers (about 3 * PFX_PATH_MAX bytes). */
+struct xtr_link_frame {
+	char path[PFX_PATH_MAX];
+	char rem[PFX_PATH_MAX];
+	char body[PFX_PATH_MAX];
+};
+
+/*
+ * A memo of resolutions, kept by the caller.  GET answers: is REL a
+ * symlink whose own resolution is kept?  If so it fills RES (RES->resolved
+ * staying valid until the next PUT) and returns 1, else 0.  PUT keeps
+ * RES for the symlink REL; it may keep nothing.  The caller MUST keep
+ * every entry true of the tree LOOKUP describes: when that changes (a
+ * link is added or taken out of the set, or made or removed on disk),
+ * every entry goes.  A symlink met whose resolution is not kept is
+ * resolved alone first, in one of the NFRAMES FRAMES (nesting deeper
+ * than NFRAMES follows the link in place, as without a memo), and PUT.
+ * With a memo, LOOKUP MUST answer for LINK itself what the resolution
+ * takes it to be: a symlink to TARGET.  The answers are exactly those
+ * without a memo.
+ */
+struct xtr_link_memo {
+	int (*get)(void *arg, const char *rel, struct xtr_link_res *res);
+	void (*put)(void *arg, const char *rel, const struct xtr_link_res *res);
+	void *arg;
+	struct xtr_link_frame *frames;
+	unsigned nframes;
 };
 
 /*

@@ -28,6 +28,7 @@
  * (xtr_symlink_removable, at the end of this file).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,14 +85,50 @@ report_link(struct xtr *x, const struct xtr_symlink *l,
 	xtr_finish_entry(x, &e, status, reason, error);
 }
 
-/* Free the strings of queued link I and mark it gone. */
+/* The block holding queued link L's strings: its size in bytes. */
+static size_t
+link_block(const struct xtr_symlink *l)
+{
+	size_t n;
+
+	n = strlen(l->path) + 1 + strlen(l->target) + 1;
+	if (l->name != l->path)
+		n += strlen(l->name) + 1;
+	return n;
+}
+
+/*
+ * Free the strings of queued link I and mark it gone, giving their bytes
+ * back; its slots stay taken until xtr_free_symlinks().
+ */
 static void
 drop_link(struct xtr *x, size_t i)
 {
-	free(x->links[i].path);
-	free(x->links[i].target);
-	free(x->links[i].name);
-	x->links[i].path = x->links[i].target = x->links[i].name = NULL;
+	struct xtr_symlink *l = &x->links[i];
+	size_t n;
+
+	if (l->path == NULL)
+		return;
+	n = link_block(l);
+	free(l->path);
+	l->path = l->target = l->name = NULL;
+	xtr_mem_give(x, n);
+	l->mem -= n;
+}
+
+/* see extract.h */
+void
+xtr_free_symlinks(struct xtr *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nlinks; i++) {
+		drop_link(x, i);
+		xtr_mem_give(x, x->links[i].mem);
+	}
+	free(x->links);
+	x->links = NULL;
+	x->nlinks = x->links_cap = 0;
 }
 
 /* see extract.h */
@@ -228,7 +265,7 @@ xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
 {
 	struct xtr_symlink *l, *grown;
 	struct xtr_slot *s;
-	size_t cap;
+	size_t cap, plen, tlen, nlen, block, mem;
 
 	if (x->opt->symlinks != PFX_SYMLINKS_CONTAIN) {
 		e->decision = PFX_DENY;
@@ -258,16 +295,39 @@ xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
 		x->links = grown;
 		x->links_cap = cap;
 	}
+	/*
+	 * One block for the three strings; the bytes, the array slot and
+	 * the table's (a slot at a load of at most 3/4, doubled while it
+	 * grows, and its copy of the path) come from the budget.
+	 */
+	plen = strlen(rel) + 1;
+	tlen = strlen(e->link_target) + 1;
+	nlen = strcmp(e->name, rel) == 0 ? 0 : strlen(e->name) + 1;
+	block = plen + tlen + nlen;
+	mem = block + sizeof(*l) + 3 * sizeof(*s) + plen;
+	if (xtr_mem_take(x, mem) < 0) {
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "io_error", ENOMEM);
+		return;
+	}
 	l = &x->links[x->nlinks];
-	l->path = strdup(rel);
-	l->target = strdup(e->link_target);
-	l->name = strdup(e->name);
-	s = xtr_table_add(&x->pending, rel);
-	if (l->path == NULL || l->target == NULL || l->name == NULL ||
-	    s == NULL) {
-		drop_link(x, x->nlinks);
+	memset(l, 0, sizeof(*l));
+	l->path = malloc(block);
+	s = l->path != NULL ? xtr_table_add(&x->pending, rel) : NULL;
+	if (s == NULL) {
+		free(l->path);
+		l->path = NULL;
+		xtr_mem_give(x, mem);
 		goto nomem;
 	}
+	memcpy(l->path, rel, plen);
+	l->target = l->path + plen;
+	memcpy(l->target, e->link_target, tlen);
+	l->name = l->path;
+	if (nlen > 0) {
+		l->name = l->target + tlen;
+		memcpy(l->name, e->name, nlen);
+	}
+	l->mem = mem;
 	xtr_owner_ids(x, ae, &l->uid, &l->gid);
 	l->mtime.tv_sec = archive_entry_mtime(ae);
 	l->mtime.tv_nsec = archive_entry_mtime_nsec(ae);
@@ -308,9 +368,279 @@ struct old_links {
 	size_t n, vcap;
 };
 
+/*
+ * The cost of judging.  Without care a resolution looks up every
+ * component of every target it meets, and follows the same links again
+ * for every link whose resolution passes through them: a target of 4 KB
+ * like "x/../x/../..." is 800 lookups, each a readlinkat(2) on disk, and
+ * a chain of 40 such links 32,000 of them per link judged, again in
+ * every round.  So, while the links are judged, LINK_CACHE keeps
+ *   - the disk's answers (is this path a symlink, and to what), and
+ *   - the memo of linkcheck.h: each symlink's own resolution, so that a
+ *     resolution meeting it takes it in one step,
+ * both for one generation: GEN is bumped whenever the tree the lookup
+ * describes changes (a queued link leaves the set, links are made or
+ * removed), and an entry of an older generation is no answer.  Each
+ * cache holds at most LCACHE_MAX bytes, taken from the memory budget
+ * only as far as it allows (xtr_mem_try): when either is reached, it is
+ * emptied and starts again.  The steps spent (paths looked up, links
+ * followed) are counted in x->link_steps, and the run stops past
+ * x->link_step_budget: XTR_LINK_STEPS_MIN, plus XTR_LINK_STEPS_PER_BYTE
+ * for each byte of the queued links' paths and targets and of the
+ * listed links' (a resolution looks up at most one component per two
+ * bytes of its own target, and takes each link met in one step).
+ */
+#define LCACHE_MAX ((size_t)64 << 20)
+#define XTR_LINK_STEPS_MIN ((uint64_t)1 << 20)
+#define XTR_LINK_STEPS_PER_BYTE 16
+/* Nested resolutions for the memo (linkcheck.h): about 12 KB each. */
+#define LINK_FRAMES XTR_LINK_MAX_FOLLOW
+
+struct lc_ent {
+	char *key;		/* owned: "path\0value\0"; NULL when free */
+	uint64_t hash, gen;
+	size_t bytes;		/* taken from the budget */
+	int r;			/* disk: read_disk_link()'s 0 or 1; memo:
+				   xtr_link_res.r */
+	unsigned follows;	/* memo */
+	size_t peak;		/* memo */
+	const char *val;	/* in KEY: the target (disk), or where it
+				   leads (memo) */
+};
+
+struct lc_table {
+	struct lc_ent *v;
+	size_t cap, used;	/* CAP a power of two, or 0 */
+	size_t bytes;		/* taken from the budget, V included */
+};
+
+struct link_cache {
+	struct lc_table disk, memo;
+	uint64_t gen;
+	struct xtr_link_frame *frames;	/* LINK_FRAMES, or NULL */
+};
+
+static uint64_t last_steps;	/* for tests: xtr_link_steps_last() */
+
+static uint64_t
+lc_hash(const char *k)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (; *k != '\0'; k++)
+		h = (h ^ (unsigned char)*k) * 1099511628211u;
+	return h;
+}
+
+/* Empty T, giving its memory back. */
+static void
+lc_clear(struct xtr *x, struct lc_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		free(t->v[i].key);
+	free(t->v);
+	xtr_mem_give(x, t->bytes);
+	memset(t, 0, sizeof(*t));
+}
+
+/* The entry for KEY in T, of generation GEN: it, or NULL. */
+static struct lc_ent *
+lc_get(const struct lc_table *t, uint64_t gen, const char *key)
+{
+	uint64_t h;
+	size_t i, mask;
+
+	if (t->cap == 0)
+		return NULL;
+	h = lc_hash(key);
+	mask = t->cap - 1;
+	for (i = (size_t)h & mask; t->v[i].key != NULL; i = (i + 1) & mask) {
+		if (t->v[i].hash == h && strcmp(t->v[i].key, key) == 0)
+			return t->v[i].gen == gen ? &t->v[i] : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Make room in T for one more entry, emptying it when full or over
+ * LCACHE_MAX, and dropping older generations than GEN when it grows.
+ * Return: 0, or -1 (nothing kept).
+ */
+static int
+lc_room(struct xtr *x, struct lc_table *t, uint64_t gen, size_t more)
+{
+	struct lc_table n;
+	size_t i, j, mask, sz;
+
+	if (t->bytes + more > LCACHE_MAX)
+		lc_clear(x, t);
+	if (t->cap != 0 && (t->used + 1) * 4 <= t->cap * 3)
+		return 0;
+	memset(&n, 0, sizeof(n));
+	n.cap = t->cap == 0 ? 256 : t->cap * 2;
+	sz = n.cap * sizeof(*n.v);
+	if (t->bytes + sz + more > LCACHE_MAX) {
+		lc_clear(x, t);
+		n.cap = 256;
+		sz = n.cap * sizeof(*n.v);
+	}
+	if (xtr_mem_try(x, sz) < 0)
+		return -1;
+	n.v = calloc(n.cap, sizeof(*n.v));
+	if (n.v == NULL) {
+		xtr_mem_give(x, sz);
+		return -1;
+	}
+	n.bytes = sz;
+	mask = n.cap - 1;
+	for (i = 0; i < t->cap; i++) {
+		struct lc_ent *e = &t->v[i];
+
+		if (e->key == NULL)
+			continue;
+		if (e->gen != gen) {
+			free(e->key);
+			xtr_mem_give(x, e->bytes);
+			continue;
+		}
+		for (j = (size_t)e->hash & mask; n.v[j].key != NULL;
+		    j = (j + 1) & mask)
+			;
+		n.v[j] = *e;
+		n.bytes += e->bytes;
+		n.used++;
+	}
+	free(t->v);
+	xtr_mem_give(x, t->cap * sizeof(*t->v));
+	*t = n;
+	return 0;
+}
+
+/*
+ * Keep KEY -> VAL in T, of generation GEN, with R, FOLLOWS and PEAK.
+ * Return: the entry, or NULL if nothing was kept (no harm: a cache).
+ */
+static struct lc_ent *
+lc_put(struct xtr *x, struct lc_table *t, uint64_t gen, const char *key,
+    const char *val)
+{
+	size_t klen = strlen(key) + 1, vlen = strlen(val) + 1, i, mask;
+	uint64_t h = lc_hash(key);
+	struct lc_ent *e;
+	char *k;
+
+	if (lc_room(x, t, gen, klen + vlen) < 0)
+		return NULL;
+	mask = t->cap - 1;
+	for (i = (size_t)h & mask; t->v[i].key != NULL; i = (i + 1) & mask)
+		if (t->v[i].hash == h && strcmp(t->v[i].key, key) == 0)
+			break;
+	e = &t->v[i];
+	if (xtr_mem_try(x, klen + vlen) < 0)
+		return NULL;
+	k = malloc(klen + vlen);
+	if (k == NULL) {
+		xtr_mem_give(x, klen + vlen);
+		return NULL;
+	}
+	if (e->key != NULL) {
+		free(e->key);
+		xtr_mem_give(x, e->bytes);
+		t->bytes -= e->bytes;
+	} else {
+		t->used++;
+	}
+	memcpy(k, key, klen);
+	memcpy(k + klen, val, vlen);
+	memset(e, 0, sizeof(*e));
+	e->key = k;
+	e->hash = h;
+	e->gen = gen;
+	e->bytes = klen + vlen;
+	e->val = k + klen;
+	t->bytes += e->bytes;
+	return e;
+}
+
+/* The tree the lookups describe changed: forget every answer. */
+static void
+lc_changed(struct xtr *x)
+{
+	if (x->lcache != NULL)
+		x->lcache->gen++;
+}
+
+/* linkcheck's memo: the resolution of the symlink REL, if kept. */
+static int
+memo_get(void *arg, const char *rel, struct xtr_link_res *res)
+{
+	struct xtr *x = arg;
+	const struct lc_ent *e;
+
+	e = lc_get(&x->lcache->memo, x->lcache->gen, rel);
+	if (e == NULL)
+		return 0;
+	res->r = e->r;
+	res->follows = e->follows;
+	res->peak = e->peak;
+	res->resolved = e->val;
+	return 1;
+}
+
+/* linkcheck's memo: keep the resolution RES of the symlink REL. */
+static void
+memo_put(void *arg, const char *rel, const struct xtr_link_res *res)
+{
+	struct xtr *x = arg;
+	struct lc_ent *e;
+
+	e = lc_put(x, &x->lcache->memo, x->lcache->gen, rel,
+	    res->r == 1 ? res->resolved : "");
+	if (e == NULL)
+		return;
+	e->r = res->r;
+	e->follows = res->follows;
+	e->peak = res->peak;
+}
+
+/* Count STEPS more; stop the run past the budget.  Return: x->fatal. */
+static bool
+steps_over(struct xtr *x)
+{
+	if (x->link_steps <= x->link_step_budget)
+		return x->fatal;
+	xtr_fail(x, EFBIG, "limit symlink-steps=%" PRIu64 " reached: "
+	    "judging where the archive's symbolic links lead takes more "
+	    "(use --symlinks=refuse, or a lower --max-links)",
+	    x->link_step_budget);
+	return true;
+}
+
+/* The budget grows by the steps that LEN more bytes of links may take. */
+static void
+steps_allow(struct xtr *x, size_t len)
+{
+	uint64_t more = (uint64_t)len * XTR_LINK_STEPS_PER_BYTE;
+
+	if (x->link_step_budget > UINT64_MAX - more)
+		x->link_step_budget = UINT64_MAX;
+	else
+		x->link_step_budget += more;
+}
+
+/* see extract.h */
+uint64_t
+xtr_link_steps_last(void)
+{
+	return __atomic_load_n(&last_steps, __ATOMIC_RELAXED);
+}
+
 struct lookup_ctx {
 	struct xtr *x;
 	bool with_pending;	/* queued links count as made */
+	bool memo;		/* use linkcheck's memo (not with RECORD) */
 	bool record;		/* note the queued links followed */
 	bool symlink_on_disk;	/* the resolver met a symlink on a path */
 	size_t nfollowed;
@@ -364,6 +694,38 @@ read_disk_link(const struct pfx_root *root, const char *rel, char *buf,
 	return r;
 }
 
+/*
+ * read_disk_link(), through the cache of the disk's answers while links
+ * are judged.  Errors are not kept: they are asked again.
+ */
+static int
+disk_link(struct xtr *x, const char *rel, char *buf, size_t cap)
+{
+	struct link_cache *lc = x->lcache;
+	const struct lc_ent *e;
+	size_t n;
+	int r;
+
+	if (lc != NULL && (e = lc_get(&lc->disk, lc->gen, rel)) != NULL) {
+		if (e->r == 0)
+			return 0;
+		n = strlen(e->val);
+		if (n >= cap)
+			return -ENAMETOOLONG;
+		memcpy(buf, e->val, n + 1);
+		return 1;
+	}
+	r = read_disk_link(&x->root, rel, buf, cap);
+	if (lc != NULL && (r == 0 || r == 1)) {
+		struct lc_ent *ne = lc_put(x, &lc->disk, lc->gen, rel,
+		    r == 1 ? buf : "");
+
+		if (ne != NULL)
+			ne->r = r;
+	}
+	return r;
+}
+
 /* linkcheck's question: is REL a symlink, queued or on disk? */
 static int
 lookup_link(void *arg, const char *rel, char *buf, size_t cap)
@@ -380,7 +742,7 @@ lookup_link(void *arg, const char *rel, char *buf, size_t cap)
 		memcpy(buf, c->x->links[i].target, n + 1);
 		return note_followed(c, i) < 0 ? -ELOOP : 1;
 	}
-	r = read_disk_link(&c->x->root, rel, buf, cap);
+	r = disk_link(c->x, rel, buf, cap);
 	if (r == 1) {
 		/* On disk after the links are made: one of ours, if queued. */
 		if (i != SIZE_MAX && note_followed(c, i) < 0)
@@ -399,9 +761,19 @@ lookup_link(void *arg, const char *rel, char *buf, size_t cap)
 static const char *
 judge_path(const char *path, const char *target, struct lookup_ctx *c)
 {
-	struct xtr_link_lookup lk = { lookup_link, c };
+	struct xtr_link_lookup lk = { lookup_link, c, NULL, &c->x->link_steps };
+	struct xtr_link_memo memo;
+	struct link_cache *lc = c->x->lcache;
 	int r;
 
+	if (c->memo && !c->record && lc != NULL && lc->frames != NULL) {
+		memo.get = memo_get;
+		memo.put = memo_put;
+		memo.arg = c->x;
+		memo.frames = lc->frames;
+		memo.nframes = LINK_FRAMES;
+		lk.memo = &memo;
+	}
 	r = xtr_link_contained(path, target, &lk, NULL, 0);
 	if (r == 1)
 		return NULL;
@@ -419,9 +791,18 @@ judge_link(struct xtr *x, const struct xtr_symlink *l, bool with_pending)
 {
 	struct lookup_ctx c;
 
+	char buf[PFX_PATH_MAX];
+
 	memset(&c, 0, sizeof(c));
 	c.x = x;
 	c.with_pending = with_pending;
+	/*
+	 * The memo needs the lookup to read L as the link it is judged as:
+	 * so it does when L is queued; on disk, only if L is there as made.
+	 */
+	c.memo = with_pending ||
+	    (disk_link(x, l->path, buf, sizeof(buf)) == 1 &&
+	    strcmp(buf, l->target) == 0);
 	return judge_path(l->path, l->target, &c);
 }
 
@@ -431,8 +812,10 @@ unqueue(struct xtr *x, size_t i)
 {
 	struct xtr_slot *s = xtr_table_find(&x->pending, x->links[i].path);
 
-	if (s != NULL && s->index == i)
+	if (s != NULL && s->index == i) {
 		s->index = SIZE_MAX;
+		lc_changed(x);
+	}
 }
 
 /*
@@ -519,6 +902,9 @@ collect_link(void *arg, const char *rel, const char *target)
 	struct old_links *old = cc->old;
 	struct lookup_ctx c;
 
+	steps_allow(cc->x, strlen(rel) + strlen(target) + 2);
+	if (steps_over(cc->x))
+		return -EFBIG;
 	if (queued_at(cc->x, rel) == SIZE_MAX) {
 		memset(&c, 0, sizeof(c));
 		c.x = cc->x;
@@ -627,6 +1013,8 @@ settle_links(struct xtr *x, struct old_links *old, const char **outcome)
 			outcome[i] = judge_link(x, &x->links[i], true);
 			if (outcome[i] != NULL)
 				changed = true;
+			if (steps_over(x))
+				return;
 		}
 		unqueue_refused(x, outcome);
 		for (i = 0; i < old->n; i++) {
@@ -635,6 +1023,8 @@ settle_links(struct xtr *x, struct old_links *old, const char **outcome)
 			if (recheck_old(x, &old->v[i], old->arena, true,
 			    outcome, false))
 				changed = true;
+			if (steps_over(x))
+				return;
 		}
 		unqueue_refused(x, outcome);
 	} while (changed);
@@ -683,6 +1073,25 @@ make_links(struct xtr *x, const char **outcome)
 }
 
 /*
+ * The run stopped while the links made were still being checked against
+ * the disk: remove every one not refused yet (SECURITY: none is left
+ * unchecked), as stopped.
+ */
+static void
+unmake_all(struct xtr *x, const char **outcome)
+{
+	size_t i;
+
+	for (i = 0; i < x->nlinks; i++) {
+		if (x->links[i].path == NULL || outcome[i] != NULL)
+			continue;
+		(void)pfx_root_unlink(&x->root, x->links[i].path);
+		unqueue(x, i);
+		outcome[i] = "stopped";
+	}
+}
+
+/*
  * What is on disk is final: check each link made, and each old link
  * whose resolution met a queued one, against it alone.  A made link that
  * leads out, or that an old link now leads out through, is removed.
@@ -698,9 +1107,15 @@ recheck_made(struct xtr *x, struct old_links *old, const char **outcome)
 
 	do {
 		removed = false;
+		/* Each pass reads the disk afresh. */
+		lc_changed(x);
 		for (i = 0; i < x->nlinks; i++) {
 			if (x->links[i].path == NULL || outcome[i] != NULL)
 				continue;
+			if (steps_over(x)) {
+				unmake_all(x, outcome);
+				return;
+			}
 			outcome[i] = judge_link(x, &x->links[i], false);
 			if (outcome[i] != NULL) {
 				(void)pfx_root_unlink(&x->root,
@@ -712,6 +1127,10 @@ recheck_made(struct xtr *x, struct old_links *old, const char **outcome)
 		for (i = 0; i < old->n; i++) {
 			if (!old->v[i].touched)
 				continue;
+			if (steps_over(x)) {
+				unmake_all(x, outcome);
+				return;
+			}
 			if (recheck_old(x, &old->v[i], old->arena, false,
 			    outcome, true))
 				removed = true;
@@ -731,7 +1150,7 @@ collect_old_links(struct xtr *x, struct old_links *old)
 	int r;
 
 	r = pfx_root_list_links(&x->root, collect_link, &cc);
-	if (r < 0)
+	if (r < 0 && !x->fatal)
 		xtr_fail(x, -r, "symbolic links not made: listing the links "
 		    "already in the destination: %s", strerror(-r));
 }
@@ -741,18 +1160,33 @@ void
 xtr_finish_symlinks(struct xtr *x)
 {
 	struct old_links old;
+	struct link_cache lc;
 	const char **outcome;
 	size_t i;
 
 	if (x->nlinks == 0)
 		return;
 	memset(&old, 0, sizeof(old));
+	memset(&lc, 0, sizeof(lc));
 	outcome = calloc(x->nlinks, sizeof(*outcome));
 	if (outcome == NULL) {
 		xtr_fail(x, ENOMEM, "symbolic links not made: %s",
 		    strerror(ENOMEM));
 		return;
 	}
+	/* The budget of steps, and the caches that keep within it. */
+	x->link_steps = 0;
+	x->link_step_budget = XTR_LINK_STEPS_MIN;
+	for (i = 0; i < x->nlinks; i++)
+		if (x->links[i].path != NULL)
+			steps_allow(x, strlen(x->links[i].path) +
+			    strlen(x->links[i].target) + 2);
+	if (xtr_mem_try(x, LINK_FRAMES * sizeof(*lc.frames)) == 0) {
+		lc.frames = malloc(LINK_FRAMES * sizeof(*lc.frames));
+		if (lc.frames == NULL)
+			xtr_mem_give(x, LINK_FRAMES * sizeof(*lc.frames));
+	}
+	x->lcache = &lc;
 	/*
 	 * SECURITY: a new link can change where a link already here leads
 	 * (sub/e -> c/../.. is inside until sub/c -> .. exists), so those
@@ -760,12 +1194,22 @@ xtr_finish_symlinks(struct xtr *x)
 	 */
 	if (!x->fatal)
 		collect_old_links(x, &old);
-	if (!x->fatal) {
+	if (!x->fatal)
 		settle_links(x, &old, outcome);
+	if (!x->fatal) {
 		make_links(x, outcome);
+		lc_changed(x);
 		recheck_made(x, &old, outcome);
 	}
 	old_free(&old);
+	x->lcache = NULL;
+	lc_clear(x, &lc.disk);
+	lc_clear(x, &lc.memo);
+	if (lc.frames != NULL) {
+		free(lc.frames);
+		xtr_mem_give(x, LINK_FRAMES * sizeof(*lc.frames));
+	}
+	__atomic_store_n(&last_steps, x->link_steps, __ATOMIC_RELAXED);
 	for (i = 0; i < x->nlinks; i++) {
 		if (x->links[i].path == NULL)
 			continue;
@@ -835,7 +1279,7 @@ turned_out(const struct pfx_root *root, const char *rel, const char *path,
     const char *target)
 {
 	struct gone_ctx g = { root, rel, strlen(rel), false, false };
-	struct xtr_link_lookup lk = { lookup_gone, &g };
+	struct xtr_link_lookup lk = { lookup_gone, &g, NULL, NULL };
 
 	if (xtr_link_contained(path, target, &lk, NULL, 0) != 1 || !g.met)
 		return false;

@@ -346,7 +346,7 @@ static void
 expect_case(const char *name, const char *link, const char *target,
     struct lc_set *set, int expect, const char *resolved)
 {
-	struct xtr_link_lookup lu = { set_lookup, set };
+	struct xtr_link_lookup lu = { set_lookup, set, NULL, NULL };
 	char out[PFX_PATH_MAX + 16];
 	size_t len;
 	int r, r2;
@@ -587,7 +587,7 @@ Test(linkcheck_lookup, asked_about_every_component_once)
 Test(linkcheck_lookup, null_lookup)
 {
 	char out[PFX_PATH_MAX];
-	struct xtr_link_lookup nofn = { NULL, NULL };
+	struct xtr_link_lookup nofn = { NULL, NULL, NULL, NULL };
 
 	cr_assert(xtr_link_contained("d/l2", "l/..", NULL, out,
 	    sizeof(out)) == 1);
@@ -896,6 +896,61 @@ prop_describe(const struct prop_tree *t, char *buf, size_t cap)
 	return buf;
 }
 
+/*
+ * A memo for linkcheck (linkcheck.h), kept over one tree: the answers
+ * with it must be exactly those without.
+ */
+#define TMEMO_MAX 1024
+struct tmemo {
+	char *key[TMEMO_MAX];
+	struct xtr_link_res res[TMEMO_MAX];
+	char *resolved[TMEMO_MAX];
+	size_t n, hits;
+};
+
+static int
+tmemo_get(void *arg, const char *rel, struct xtr_link_res *res)
+{
+	struct tmemo *m = arg;
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		if (strcmp(m->key[i], rel) == 0) {
+			*res = m->res[i];
+			res->resolved = m->resolved[i];
+			m->hits++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void
+tmemo_put(void *arg, const char *rel, const struct xtr_link_res *res)
+{
+	struct tmemo *m = arg;
+
+	if (m->n == TMEMO_MAX)
+		return;
+	m->key[m->n] = strdup(rel);
+	m->resolved[m->n] = strdup(res->r == 1 ? res->resolved : "");
+	cr_assert(m->key[m->n] != NULL && m->resolved[m->n] != NULL);
+	m->res[m->n] = *res;
+	m->n++;
+}
+
+static void
+tmemo_clear(struct tmemo *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		free(m->key[i]);
+		free(m->resolved[i]);
+	}
+	m->n = 0;
+}
+
 Test(linkcheck_prop, agrees_with_the_kernel, .timeout = 300.)
 {
 	static struct prop_tree t;
@@ -903,9 +958,14 @@ Test(linkcheck_prop, agrees_with_the_kernel, .timeout = 300.)
 	char top[PATH_MAX], rootpath[PATH_MAX], fdpath[PATH_MAX];
 	char want[PATH_MAX + PFX_PATH_MAX + 1], out[PFX_PATH_MAX];
 	char desc[512];
-	struct xtr_link_lookup lu;
+	static struct xtr_link_frame frames[8];
+	static struct tmemo tm;
+	struct xtr_link_memo memo = { tmemo_get, tmemo_put, &tm, frames, 8 };
+	char out2[PFX_PATH_MAX];
+	struct xtr_link_lookup lu = { NULL, NULL, NULL, NULL };
 	struct lc_set set;
-	uint64_t seed;
+	uint64_t seed, steps;
+	int r2;
 	size_t tree, j, compared, nin, nout, nloop, nent;
 	int rootfd, fd, r, expect;
 	bool have_proc;
@@ -947,6 +1007,18 @@ Test(linkcheck_prop, agrees_with_the_kernel, .timeout = 300.)
 			lu.arg = &set;
 			r = xtr_link_contained(t.paths[j], t.targets[j], &lu,
 			    out, sizeof(out));
+			lu.memo = &memo;
+			steps = 0;
+			lu.steps = &steps;
+			r2 = xtr_link_contained(t.paths[j], t.targets[j], &lu,
+			    out2, sizeof(out2));
+			lu.memo = NULL;
+			lu.steps = NULL;
+			cr_assert(r2 == r && (r != 1 ||
+			    strcmp(out, out2) == 0) && steps > 0,
+			    "tree %zu [%s]: %s: %s with a memo, %s without",
+			    tree, prop_describe(&t, desc, sizeof(desc)),
+			    t.paths[j], answer_name(r2), answer_name(r));
 			cr_assert(r == expect,
 			    "tree %zu [%s]: %s: linkcheck %s, kernel %s", tree,
 			    prop_describe(&t, desc, sizeof(desc)), t.paths[j],
@@ -973,8 +1045,11 @@ Test(linkcheck_prop, agrees_with_the_kernel, .timeout = 300.)
 				nloop++;
 		}
 		prop_clear(rootfd, &t);
+		tmemo_clear(&tm);
 	}
 	close(rootfd);
+	cr_log_info("linkcheck property: %zu memo hits", tm.hits);
+	cr_assert(tm.hits > 0, "the memo was never used");
 	cr_assert(rmdir(top) == 0, "rmdir %s: %s", top, strerror(errno));
 
 	cr_log_info("linkcheck property: %zu links compared (%zu contained, "
@@ -998,7 +1073,7 @@ Test(linkcheck_prop, chain_limit_is_the_kernels)
 	const char *tmp;
 	char top[PATH_MAX];
 	struct lc_set set = { NULL, NULL, CHAIN41, NULL, 0, NULL, 0 };
-	struct xtr_link_lookup lu = { set_lookup, &set };
+	struct xtr_link_lookup lu = { set_lookup, &set, NULL, NULL };
 	size_t i;
 	int rootfd, fd, r;
 
