@@ -28,6 +28,7 @@
 #if defined(__has_include) && __has_include(<sys/prctl.h>)
 #include <sys/prctl.h>
 #endif
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -531,6 +532,21 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	if (in->buf == NULL)
 		input.fd = n > 1 ? keep[1] : -1;
 
+	/*
+	 * SECURITY: what the decoders may allocate for a hostile archive (a
+	 * zip's central directory, a pax header, a 7z header) is bounded:
+	 * the run's memory budget, and room for the decoders themselves
+	 * (xz stops at 256 MiB).  The filter keeps the child from raising
+	 * it.  Not in sanitizer builds, whose shadow memory counts.
+	 */
+	if (opt->limits.max_memory != 0 && !PLAT_SANITIZER) {
+		struct rlimit rl;
+
+		rl.rlim_cur = (rlim_t)(opt->limits.max_memory +
+		    XTR_DECODER_HEADROOM);
+		rl.rlim_max = rl.rlim_cur;
+		(void)setrlimit(RLIMIT_DATA, &rl);
+	}
 	/* SECURITY: confined before the first archive byte is read. */
 	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
 		flags |= PFX_SANDBOX_REQUIRE;

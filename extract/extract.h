@@ -28,6 +28,12 @@ struct archive;
 struct archive_entry;
 struct stat;
 
+/*
+ * The decoder process may allocate the run's memory budget and this much
+ * more, for the decoders' own buffers (xz's stop at 256 MiB).
+ */
+#define XTR_DECODER_HEADROOM (512ull << 20)
+
 /* Bytes read from the archive at a time, and written per write(2). */
 #define XTR_BLOCK (64 * 1024)
 

@@ -242,8 +242,10 @@ static const char *const sb_read_files[] = {
  */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define SB_ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
+#define SB_ARG_HI(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 #else
 #define SB_ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define SB_ARG_HI(i) (offsetof(struct seccomp_data, args) + 8 * (i) + 4)
 #endif
 
 /*
@@ -816,6 +818,18 @@ refuse_unless_eq(struct sb_prog *p, const struct sb_block *b,
 	emit(p, BPF_JMP | BPF_JEQ | BPF_K, value, SB_NEXT, b->refuse);
 }
 
+/* Refuse unless argument ARG, all 64 bits of it, is 0 (a NULL pointer:
+ * a pointer's low half alone may be 0). */
+static void
+refuse_unless_null(struct sb_prog *p, const struct sb_block *b,
+    unsigned int arg)
+{
+	refuse_unless_eq(p, b, arg, 0);
+	emit(p, BPF_LD | BPF_W | BPF_ABS, (uint32_t)SB_ARG_HI(arg), SB_NEXT,
+	    SB_NEXT);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, 0, SB_NEXT, b->refuse);
+}
+
 /* Refuse if argument ARG1 has a bit of MASK1 and ARG2 one of MASK2. */
 static void
 refuse_if_both(struct sb_prog *p, const struct sb_block *b,
@@ -867,6 +881,16 @@ build_file_rules(struct sb_prog *p, unsigned int flags)
 			refuse_call(p, sb_mode_calls[i].nr, EPERM);
 		refuse_calls(p, sb_chown_calls, NELEM(sb_chown_calls), EPERM);
 		refuse_calls(p, sb_write_calls, NELEM(sb_write_calls), EPERM);
+		/* SECURITY: the memory limit its parent set stays: a limit
+		 * may be read, never set (root could raise it). */
+#ifdef SYS_setrlimit
+		refuse_call(p, SYS_setrlimit, EPERM);
+#endif
+#ifdef SYS_prlimit64
+		block_begin(p, &b, SYS_prlimit64, EPERM);
+		refuse_unless_null(p, &b, 2);
+		block_end(p, &b);
+#endif
 		return;
 	}
 	if ((flags & PFX_SANDBOX_SETID) != 0)

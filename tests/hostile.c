@@ -21,6 +21,8 @@
  *	signal		kill(getppid(), 0) and SIGSTOP; return
  *	silent		ignore SIGTERM, sleep forever
  *	spin		ignore SIGTERM, loop on the CPU sending nothing
+ *	hog		raise its memory limit, then allocate 4 GiB; if that
+ *			works, send a FORGED entry; return
  *	linger		ignore SIGTERM, send a valid END, sleep forever
  *	lies:N		send message N of lie(), then sleep forever
  *			(SIGTERM ignored); 8 and 9 are archive names,
@@ -33,6 +35,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -279,6 +282,29 @@ put_entry(int fd, const char *name)
 	put_end(fd, WIRE_DATA_END, WIRE_OK);
 }
 
+/*
+ * A decoder that a hostile archive makes allocate without end: try to
+ * lift the limit its parent set, then take 4 GiB.  Only if all of it
+ * came is a FORGED entry sent, for the script to find.
+ */
+static void
+harm_memory(int fd)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	size_t chunk = 64u << 20, i;
+	char *p;
+
+	(void)setrlimit(RLIMIT_DATA, &rl);
+	(void)prlimit(0, RLIMIT_DATA, &rl, NULL);
+	for (i = 0; i < 64; i++) {
+		p = malloc(chunk);
+		if (p == NULL)
+			return;
+		memset(p, 1, chunk);
+	}
+	put_entry(fd, "HOGGED");
+}
+
 /* Lie N to the parent. */
 static void
 lie(int fd, int n)
@@ -357,6 +383,8 @@ xtr_hostile(int fd)
 		harm_fork(arg);
 	} else if (strcmp(kind, "signal") == 0) {
 		harm_signal();
+	} else if (strcmp(kind, "hog") == 0) {
+		harm_memory(fd);
 	} else if (strcmp(kind, "spin") == 0) {
 		/* A reader that loops: CPU, and nothing sent. */
 		ignore_term();

@@ -140,13 +140,14 @@ run() {
 		(cd "$R/cwd" && PFX_HOSTILE=$(arg_of "$c" "$R" 0) \
 		    PFX_HOSTILE_RUN=$tag.$1 timeout -s KILL 30 "$pfx" -x \
 		    -f ../a.tar -C ../w/dest --report=json --idle-timeout=2 \
-		    --stall-timeout=1) \
+		    --stall-timeout=1 --max-memory=64M) \
 		    > "$M/stdout" 2> "$M/stderr" ;;
 	cli-atomic)
 		(cd "$R/cwd" && PFX_HOSTILE=$(arg_of "$c" "$R" 1) \
 		    PFX_HOSTILE_RUN=$tag.$1 timeout -s KILL 30 "$pfx" -x \
 		    -f ../a.tar -C ../w/dest --atomic --report=json \
-		    --idle-timeout=2 --stall-timeout=1) > "$M/stdout" \
+		    --idle-timeout=2 --stall-timeout=1 --max-memory=64M) \
+		    > "$M/stdout" \
 		    2> "$M/stderr" ;;
 	lib*)
 		(cd "$R/cwd" && PFX_HOSTILE=$(arg_of "$c" "$R" $atomic) \
@@ -184,7 +185,7 @@ check() {
 	esac
 	# What the case must come to, and how soon.
 	case $c in
-	fds|setid|hardlink|fork|signal) want=0 limit=10000
+	fds|setid|hardlink|fork|signal|hog) want=0 limit=10000
 	    text= ;;
 	silent) want=2 limit=5000
 	    text='sent nothing for 2 s (--idle-timeout)' ;;
@@ -267,7 +268,7 @@ late() {
 	fi
 }
 
-cases="fds setid hardlink fork signal silent spin linger lies:1 lies:2 lies:3
+cases="fds setid hardlink fork signal hog silent spin linger lies:1 lies:2 lies:3
 lies:4 lies:5 lies:6 lies:7 lies:8 lies:9"
 if [ -n "${HOSTILE_CASES:-}" ]; then cases=$HOSTILE_CASES; fi
 i=0

@@ -175,6 +175,7 @@ extract(char **argv)
 		opt.flags |= PFX_OPT_ATOMIC;
 	opt.idle_timeout = 2;
 	opt.stall_timeout = 1;
+	opt.limits.max_memory = 64u << 20;
 	opt.timeout = 20;
 	opt.hooks.decide = decide;
 	opt.hooks.report = report;
