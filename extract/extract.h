@@ -87,6 +87,10 @@ struct xtr_table {
 uint64_t xtr_siphash(const uint64_t key[2], const void *msg, size_t len,
     unsigned int c, unsigned int d);
 
+/* A fresh SipHash key for one table of one run: random bytes, or what
+ * differs from one process to the next where there are none. */
+void xtr_hash_key(uint64_t key[2]);
+
 /* Make T empty, charging what it will hold to OWNER (NULL: nobody). */
 void xtr_table_init(struct xtr_table *t, struct xtr *owner);
 

@@ -412,6 +412,8 @@ struct lc_table {
 	struct lc_ent *v;
 	size_t cap, used;	/* CAP a power of two, or 0 */
 	size_t bytes;		/* taken from the budget, V included */
+	uint64_t key[2];	/* SipHash's, drawn when V is made */
+	bool keyed;
 };
 
 struct link_cache {
@@ -422,14 +424,12 @@ struct link_cache {
 
 static uint64_t last_steps;	/* for tests: xtr_link_steps_last() */
 
+/* SECURITY: keyed per run, so that an archive cannot choose link names
+ * whose hashes collide (table.c). */
 static uint64_t
-lc_hash(const char *k)
+lc_hash(const struct lc_table *t, const char *k)
 {
-	uint64_t h = 14695981039346656037u;
-
-	for (; *k != '\0'; k++)
-		h = (h ^ (unsigned char)*k) * 1099511628211u;
-	return h;
+	return xtr_siphash(t->key, k, strlen(k), 1, 3);
 }
 
 /* Empty T, giving its memory back. */
@@ -454,7 +454,9 @@ lc_get(const struct lc_table *t, uint64_t gen, const char *key)
 
 	if (t->cap == 0)
 		return NULL;
-	h = lc_hash(key);
+	if (!t->keyed)
+		return NULL;	/* nothing was ever put */
+	h = lc_hash(t, key);
 	mask = t->cap - 1;
 	for (i = (size_t)h & mask; t->v[i].key != NULL; i = (i + 1) & mask) {
 		if (t->v[i].hash == h && strcmp(t->v[i].key, key) == 0)
@@ -494,6 +496,9 @@ lc_room(struct xtr *x, struct lc_table *t, uint64_t gen, size_t more)
 		return -1;
 	}
 	n.bytes = sz;
+	/* The entries keep their hashes: the key goes with them. */
+	memcpy(n.key, t->key, sizeof(n.key));
+	n.keyed = t->keyed;
 	mask = n.cap - 1;
 	for (i = 0; i < t->cap; i++) {
 		struct lc_ent *e = &t->v[i];
@@ -527,12 +532,17 @@ lc_put(struct xtr *x, struct lc_table *t, uint64_t gen, const char *key,
     const char *val)
 {
 	size_t klen = strlen(key) + 1, vlen = strlen(val) + 1, i, mask;
-	uint64_t h = lc_hash(key);
+	uint64_t h;
 	struct lc_ent *e;
 	char *k;
 
 	if (lc_room(x, t, gen, klen + vlen) < 0)
 		return NULL;
+	if (!t->keyed) {
+		xtr_hash_key(t->key);
+		t->keyed = true;
+	}
+	h = lc_hash(t, key);
 	mask = t->cap - 1;
 	for (i = (size_t)h & mask; t->v[i].key != NULL; i = (i + 1) & mask)
 		if (t->v[i].hash == h && strcmp(t->v[i].key, key) == 0)

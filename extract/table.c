@@ -118,26 +118,26 @@ xtr_siphash(const uint64_t key[2], const void *msg, size_t len,
  * the process id, mixed by SipHash itself.  Weaker than random bytes, but
  * an attacker would have to guess it before writing the archive.
  */
-static void
-draw_key(struct xtr_table *t)
+void
+xtr_hash_key(uint64_t key[2])
 {
 	uint64_t seed[6], zero[2] = { 0, 0 };
 	struct timespec ts;
 	int on_stack;
 
-	if (plat_os_random(t->key, sizeof(t->key)) == 0)
+	if (plat_os_random(key, 2 * sizeof(key[0])) == 0)
 		return;
 	seed[0] = (uint64_t)(uintptr_t)&on_stack;
-	seed[1] = (uint64_t)(uintptr_t)t;
-	seed[2] = (uint64_t)(uintptr_t)&draw_key;
+	seed[1] = (uint64_t)(uintptr_t)key;
+	seed[2] = (uint64_t)(uintptr_t)&xtr_hash_key;
 	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
 	seed[3] = (uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec;
 	(void)clock_gettime(CLOCK_REALTIME, &ts);
 	seed[4] = (uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec;
 	seed[5] = (uint64_t)getpid();
-	t->key[0] = xtr_siphash(zero, seed, sizeof(seed), 2, 4);
-	seed[0] ^= t->key[0];
-	t->key[1] = xtr_siphash(zero, seed, sizeof(seed), 2, 4);
+	key[0] = xtr_siphash(zero, seed, sizeof(seed), 2, 4);
+	seed[0] ^= key[0];
+	key[1] = xtr_siphash(zero, seed, sizeof(seed), 2, 4);
 }
 
 /* The hash of KEY (LEN bytes) in T: SipHash-1-3, one round a word. */
@@ -276,7 +276,7 @@ xtr_table_add(struct xtr_table *t, const char *key)
 	uint64_t h;
 
 	if (!t->keyed) {
-		draw_key(t);
+		xtr_hash_key(t->key);
 		t->keyed = true;
 	}
 	h = hash_key(t, key, len);
