@@ -243,6 +243,10 @@ obj/bench/measure: bench/measure.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_DEFS) $(CFLAGS) $(WARN) -o $@ bench/measure.c
 
+obj/bench/dosgen: bench/dosgen.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_DEFS) $(CFLAGS) $(WARN) -o $@ bench/dosgen.c -larchive
+
 obj/bench/floor: bench/floor.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_DEFS) $(CFLAGS) $(WARN) -o $@ bench/floor.c -lisal -lz \
