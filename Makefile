@@ -241,7 +241,7 @@ bench:
 # a table of N against CPU and peak RSS, for the cost model.  Not part of
 # `make check`; nothing is asserted but that no run crashes or passes
 # 300 s.  DOS_DIR (/dev/shm/pfx-dos) caches the archives.
-dos:
+dos: deps
 	$(MAKE) obj/pfextract obj/bench/measure obj/bench/dosgen
 	sh bench/dos.sh
 
