@@ -237,11 +237,23 @@ bench:
 	$(MAKE) obj/pfextract obj/bench/measure obj/bench/floor
 	sh bench/run.sh
 
+# The hostile resource archives of the review (bench/dos.sh) at N and 4N:
+# a table of N against CPU and peak RSS, for the cost model.  Not part of
+# `make check`; nothing is asserted but that no run crashes or passes
+# 300 s.  DOS_DIR (/dev/shm/pfx-dos) caches the archives.
+dos: deps
+	$(MAKE) obj/pfextract obj/bench/measure obj/bench/dosgen
+	sh bench/dos.sh
+
 BENCH_DEFS = $(DEFS) -D_DEFAULT_SOURCE
 
 obj/bench/measure: bench/measure.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_DEFS) $(CFLAGS) $(WARN) -o $@ bench/measure.c
+
+obj/bench/dosgen: bench/dosgen.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_DEFS) $(CFLAGS) $(WARN) -o $@ bench/dosgen.c -larchive
 
 obj/bench/floor: bench/floor.c
 	@mkdir -p $(@D)
@@ -372,7 +384,7 @@ soak: obj/tests/run obj/san/tests/run
 	        obj/san/tests/run --jobs 2 --filter '*_race/*'; \
 	done
 
-.PHONY: all bench check demo deps corpus fuzz fuzz-run soak install uninstall \
+.PHONY: all bench check demo deps dos corpus fuzz fuzz-run soak install uninstall \
     clean prove
 
 -include $(shell find obj -name '*.d' 2>/dev/null)
