@@ -296,15 +296,14 @@ xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
 		x->links_cap = cap;
 	}
 	/*
-	 * One block for the three strings; the bytes, the array slot and
-	 * the table's (a slot at a load of at most 3/4, doubled while it
-	 * grows, and its copy of the path) come from the budget.
+	 * One block for the three strings; the bytes and the array slot
+	 * come from the budget (the table charges its own slot and key).
 	 */
 	plen = strlen(rel) + 1;
 	tlen = strlen(e->link_target) + 1;
 	nlen = strcmp(e->name, rel) == 0 ? 0 : strlen(e->name) + 1;
 	block = plen + tlen + nlen;
-	mem = block + sizeof(*l) + 3 * sizeof(*s) + plen;
+	mem = block + sizeof(*l);
 	if (xtr_mem_take(x, mem) < 0) {
 		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "io_error", ENOMEM);
 		return;
