@@ -36,28 +36,8 @@ set -eu
 # No globbing: the options hold patterns (--exclude=*.o).
 set -f
 
-umask 022
-LC_ALL=C
-export LC_ALL
-
-top=$(pwd)
-
-say() {
-	printf 'dos: %s\n' "$*" >&2
-}
-
-fail() {
-	say "FAIL: $*"
-	exit 1
-}
-
-# The absolute form of path $1, relative to the top of the tree.
-abs() {
-	case $1 in
-	/*) printf '%s\n' "$1" ;;
-	*) printf '%s/%s\n' "$top" "$1" ;;
-	esac
-}
+ME=dos
+. bench/lib.sh
 
 DIR=$(abs "${DOS_DIR:-/dev/shm/pfx-dos}")
 ONLY=${DOS_ONLY:-}

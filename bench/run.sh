@@ -33,28 +33,8 @@
 # fails the bench (exit 1); a missed target does not (exit 0).
 set -eu
 
-umask 022
-LC_ALL=C
-export LC_ALL
-
-top=$(pwd)
-
-say() {
-	printf 'bench: %s\n' "$*" >&2
-}
-
-fail() {
-	say "FAIL: $*"
-	exit 1
-}
-
-# The absolute form of path $1, relative to the top of the tree.
-abs() {
-	case $1 in
-	/*) printf '%s\n' "$1" ;;
-	*) printf '%s/%s\n' "$top" "$1" ;;
-	esac
-}
+ME=bench
+. bench/lib.sh
 
 DATA=$(abs "${BENCH_DATA:-obj/bench/data}")
 DIR=$(abs "${BENCH_DIR:-/dev/shm/pfx-bench}")

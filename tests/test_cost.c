@@ -27,6 +27,22 @@
 #define BOMB_SIZE (96u << 20)
 #define OUT_CAP (1u << 20)
 
+/* A fresh directory under $TMPDIR into DIR (CAP bytes).  Return: its
+ * descriptor. */
+static int
+fresh_dest(char *dir, size_t cap)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	snprintf(dir, cap, "%s/pfx-cost.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	cr_assert(mkdtemp(dir) != NULL);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	return fd;
+}
+
 /* A .tar.gz in memory: "good", then NAME holding BOMB_SIZE zeros. */
 static size_t
 bomb_archive(unsigned char *out, size_t cap, const char *name)
@@ -68,19 +84,13 @@ static void
 expect_ratio_stop(const char *name, unsigned int flags, const char *exclude)
 {
 	static unsigned char buf[OUT_CAP];
-	const char *tmp = getenv("TMPDIR");
 	const char *ex[1] = { exclude };
 	struct pfx_options opt;
 	struct pfx_result res;
 	struct pfx_input in;
 	char dir[256];
-	int fd;
+	int fd = fresh_dest(dir, sizeof(dir));
 
-	snprintf(dir, sizeof(dir), "%s/pfx-cost.XXXXXX",
-	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	cr_assert(mkdtemp(dir) != NULL);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	cr_assert(fd >= 0);
 	memset(&in, 0, sizeof(in));
 	in.fd = -1;
 	in.buf = buf;
@@ -154,17 +164,11 @@ static enum pfx_status
 extract_with_max(const char *name, uint64_t max, struct pfx_result *res)
 {
 	static unsigned char buf[64 << 10];
-	const char *tmp = getenv("TMPDIR");
 	struct pfx_options opt;
 	struct pfx_input in;
 	char dir[256];
-	int fd;
+	int fd = fresh_dest(dir, sizeof(dir));
 
-	snprintf(dir, sizeof(dir), "%s/pfx-cost.XXXXXX",
-	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	cr_assert(mkdtemp(dir) != NULL);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	cr_assert(fd >= 0);
 	memset(&in, 0, sizeof(in));
 	in.fd = -1;
 	in.buf = buf;
