@@ -29,8 +29,9 @@
  * afterwards -- locale, time zone -- is loaded before.  -v says what was
  * enforced on standard error, --report=json in the summary's "sandbox".
  *
- * Exit status: 0 every entry extracted, 1 some refused or failed, 2 fatal,
- * 64 usage error, 128 + N stopped by signal N.
+ * Exit status: 0 every entry extracted, 1 some refused or failed, 2 fatal
+ * or a member operand not found (as GNU tar), 64 usage error, 128 + N
+ * stopped by signal N.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +121,8 @@ struct cli {
 	const struct xtr_args *a;
 	int ugswidth;		/* only grows, as in GNU tar */
 	const char *probe;	/* $PFEXTRACT_SANDBOX_PROBE, or NULL */
+	size_t not_found;	/* member operands that selected nothing */
+	bool warned;		/* the wildcards warning was given */
 };
 
 /*
@@ -574,14 +577,57 @@ flush_stdout(void)
 	return 0;
 }
 
-/* A member operand or --include pattern that selected nothing, as tar. */
+/* Does the literal operand S hold a pattern character that no '\'
+ * escapes (GNU tar's test for its wildcards warning)? */
+static bool
+has_wildcards(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '\\' && s[1] != '\0')
+			s++;
+		else if (*s == '*' || *s == '?' || *s == '[')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A member operand or --include pattern that selected nothing, as GNU
+ * tar says it: an operand by its name without trailing '/'s, after a
+ * warning (once) if it looks like a pattern and neither --wildcards nor
+ * --no-wildcards was given.
+ */
 static void
 report_unmatched(void *arg, const char *pattern)
 {
-	(void)arg;
+	struct cli *c = arg;
+	const struct xtr_args *a = c->a;
+	const char *name = pattern;
+	size_t i, len;
+
+	for (i = 0; i < a->nmember_pat; i++) {
+		if (a->member_pat[i] == pattern)
+			break;
+	}
+	if (i < a->nmember_pat) {
+		c->not_found++;
+		name = a->members[i];
+		if (!a->wildcards_given && !c->warned &&
+		    has_wildcards(name)) {
+			fputs("pfextract: Pattern matching characters used in "
+			    "file names\n"
+			    "pfextract: Use --wildcards to enable pattern "
+			    "matching, or --no-wildcards to suppress this "
+			    "warning\n", stderr);
+			c->warned = true;
+		}
+	}
+	len = strlen(name);
+	while (len > 1 && name[len - 1] == '/')
+		len--;
 	fputs("pfextract: ", stderr);
-	put_safe(stderr, pattern, strlen(pattern), false);
-	fputs(": not found in archive\n", stderr);
+	put_safe(stderr, name, len, true);
+	fputs(": Not found in archive\n", stderr);
 }
 
 /*
@@ -666,6 +712,7 @@ main(int argc, char **argv)
 		in.fd = STDIN_FILENO;
 	}
 
+	memset(&c, 0, sizeof(c));
 	c.a = &a;
 	c.ugswidth = LIST_UGS_WIDTH;
 	a.opt.hooks.decide = NULL;
@@ -720,6 +767,9 @@ main(int argc, char **argv)
 
 	/* Listing and -v are output: losing them is an error too. */
 	rc = (int)status;
+	/* As GNU tar: a member operand not found is a failure. */
+	if (c.not_found > 0)
+		rc = PFX_FATAL;
 	if (caught == SIGPIPE)
 		(void)fflush(stdout);	/* the reader is gone: no message */
 	else if (flush_stdout() == -1)

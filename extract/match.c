@@ -3,6 +3,10 @@
  * select a member or a whole directory; --exclude patterns match the name
  * or any tail of it after a '/', and win.  Each pattern is matched once
  * per name, in O(n * m) time (glob.c).
+ *
+ * Operands (pfx_options.members) see the name as stored, as GNU tar's
+ * do: "./a" and "a" are two names.  --include and --exclude patterns see
+ * it without its leading "./", and lose their own.
  */
 #include <string.h>
 
@@ -30,8 +34,9 @@ include_matches(const char *pat, const char *name)
 const char *
 xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 {
+	const char *stored = name;
 	size_t i;
-	bool in = opt->ninclude == 0;
+	bool in = opt->ninclude == 0 && opt->nmembers == 0;
 
 	while (name[0] == '.' && name[1] == '/')
 		name += 2;
@@ -46,6 +51,13 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 			in = true;
 			if (hits != NULL)
 				hits[i] = true;
+		}
+	}
+	for (i = 0; i < opt->nmembers; i++) {
+		if (xtr_glob(opt->members[i], stored, 0, NULL)) {
+			in = true;
+			if (hits != NULL)
+				hits[opt->ninclude + i] = true;
 		}
 	}
 	return in ? NULL : "not_selected";

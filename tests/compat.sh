@@ -957,5 +957,57 @@ if selected gnu.tar; then
 	fi
 fi
 
+# --- member operands, against GNU tar ---------------------------------------
+
+# like_tar LABEL ARG...: in $T/ops, `pfextract ARG...` prints what `tar
+# ARG...` prints, on standard output and on standard error ("tar:" read
+# as "pfextract:", GNU tar's closing "Exiting with failure status" line
+# aside), and exits as it does.
+like_tar() {
+	label=$1
+	shift
+	(cd "$T/ops" && tar "$@") >"$T/tout" 2>"$T/terr"
+	trc=$?
+	(cd "$T/ops" && "$PFX" "$@") >"$T/pout" 2>"$T/perr"
+	prc=$?
+	sed -e 's/^tar: /pfextract: /' \
+	    -e '/^pfextract: Exiting with failure status/d' \
+	    "$T/terr" >"$T/twant"
+	if [ $prc -eq $trc ] && cmp -s "$T/tout" "$T/pout" &&
+	    cmp -s "$T/twant" "$T/perr"; then
+		ok
+	else
+		bad "$label: tar exit $trc, pfextract $prc;" \
+		    "tar: $(cat "$T/tout" "$T/twant" | head -4 | tr '\n' ' ')" \
+		    "pfextract: $(cat "$T/pout" "$T/perr" | head -4 | tr '\n' ' ')"
+	fi
+}
+
+# Operands are names unless --wildcards comes before them; "./x" and "x"
+# are two names; a trailing '/' goes; a directory selects what it holds.
+if selected operands; then
+	mkdir -p "$T/ops/src/pkg/sub" "$T/ops/src/usr/share/doc"
+	for f in pkg/package.json pkg/sub/x usr/share/doc/r 'st*r' file1; do
+		echo "$f" >"$T/ops/src/$f"
+	done
+	(cd "$T/ops/src" && tar -cf ../plain.tar pkg usr 'st*r' file1 &&
+	    tar -cf ../dot.tar ./pkg ./usr ./file1)
+	for arch in plain.tar dot.tar; do
+		for op in pkg/package.json ./pkg/package.json pkg pkg/ \
+		    ./pkg pkg// usr/share/doc/ 'pk*' 'st*r' 'st\*r' \
+		    '*/package.json' nothere; do
+			like_tar "tar -tf $arch '$op'" -tf "$arch" "$op"
+			like_tar "tar -tf $arch --wildcards '$op'" -tf "$arch" \
+			    --wildcards "$op"
+		done
+		like_tar "tar -tf $arch 'pk*' --wildcards (after)" -tf \
+		    "$arch" 'pk*' --wildcards
+		like_tar "tar -tf $arch --wildcards 'pk*' --no-wildcards" \
+		    -tf "$arch" --wildcards 'pk*' --no-wildcards
+		like_tar "tar -tf $arch --no-wildcards 'pk*'" -tf "$arch" \
+		    --no-wildcards 'pk*'
+	done
+fi
+
 echo "compat: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

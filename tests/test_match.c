@@ -235,6 +235,32 @@ Test(match, tar_semantics)
 	cr_expect_str_eq(xtr_unselected(&opt, "dirt", NULL), "not_selected");
 }
 
+/* Members (tar's operands) see the name as stored, as GNU tar's do. */
+Test(match, members_as_gnu_tar)
+{
+	static const char *const mem[] = { "pkg/a\\*b", "./doc" };
+	struct pfx_options opt;
+	bool hits[2];
+
+	memset(&opt, 0, sizeof(opt));
+	opt.members = mem;
+	opt.nmembers = 2;
+	memset(hits, 0, sizeof(hits));
+	cr_expect_null(xtr_unselected(&opt, "pkg/a*b", hits));
+	cr_expect(hits[0] && !hits[1]);
+	cr_expect_null(xtr_unselected(&opt, "pkg/a*b/c", NULL));
+	cr_expect_str_eq(xtr_unselected(&opt, "pkg/axb", NULL),
+	    "not_selected");
+	cr_expect_str_eq(xtr_unselected(&opt, "./pkg/a*b", NULL),
+	    "not_selected");
+	cr_expect_null(xtr_unselected(&opt, "./doc/", NULL));
+	cr_expect_null(xtr_unselected(&opt, "./doc/x", NULL));
+	cr_expect_str_eq(xtr_unselected(&opt, "doc/x", NULL),
+	    "not_selected");
+	cr_expect_str_eq(xtr_unselected(&opt, "./docs", NULL),
+	    "not_selected");
+}
+
 /* --- the cost, counted ------------------------------------------------ */
 
 /* "a/" REPS times, then LAST. */
