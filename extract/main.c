@@ -26,8 +26,9 @@
  * Sandbox.  Unless --no-sandbox, the library confines this whole process
  * (PFX_OPT_SANDBOX) once the archive and the destination are open and
  * before the first archive byte is decoded; everything pfextract needs
- * afterwards -- locale, time zone -- is loaded before.  -v says what was
- * enforced on standard error, --report=json in the summary's "sandbox".
+ * afterwards -- locale, time zone -- is loaded before.  -vv says what was
+ * enforced on standard error (-v writes only what tar writes),
+ * --report=json in the summary's "sandbox".
  *
  * Exit status: 0 every entry extracted, 1 some refused or failed, 2 fatal
  * or a member operand not found (as GNU tar), 64 usage error, 128 + N
@@ -534,7 +535,7 @@ probe_sandbox(const char *path)
 
 /*
  * The library's confined hook: the process has just been confined, no
- * archive byte is read yet.  Say what holds (-v), and run the probe.
+ * archive byte is read yet.  Say what holds (-vv), and run the probe.
  */
 static void
 on_confined(void *arg, const struct pfx_sandbox_info *info)
@@ -545,7 +546,7 @@ on_confined(void *arg, const struct pfx_sandbox_info *info)
 	 * unconfined writer, where a probe proves nothing. */
 	bool child = (c->a->opt.flags & PFX_OPT_ATOMIC) != 0;
 
-	if (c->a->verbose > 0) {
+	if (c->a->verbose >= 2) {
 		fputs("pfextract: sandbox: ", stderr);
 		put_safe(stderr, info->text, strlen(info->text), false);
 		fputs(child ? " (the decoder process; this one publishes)\n" :
@@ -728,7 +729,7 @@ main(int argc, char **argv)
 	if (a.sandbox == XTR_SANDBOX_REQUIRE)
 		a.opt.flags |= PFX_OPT_SANDBOX_REQUIRE;
 	if (a.sandbox == XTR_SANDBOX_OFF && res.status != PFX_FATAL) {
-		if (a.verbose > 0)
+		if (a.verbose >= 2)
 			fputs("pfextract: sandbox: off (--no-sandbox)\n",
 			    stderr);
 		if (c.probe != NULL)
