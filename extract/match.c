@@ -6,7 +6,11 @@
  *
  * Operands (pfx_options.members) see the name as stored, as GNU tar's
  * do: "./a" and "a" are two names.  --include and --exclude patterns see
- * it without its leading "./", and lose their own.
+ * it without its leading "./", and lose their own; an exclude pattern
+ * that had one is anchored, as it is in GNU tar on names stored with
+ * "./" (no tail after a '/' starts with "./"): --exclude=./a leaves
+ * "./d/a" alone.  One without sees the name as stored too, as in GNU
+ * tar: --exclude='*' '/a' takes "./a".
  */
 #include <string.h>
 
@@ -34,7 +38,8 @@ include_matches(const char *pat, const char *name)
 const char *
 xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 {
-	const char *stored = name;
+	const char *stored = name, *pat;
+	unsigned int flags;
 	size_t i;
 	bool in = opt->ninclude == 0 && opt->nmembers == 0;
 
@@ -42,7 +47,15 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 		name += 2;
 	/* Exclusion wins, and says so. */
 	for (i = 0; i < opt->nexclude; i++) {
-		if (xtr_glob(opt->exclude[i], name, XTR_GLOB_TAIL, NULL))
+		pat = opt->exclude[i];
+		flags = XTR_GLOB_TAIL;
+		while (pat[0] == '.' && pat[1] == '/') {
+			pat += 2;
+			flags = 0;
+		}
+		if (xtr_glob(pat, name, flags, NULL) ||
+		    (flags != 0 && stored != name &&
+		    xtr_glob(pat, stored, 0, NULL)))
 			return "excluded";
 	}
 	/* Every pattern that matches is marked, not only the first. */

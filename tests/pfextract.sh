@@ -85,6 +85,14 @@ run "--include stays a pattern" 0 "$pfx" -xf a.tar -C out --include='*/a.*'
     bad "--include='*/a.*'"
 run "--exclude" 0 "$pfx" -xf a.tar -C out --exclude='*.txt'
 [ -d "$T/out/d/e" ] && [ ! -e "$T/out/d/a.txt" ] && ok || bad "--exclude"
+# --exclude with "./", on names stored with "./" (as GNU tar).
+tar -C "$T/src" -cf "$T/dot.tar" ./d
+run "--exclude=./d/a.txt" 0 "$pfx" -xf dot.tar -C out --exclude=./d/a.txt
+[ -f "$T/out/d/e/b.txt" ] && [ ! -e "$T/out/d/a.txt" ] && ok ||
+    bad "--exclude=./d/a.txt on ./d/a.txt"
+run "--exclude='./*.txt' -t" 0 "$pfx" -tf dot.tar --exclude='./*.txt'
+[ "$(cat "$T/stdout")" = "$(printf './d/\n./d/e/')" ] && ok ||
+    bad "--exclude='./*.txt' listed: $(cat "$T/stdout")"
 
 # Listing.
 run "-t" 0 "$pfx" -tf a.tar
