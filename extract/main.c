@@ -30,9 +30,9 @@
  * enforced on standard error (-v writes only what tar writes),
  * --report=json in the summary's "sandbox".
  *
- * Exit status: 0 every entry extracted, 1 some refused or failed, 2 fatal
- * or a member operand not found (as GNU tar), 64 usage error, 128 + N
- * stopped by signal N.
+ * Exit status: 0 every entry extracted, 1 some refused or failed, 2 fatal,
+ * a member operand not found or -k over an existing file (as GNU tar), 64
+ * usage error, 128 + N stopped by signal N.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,6 +123,7 @@ struct cli {
 	int ugswidth;		/* only grows, as in GNU tar */
 	const char *probe;	/* $PFEXTRACT_SANDBOX_PROBE, or NULL */
 	size_t not_found;	/* member operands that selected nothing */
+	size_t kept_old;	/* -k: entries refused as they exist */
 	bool warned;		/* the wildcards warning was given */
 };
 
@@ -379,6 +380,10 @@ report_entry(void *arg, const struct pfx_entry *e)
 		}
 		break;
 	case PFX_ENTRY_REFUSED:
+		/* -k over an existing name fails the run, as in GNU tar. */
+		if (a->opt.existing == PFX_EXISTING_KEEP &&
+		    e->reason != NULL && strcmp(e->reason, "exists") == 0)
+			c->kept_old++;
 		/* -q silences refusals; they still count and are in JSON. */
 		if (!a->quiet)
 			put_problem(e);
@@ -768,8 +773,9 @@ main(int argc, char **argv)
 
 	/* Listing and -v are output: losing them is an error too. */
 	rc = (int)status;
-	/* As GNU tar: a member operand not found is a failure. */
-	if (c.not_found > 0)
+	/* As GNU tar: a member operand not found, or -k over an existing
+	 * file, is a failure once the rest is extracted. */
+	if (c.not_found > 0 || c.kept_old > 0)
 		rc = PFX_FATAL;
 	if (caught == SIGPIPE)
 		(void)fflush(stdout);	/* the reader is gone: no message */

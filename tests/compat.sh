@@ -1033,5 +1033,37 @@ if selected operands; then
 	done
 fi
 
+# -k over existing files: GNU tar reports each, extracts the rest and
+# exits 2; --skip-old-files is silent and exits 0.  The messages differ.
+if selected operands; then
+	for how in -k --keep-old-files --skip-old-files; do
+		for d in r p; do
+			rm -rf "$T/ops/$d" && mkdir -p "$T/ops/$d/pkg"
+			echo old >"$T/ops/$d/pkg/package.json"
+			echo old >"$T/ops/$d/file1"
+		done
+		(cd "$T/ops" && tar -xf plain.tar $how -C r) 2>"$T/terr"
+		trc=$?
+		(cd "$T/ops" && "$PFX" -xf plain.tar $how -C p) 2>"$T/perr"
+		prc=$?
+		(cd "$T/ops/r" && find . -type f -exec sh -c \
+		    'printf "%s %s\n" "$1" "$(cat "$1")"' sh {} \; | sort) \
+		    >"$T/twant"
+		(cd "$T/ops/p" && find . -type f -exec sh -c \
+		    'printf "%s %s\n" "$1" "$(cat "$1")"' sh {} \; | sort) \
+		    >"$T/pgot"
+		if [ $prc -eq $trc ] && cmp -s "$T/twant" "$T/pgot" &&
+		    [ "$(wc -l <"$T/perr")" -eq \
+		    "$(grep -vc 'Exiting with failure' "$T/terr")" ]; then
+			ok
+		else
+			bad "tar -xf plain.tar $how over existing files:" \
+			    "tar exit $trc, pfextract $prc;" \
+			    "$(diff "$T/twant" "$T/pgot" | head -3 | tr '\n' ' ')" \
+			    "$(head -2 "$T/perr" | tr '\n' ' ')"
+		fi
+	done
+fi
+
 echo "compat: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

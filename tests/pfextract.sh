@@ -85,6 +85,21 @@ run "--include stays a pattern" 0 "$pfx" -xf a.tar -C out --include='*/a.*'
     bad "--include='*/a.*'"
 run "--exclude" 0 "$pfx" -xf a.tar -C out --exclude='*.txt'
 [ -d "$T/out/d/e" ] && [ ! -e "$T/out/d/a.txt" ] && ok || bad "--exclude"
+# -k over an existing file: reported, the rest extracted, exit 2 (GNU
+# tar); --skip-old-files is silent and 0.
+run "-k over an existing file" 2 sh -c \
+    "mkdir -p out/d && echo old > out/d/a.txt && '$pfx' -xkf a.tar -C out"
+[ "$(cat "$T/out/d/a.txt")" = old ] && [ -f "$T/out/d/e/b.txt" ] && ok ||
+    bad "-k: the old file replaced, or the rest not extracted"
+grep -q '^pfextract: d/a.txt: ' "$T/stderr" && ok ||
+    bad "-k: existing file not reported: $(cat "$T/stderr")"
+run "--skip-old-files over an existing file" 0 sh -c \
+    "mkdir -p out/d && echo old > out/d/a.txt &&
+    '$pfx' -xf a.tar -C out --skip-old-files"
+[ "$(cat "$T/out/d/a.txt")" = old ] && [ ! -s "$T/stderr" ] && ok ||
+    bad "--skip-old-files: $(cat "$T/stderr")"
+run "-k on a fresh directory" 0 "$pfx" -xkf a.tar -C out
+
 # --exclude with "./", on names stored with "./" (as GNU tar).
 tar -C "$T/src" -cf "$T/dot.tar" ./d
 run "--exclude=./d/a.txt" 0 "$pfx" -xf dot.tar -C out --exclude=./d/a.txt
