@@ -13,7 +13,8 @@
  *    take the following words in order;
  *  - options and operands in any order; "--" ends the options.
  * Without -f the first operand is the archive; the other operands are
- * member names or patterns, as with tar.
+ * member names, taken literally as GNU tar takes them, or patterns when
+ * --wildcards comes before them (and not --no-wildcards after that).
  *
  * SECURITY: options that would defeat containment, or run a program on
  * hostile input, are refused by name with the reason, never ignored.
@@ -74,6 +75,8 @@ enum opt_id {
 	OPT_EXCLUDE,
 	OPT_INCLUDE,
 	OPT_EXCLUDE_FROM,
+	OPT_WILDCARDS,
+	OPT_NO_WILDCARDS,
 	OPT_KEEP_OLD,
 	OPT_SKIP_OLD,
 	OPT_OVERWRITE,
@@ -146,6 +149,8 @@ static const struct opt_def opts[] = {
 	{ "exclude", 0, true, OPT_EXCLUDE, NULL },
 	{ "include", 0, true, OPT_INCLUDE, NULL },
 	{ "exclude-from", 'X', true, OPT_EXCLUDE_FROM, NULL },
+	{ "wildcards", 0, false, OPT_WILDCARDS, NULL },
+	{ "no-wildcards", 0, false, OPT_NO_WILDCARDS, NULL },
 	{ "keep-old-files", 'k', false, OPT_KEEP_OLD, NULL },
 	{ "skip-old-files", 0, false, OPT_SKIP_OLD, NULL },
 	{ "overwrite", 0, false, OPT_OVERWRITE, NULL },
@@ -220,8 +225,11 @@ struct parse {
 	bool file_set;
 	bool dir_set;
 	const char **ops;	/* operands, borrowed from argv */
+	bool *ops_glob;		/* per operand: --wildcards was in force */
 	size_t nops;
+	bool wildcards;		/* --wildcards, until --no-wildcards */
 	size_t cap_members;
+	size_t cap_member_pat;
 	size_t cap_include;
 	size_t cap_exclude;
 };
@@ -576,6 +584,12 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		    strlen(v));
 	case OPT_EXCLUDE_FROM:
 		return read_exclude_file(p, v);
+	case OPT_WILDCARDS:
+	case OPT_NO_WILDCARDS:
+		/* As GNU tar: for the operands that follow. */
+		p->wildcards = d->id == OPT_WILDCARDS;
+		a->wildcards_given = true;
+		return 0;
 	case OPT_KEEP_OLD:
 		a->opt.existing = PFX_EXISTING_KEEP;
 		return 0;
@@ -853,6 +867,40 @@ parse_bundle(struct parse *p, int argc, char **argv, int *next)
 }
 
 /*
+ * Add the member operand S as a pattern for the library, as GNU tar
+ * reads it: without its trailing '/'s, and, unless GLOB, literal -- its
+ * '*', '?', '[' and '\' escaped.  Return: 0, or -1 (error written).
+ */
+static int
+push_member_pattern(struct parse *p, const char *s, bool glob)
+{
+	struct xtr_args *a = p->a;
+	size_t len = strlen(s), i, n = 0;
+	char *pat;
+	int rc;
+
+	while (len > 1 && s[len - 1] == '/')
+		len--;
+	if (glob)
+		return push(p, &a->member_pat, &a->nmember_pat,
+		    &p->cap_member_pat, s, len);
+	if (len > (SIZE_MAX - 1) / 2)
+		return fail(p, "out of memory");
+	pat = malloc(2 * len + 1);
+	if (pat == NULL)
+		return fail(p, "out of memory");
+	for (i = 0; i < len; i++) {
+		if (strchr("*?[\\", s[i]) != NULL)
+			pat[n++] = '\\';
+		pat[n++] = s[i];
+	}
+	rc = push(p, &a->member_pat, &a->nmember_pat, &p->cap_member_pat,
+	    pat, n);
+	free(pat);
+	return rc;
+}
+
+/*
  * Give the operands their meaning and point the library's options at the
  * arrays.  Return: 0, or -1.
  */
@@ -868,8 +916,7 @@ finish(struct parse *p)
 		if (push(p, &a->members, &a->nmembers, &p->cap_members,
 		    p->ops[k], strlen(p->ops[k])) == -1)
 			return -1;
-		if (push(p, &a->include, &a->ninclude, &p->cap_include,
-		    p->ops[k], strlen(p->ops[k])) == -1)
+		if (push_member_pattern(p, p->ops[k], p->ops_glob[k]) == -1)
 			return -1;
 	}
 	if (a->mode == 't')
@@ -880,6 +927,8 @@ finish(struct parse *p)
 	a->opt.ninclude = a->ninclude;
 	a->opt.exclude = (const char *const *)a->exclude;
 	a->opt.nexclude = a->nexclude;
+	a->opt.members = (const char *const *)a->member_pat;
+	a->opt.nmembers = a->nmember_pat;
 	return 0;
 }
 
@@ -904,8 +953,12 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 	if (argc < 1)
 		return finish(&p);
 	p.ops = calloc((size_t)argc, sizeof(*p.ops));
-	if (p.ops == NULL)
+	p.ops_glob = calloc((size_t)argc, sizeof(*p.ops_glob));
+	if (p.ops == NULL || p.ops_glob == NULL) {
+		free(p.ops);
+		free(p.ops_glob);
 		return fail(&p, "out of memory");
+	}
 
 	if (argc > 1 && is_bundle(argv[1]) &&
 	    parse_bundle(&p, argc, argv, &i) == -1)
@@ -914,6 +967,7 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 		const char *arg = argv[i];
 
 		if (!options || arg[0] != '-' || arg[1] == '\0') {
+			p.ops_glob[p.nops] = p.wildcards;
 			p.ops[p.nops++] = arg;
 			continue;
 		}
@@ -932,6 +986,7 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 	rc = finish(&p);
 out:
 	free(p.ops);
+	free(p.ops_glob);
 	return rc;
 }
 
@@ -954,10 +1009,13 @@ void
 xtr_args_free(struct xtr_args *a)
 {
 	free_strings(&a->members, &a->nmembers);
+	free_strings(&a->member_pat, &a->nmember_pat);
 	free_strings(&a->include, &a->ninclude);
 	free_strings(&a->exclude, &a->nexclude);
 	a->opt.include = NULL;
 	a->opt.ninclude = 0;
 	a->opt.exclude = NULL;
 	a->opt.nexclude = 0;
+	a->opt.members = NULL;
+	a->opt.nmembers = 0;
 }

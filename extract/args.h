@@ -33,7 +33,12 @@ struct xtr_args {
 	struct pfx_options opt;	/* everything the library needs */
 	char **members;		/* operands: member names or patterns */
 	size_t nmembers;
-	char **include;		/* --include, and the members */
+	char **member_pat;	/* the members as the library's patterns
+				   (opt.members): no trailing '/', and
+				   escaped unless --wildcards */
+	size_t nmember_pat;
+	bool wildcards_given;	/* --wildcards or --no-wildcards given */
+	char **include;		/* --include */
 	size_t ninclude;
 	char **exclude;		/* --exclude and the lines of -X files */
 	size_t nexclude;

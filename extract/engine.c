@@ -774,19 +774,22 @@ read_all(struct xtr *x)
 	archive_entry_free(ae);
 }
 
-/* Tell the caller of each include pattern that selected nothing. */
+/* Tell the caller of each include pattern or member that selected
+ * nothing. */
 static void
 report_unmatched(struct xtr *x)
 {
+	const struct pfx_options *opt = x->opt;
 	size_t i;
 
-	for (i = 0; i < x->opt->ninclude; i++) {
+	for (i = 0; i < opt->ninclude + opt->nmembers; i++) {
 		if (x->include_hit[i])
 			continue;
 		x->res->stats.unmatched++;
-		if (x->opt->hooks.unmatched != NULL)
-			x->opt->hooks.unmatched(x->opt->hooks.arg,
-			    x->opt->include[i]);
+		if (opt->hooks.unmatched != NULL)
+			opt->hooks.unmatched(opt->hooks.arg,
+			    i < opt->ninclude ? opt->include[i] :
+			    opt->members[i - opt->ninclude]);
 	}
 }
 
@@ -930,8 +933,9 @@ run(struct xtr *x)
 {
 	const struct pfx_options *opt = x->opt;
 
-	if (opt->ninclude > 0) {
-		x->include_hit = calloc(opt->ninclude, sizeof(*x->include_hit));
+	if (opt->ninclude + opt->nmembers > 0) {
+		x->include_hit = calloc(opt->ninclude + opt->nmembers,
+		    sizeof(*x->include_hit));
 		if (x->include_hit == NULL) {
 			xtr_fail(x, ENOMEM, "%s", strerror(ENOMEM));
 			free_state(x);

@@ -126,8 +126,9 @@ bool xtr_glob(const char *pat, const char *name, unsigned int flags,
 /* --- match.c ---------------------------------------------------------- */
 
 /*
- * Is NAME left out by the include and exclude patterns of OPT?  Sets
- * HITS[i] (if HITS is not NULL) for each include pattern that selects it.
+ * Is NAME left out by the include, member and exclude patterns of OPT?
+ * Sets HITS[i] (if HITS is not NULL) for each include pattern that
+ * selects it, and HITS[ninclude + i] for each member.
  * Return: NULL if selected, else "excluded" or "not_selected".
  */
 const char *xtr_unselected(const struct pfx_options *opt, const char *name,
@@ -194,7 +195,8 @@ struct xtr {
 	struct xtr_table pending;	/* symlinks queued: index into links */
 	struct xtr_table changed;	/* PFX_OPT_FSYNC: directories whose
 					   entries changed, to sync */
-	bool *include_hit;		/* per include pattern: selected any */
+	bool *include_hit;		/* per include pattern, then per
+					   member: selected any */
 	struct xtr_symlink *links;	/* symlinks to make at the end */
 	size_t nlinks, links_cap;
 	uint64_t link_entries;		/* hard and symbolic links taken on */

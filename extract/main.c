@@ -26,11 +26,13 @@
  * Sandbox.  Unless --no-sandbox, the library confines this whole process
  * (PFX_OPT_SANDBOX) once the archive and the destination are open and
  * before the first archive byte is decoded; everything pfextract needs
- * afterwards -- locale, time zone -- is loaded before.  -v says what was
- * enforced on standard error, --report=json in the summary's "sandbox".
+ * afterwards -- locale, time zone -- is loaded before.  -vv says what was
+ * enforced on standard error (-v writes only what tar writes),
+ * --report=json in the summary's "sandbox".
  *
  * Exit status: 0 every entry extracted, 1 some refused or failed, 2 fatal,
- * 64 usage error, 128 + N stopped by signal N.
+ * a member operand not found or -k over an existing file (as GNU tar), 64
+ * usage error, 128 + N stopped by signal N.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +122,9 @@ struct cli {
 	const struct xtr_args *a;
 	int ugswidth;		/* only grows, as in GNU tar */
 	const char *probe;	/* $PFEXTRACT_SANDBOX_PROBE, or NULL */
+	size_t not_found;	/* member operands that selected nothing */
+	size_t kept_old;	/* -k: entries refused as they exist */
+	bool warned;		/* the wildcards warning was given */
 };
 
 /*
@@ -375,6 +380,10 @@ report_entry(void *arg, const struct pfx_entry *e)
 		}
 		break;
 	case PFX_ENTRY_REFUSED:
+		/* -k over an existing name fails the run, as in GNU tar. */
+		if (a->opt.existing == PFX_EXISTING_KEEP &&
+		    e->reason != NULL && strcmp(e->reason, "exists") == 0)
+			c->kept_old++;
 		/* -q silences refusals; they still count and are in JSON. */
 		if (!a->quiet)
 			put_problem(e);
@@ -531,7 +540,7 @@ probe_sandbox(const char *path)
 
 /*
  * The library's confined hook: the process has just been confined, no
- * archive byte is read yet.  Say what holds (-v), and run the probe.
+ * archive byte is read yet.  Say what holds (-vv), and run the probe.
  */
 static void
 on_confined(void *arg, const struct pfx_sandbox_info *info)
@@ -542,7 +551,7 @@ on_confined(void *arg, const struct pfx_sandbox_info *info)
 	 * unconfined writer, where a probe proves nothing. */
 	bool child = (c->a->opt.flags & PFX_OPT_ATOMIC) != 0;
 
-	if (c->a->verbose > 0) {
+	if (c->a->verbose >= 2) {
 		fputs("pfextract: sandbox: ", stderr);
 		put_safe(stderr, info->text, strlen(info->text), false);
 		fputs(child ? " (the decoder process; this one publishes)\n" :
@@ -574,14 +583,57 @@ flush_stdout(void)
 	return 0;
 }
 
-/* A member operand or --include pattern that selected nothing, as tar. */
+/* Does the literal operand S hold a pattern character that no '\'
+ * escapes (GNU tar's test for its wildcards warning)? */
+static bool
+has_wildcards(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '\\' && s[1] != '\0')
+			s++;
+		else if (*s == '*' || *s == '?' || *s == '[')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A member operand or --include pattern that selected nothing, as GNU
+ * tar says it: an operand by its name without trailing '/'s, after a
+ * warning (once) if it looks like a pattern and neither --wildcards nor
+ * --no-wildcards was given.
+ */
 static void
 report_unmatched(void *arg, const char *pattern)
 {
-	(void)arg;
+	struct cli *c = arg;
+	const struct xtr_args *a = c->a;
+	const char *name = pattern;
+	size_t i, len;
+
+	for (i = 0; i < a->nmember_pat; i++) {
+		if (a->member_pat[i] == pattern)
+			break;
+	}
+	if (i < a->nmember_pat) {
+		c->not_found++;
+		name = a->members[i];
+		if (!a->wildcards_given && !c->warned &&
+		    has_wildcards(name)) {
+			fputs("pfextract: Pattern matching characters used in "
+			    "file names\n"
+			    "pfextract: Use --wildcards to enable pattern "
+			    "matching, or --no-wildcards to suppress this "
+			    "warning\n", stderr);
+			c->warned = true;
+		}
+	}
+	len = strlen(name);
+	while (len > 1 && name[len - 1] == '/')
+		len--;
 	fputs("pfextract: ", stderr);
-	put_safe(stderr, pattern, strlen(pattern), false);
-	fputs(": not found in archive\n", stderr);
+	put_safe(stderr, name, len, true);
+	fputs(": Not found in archive\n", stderr);
 }
 
 /*
@@ -666,6 +718,7 @@ main(int argc, char **argv)
 		in.fd = STDIN_FILENO;
 	}
 
+	memset(&c, 0, sizeof(c));
 	c.a = &a;
 	c.ugswidth = LIST_UGS_WIDTH;
 	a.opt.hooks.decide = NULL;
@@ -681,7 +734,7 @@ main(int argc, char **argv)
 	if (a.sandbox == XTR_SANDBOX_REQUIRE)
 		a.opt.flags |= PFX_OPT_SANDBOX_REQUIRE;
 	if (a.sandbox == XTR_SANDBOX_OFF && res.status != PFX_FATAL) {
-		if (a.verbose > 0)
+		if (a.verbose >= 2)
 			fputs("pfextract: sandbox: off (--no-sandbox)\n",
 			    stderr);
 		if (c.probe != NULL)
@@ -720,6 +773,10 @@ main(int argc, char **argv)
 
 	/* Listing and -v are output: losing them is an error too. */
 	rc = (int)status;
+	/* As GNU tar: a member operand not found, or -k over an existing
+	 * file, is a failure once the rest is extracted. */
+	if (c.not_found > 0 || c.kept_old > 0)
+		rc = PFX_FATAL;
 	if (caught == SIGPIPE)
 		(void)fflush(stdout);	/* the reader is gone: no message */
 	else if (flush_stdout() == -1)

@@ -3,6 +3,14 @@
  * select a member or a whole directory; --exclude patterns match the name
  * or any tail of it after a '/', and win.  Each pattern is matched once
  * per name, in O(n * m) time (glob.c).
+ *
+ * Operands (pfx_options.members) see the name as stored, as GNU tar's
+ * do: "./a" and "a" are two names.  --include and --exclude patterns see
+ * it without its leading "./", and lose their own; an exclude pattern
+ * that had one is anchored, as it is in GNU tar on names stored with
+ * "./" (no tail after a '/' starts with "./"): --exclude=./a leaves
+ * "./d/a" alone.  One without sees the name as stored too, as in GNU
+ * tar: --exclude='*' '/a' takes "./a".
  */
 #include <string.h>
 
@@ -30,14 +38,24 @@ include_matches(const char *pat, const char *name)
 const char *
 xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 {
+	const char *stored = name, *pat;
+	unsigned int flags;
 	size_t i;
-	bool in = opt->ninclude == 0;
+	bool in = opt->ninclude == 0 && opt->nmembers == 0;
 
 	while (name[0] == '.' && name[1] == '/')
 		name += 2;
 	/* Exclusion wins, and says so. */
 	for (i = 0; i < opt->nexclude; i++) {
-		if (xtr_glob(opt->exclude[i], name, XTR_GLOB_TAIL, NULL))
+		pat = opt->exclude[i];
+		flags = XTR_GLOB_TAIL;
+		while (pat[0] == '.' && pat[1] == '/') {
+			pat += 2;
+			flags = 0;
+		}
+		if (xtr_glob(pat, name, flags, NULL) ||
+		    (flags != 0 && stored != name &&
+		    xtr_glob(pat, stored, 0, NULL)))
 			return "excluded";
 	}
 	/* Every pattern that matches is marked, not only the first. */
@@ -46,6 +64,13 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 			in = true;
 			if (hits != NULL)
 				hits[i] = true;
+		}
+	}
+	for (i = 0; i < opt->nmembers; i++) {
+		if (xtr_glob(opt->members[i], stored, 0, NULL)) {
+			in = true;
+			if (hits != NULL)
+				hits[opt->ninclude + i] = true;
 		}
 	}
 	return in ? NULL : "not_selected";

@@ -198,8 +198,9 @@ struct pfx_hooks {
 	void *arg;
 	/*
 	 * Called after the whole archive was read, once for each include
-	 * pattern that selected no entry (tar's "Not found in archive");
-	 * such a pattern makes the status PFX_REFUSED.  NULL: none.
+	 * pattern and member that selected no entry (tar's "Not found in
+	 * archive"), with the pointer given in pfx_options; such a pattern
+	 * makes the status PFX_REFUSED.  NULL: none.
 	 */
 	void (*unmatched)(void *arg, const char *pattern);
 	/*
@@ -254,6 +255,18 @@ struct pfx_options {
 	const char *const *exclude;
 	size_t nexclude;
 	/*
+	 * tar's member operands, as GNU tar matches them: an entry is
+	 * selected if a pattern of MEMBERS (fnmatch(3), as INCLUDE) matches
+	 * its name as stored -- a leading "./" is not removed, from either
+	 * -- or a leading directory of it.  To take a name literally, as
+	 * GNU tar does without --wildcards, escape '*', '?', '[' and '\'
+	 * with '\'; drop a trailing '/' (GNU tar does), or the pattern
+	 * selects the directory entry alone.  MEMBERS and INCLUDE select
+	 * together: an entry either selects is in.
+	 */
+	const char *const *members;
+	size_t nmembers;
+	/*
 	 * Comma-separated libarchive format names to read, or NULL for the
 	 * default set: tar (ustar, pax, GNU, v7), zip, cpio, 7zip, ar.
 	 * "mtree" is always refused: it reads files named in the archive.
@@ -302,7 +315,8 @@ struct pfx_stats {
 	uint64_t refused;
 	uint64_t skipped;
 	uint64_t failed;
-	uint64_t unmatched;	/* include patterns that selected nothing */
+	uint64_t unmatched;	/* include patterns and members that
+				   selected nothing */
 	uint64_t bytes;		/* file bytes written */
 };
 

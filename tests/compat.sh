@@ -957,5 +957,113 @@ if selected gnu.tar; then
 	fi
 fi
 
+# --- member operands, against GNU tar ---------------------------------------
+
+# like_tar LABEL ARG...: in $T/ops, `pfextract ARG...` prints what `tar
+# ARG...` prints, on standard output and on standard error ("tar:" read
+# as "pfextract:", GNU tar's closing "Exiting with failure status" line
+# aside), and exits as it does.
+like_tar() {
+	label=$1
+	shift
+	(cd "$T/ops" && tar "$@") >"$T/tout" 2>"$T/terr"
+	trc=$?
+	(cd "$T/ops" && "$PFX" "$@") >"$T/pout" 2>"$T/perr"
+	prc=$?
+	sed -e 's/^tar: /pfextract: /' \
+	    -e '/^pfextract: Exiting with failure status/d' \
+	    "$T/terr" >"$T/twant"
+	if [ $prc -eq $trc ] && cmp -s "$T/tout" "$T/pout" &&
+	    cmp -s "$T/twant" "$T/perr"; then
+		ok
+	else
+		bad "$label: tar exit $trc, pfextract $prc;" \
+		    "tar: $(cat "$T/tout" "$T/twant" | head -4 | tr '\n' ' ')" \
+		    "pfextract: $(cat "$T/pout" "$T/perr" | head -4 | tr '\n' ' ')"
+	fi
+}
+
+# Operands are names unless --wildcards comes before them; "./x" and "x"
+# are two names; a trailing '/' goes; a directory selects what it holds.
+if selected operands; then
+	mkdir -p "$T/ops/src/pkg/sub" "$T/ops/src/usr/share/doc"
+	for f in pkg/package.json pkg/sub/x usr/share/doc/r 'st*r' file1; do
+		echo "$f" >"$T/ops/src/$f"
+	done
+	(cd "$T/ops/src" && tar -cf ../plain.tar pkg usr 'st*r' file1 &&
+	    tar -cf ../dot.tar ./pkg ./usr ./file1)
+	for arch in plain.tar dot.tar; do
+		for op in pkg/package.json ./pkg/package.json pkg pkg/ \
+		    ./pkg pkg// usr/share/doc/ 'pk*' 'st*r' 'st\*r' \
+		    '*/package.json' nothere; do
+			like_tar "tar -tf $arch '$op'" -tf "$arch" "$op"
+			like_tar "tar -tf $arch --wildcards '$op'" -tf "$arch" \
+			    --wildcards "$op"
+		done
+		like_tar "tar -tf $arch 'pk*' --wildcards (after)" -tf \
+		    "$arch" 'pk*' --wildcards
+		like_tar "tar -tf $arch --wildcards 'pk*' --no-wildcards" \
+		    -tf "$arch" --wildcards 'pk*' --no-wildcards
+		like_tar "tar -tf $arch --no-wildcards 'pk*'" -tf "$arch" \
+		    --no-wildcards 'pk*'
+		# --exclude sees "./" as GNU tar does on these names; a
+		# pattern with "./" on names without is left out (GNU tar
+		# never matches it, pfextract anchors it: see match.c).
+		for x in file1 'pkg/sub' '*/x' '*/file1' '.*' '*'; do
+			like_tar "tar -tf $arch --exclude='$x'" -tf "$arch" \
+			    --exclude="$x"
+		done
+	done
+	for x in './*1' ./file1 ./pkg ./pkg/sub/x './/file1' './pk*' \
+	    './*/x'; do
+		like_tar "tar -tf dot.tar --exclude='$x'" -tf dot.tar \
+		    --exclude="$x"
+		rm -rf "$T/ops/r" "$T/ops/p" && mkdir "$T/ops/r" "$T/ops/p"
+		like_tar "tar -xf dot.tar --exclude='$x'" -xf dot.tar \
+		    --exclude="$x" -C r
+		(cd "$T/ops/r" && find . | sort) >"$T/twant"
+		"$PFX" -xf "$T/ops/dot.tar" --exclude="$x" -C "$T/ops/p" \
+		    2>/dev/null
+		(cd "$T/ops/p" && find . | sort) >"$T/pgot"
+		if cmp -s "$T/twant" "$T/pgot"; then ok; else
+			bad "tar -xf dot.tar --exclude='$x': the trees differ:" \
+			    "$(diff "$T/twant" "$T/pgot" | grep '^[<>]' |
+			    head -3 | tr '\n' ' ')"
+		fi
+	done
+fi
+
+# -k over existing files: GNU tar reports each, extracts the rest and
+# exits 2; --skip-old-files is silent and exits 0.  The messages differ.
+if selected operands; then
+	for how in -k --keep-old-files --skip-old-files; do
+		for d in r p; do
+			rm -rf "$T/ops/$d" && mkdir -p "$T/ops/$d/pkg"
+			echo old >"$T/ops/$d/pkg/package.json"
+			echo old >"$T/ops/$d/file1"
+		done
+		(cd "$T/ops" && tar -xf plain.tar $how -C r) 2>"$T/terr"
+		trc=$?
+		(cd "$T/ops" && "$PFX" -xf plain.tar $how -C p) 2>"$T/perr"
+		prc=$?
+		(cd "$T/ops/r" && find . -type f -exec sh -c \
+		    'printf "%s %s\n" "$1" "$(cat "$1")"' sh {} \; | sort) \
+		    >"$T/twant"
+		(cd "$T/ops/p" && find . -type f -exec sh -c \
+		    'printf "%s %s\n" "$1" "$(cat "$1")"' sh {} \; | sort) \
+		    >"$T/pgot"
+		if [ $prc -eq $trc ] && cmp -s "$T/twant" "$T/pgot" &&
+		    [ "$(wc -l <"$T/perr")" -eq \
+		    "$(grep -vc 'Exiting with failure' "$T/terr")" ]; then
+			ok
+		else
+			bad "tar -xf plain.tar $how over existing files:" \
+			    "tar exit $trc, pfextract $prc;" \
+			    "$(diff "$T/twant" "$T/pgot" | head -3 | tr '\n' ' ')" \
+			    "$(head -2 "$T/perr" | tr '\n' ' ')"
+		fi
+	done
+fi
+
 echo "compat: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -65,12 +65,49 @@ grep -qx 'd/a.txt' "$T/stdout" && ok || bad "-v: no name on stdout"
 run "member operand" 0 "$pfx" -xf a.tar -C out d/e
 [ -f "$T/out/d/e/b.txt" ] && [ ! -e "$T/out/d/a.txt" ] && ok ||
     bad "member operand selects only d/e"
-run "member not in the archive" 1 "$pfx" -xf a.tar -C out d/e nothere
-grep -q '^pfextract: nothere: not found in archive$' "$T/stderr" && ok ||
+# As GNU tar: a member not found is exit 2, after the rest is extracted.
+run "member not in the archive" 2 "$pfx" -xf a.tar -C out d/e nothere/
+grep -q '^pfextract: nothere: Not found in archive$' "$T/stderr" && ok ||
     bad "missing member not reported: $(cat "$T/stderr")"
 [ -f "$T/out/d/e/b.txt" ] && ok || bad "found member not extracted"
+# Operands are names, not patterns, and "./d" is not "d" (GNU tar).
+run "member operand is literal" 2 "$pfx" -xf a.tar -C out 'd/*.txt'
+[ -z "$(ls -A "$T/out")" ] && ok || bad "'d/*.txt' matched as a pattern"
+grep -q '^pfextract: Use --wildcards to enable pattern matching' \
+    "$T/stderr" && ok || bad "no wildcards warning: $(cat "$T/stderr")"
+run "./ member against d/" 2 "$pfx" -tf a.tar ./d/a.txt
+[ ! -s "$T/stdout" ] && ok || bad "./d/a.txt listed $(cat "$T/stdout")"
+run "--wildcards" 0 "$pfx" -xf a.tar -C out --wildcards 'd/a*'
+[ -f "$T/out/d/a.txt" ] && [ ! -e "$T/out/d/e" ] && ok ||
+    bad "--wildcards 'd/a*'"
+run "--include stays a pattern" 0 "$pfx" -xf a.tar -C out --include='*/a.*'
+[ -f "$T/out/d/a.txt" ] && [ ! -e "$T/out/d/e" ] && ok ||
+    bad "--include='*/a.*'"
 run "--exclude" 0 "$pfx" -xf a.tar -C out --exclude='*.txt'
 [ -d "$T/out/d/e" ] && [ ! -e "$T/out/d/a.txt" ] && ok || bad "--exclude"
+# -k over an existing file: reported, the rest extracted, exit 2 (GNU
+# tar); --skip-old-files is silent and 0.
+run "-k over an existing file" 2 sh -c \
+    "mkdir -p out/d && echo old > out/d/a.txt && '$pfx' -xkf a.tar -C out"
+[ "$(cat "$T/out/d/a.txt")" = old ] && [ -f "$T/out/d/e/b.txt" ] && ok ||
+    bad "-k: the old file replaced, or the rest not extracted"
+grep -q '^pfextract: d/a.txt: ' "$T/stderr" && ok ||
+    bad "-k: existing file not reported: $(cat "$T/stderr")"
+run "--skip-old-files over an existing file" 0 sh -c \
+    "mkdir -p out/d && echo old > out/d/a.txt &&
+    '$pfx' -xf a.tar -C out --skip-old-files"
+[ "$(cat "$T/out/d/a.txt")" = old ] && [ ! -s "$T/stderr" ] && ok ||
+    bad "--skip-old-files: $(cat "$T/stderr")"
+run "-k on a fresh directory" 0 "$pfx" -xkf a.tar -C out
+
+# --exclude with "./", on names stored with "./" (as GNU tar).
+tar -C "$T/src" -cf "$T/dot.tar" ./d
+run "--exclude=./d/a.txt" 0 "$pfx" -xf dot.tar -C out --exclude=./d/a.txt
+[ -f "$T/out/d/e/b.txt" ] && [ ! -e "$T/out/d/a.txt" ] && ok ||
+    bad "--exclude=./d/a.txt on ./d/a.txt"
+run "--exclude='./*.txt' -t" 0 "$pfx" -tf dot.tar --exclude='./*.txt'
+[ "$(cat "$T/stdout")" = "$(printf './d/\n./d/e/')" ] && ok ||
+    bad "--exclude='./*.txt' listed: $(cat "$T/stdout")"
 
 # Listing.
 run "-t" 0 "$pfx" -tf a.tar

@@ -36,7 +36,9 @@ struct ok_row {
 	int verbose;
 	const char *members;		/* '|'-joined */
 	const char *include;
+	const char *patterns;		/* member_pat, '|'-joined */
 	const char *exclude;
+	bool wildcards_given;
 	unsigned int set;
 	unsigned int clear;
 	unsigned int strip;
@@ -62,14 +64,14 @@ static const struct ok_row ok_rows[] = {
 	  { "xCf", "dir", "a.tar" }, .archive = "a.tar", .dir = "dir" },
 	{ "old-style xvvf with members", { "xvvf", "a.tar", "m1", "m2" },
 	  .archive = "a.tar", .verbose = 2, .members = "m1|m2",
-	  .include = "m1|m2" },
+	  .patterns = "m1|m2" },
 	{ "old-style tvf lists", { "tvf", "a.tar" }, .mode = 't',
 	  .archive = "a.tar", .verbose = 1, .set = PFX_OPT_LIST },
 	{ "old-style x then -f", { "x", "-f", "a.tgz" }, .archive = "a.tgz" },
 	{ "-xf - -C d", { "-xf", "-", "-C", "d" }, .archive = "-",
 	  .dir = "d" },
 	{ "-f - with a member", { "-xf", "-", "m" }, .archive = "-",
-	  .members = "m", .include = "m" },
+	  .members = "m", .patterns = "m" },
 	{ "lone - operand is the archive", { "-", "-C", "d" },
 	  .archive = "-", .dir = "d" },
 	{ "no arguments: standard input", { NULL }, .mode = 0 },
@@ -79,13 +81,13 @@ static const struct ok_row ok_rows[] = {
 	{ "options between members",
 	  { "-f", "a.tar", "m1", "-v", "m2", "--exclude=*.o", "m3" },
 	  .archive = "a.tar", .verbose = 1, .members = "m1|m2|m3",
-	  .include = "m1|m2|m3", .exclude = "*.o" },
+	  .patterns = "m1|m2|m3", .exclude = "*.o" },
 	{ "-Cdir and -fFILE attached", { "-x", "-Cdir", "-fFILE" },
 	  .archive = "FILE", .dir = "dir" },
 	{ "-xvfa.tar: f takes the rest of the word", { "-xvfa.tar" },
 	  .archive = "a.tar", .verbose = 1 },
 	{ "-xfv a.tar: f takes 'v', as in tar", { "-xfv", "a.tar" },
-	  .archive = "v", .members = "a.tar", .include = "a.tar" },
+	  .archive = "v", .members = "a.tar", .patterns = "a.tar" },
 	{ "--opt=value", { "--file=a.tar", "--directory=d",
 	  "--strip-components=3" }, .archive = "a.tar", .dir = "d",
 	  .strip = 3 },
@@ -109,26 +111,40 @@ static const struct ok_row ok_rows[] = {
 	{ "prefix --sym=contain", { "--sym=contain", "a" }, .archive = "a",
 	  .symlinks = PFX_SYMLINKS_CONTAIN },
 	{ "-- ends options", { "-xf", "a.tar", "--", "-v", "--x" },
-	  .archive = "a.tar", .members = "-v|--x", .include = "-v|--x" },
+	  .archive = "a.tar", .members = "-v|--x", .patterns = "-v|--x" },
 	{ "-- before the archive operand", { "--", "-weird.tar", "m" },
-	  .archive = "-weird.tar", .members = "m", .include = "m" },
+	  .archive = "-weird.tar", .members = "m", .patterns = "m" },
 	{ "members after -f", { "-xf", "a.tar", "dir/", "*.c" },
 	  .archive = "a.tar", .members = "dir/|*.c",
-	  .include = "dir/|*.c" },
+	  .patterns = "dir|\\*.c" },
 	{ "first operand archive, the rest members", { "a.tar", "m1" },
-	  .archive = "a.tar", .members = "m1", .include = "m1" },
+	  .archive = "a.tar", .members = "m1", .patterns = "m1" },
 	{ "-f after an operand makes it a member", { "m1", "-f", "a.tar" },
-	  .archive = "a.tar", .members = "m1", .include = "m1" },
-	{ "--include and members both include",
+	  .archive = "a.tar", .members = "m1", .patterns = "m1" },
+	{ "--include and members both select",
 	  { "--include=a/*", "-f", "x.tar", "m" }, .archive = "x.tar",
-	  .members = "m", .include = "a/*|m" },
+	  .members = "m", .include = "a/*", .patterns = "m" },
+	/* Members are literal, as GNU tar's, unless --wildcards is in force
+	 * where they appear; a trailing '/' goes. */
+	{ "literal members escaped", { "-xf", "a", "a*b", "q?[x]", "b\\c",
+	  "./d//" }, .archive = "a", .members = "a*b|q?[x]|b\\c|./d//",
+	  .patterns = "a\\*b|q\\?\\[x]|b\\\\c|./d" },
+	{ "--wildcards: the members after it", { "-xf", "a", "x*",
+	  "--wildcards", "y*/", "--no-wildcards", "z*" }, .archive = "a",
+	  .members = "x*|y*/|z*", .patterns = "x\\*|y*|z\\*",
+	  .wildcards_given = true },
+	{ "--no-wildcards alone", { "--no-wildcards", "-xf", "a", "m*" },
+	  .archive = "a", .members = "m*", .patterns = "m\\*",
+	  .wildcards_given = true },
+	{ "a lone '/' member stays", { "-xf", "a", "/" }, .archive = "a",
+	  .members = "/", .patterns = "/" },
 	{ "'data' is an archive, not a bundle", { "data", "-C", "d" },
 	  .archive = "data", .dir = "d" },
 	{ "'hook' is an archive, not a bundle", { "hook" },
 	  .archive = "hook" },
 	{ "'xt' names two modes: an archive", { "xt" }, .archive = "xt" },
 	{ "a bundle only in first place", { "-f", "a", "xvf" },
-	  .archive = "a", .members = "xvf", .include = "xvf" },
+	  .archive = "a", .members = "xvf", .patterns = "xvf" },
 
 	/* Modes. */
 	{ "-t", { "-t", "-f", "a" }, .mode = 't', .archive = "a",
@@ -487,6 +503,10 @@ ParameterizedTest(size_t *i, xtr_args_ok, parse)
 	    r->name, a.verbose, r->verbose);
 	expect_list(r->name, "members", a.members, a.nmembers, r->members);
 	expect_list(r->name, "include", a.include, a.ninclude, r->include);
+	expect_list(r->name, "patterns", a.member_pat, a.nmember_pat,
+	    r->patterns);
+	cr_expect_eq(a.wildcards_given, r->wildcards_given,
+	    "%s: wildcards_given", r->name);
 	expect_list(r->name, "exclude", a.exclude, a.nexclude, r->exclude);
 	cr_expect_eq(a.opt.flags, flags, "%s: flags %#x, expected %#x",
 	    r->name, a.opt.flags, flags);
@@ -509,6 +529,8 @@ ParameterizedTest(size_t *i, xtr_args_ok, parse)
 	    a.opt.ninclude == a.ninclude, "%s: opt.include", r->name);
 	cr_expect(a.opt.exclude == (const char *const *)a.exclude &&
 	    a.opt.nexclude == a.nexclude, "%s: opt.exclude", r->name);
+	cr_expect(a.opt.members == (const char *const *)a.member_pat &&
+	    a.opt.nmembers == a.nmember_pat, "%s: opt.members", r->name);
 	cr_expect_eq(a.opt.resolver, def.resolver, "%s: resolver",
 	    r->name);
 	xtr_args_free(&a);
@@ -590,7 +612,10 @@ Test(xtr_args, free_is_idempotent)
 	cr_expect_null(a.include);
 	cr_expect_null(a.exclude);
 	cr_expect_null(a.opt.include);
-	cr_expect_eq(a.nmembers + a.ninclude + a.nexclude, 0);
+	cr_expect_null(a.member_pat);
+	cr_expect_null(a.opt.members);
+	cr_expect_eq(a.nmembers + a.ninclude + a.nexclude + a.nmember_pat +
+	    a.opt.nmembers, 0);
 	xtr_args_free(&a);
 
 	/* A zeroed struct, never parsed, is fine too. */

@@ -60,16 +60,34 @@ ref_exclude_matches(const char *pat, const char *name)
 	}
 }
 
+/*
+ * An exclude pattern as GNU tar matches it against a name stored with a
+ * leading "./": "./a" is anchored (no tail starts with "./"), and "*" "/a"
+ * can match the stored "./a" as well as its tails.
+ */
+static bool
+ref_excluded(const char *pat, const char *stored, const char *name)
+{
+	if (pat[0] == '.' && pat[1] == '/') {
+		while (pat[0] == '.' && pat[1] == '/')
+			pat += 2;
+		return fnmatch(pat, name, FNM_LEADING_DIR) == 0;
+	}
+	return ref_exclude_matches(pat, name) ||
+	    fnmatch(pat, stored, FNM_LEADING_DIR) == 0;
+}
+
 static const char *
 ref_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 {
+	const char *stored = name;
 	size_t i;
 	bool in = opt->ninclude == 0;
 
 	while (name[0] == '.' && name[1] == '/')
 		name += 2;
 	for (i = 0; i < opt->nexclude; i++) {
-		if (ref_exclude_matches(opt->exclude[i], name))
+		if (ref_excluded(opt->exclude[i], stored, name))
 			return "excluded";
 	}
 	for (i = 0; i < opt->ninclude; i++) {
@@ -233,6 +251,59 @@ Test(match, tar_semantics)
 	cr_expect_null(xtr_unselected(&opt, "dir", NULL));
 	cr_expect_null(xtr_unselected(&opt, "src/a.c", NULL));
 	cr_expect_str_eq(xtr_unselected(&opt, "dirt", NULL), "not_selected");
+}
+
+/* --exclude with a leading "./", as GNU tar on names stored with one. */
+Test(match, exclude_dot_slash)
+{
+	const char *exc[] = { "./*1", "./f2", "./d" };
+	struct pfx_options opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.exclude = exc;
+	opt.nexclude = 3;
+	cr_expect_str_eq(xtr_unselected(&opt, "./file1", NULL), "excluded");
+	cr_expect_str_eq(xtr_unselected(&opt, "./x/file1", NULL),
+	    "excluded");
+	cr_expect_str_eq(xtr_unselected(&opt, "./f2", NULL), "excluded");
+	cr_expect_str_eq(xtr_unselected(&opt, "f2", NULL), "excluded");
+	cr_expect_null(xtr_unselected(&opt, "./x/f2", NULL));
+	cr_expect_str_eq(xtr_unselected(&opt, "./d/", NULL), "excluded");
+	cr_expect_str_eq(xtr_unselected(&opt, "./d/f", NULL), "excluded");
+	cr_expect_null(xtr_unselected(&opt, "./x/d/f", NULL));
+	cr_expect_null(xtr_unselected(&opt, "./file2", NULL));
+	/* Without "./", a pattern sees the stored name and its tails. */
+	exc[0] = "*/f";
+	opt.nexclude = 1;
+	cr_expect_str_eq(xtr_unselected(&opt, "./f", NULL), "excluded");
+	cr_expect_str_eq(xtr_unselected(&opt, "./x/f", NULL), "excluded");
+	cr_expect_null(xtr_unselected(&opt, "f", NULL));
+}
+
+/* Members (tar's operands) see the name as stored, as GNU tar's do. */
+Test(match, members_as_gnu_tar)
+{
+	static const char *const mem[] = { "pkg/a\\*b", "./doc" };
+	struct pfx_options opt;
+	bool hits[2];
+
+	memset(&opt, 0, sizeof(opt));
+	opt.members = mem;
+	opt.nmembers = 2;
+	memset(hits, 0, sizeof(hits));
+	cr_expect_null(xtr_unselected(&opt, "pkg/a*b", hits));
+	cr_expect(hits[0] && !hits[1]);
+	cr_expect_null(xtr_unselected(&opt, "pkg/a*b/c", NULL));
+	cr_expect_str_eq(xtr_unselected(&opt, "pkg/axb", NULL),
+	    "not_selected");
+	cr_expect_str_eq(xtr_unselected(&opt, "./pkg/a*b", NULL),
+	    "not_selected");
+	cr_expect_null(xtr_unselected(&opt, "./doc/", NULL));
+	cr_expect_null(xtr_unselected(&opt, "./doc/x", NULL));
+	cr_expect_str_eq(xtr_unselected(&opt, "doc/x", NULL),
+	    "not_selected");
+	cr_expect_str_eq(xtr_unselected(&opt, "./docs", NULL),
+	    "not_selected");
 }
 
 /* --- the cost, counted ------------------------------------------------ */
