@@ -451,6 +451,28 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 }
 
 /* see extract.h */
+int
+xtr_input_drain(int fd, struct xtr_decoder *dec,
+    const volatile sig_atomic_t *cancel, void (*tick)(void))
+{
+	unsigned char buf[16384];
+	struct stat st;
+	ssize_t n;
+
+	if (dec != NULL)
+		xtr_decoder_stop(dec);
+	if (fd < 0 || fstat(fd, &st) == -1 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return 0;
+	do {
+		n = read_cancellable(fd, buf, sizeof(buf), cancel);
+		if (tick != NULL)
+			tick();
+	} while (n > 0);
+	return n < 0 ? (int)n : 0;
+}
+
+/* see extract.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
