@@ -185,6 +185,7 @@ check: deps
 	sh tests/pathfence.sh obj/san/pathfence
 	sh tests/pfextract.sh obj/pfextract obj/mkdemo
 	sh tests/pfextract.sh obj/san/pfextract obj/mkdemo
+	TMPDIR=$(TEST_TMPDIR) sh tests/pipes.sh obj/pfextract
 	sh tests/sandbox.sh obj/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo
 	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract

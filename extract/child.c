@@ -458,8 +458,18 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 			finish(&o, error_of(ar), error_text(ar,
 			    "truncated or corrupt"));
 	}
+	/*
+	 * The archive ended well: what follows it in a pipe is read and
+	 * dropped before END, so that its writer ends well too (not of
+	 * SIGPIPE); the parent writes what it was sent meanwhile.  Reading
+	 * costs no CPU, but the stall timer is given its seconds again at
+	 * each read; a writer that stalls is the parent's idle timeout's.
+	 */
+	flush(&o);
+	(void)xtr_input_drain(in->buf == NULL ? in->fd : -1, dec, NULL,
+	    arm_stall);
 	send_end(&o, WIRE_END, WIRE_OK, 0, NULL);
-	/* Joins our decoder thread, ended by now; the memory is the
+	/* Our decoder thread is stopped by now; the memory is the
 	 * kernel's to free, and sooner. */
 	archive_read_free(ar);
 	_exit(0);

@@ -445,27 +445,46 @@ dec_read(struct archive *a, void *arg, const void **buf)
 	return 0;
 }
 
+/* see decode.h */
+void
+xtr_decoder_stop(struct xtr_decoder *d)
+{
+	ssize_t n;
+	int e = errno;
+
+	if (!d->started)
+		return;
+	(void)pthread_mutex_lock(&d->mu);
+	atomic_store(&d->stop, true);
+	(void)pthread_cond_signal(&d->room);
+	(void)pthread_mutex_unlock(&d->mu);
+	/* The pipe is written once and never read: it cannot be full, and
+	 * a failure leaves nothing to do. */
+	if (d->wake[1] >= 0) {
+		n = write(d->wake[1], "", 1);
+		(void)n;
+	}
+	(void)pthread_join(d->thread, NULL);
+	d->started = false;
+	/* A later read fails instead of waiting for a thread that is gone. */
+	if (!d->done) {
+		d->error = ECANCELED;
+		(void)snprintf(d->msg, sizeof(d->msg), "the decoder was "
+		    "stopped");
+		d->raw_total = d->raw_used;
+		d->done = true;
+	}
+	errno = e;
+}
+
 /* Stop the decoder thread (if it runs), join it, and free D. */
 static void
 decoder_free(struct xtr_decoder *d)
 {
-	ssize_t n;
 	size_t i;
 	int e = errno;
 
-	if (d->started) {
-		(void)pthread_mutex_lock(&d->mu);
-		atomic_store(&d->stop, true);
-		(void)pthread_cond_signal(&d->room);
-		(void)pthread_mutex_unlock(&d->mu);
-		/* The pipe is written once and never read: it cannot be
-		 * full, and a failure leaves nothing to do. */
-		if (d->wake[1] >= 0) {
-			n = write(d->wake[1], "", 1);
-			(void)n;
-		}
-		(void)pthread_join(d->thread, NULL);
-	}
+	xtr_decoder_stop(d);
 	if (d->codec != NULL)
 		d->ops->destroy(d->codec);
 	free(d->mem);

@@ -148,6 +148,14 @@ int xtr_decode_open(struct archive *a, enum xtr_codec codec,
     const struct xtr_dec_input *in, unsigned int flags,
     const volatile sig_atomic_t *cancel, struct xtr_decoder **dec);
 
+/*
+ * Stop D's thread, if it still runs, and join it: nothing more is read
+ * from its input, and once the blocks published are taken, libarchive's
+ * next read fails (ECANCELED) unless the stream had ended.  D stays to
+ * be freed with its reader.  For the thread that reads the archive.
+ */
+void xtr_decoder_stop(struct xtr_decoder *d);
+
 /* How often a read waiting for the decoder looks at the cancel flag. */
 #define XTR_DEC_TICK_MS 50
 

@@ -740,6 +740,21 @@ policy_flags(const struct xtr *x)
 	return 0;
 }
 
+/*
+ * The archive ended well: read what follows it in a pipe to its end, so
+ * that its writer is not killed by SIGPIPE (the decoder process does it
+ * with a sandbox).  A signal that stops the run interrupts the wait;
+ * any other failure is left unsaid: the archive was read whole.
+ */
+static void
+drain_input(struct xtr *x)
+{
+	if (x->remote != NULL)
+		return;
+	if (xtr_input_drain(x->drain_fd, x->dec, x->opt->cancel, NULL) < 0)
+		(void)xtr_cancelled(x);
+}
+
 /* Read every header; stop at the end, or at the first fatal error. */
 static void
 read_all(struct xtr *x)
@@ -755,8 +770,10 @@ read_all(struct xtr *x)
 	/* SECURITY: a cancellation is noticed before each entry. */
 	while (!x->fatal && !xtr_cancelled(x)) {
 		r = xtr_source_next(x, ae);
-		if (r == ARCHIVE_EOF)
+		if (r == ARCHIVE_EOF) {
+			drain_input(x);
 			break;
+		}
 		if (r != ARCHIVE_OK) {
 			xtr_fail_read(x, NULL);
 			break;
@@ -882,6 +899,9 @@ open_source(struct xtr *x, const struct pfx_input *in)
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
 		x->ar = xtr_reader_open(in, opt->formats, opt->cancel, 0,
 		    &x->dec, x->res->message, sizeof(x->res->message));
+		/* A path is opened by the reader, and not drained. */
+		if (in->path == NULL && in->buf == NULL)
+			x->drain_fd = in->fd;
 		if (x->ar != NULL)
 			return 0;
 		/* A stop asked for while the first bytes were awaited. */
@@ -982,6 +1002,7 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	x->opt = opt;
 	x->res = result;
 	x->root.fd = -1;
+	x->drain_fd = -1;
 	/* What the tables keep for the archive is paid from the budget. */
 	xtr_table_init(&x->files, x);
 	xtr_table_init(&x->dirs, x);

@@ -153,6 +153,20 @@ struct archive *xtr_reader_open(const struct pfx_input *in,
     size_t cap);
 
 /*
+ * The archive has ended: stop our decoder DEC (if not NULL; it stays the
+ * reader's), then read what is left of FD, a pipe, FIFO or socket, to its
+ * end and drop it -- not decoded, not bounded -- so that the process
+ * writing it is never killed by SIGPIPE for bytes after the archive (a
+ * zip's central directory, a tar's zero blocks).  FD of any other kind (a
+ * file, a device), or -1, is left alone.  TICK, if not NULL, is called
+ * after each read(2); a read that a signal interrupts fails when *CANCEL
+ * (if CANCEL is not NULL) is set.  Return: 0 at the end, or -errno
+ * (-ECANCELED).
+ */
+int xtr_input_drain(int fd, struct xtr_decoder *dec,
+    const volatile sig_atomic_t *cancel, void (*tick)(void));
+
+/*
  * The raw (compressed) bytes decoder D had consumed when it finished the
  * last block that libarchive took: the ratio limit's denominator, outer
  * compression only when it is nested (decode.c).  Call it from the thread
@@ -189,6 +203,9 @@ struct xtr {
 					   it), or NULL: libarchive decodes */
 	struct xtr_remote *remote;	/* ... the decoder process does
 					   (owned), or NULL */
+	int drain_fd;			/* AR's input, borrowed, read to its
+					   end after the archive (see
+					   xtr_input_drain()), or -1 */
 	unsigned int policy_flags;	/* PFX_POLICY_* for the core */
 	struct xtr_table files;		/* regular files made: identity */
 	struct xtr_table dirs;		/* directories made: final metadata */

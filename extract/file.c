@@ -89,9 +89,9 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
 
 /*
  * Copy the entry's data to FD.  Blocks may skip ahead (sparse entries):
- * the gap is left as a hole.  Return: 0, -errno for a write error, 1 for
- * an archive read error (message in the archive), XTR_LIMIT, or
- * XTR_CANCELLED.
+ * the gap is left as a hole.  Return: 0, -errno for a write error,
+ * XTR_READ_FAILED with the run failed when the data cannot be read or
+ * ends short of the entry's size, XTR_LIMIT, or XTR_CANCELLED.
  */
 static int
 copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
@@ -101,6 +101,7 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	size_t size;
 	int64_t offset, pos = 0;
 	uint64_t hole;
+	char nb[XTR_SHORT_MAX];
 	int r;
 
 	if (stash != NULL)
@@ -115,8 +116,10 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			return XTR_CANCELLED;
 		/* SECURITY: a warning here is a failed check of the data
 		 * (a zip entry's CRC): such bytes never get a final name. */
-		if (r != ARCHIVE_OK || offset < pos)
-			return 1;
+		if (r != ARCHIVE_OK || offset < pos) {
+			xtr_fail_read(x, e->name);
+			return XTR_READ_FAILED;
+		}
 		/* SECURITY: a hole costs what its bytes would. */
 		hole = (uint64_t)(offset - pos);
 		r = check_limits(x, e, size, hole, (uint64_t)offset + size);
@@ -164,6 +167,20 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		x->charged += hole;
 		if (ftruncate(fd, (off_t)archive_entry_size(ae)) == -1)
 			return -errno;
+		pos = archive_entry_size(ae);
+	}
+	/*
+	 * SECURITY: data that ends short of the size its header gave is a
+	 * read error, whatever the reader said: a file cut short (a rar5
+	 * volume's part, which libarchive ends without an error) never gets
+	 * its name.  Formats that give no size are not judged.
+	 */
+	if (archive_entry_size_is_set(ae) && archive_entry_size(ae) > pos) {
+		xtr_fail(x, EIO, "%s: archive data cannot be read: the "
+		    "entry's data ends short of its size (%" PRId64 " of %"
+		    PRId64 " bytes)", xtr_short_name(e->name, nb), pos,
+		    (int64_t)archive_entry_size(ae));
+		return XTR_READ_FAILED;
 	}
 	return 0;
 }
@@ -309,10 +326,6 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	 * disk stops the run at this file, as without the worker. */
 	if (r == 0 && t->stream)
 		r = xtr_async_settle(x);
-	if (r == 1) {
-		xtr_fail_read(x, e->name);
-		r = XTR_READ_FAILED;
-	}
 	if (r == 0)
 		r = xtr_apply_owner_xattrs(x, ae, t->pend.fd);
 	if (r != 0) {

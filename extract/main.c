@@ -19,6 +19,8 @@
  * stops before the next entry or block, the file being written goes with
  * its temporary name, and pfextract says "interrupted by SIGINT" and
  * exits 128 + the signal's number, as a shell reports a killed command.
+ * SIGPIPE (the reader of the listing went away: `pfextract -tvf a.tar |
+ * head -1`) says nothing: pfextract then ends killed by it, as tar does.
  * The handlers are installed without SA_RESTART, so a read blocked on a
  * slow pipe returns.  A signal ignored when pfextract starts (nohup, a
  * background job) stays ignored.
@@ -572,6 +574,9 @@ static int
 flush_stdout(void)
 {
 	if (fflush(stdout) != 0) {
+		/* The reader went away: SIGPIPE tells it (die_of_sigpipe). */
+		if (caught == SIGPIPE)
+			return -1;
 		fprintf(stderr, "pfextract: standard output: %s\n",
 		    strerror(errno));
 		return -1;
@@ -581,6 +586,27 @@ flush_stdout(void)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * End killed by SIGPIPE, silently, as tar does when the reader of its
+ * output goes away: a shell reports 141, and a caller sees the signal.
+ * Returns only if the signal cannot be raised.
+ */
+static void
+die_of_sigpipe(void)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	(void)sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGPIPE, &sa, NULL);
+	(void)sigemptyset(&set);
+	(void)sigaddset(&set, SIGPIPE);
+	(void)sigprocmask(SIG_UNBLOCK, &set, NULL);
+	(void)raise(SIGPIPE);
 }
 
 /* Does the literal operand S hold a pattern character that no '\'
@@ -758,11 +784,13 @@ main(int argc, char **argv)
 		put_safe(stderr, error, strlen(error), false);
 		fputc('\n', stderr);
 	}
-	/* A run a signal stopped says so, however far it got. */
+	/* A run a signal stopped says so, however far it got; but to a
+	 * reader that went away, tar says nothing. */
 	if (caught != 0) {
 		snprintf(stopped, sizeof(stopped), "interrupted by %s",
 		    signal_name(caught));
-		fprintf(stderr, "pfextract: %s\n", stopped);
+		if (caught != SIGPIPE)
+			fprintf(stderr, "pfextract: %s\n", stopped);
 		if (error == NULL)
 			error = stopped;
 		status = PFX_FATAL;
@@ -784,5 +812,7 @@ main(int argc, char **argv)
 	if (caught != 0)
 		rc = 128 + caught;
 	xtr_args_free(&a);
+	if (caught == SIGPIPE)
+		die_of_sigpipe();
 	return rc;
 }

@@ -340,6 +340,10 @@ PFX_API void pfx_options_init(struct pfx_options *opt);
 /*
  * Where the archive comes from: PATH if not NULL, else BUF if not NULL,
  * else FD if >= 0 -- so a zeroed struct with BUF set never reads fd 0.
+ * An FD that is a pipe, FIFO or socket is read to its end once the
+ * archive has ended well (what follows is dropped, not decoded), so that
+ * its writer is not killed by SIGPIPE; a FIFO given by PATH is too, with
+ * a sandbox.
  */
 struct pfx_input {
 	const char *path;	/* a file; "-" is not special here */

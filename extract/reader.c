@@ -151,6 +151,23 @@ enable_formats(struct archive *a, const char *names, bool seekable,
 	return 0;
 }
 
+/* Is NAME one of the comma-separated format NAMES? */
+static bool
+format_named(const char *names, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p;
+
+	for (p = names; p != NULL; p = strchr(p, ',')) {
+		if (*p == ',')
+			p++;
+		if (strncmp(p, name, len) == 0 &&
+		    (p[len] == ',' || p[len] == '\0'))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Does the input start as a zip does (a local file header)?  Then a
  * failure to open it is a zip without a readable central directory.
@@ -287,6 +304,7 @@ struct opening {
 	const volatile sig_atomic_t *cancel;
 	unsigned int dec_flags;		/* XTR_DEC_* */
 	struct xtr_decoder **dec;
+	bool raw_empty;		/* set: the input has no byte at all */
 };
 
 /*
@@ -296,7 +314,7 @@ struct opening {
  * Return: libarchive's status.
  */
 static int
-open_stream(struct archive *a, int fd, bool own_fd, const struct opening *o)
+open_stream(struct archive *a, int fd, bool own_fd, struct opening *o)
 {
 	unsigned char head[XTR_MAGIC_LEN];
 	struct xtr_dec_input di;
@@ -317,6 +335,7 @@ open_stream(struct archive *a, int fd, bool own_fd, const struct opening *o)
 			break;
 		got += (size_t)n;
 	}
+	o->raw_empty = got == 0;
 	codec = xtr_codec_detect(head, got);
 	if (codec == XTR_CODEC_NONE)
 		return open_pipe(a, fd, own_fd, o->cancel, head, got);
@@ -330,12 +349,13 @@ open_stream(struct archive *a, int fd, bool own_fd, const struct opening *o)
 }
 
 /*
- * The codec of the seekable FD's head, read without moving its offset.
- * Return: the codec, or XTR_CODEC_NONE (also when it cannot be read:
- * libarchive then reports that as it always did).
+ * The codec of the seekable FD's head, read without moving its offset;
+ * *EMPTY set when nothing follows the offset.  Return: the codec, or
+ * XTR_CODEC_NONE (also when it cannot be read: libarchive then reports
+ * that as it always did).
  */
 static enum xtr_codec
-seekable_codec(int fd)
+seekable_codec(int fd, bool *empty)
 {
 	unsigned char head[XTR_MAGIC_LEN];
 	off_t at;
@@ -347,6 +367,7 @@ seekable_codec(int fd)
 	do
 		n = pread(fd, head, sizeof(head), at);
 	while (n == -1 && errno == EINTR);
+	*empty = n == 0;
 	return n > 0 ? xtr_codec_detect(head, (size_t)n) : XTR_CODEC_NONE;
 }
 
@@ -373,7 +394,7 @@ open_decoded_fd(struct archive *a, int fd, bool own_fd,
  * its writer wrote in between.  Return: libarchive's status.
  */
 static int
-open_path(struct archive *a, const char *path, const struct opening *o)
+open_path(struct archive *a, const char *path, struct opening *o)
 {
 	enum xtr_codec codec;
 	struct stat st;
@@ -385,7 +406,7 @@ open_path(struct archive *a, const char *path, const struct opening *o)
 	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) &&
 	    !S_ISBLK(st.st_mode))
 		return open_stream(a, fd, true, o);
-	codec = seekable_codec(fd);
+	codec = seekable_codec(fd, &o->raw_empty);
 	if (codec != XTR_CODEC_NONE)
 		return open_decoded_fd(a, fd, true, codec, o);
 	(void)close(fd);
@@ -399,7 +420,7 @@ open_path(struct archive *a, const char *path, const struct opening *o)
  */
 static int
 open_input(struct archive *a, const struct pfx_input *in, bool seekable,
-    const struct opening *o)
+    struct opening *o)
 {
 	struct xtr_dec_input di;
 	enum xtr_codec codec;
@@ -408,6 +429,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 		return open_path(a, in->path, o);
 	/* A buffer wins over an fd, so a zeroed struct never reads fd 0. */
 	if (in->buf != NULL) {
+		o->raw_empty = in->len == 0;
 		codec = xtr_codec_detect(in->buf, in->len);
 		if (codec == XTR_CODEC_NONE)
 			return archive_read_open_memory(a, in->buf, in->len);
@@ -422,10 +444,32 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 		return ARCHIVE_FATAL;
 	if (!seekable)
 		return open_stream(a, in->fd, false, o);
-	codec = seekable_codec(in->fd);
+	codec = seekable_codec(in->fd, &o->raw_empty);
 	if (codec != XTR_CODEC_NONE)
 		return open_decoded_fd(a, in->fd, false, codec, o);
 	return archive_read_open_fd(a, in->fd, XTR_BLOCK);
+}
+
+/* see extract.h */
+int
+xtr_input_drain(int fd, struct xtr_decoder *dec,
+    const volatile sig_atomic_t *cancel, void (*tick)(void))
+{
+	unsigned char buf[16384];
+	struct stat st;
+	ssize_t n;
+
+	if (dec != NULL)
+		xtr_decoder_stop(dec);
+	if (fd < 0 || fstat(fd, &st) == -1 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return 0;
+	do {
+		n = read_cancellable(fd, buf, sizeof(buf), cancel);
+		if (tick != NULL)
+			tick();
+	} while (n > 0);
+	return n < 0 ? (int)n : 0;
 }
 
 /* see extract.h */
@@ -434,11 +478,13 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
     struct xtr_decoder **dec, char *msg, size_t cap)
 {
-	struct opening o = { cancel, dec_flags, dec };
+	struct opening o = { cancel, dec_flags, dec, false };
 	struct archive *a;
 	bool seekable;
 	int r;
 
+	if (names == NULL)
+		names = default_formats;
 	*dec = NULL;
 	/* A path is read as a file (libarchive seeks a regular file); an
 	 * fd only if it can seek. */
@@ -450,10 +496,25 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 		return NULL;
 	}
 	if (enable_filters(a, msg, cap) < 0 ||
-	    enable_formats(a, names != NULL ? names : default_formats,
-	    seekable, msg, cap) < 0)
+	    enable_formats(a, names, seekable, msg, cap) < 0)
 		goto fail;
+	/*
+	 * A compressed stream that holds nothing (`gzip </dev/null`) is an
+	 * empty archive, as for bsdtar and GNU tar; an input of no byte at
+	 * all is not, as for GNU tar, unless the caller names "empty".
+	 */
+	if (!format_named(names, "empty") &&
+	    archive_read_support_format_empty(a) != ARCHIVE_OK) {
+		snprintf(msg, cap, "cannot enable format empty: %s",
+		    archive_error_string(a));
+		goto fail;
+	}
 	r = open_input(a, in, seekable, &o);
+	if (r == ARCHIVE_OK && o.raw_empty && !format_named(names, "empty")) {
+		snprintf(msg, cap, "cannot read archive: the input is empty "
+		    "(0 bytes), which is no archive");
+		goto fail;
+	}
 	if (r != ARCHIVE_OK && seekable && looks_like_zip(in)) {
 		snprintf(msg, cap, "cannot read archive: a zip archive whose "
 		    "central directory is missing or damaged (truncated?)");

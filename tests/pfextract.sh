@@ -132,6 +132,26 @@ grep -q '^pfextract: ' "$T/stderr" && ok || bad "no message for a corrupt archiv
 head -c 1030 "$T/a.tar" > "$T/cut.tar"
 run "truncated archive: exit 2" 2 "$pfx" -xf cut.tar -C out
 ls -A "$T/out/d" 2>/dev/null | grep -q "^\.pfx-" && bad "truncated: a temporary file was left" || ok
+# An empty compressed stream is an empty archive (bsdtar and GNU tar exit
+# 0); an input of no byte at all is no archive (GNU tar exits 2).
+: > "$T/empty"
+for c in gzip xz zstd lz4; do
+	command -v "$c" >/dev/null 2>&1 || continue
+	"$c" -c < "$T/empty" > "$T/empty.$c"
+	for m in --sandbox=auto --no-sandbox; do
+		run "empty $c stream $m" 0 "$pfx" -xf "empty.$c" -C out $m
+		[ -z "$(ls -A "$T/out")" ] && ok || bad "empty $c: wrote something"
+		run "empty $c stream from a pipe $m" 0 sh -c \
+		    "'$pfx' -tf - $m < 'empty.$c'"
+		[ ! -s "$T/stdout" ] && ok || bad "empty $c: listed something"
+	done
+done
+for m in --sandbox=auto --no-sandbox; do
+	run "0-byte input $m" 2 "$pfx" -xf empty -C out $m
+	grep -q 'the input is empty (0 bytes)' "$T/stderr" && ok ||
+	    bad "0-byte input: $(cat "$T/stderr")"
+	run "0-byte input from a pipe $m" 2 sh -c "'$pfx' -tf - $m < empty"
+done
 run "missing destination: exit 2" 2 "$pfx" -xf a.tar -C nowhere
 run "missing archive: exit 2" 2 "$pfx" -xf nothing.tar -C out
 run "usage error: exit 64" 64 "$pfx" --no-such-option a.tar

@@ -7,7 +7,8 @@
  * an archive error the child names EPROTO (told as EIO: EPROTO is the
  * parent's word for a broken contract).  The streams are made with
  * wire.c's own encoders and played through xtr_extract_wire() from a
- * pipe, with no child.
+ * pipe, with no child.  Data that ends short of its header's size is a
+ * read error (file.c), and one of its size is extracted.
  *
  * The extraction cases run in a fresh directory:
  *
@@ -221,4 +222,49 @@ Test(wire, archive_error_named_eproto_is_eio)
 	cr_assert_eq(res.error, EIO, "error %d: %s", res.error, res.message);
 	cr_assert(strncmp(res.message, EPROTO_PREFIX,
 	    strlen(EPROTO_PREFIX)) != 0, "%s", res.message);
+}
+
+/* A whole stream of one file F, its header saying SIZE, its data BYTES
+ * at offset 0, and ends that say all is well. */
+static void
+put_one_file(struct stream *s, int64_t size, const char *bytes)
+{
+	put_confined(s);
+	put_file(s, "f", 1, size);
+	put_data(s, 0, bytes);
+	put_end(s, WIRE_DATA_END, WIRE_OK, 0);
+	put_end(s, WIRE_END, WIRE_OK, 0);
+}
+
+Test(wire, data_short_of_its_size_is_a_read_error)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_result res;
+	char bytes[101];
+
+	/* A header of 1000 bytes, then 100 and an end that says all is
+	 * well (libarchive's rar5 ends a volume's part so): a read error,
+	 * and no file under any name. */
+	memset(bytes, 'x', 100);
+	bytes[100] = '\0';
+	put_one_file(&s, 1000, bytes);
+	cr_assert_eq(play(&s, &res), PFX_FATAL);
+	cr_assert_eq(res.error, EIO, "error %d: %s", res.error, res.message);
+	cr_assert_str_eq(res.message, "f: archive data cannot be read: the "
+	    "entry's data ends short of its size (100 of 1000 bytes)");
+	cr_assert_eq(res.stats.failed, 1);
+	cr_assert(dest_empty(), "the short file, or its temporary, was left");
+	cr_assert_eq(tfx_count_fds(), nfds + 1);	/* destfd alone */
+}
+
+Test(wire, data_of_its_size_is_extracted)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_result res;
+
+	/* The same stream with the size the data has extracts. */
+	put_one_file(&s, 5, "hello");
+	cr_assert_eq(play(&s, &res), PFX_OK, "%s", res.message);
+	cr_assert_eq(res.stats.extracted, 1);
+	cr_assert(!dest_empty());
 }
