@@ -329,14 +329,13 @@ next_msg(struct xtr_remote *rm, const unsigned char **body, size_t *len)
  * Take the raw count RAW of a message.  It may go back (a zip or 7z
  * reader seeks back to its entries after the directory at the end): the
  * ratio's denominator is the most read so far, never more than the input
- * holds when its size is known.  Return: 0.
+ * holds when its size is known.
  */
-static int
+static void
 take_raw(struct xtr_remote *rm, uint64_t raw)
 {
 	if (raw > rm->raw)
 		rm->raw = raw < rm->raw_max ? raw : rm->raw_max;
-	return 0;
 }
 
 /* A terminated copy of header string I of H, in RM's scratch, at *AT. */
@@ -477,55 +476,41 @@ xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae)
 {
 	struct wire_header h;
 	const unsigned char *body;
+	const void *buf;
 	size_t len;
+	int64_t off;
 	int type, st;
 
-	for (;;) {
-		release(rm);
-		type = next_msg(rm, &body, &len);
-		if (type == ARCHIVE_FATAL)
+	/* What is left of an entry the engine did not read, checked as if
+	 * read: one contract, read or not.  A failed check of the data
+	 * is the child's to end with END. */
+	while (rm->state == S_ENTRY)
+		if (xtr_remote_data(rm, &buf, &len, &off) == ARCHIVE_FATAL &&
+		    rm->state == S_BROKEN)
 			return ARCHIVE_FATAL;
-		/* What is left of an entry the engine did not read. */
-		if (rm->state == S_ENTRY && (type == WIRE_DATA ||
-		    type == WIRE_DATA_RING)) {
-			struct wire_data d;
-
-			if (get_block(rm, type, body, len, &d) < 0)
-				return protocol(rm, "a malformed data block");
-			/* Checked as if read: one contract, read or not. */
-			if (d.offset < rm->data_end)
-				return protocol(rm, "a data block before the "
-				    "previous one");
-			if (take_raw(rm, d.raw) != 0)
-				return ARCHIVE_FATAL;
-			rm->data_end = d.offset + (int64_t)d.len;
-			continue;
-		}
-		if (rm->state == S_ENTRY && type == WIRE_DATA_END) {
-			if (take_end(rm, body, len) < 0)
-				return ARCHIVE_FATAL;
-			rm->state = S_BETWEEN;
-			continue;
-		}
-		if (rm->state != S_BETWEEN)
-			return protocol(rm, "a message out of order");
-		if (type == WIRE_END) {
-			st = take_end(rm, body, len);
-			if (st < 0 || st == WIRE_BAD_DATA)
-				return st < 0 ? ARCHIVE_FATAL :
-				    protocol(rm, "a malformed end message");
-			rm->state = S_DONE;
-			return st == WIRE_OK ? ARCHIVE_EOF : ARCHIVE_FATAL;
-		}
-		if (type != WIRE_HEADER)
-			return protocol(rm, "a message out of order");
-		if (wire_get_header(body, len, &h) < 0)
-			return protocol(rm, "a malformed entry header");
-		if (take_raw(rm, h.raw) != 0 || fill_entry(rm, &h, ae) != 0)
-			return ARCHIVE_FATAL;
-		rm->state = S_ENTRY;
-		return ARCHIVE_OK;
+	release(rm);
+	if (rm->state == S_DONE)
+		return ARCHIVE_EOF;
+	type = next_msg(rm, &body, &len);
+	if (type == ARCHIVE_FATAL)
+		return ARCHIVE_FATAL;
+	if (type == WIRE_END) {
+		st = take_end(rm, body, len);
+		if (st < 0 || st == WIRE_BAD_DATA)
+			return st < 0 ? ARCHIVE_FATAL :
+			    protocol(rm, "a malformed end message");
+		rm->state = S_DONE;
+		return st == WIRE_OK ? ARCHIVE_EOF : ARCHIVE_FATAL;
 	}
+	if (type != WIRE_HEADER)
+		return protocol(rm, "a message out of order");
+	if (wire_get_header(body, len, &h) < 0)
+		return protocol(rm, "a malformed entry header");
+	take_raw(rm, h.raw);
+	if (fill_entry(rm, &h, ae) != 0)
+		return ARCHIVE_FATAL;
+	rm->state = S_ENTRY;
+	return ARCHIVE_OK;
 }
 
 /* see extract.h */
@@ -563,8 +548,7 @@ xtr_remote_data(struct xtr_remote *rm, const void **buf, size_t *size,
 	/* SECURITY: blocks only go forward; a hole is a gap between. */
 	if (d.offset < rm->data_end)
 		return protocol(rm, "a data block before the previous one");
-	if (take_raw(rm, d.raw) != 0)
-		return ARCHIVE_FATAL;
+	take_raw(rm, d.raw);
 	rm->data_end = d.offset + (int64_t)d.len;
 	*buf = d.buf;
 	*size = d.len;
