@@ -45,12 +45,9 @@ where(char *buf, size_t cap, const char *name, unsigned int up)
 	return buf;
 }
 
-/*
- * Append NOTICE to RES's message after "; ", cutting the message, not the
- * notice, when both do not fit: a tree left on disk must always be told.
- */
-static void
-append_notice(struct pfx_result *res, const char *notice)
+/* see extract.h */
+void
+xtr_append_notice(struct pfx_result *res, const char *notice)
 {
 	size_t cap = sizeof(res->message), n = strlen(res->message);
 	size_t len = strlen(notice);
@@ -85,7 +82,7 @@ fail_stale(struct pfx_result *res, const char *dest, const char *name,
 	    res->message[0] == '\0' ? dest : "",
 	    res->message[0] == '\0' ? ": " : "",
 	    where(at, sizeof(at), name, up));
-	append_notice(res, notice);
+	xtr_append_notice(res, notice);
 }
 
 /* Say why DEST cannot be staged, from pfx_stage_open()'s error R. */
@@ -146,7 +143,7 @@ tell_leftover(struct pfx_result *res, const char *name, unsigned int up,
 
 	snprintf(notice, sizeof(notice), "the staging directory %s could not "
 	    "be removed: %s", where(at, sizeof(at), name, up), strerror(-r));
-	append_notice(res, notice);
+	xtr_append_notice(res, notice);
 }
 
 /* see extract.h */
@@ -162,6 +159,17 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 	memset(result, 0, sizeof(*result));
 	result->resolver = "none";
 	r = pfx_stage_open(&st, dirfd, dest);
+	/*
+	 * A destination that holds something, or that cannot be replaced
+	 * in one rename ('.', a mount point, an empty directory others
+	 * could swap): every name goes beside its own, and all are put in
+	 * place at the end (journal.c).  All beneath DEST, so the writer
+	 * may be confined as in any run.
+	 */
+	if (r == -ENOTEMPTY || r == -EINVAL || r == -EXDEV || r == -EPERM) {
+		inner.flags &= ~PFX_OPT_ATOMIC;
+		return xtr_extract_journaled(in, dirfd, dest, &inner, result);
+	}
 	if (r < 0) {
 		fail_open(result, &st, dest, r);
 		return result->status;

@@ -821,6 +821,7 @@ free_state(struct xtr *x)
 	xtr_table_free(&x->dirs);
 	xtr_table_free(&x->pending);
 	xtr_table_free(&x->changed);
+	xtr_journal_free(x);
 	/* Its close callback also stops and joins our decoder thread. */
 	if (x->ar != NULL)
 		archive_read_free(x->ar);
@@ -962,8 +963,10 @@ run(struct xtr *x)
 			return x->res->status;
 		}
 	}
-	/* A run without the worker thread is only slower. */
-	(void)xtr_async_start(x);
+	/* A run without the worker thread is only slower; a journal
+	 * lists files on the reading thread alone. */
+	if (x->journal == NULL)
+		(void)xtr_async_start(x);
 	read_all(x);
 	xtr_async_stop(x);
 	/* SECURITY: no decoder process outlives the reading, nor anything
@@ -974,6 +977,8 @@ run(struct xtr *x)
 	/* Links last, so no later entry can be written through one; none
 	 * after a cancellation (they are reported as stopped). */
 	(void)xtr_cancelled(x);
+	/* All or nothing over a populated destination: the names now. */
+	xtr_journal_end(x);
 	xtr_finish_symlinks(x);
 	/* Directories' own modes and times last of all, deepest first. */
 	xtr_finish_dirs(x);
@@ -1027,10 +1032,10 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	return 0;
 }
 
-/* see extract.h */
-enum pfx_status
-xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
-    const struct pfx_options *opt, struct pfx_result *result)
+/* xtr_extract(), with a journal (journal.c) when JOURNAL. */
+static enum pfx_status
+extract(const struct pfx_input *in, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result, bool journal)
 {
 	struct pfx_options defaults;
 	struct xtr x;
@@ -1041,12 +1046,34 @@ xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
 	}
 	/* SECURITY: the source is opened, and the process confined,
 	 * before libarchive reads a byte. */
-	if (begin(&x, dirfd, dest, opt, result) < 0 ||
-	    open_source(&x, in) < 0) {
+	if (begin(&x, dirfd, dest, opt, result) < 0) {
+		free_state(&x);
+		return result->status;
+	}
+	if (journal && xtr_journal_start(&x) < 0)
+		xtr_fail(&x, ENOMEM, "--atomic: %s", strerror(ENOMEM));
+	if (x.fatal || open_source(&x, in) < 0) {
 		free_state(&x);
 		return result->status;
 	}
 	return run(&x);
+}
+
+/* see extract.h */
+enum pfx_status
+xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result)
+{
+	return extract(in, dirfd, dest, opt, result, false);
+}
+
+/* see extract.h */
+enum pfx_status
+xtr_extract_journaled(const struct pfx_input *in, int dirfd,
+    const char *dest, const struct pfx_options *opt,
+    struct pfx_result *result)
+{
+	return extract(in, dirfd, dest, opt, result, true);
 }
 
 /* see extract.h */

@@ -376,13 +376,22 @@ xtr_seal_data(struct xtr_tail *t)
 	return r;
 }
 
+/* Name T's file: at its name, or beside it for X's journal. */
+static int
+commit_once(struct xtr *x, struct xtr_tail *t, unsigned int flags)
+{
+	if (x->journal != NULL)
+		return xtr_journal_commit(x, &t->pend, t->rel, flags);
+	return pfx_root_commit(&x->root, &t->pend, flags);
+}
+
 /* see extract.h */
 int
 xtr_commit(struct xtr *x, struct xtr_tail *t)
 {
 	int r;
 
-	r = pfx_root_commit(&x->root, &t->pend, t->flags);
+	r = commit_once(x, t, t->flags);
 	if (r != PFX_ROOT_SYMLINK_HELD)
 		return r;
 	/*
@@ -395,7 +404,7 @@ xtr_commit(struct xtr *x, struct xtr_tail *t)
 		pfx_root_abort(&t->pend);
 		return r;
 	}
-	return pfx_root_commit(&x->root, &t->pend, PFX_ROOT_REPLACE);
+	return commit_once(x, t, PFX_ROOT_REPLACE);
 }
 
 /* see extract.h */
