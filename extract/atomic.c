@@ -161,12 +161,11 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 	r = pfx_stage_open(&st, dirfd, dest);
 	/*
 	 * A destination that holds something, or that cannot be replaced
-	 * in one rename ('.', a mount point, an empty directory others
-	 * could swap): every name goes beside its own, and all are put in
-	 * place at the end (journal.c).  All beneath DEST, so the writer
-	 * may be confined as in any run.
+	 * in one rename ('.', a mount point): every name goes beside its
+	 * own, and all are put in place at the end (journal.c).  All
+	 * beneath DEST, so the writer may be confined as in any run.
 	 */
-	if (r == -ENOTEMPTY || r == -EINVAL || r == -EXDEV || r == -EPERM) {
+	if (r == -ENOTEMPTY || r == -EINVAL || r == -EXDEV) {
 		inner.flags &= ~PFX_OPT_ATOMIC;
 		return xtr_extract_journaled(in, dirfd, dest, &inner, result);
 	}
