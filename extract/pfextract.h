@@ -90,11 +90,12 @@ enum pfx_existing {
 					   for every format (zip: always) */
 #define PFX_OPT_LIST		0x0080u	/* list: read every entry, write
 					   nothing */
-#define PFX_OPT_ATOMIC		0x0100u	/* all or nothing: extract into a
-					   staging directory beside DEST,
-					   publish it at DEST in one
-					   rename unless the run is
-					   PFX_FATAL, else remove it */
+#define PFX_OPT_ATOMIC		0x0100u	/* all or nothing: an absent or
+					   empty DEST gets a staging tree
+					   renamed into place; a populated
+					   one gets each file beside its
+					   name, all put in place at the
+					   end; nothing if PFX_FATAL */
 #define PFX_OPT_FSYNC		0x0400u	/* make the result durable: each
 					   file synced before its rename,
 					   each directory after its
@@ -356,9 +357,9 @@ struct pfx_input {
  * Extract (or, with PFX_OPT_LIST, list) the archive IN beneath the
  * existing directory DEST, resolved from DIRFD (AT_FDCWD, or a directory
  * fd with DEST "."), following OPT (NULL: the defaults).  With
- * PFX_OPT_ATOMIC, DEST must instead be absent or an empty directory and
- * have a last component of its own (with a directory fd, pass the
- * parent's fd and the name); see libpfextract(3).  *RESULT is always
+ * PFX_OPT_ATOMIC, DEST may be absent, and must otherwise be a directory
+ * with a last component of its own or "." (with a directory fd, pass
+ * the parent's fd and the name); see libpfextract(3).  *RESULT is always
  * filled in.
  * Return: RESULT->status.
  */
