@@ -97,17 +97,21 @@ fail_open(struct pfx_result *res, const struct pfx_stage *st,
 		why = "--atomic needs a destination with a name of its own, "
 		    "not '.' or '..'";
 		break;
-	case -ENOTEMPTY:
 	case -ENOTDIR:
 	case -ELOOP:
-		why = r == -ELOOP ? "a symbolic link" : r == -ENOTDIR ?
-		    "not a directory" : "a directory that is not empty";
+		why = r == -ELOOP ? "a symbolic link" : "not a directory";
 		res->status = PFX_FATAL;
 		res->error = -r;
 		snprintf(res->message, sizeof(res->message), "%s: exists and "
-		    "is %s; --atomic publishes a new tree, so the destination "
-		    "must not exist or be an empty directory", dest, why);
+		    "is %s; --atomic needs a directory or no destination",
+		    dest, why);
 		return;
+	case -ENOTEMPTY:
+		why = "a directory that is not empty, in a parent directory "
+		    "that others can write to; --atomic unpacks into a "
+		    "populated destination only where no one else can swap "
+		    "it meanwhile";
+		break;
 	case -EXDEV:
 		why = "--atomic cannot replace a mount point";
 		break;
@@ -164,8 +168,13 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 	 * in one rename ('.', a mount point): every name goes beside its
 	 * own, and all are put in place at the end (journal.c).  All
 	 * beneath DEST, so the writer may be confined as in any run.
+	 * SECURITY: journal.c opens DEST by its name again.  In a parent
+	 * others can write, they could swap DEST for a directory of theirs
+	 * or a victim between the look and that open (a mount point cannot
+	 * be renamed, '.' has no name): refused there, as before.
 	 */
-	if (r == -ENOTEMPTY || r == -EINVAL || r == -EXDEV) {
+	if (r == -EINVAL || r == -EXDEV || (r == -ENOTEMPTY &&
+	    st.parent_closed)) {
 		inner.flags &= ~PFX_OPT_ATOMIC;
 		return xtr_extract_journaled(in, dirfd, dest, &inner, result);
 	}

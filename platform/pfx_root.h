@@ -477,8 +477,9 @@ struct pfx_stage {
 				   PARENTFD, or a directory above it */
 	unsigned int up;	/* read only: how many levels above DEST's
 				   parent NAME is (0: in it) */
-	int parent_closed;	/* private: no one else can change
-				   entries of DEST's parent */
+	int parent_closed;	/* no one else can change entries of
+				   DEST's parent; read only after
+				   -ENOTEMPTY or -EXDEV */
 	int privfd;		/* private: the private directory */
 	int replace;		/* private: DEST is an empty directory */
 	dev_t dev;		/* private: the staging tree */

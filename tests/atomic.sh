@@ -86,7 +86,7 @@ echo file > "$T/w/file"
 mkdir "$T/w/e" && ln -s e "$T/w/link"
 for d in file link; do
 	run "DEST $d" 2 -xf ../a.tar -C $d --atomic
-	grep -q -- '--atomic publishes a new tree' "$T/stderr" && ok ||
+	grep -q -- '--atomic needs a directory or no destination' "$T/stderr" && ok ||
 	    bad "DEST $d: message: $(cat "$T/stderr")"
 done
 only "refused DESTs" "e file link"
