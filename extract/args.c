@@ -107,6 +107,7 @@ enum opt_id {
 	OPT_NO_LIMITS,
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_INCREMENTAL,	/* -G, -g: GNU dump directories purge */
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -189,6 +190,9 @@ static const struct opt_def opts[] = {
 	{ "stall-timeout", 0, true, OPT_STALL_TIMEOUT, NULL },
 	{ "help", 0, false, OPT_HELP, NULL },
 	{ "version", 0, false, OPT_VERSION, NULL },
+	/* The snapshot file is tar's at creation; extraction ignores it. */
+	{ "incremental", 'G', false, OPT_INCREMENTAL, NULL },
+	{ "listed-incremental", 'g', true, OPT_INCREMENTAL, NULL },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
 	  "it would let names escape the destination" },
@@ -650,6 +654,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return 0;
 	case OPT_FSYNC:
 		a->opt.flags |= PFX_OPT_FSYNC;
+		return 0;
+	case OPT_INCREMENTAL:
+		a->opt.flags |= PFX_OPT_INCREMENTAL;
 		return 0;
 	case OPT_SANDBOX:
 		if (strcmp(v, "require") == 0)

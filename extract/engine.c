@@ -651,6 +651,44 @@ is_ar_index(const struct xtr *x, const char *name)
 	    (strcmp(name, "/") == 0 || strcmp(name, "//") == 0);
 }
 
+/*
+ * The GNU dump directory E at REL (PFX_OPT_INCREMENTAL): read its list;
+ * listing, give it to the hooks; extracting, purge the directory of what
+ * the list lacks, then make it.
+ */
+static void
+do_dumpdir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+    const char *rel)
+{
+	struct xtr_dumpdir d;
+	const char *reason = NULL;
+	int r;
+
+	r = xtr_dumpdir_read(x, ae, &d, &reason);
+	if (r == 1) {
+		e->decision = PFX_REJECT;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, 0);
+	} else if (r == 0) {
+		e->dumpdir = d.buf;
+		e->dumpdir_len = d.len;
+		if ((x->opt->flags & PFX_OPT_LIST) != 0) {
+			xtr_finish_entry(x, e, PFX_ENTRY_LISTED, "none", 0);
+		} else {
+			r = xtr_dumpdir_purge(x, e, rel, &d);
+			if (r < 0)
+				xtr_finish_error(x, e, r);
+			else
+				write_entry(x, ae, e, rel);
+		}
+	} else {
+		r = x->res->error;
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, r == ECANCELED ?
+		    "interrupted" : r == EFBIG ? "limit" : "read_error",
+		    r != 0 ? r : EIO);
+	}
+	xtr_dumpdir_free(x, &d);
+}
+
 /* Decide on one entry and act on it. */
 static void
 do_entry(struct xtr *x, struct archive_entry *ae)
@@ -718,6 +756,10 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 	} else if (hook != PFX_HOOK_CONTINUE) {
 		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "vetoed", 0);
 		xtr_fail(x, ECANCELED, "%s: stopped by the caller", e.name);
+		return;
+	}
+	if (xtr_is_dumpdir(x, ae)) {
+		do_dumpdir(x, ae, &e, verdict_rel(&v));
 		return;
 	}
 	if ((x->opt->flags & PFX_OPT_LIST) != 0) {

@@ -729,6 +729,38 @@ void xtr_finish_dirs(struct xtr *x);
  */
 void xtr_note_changed(struct xtr *x, const char *rel);
 
+/* --- dumpdir.c: GNU incremental restore (PFX_OPT_INCREMENTAL) -------- */
+
+/* A dump directory's list, read and checked. */
+struct xtr_dumpdir {
+	char *buf;		/* the records, "Cname\0" each, NUL after */
+	size_t len;		/* bytes of records (padding left out) */
+	const char **names;	/* the records sorted by name, or NULL */
+	size_t n;
+	size_t mem;		/* taken from the memory budget */
+};
+
+/* Is AE a GNU dump directory, and the run PFX_OPT_INCREMENTAL? */
+bool xtr_is_dumpdir(const struct xtr *x, struct archive_entry *ae);
+
+/*
+ * Read AE's list into *D (free it with xtr_dumpdir_free() whatever this
+ * returns) and check it.  Return: 0; 1 with *REASON the entry's refusal
+ * (malformed, renames, over PFX_DUMPDIR_MAX); -1 with the run failed.
+ */
+int xtr_dumpdir_read(struct xtr *x, struct archive_entry *ae,
+    struct xtr_dumpdir *d, const char **reason);
+
+void xtr_dumpdir_free(struct xtr *x, struct xtr_dumpdir *d);
+
+/*
+ * Remove from the directory REL (the entry E) every name D does not keep,
+ * telling the purged() hook of each.  A REL that is no directory is left
+ * to the entry's own making.  Return: 0, or -errno.
+ */
+int xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e,
+    const char *rel, const struct xtr_dumpdir *d);
+
 /* --- links.c ---------------------------------------------------------- */
 
 /* Remember the regular file at REL, with identity ST, as made this run. */

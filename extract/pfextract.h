@@ -101,6 +101,18 @@ enum pfx_existing {
 					   each directory after its
 					   entries, deepest first, the
 					   destination last */
+/*
+ * GNU tar's -G/-g at extraction: each GNU dump directory (a 'D' entry of
+ * an incremental archive) lists the names its directory held when it was
+ * dumped; every name in that directory on disk that the list lacks (or
+ * whose type differs: 'D' a directory, 'Y'/'N' anything else) is
+ * removed, with all beneath it, through the pinned root, never through a
+ * symlink.  Names with a '/', "." or "..", renames ('R', 'T', 'X') and a
+ * list over PFX_DUMPDIR_MAX bytes refuse the entry.  When listing, the
+ * list is given to the hooks (pfx_entry.dumpdir).
+ */
+#define PFX_OPT_INCREMENTAL	0x40000u
+#define PFX_DUMPDIR_MAX		(16u << 20)	/* 16 MiB */
 
 /*
  * The sandbox.  The archive is parsed by libarchive and the compression
@@ -171,6 +183,12 @@ struct pfx_entry {
 	enum pfx_entry_status status;	/* in report() only */
 	int error;			/* errno of a failure, else 0 */
 	uint64_t bytes;			/* bytes written for this entry */
+	/*
+	 * PFX_OPT_INCREMENTAL: a GNU dump directory's records as read
+	 * ("Yname\0Dsub\0...", checked), DUMPDIR_LEN bytes; else NULL.
+	 */
+	const char *dumpdir;
+	size_t dumpdir_len;
 };
 
 /* What decide() may answer. */
@@ -210,6 +228,13 @@ struct pfx_hooks {
 	 * first entry is read, with what was enforced.  NULL: none.
 	 */
 	void (*confined)(void *arg, const struct pfx_sandbox_info *info);
+	/*
+	 * PFX_OPT_INCREMENTAL: called after NAME, a name in the directory
+	 * of the dump-directory entry DIR, was removed (with all beneath
+	 * it) because DIR's list lacks it.  NULL: none.
+	 */
+	void (*purged)(void *arg, const struct pfx_entry *dir,
+	    const char *name);
 };
 
 /*

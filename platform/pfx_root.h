@@ -37,6 +37,7 @@
 #ifndef PFX_ROOT_H
 #define PFX_ROOT_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -403,6 +404,22 @@ PFX_API int pfx_root_unlink(const struct pfx_root *root, const char *rel);
 
 /* Remove the empty directory REL.  Return: 0, or -errno. */
 PFX_API int pfx_root_rmdir(const struct pfx_root *root, const char *rel);
+
+/*
+ * Empty the existing directory REL beneath ROOT of what KEEP says must
+ * go: KEEP(ARG, NAME, IS_DIR) is asked once for each name in it (IS_DIR:
+ * a directory, a symlink being none), and a name it answers false for
+ * is removed with pfx_remove_tree(), then GONE(ARG, NAME), if not NULL,
+ * is told.  REL is reached as every name here is, never through a
+ * symlink; before each removal the directory is checked to be still
+ * beneath the root (-EXDEV stops the purge otherwise).  One pass over the
+ * listing: what others add meanwhile may or may not be seen.  The first
+ * failed removal stops the purge.  Return: 0, or -errno (-ENOENT,
+ * -ENOTDIR, -ELOOP: REL is no directory reachable beneath the root).
+ */
+PFX_API int pfx_root_purge(const struct pfx_root *root, const char *rel,
+    bool (*keep)(void *arg, const char *name, bool is_dir),
+    void (*gone)(void *arg, const char *name), void *arg);
 
 /*
  * Rename FROM to TO, both beneath ROOT.  FLAGS: 0 or PFX_ROOT_NOREPLACE to
