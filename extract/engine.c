@@ -1115,6 +1115,21 @@ xtr_extract_journaled(const struct pfx_input *in, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result)
 {
+	/*
+	 * An incremental restore removes names at once (dumpdir.c): no
+	 * journal could take that back, so not over a populated DEST.
+	 */
+	if ((opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
+	    (opt->flags & PFX_OPT_LIST) == 0) {
+		memset(result, 0, sizeof(*result));
+		result->resolver = "none";
+		result->status = PFX_FATAL;
+		result->error = EINVAL;
+		snprintf(result->message, sizeof(result->message), "%s: an "
+		    "incremental restore removes names, which all or nothing "
+		    "over a populated destination cannot take back", dest);
+		return result->status;
+	}
 	return extract(in, dirfd, dest, opt, result, true);
 }
 

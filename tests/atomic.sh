@@ -277,5 +277,17 @@ if command -v mkfifo >/dev/null 2>&1; then
 	same "SIGTERM, populated"
 fi
 
+# -G removes names at once: refused over a populated DEST, which keeps
+# the names its dump directory lacks.
+rm -rf "$T/inc" && mkdir -p "$T/inc/src" "$T/inc/dest"
+echo a > "$T/inc/src/a"
+echo keep > "$T/inc/dest/keep"
+tar -C "$T/inc/src" -cGf "$T/inc/inc.tar" . 2>/dev/null
+"$pfx" -G -xf "$T/inc/inc.tar" -C "$T/inc/dest" --atomic 2> "$T/stderr"
+rc=$?
+[ "$rc" -eq 2 ] && [ -f "$T/inc/dest/keep" ] && [ ! -e "$T/inc/dest/a" ] &&
+    grep -q 'incremental restore removes names' "$T/stderr" && ok ||
+    bad "-G --atomic, populated: exit $rc: $(cat "$T/stderr")"
+
 echo "atomic: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
