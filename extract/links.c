@@ -799,14 +799,66 @@ judge_path(const char *path, const char *target, struct lookup_ctx *c)
 	return "symlink_escapes";
 }
 
+/*
+ * --symlinks=root: where the link at PATH really is.  Its parents may be
+ * links (bin -> usr/bin, or y -> /), and linkcheck takes the parents of
+ * the link it judges to be directories: judged by its name, y/l ->
+ * ../proc/1/root would read "y/proc/1/root" where the kernel reads
+ * "proc/1/root".  So the parent is resolved first, by linkcheck itself,
+ * as the absolute target of a link, and the link judged where it lands.
+ * Return: 0 with the path in BUF (CAP bytes), or a reason.
+ */
+static const char *
+real_place(struct xtr *x, const char *path, char *buf, size_t cap)
+{
+	struct lookup_ctx c;
+	struct xtr_link_lookup lk = { lookup_link, &c, NULL, &x->link_steps,
+	    true };
+	const char *slash = strrchr(path, '/');
+	char dir[PFX_PATH_MAX + 1];
+	size_t n, d;
+	int r;
+
+	n = strlen(path);
+	if (slash == NULL) {
+		if (n >= cap)
+			return "too_long";
+		memcpy(buf, path, n + 1);
+		return NULL;
+	}
+	d = (size_t)(slash - path);
+	dir[0] = '/';
+	memcpy(dir + 1, path, d);
+	dir[d + 1] = '\0';
+	memset(&c, 0, sizeof(c));
+	c.x = x;
+	r = xtr_link_contained(path, dir, &lk, buf, cap);
+	if (r == -ELOOP)
+		return "symlink_loop";
+	if (r != 1)
+		return "symlink_escapes";
+	d = strlen(buf);
+	if (d + 1 + (n - (size_t)(slash + 1 - path)) >= cap)
+		return "too_long";
+	if (d > 0)
+		buf[d++] = '/';
+	memcpy(buf + d, slash + 1, n - (size_t)(slash + 1 - path) + 1);
+	return NULL;
+}
+
 /* Is queued link L contained?  Return: NULL if so, else a reason. */
 static const char *
 judge_link(struct xtr *x, const struct xtr_symlink *l, bool with_pending)
 {
 	struct lookup_ctx c;
+	char buf[PFX_PATH_MAX], place[PFX_PATH_MAX];
+	const char *why;
 
-	char buf[PFX_PATH_MAX];
-
+	if (x->opt->symlinks == PFX_SYMLINKS_ROOT) {
+		why = real_place(x, l->path, place, sizeof(place));
+		if (why != NULL)
+			return why;
+	}
 	memset(&c, 0, sizeof(c));
 	c.x = x;
 	c.with_pending = with_pending;
@@ -817,7 +869,8 @@ judge_link(struct xtr *x, const struct xtr_symlink *l, bool with_pending)
 	c.memo = with_pending ||
 	    (disk_link(x, l->path, buf, sizeof(buf)) == 1 &&
 	    strcmp(buf, l->target) == 0);
-	return judge_path(l->path, l->target, &c);
+	return judge_path(x->opt->symlinks == PFX_SYMLINKS_ROOT ? place :
+	    l->path, l->target, &c);
 }
 
 /* Take queued link I out of the set of links that will exist. */

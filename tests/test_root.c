@@ -515,3 +515,27 @@ Test(root, other_policies_refuse_existing_links)
 		}
 	}
 }
+
+/*
+ * A link's own parents may be links: y -> / puts y/z/l at z/l, where
+ * ../proc/1/root is the magic proc/1/root, not y/proc/1/root.
+ */
+Test(root, a_link_is_judged_where_its_parents_put_it)
+{
+	struct rfx fx;
+
+	EACH_RESOLVER(ri) {
+		rfx_begin(&fx, ri, false);
+		cr_assert(symlinkat("/", fx.destfd, "y") == 0);
+		DIR_(&fx, "y/z/");
+		LINK_(&fx, "y/z/l", "../proc/1/root");
+		LINK_(&fx, "y/z/ok", "../etc");
+		cr_assert(rfx_run(&fx) == PFX_REFUSED, "[%s]", fx.rname);
+		expect_status(&fx, "y/z/l", PFX_ENTRY_REFUSED,
+		    "symlink_escapes");
+		expect_status(&fx, "y/z/ok", PFX_ENTRY_EXTRACTED, "none");
+		expect_absent(&fx, "z/l");
+		expect_link(&fx, "z/ok", "../etc");
+		rfx_end(&fx);
+	}
+}
