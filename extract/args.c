@@ -49,7 +49,7 @@
 const char xtr_usage[] =
     "usage: pfextract [-x | -t] [-aJjkmopqvZz] [-C dir] [-f archive] "
     "[-X file]\n"
-    "                 [--strip-components=n] [--symlinks=refuse|contain]\n"
+    "                 [--strip-components=n] [--symlinks=refuse|contain|root]\n"
     "                 [--report=json] [--strict] [--max-bytes=size] "
     "[--max-entries=n]\n"
     "                 [--max-depth=n] [--max-links=n] [--max-ratio=n] "
@@ -193,6 +193,12 @@ static const struct opt_def opts[] = {
 	/* The snapshot file is tar's at creation; extraction ignores it. */
 	{ "incremental", 'G', false, OPT_INCREMENTAL, NULL },
 	{ "listed-incremental", 'g', true, OPT_INCREMENTAL, NULL },
+	/*
+	 * GNU tar's: a directory entry over a symlink to a directory keeps
+	 * the link.  --symlinks=root always does; the other policies refuse
+	 * a path through an existing link (symlink_in_path) whatever it says.
+	 */
+	{ "keep-directory-symlink", 0, false, OPT_IGNORED, NULL },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
 	  "it would let names escape the destination" },
@@ -632,9 +638,11 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 			a->opt.symlinks = PFX_SYMLINKS_REFUSE;
 		else if (strcmp(v, "contain") == 0)
 			a->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+		else if (strcmp(v, "root") == 0)
+			a->opt.symlinks = PFX_SYMLINKS_ROOT;
 		else
 			return fail(p, "invalid --symlinks value '%s' "
-			    "(refuse or contain)", v);
+			    "(refuse, contain or root)", v);
 		return 0;
 	case OPT_REPORT:
 		if (strcmp(v, "json") != 0)

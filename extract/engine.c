@@ -889,7 +889,8 @@ xtr_confine(const struct pfx_options *opt, int destfd,
 	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
 		flags |= PFX_SANDBOX_REQUIRE;
 	/* SECURITY: symlinks only when the run may make them at all. */
-	if (opt->symlinks == PFX_SYMLINKS_CONTAIN)
+	if (opt->symlinks == PFX_SYMLINKS_CONTAIN ||
+	    opt->symlinks == PFX_SYMLINKS_ROOT)
 		flags |= PFX_SANDBOX_SYMLINKS;
 	if (destfd < 0)
 		flags |= PFX_SANDBOX_NO_DEST;
@@ -1070,6 +1071,9 @@ begin(struct xtr *x, int dirfd, const char *dest,
 		    "symbolic link: give the directory it points to)" : "");
 		return -1;
 	}
+	/* A root filesystem: its links lead to parents, in the root. */
+	if (opt->symlinks == PFX_SYMLINKS_ROOT)
+		pfx_root_in_root(&x->root);
 	result->resolver = pfx_root_resolver_name(&x->root);
 	return 0;
 }

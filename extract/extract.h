@@ -190,6 +190,8 @@ struct xtr_symlink {
 	uid_t uid;		/* (uid_t)-1: leave the owner */
 	gid_t gid;
 	struct timespec mtime;	/* tv_nsec UTIME_OMIT: leave the time */
+	const char *why;	/* --symlinks=root: NULL made, else why
+				   not (a reason of names.c) */
 };
 
 struct xtr {

@@ -343,7 +343,7 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	    PFX_ROOT_REPLACE : PFX_ROOT_NOREPLACE;
 	/* SECURITY: a symlink at the name may only go once judged. */
 	if (t->flags == PFX_ROOT_REPLACE &&
-	    x->opt->symlinks == PFX_SYMLINKS_CONTAIN)
+	    x->opt->symlinks != PFX_SYMLINKS_REFUSE)
 		t->flags = PFX_ROOT_REPLACE_FILE;
 	t->rel = rel;
 	return 0;

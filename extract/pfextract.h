@@ -63,9 +63,14 @@ enum pfx_entry_type {
 /* What to do with symlink entries. */
 enum pfx_symlinks {
 	PFX_SYMLINKS_REFUSE = 0,	/* report each one; create none */
-	PFX_SYMLINKS_CONTAIN		/* create those whose target, resolved
+	PFX_SYMLINKS_CONTAIN,		/* create those whose target, resolved
 					   with real symlink semantics, stays
 					   beneath the destination; last */
+	PFX_SYMLINKS_ROOT		/* DEST is a root filesystem: links
+					   resolve as in a chroot (absolute
+					   targets from DEST); made at once,
+					   and existing ones followed to a
+					   parent, RESOLVE_IN_ROOT */
 };
 
 /* What to do when an entry's name already exists in the destination. */
@@ -141,7 +146,7 @@ enum pfx_existing {
  * beneath the destination (nothing at all when listing), read only the
  * input it holds, /usr and the NSS files, start no process; no exec, no
  * new socket, no network.  Symlinks may be made there only with
- * PFX_SYMLINKS_CONTAIN, set-id and sticky bits and owners changed only
+ * PFX_SYMLINKS_CONTAIN or PFX_SYMLINKS_ROOT, set-id and sticky bits and owners changed only
  * when the run restores them (PFX_OPT_PRESERVE_PERMS, or
  * PFX_OPT_SAME_OWNER as root).  That is for a program whose whole process is this
  * one extraction (pfextract(1) is one); a library caller that must go on

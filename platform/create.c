@@ -134,8 +134,11 @@ pfx_root_mkdirs_count(const struct pfx_root *root, const char *rel,
 	fd = plat_resolve_dir(root, p.full, PLAT_DIR_READ);
 	if (fd != -ENOENT)
 		return fd;
-	/* Most often only the last is missing: one lookup of its parent. */
-	if (p.leaf[0] != '\0') {
+	/*
+	 * Most often only the last is missing: one lookup of its parent.
+	 * In a root the last may be a link to follow: the walk does that.
+	 */
+	if (p.leaf[0] != '\0' && !root->in_root) {
 		fd = plat_make_leaf_dir(root, p.parent, p.leaf, mode,
 		    PLAT_DIR_READ, &made);
 		if (fd != -ENOENT) {

@@ -59,6 +59,7 @@ struct pfx_root {
 	unsigned long long mnt;		/* private: its mount, 0 if unknown */
 	int kernel_confined;		/* private: see pfx_root_confined() */
 	int unnamed;			/* private: files begin unnamed */
+	int in_root;			/* private: see pfx_root_in_root() */
 };
 
 /*
@@ -127,6 +128,23 @@ PFX_API int pfx_root_open(struct pfx_root *root, int dirfd, const char *path,
  * made from this one by pfx_root_sub() does not inherit it.
  */
 PFX_API void pfx_root_confined(struct pfx_root *root);
+
+/*
+ * Use ROOT as a root filesystem (--symlinks=root): from now on a symlink
+ * met on the way to a name's parent directory -- and in a name given
+ * where a directory is expected (pfx_root_mkdirs(), pfx_root_open_dir())
+ * -- is followed as the kernel follows it for a process whose "/" is
+ * ROOT: an absolute target starts again at ROOT, ".." at ROOT stays
+ * there (openat2's RESOLVE_IN_ROOT), at most 40 links per name, never a
+ * magic link (/proc/PID/root and the like) nor a mount crossing.  Every
+ * other guarantee above holds: the last component of a name is never
+ * followed when something is made, replaced or removed there, and
+ * nothing resolved leaves ROOT.  The walk resolver does the same by
+ * hand: one component at a time with O_NOFOLLOW, reading each symlink
+ * met and going back up ".." only to a directory it holds.  A root made
+ * by pfx_root_sub() does not inherit this.
+ */
+PFX_API void pfx_root_in_root(struct pfx_root *root);
 
 /* Release ROOT.  Safe to call twice. */
 PFX_API void pfx_root_close(struct pfx_root *root);
