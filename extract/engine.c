@@ -1020,9 +1020,19 @@ run(struct xtr *x)
 	/* Links last, so no later entry can be written through one; none
 	 * after a cancellation (they are reported as stopped). */
 	(void)xtr_cancelled(x);
-	/* All or nothing over a populated destination: the names now. */
-	xtr_journal_end(x);
-	xtr_finish_symlinks(x);
+	/*
+	 * All or nothing over a populated destination: the names now, then
+	 * the links.  A failed run removes its links first (--symlinks=root
+	 * makes them at once), so that the journal finds the directories
+	 * it made empty, and gives back mtimes last.
+	 */
+	if (x->fatal) {
+		xtr_finish_symlinks(x);
+		xtr_journal_end(x);
+	} else {
+		xtr_journal_end(x);
+		xtr_finish_symlinks(x);
+	}
 	/* Directories' own modes and times last of all, deepest first. */
 	xtr_finish_dirs(x);
 	if (!x->fatal && (x->res->stats.refused > 0 ||

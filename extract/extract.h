@@ -192,6 +192,9 @@ struct xtr_symlink {
 	struct timespec mtime;	/* tv_nsec UTIME_OMIT: leave the time */
 	const char *why;	/* --symlinks=root: NULL made, else why
 				   not (a reason of names.c) */
+	bool deferred;		/* --symlinks=root with a journal: its
+				   name held something, so it is made
+				   once every name is in place */
 };
 
 struct xtr {
@@ -484,6 +487,13 @@ int xtr_open_made(struct xtr *x, const char *rel);
  * directory that gets the first new entry.  Return: 0, or -errno.
  */
 int xtr_journal_mkdir(struct xtr *x, const char *dir);
+
+/*
+ * Before a name is made at once in REL's directory (a link under
+ * --symlinks=root): keep that directory's mtime, to give it back if the
+ * run fails.  Return: 0, or -errno.
+ */
+int xtr_journal_touch_parent(struct xtr *x, const char *rel);
 
 /*
  * The end of X's run, once the archive was read whole (engine.c): put
