@@ -75,6 +75,9 @@ xtr_make_parents(struct xtr *x, const char *rel)
 	parent[n] = '\0';
 	fd = pfx_root_mkdirs_count(&x->root, parent, XTR_PRIVATE_DIR_MODE,
 	    &created);
+	if (xtr_fd_relieve(x, fd))
+		fd = pfx_root_mkdirs_count(&x->root, parent,
+		    XTR_PRIVATE_DIR_MODE, &created);
 	if (fd < 0)
 		return fd;
 	(void)close(fd);
@@ -102,6 +105,9 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	/* One walk makes the parents too; the count says which are new. */
 	fd = pfx_root_mkdirs_count(&x->root, rel, XTR_PRIVATE_DIR_MODE,
 	    &created);
+	if (xtr_fd_relieve(x, fd))
+		fd = pfx_root_mkdirs_count(&x->root, rel,
+		    XTR_PRIVATE_DIR_MODE, &created);
 	/*
 	 * A later entry wins, as in tar: a file (never a symlink, which
 	 * gives ELOOP) where this directory goes is removed -- its name

@@ -1076,8 +1076,17 @@ enum pfx_status
 pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
+	struct pfx_options defaults;
+
+	if (opt == NULL) {
+		pfx_options_init(&defaults);
+		opt = &defaults;
+	}
+	/* Below what it needs, a run would stop part way: not begun. */
+	if (xtr_fd_check(opt, result) < 0)
+		return result->status;
 	/* All or nothing (atomic.c); a listing writes nothing anyway. */
-	if (opt != NULL && (opt->flags & PFX_OPT_ATOMIC) != 0 &&
+	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&
 	    (opt->flags & PFX_OPT_LIST) == 0)
 		return xtr_extract_atomic(in, dirfd, dest, opt, result);
 	return xtr_extract(in, dirfd, dest, opt, result);
