@@ -25,6 +25,9 @@
 #include "decode.h"
 #include "extract.h"
 
+/* Where a zip's end record may be: itself (22) and a comment (64 KiB). */
+#define XTR_ZIP_TAIL (22u + 65535u)
+
 /* The formats read when the caller names none. */
 static const char default_formats[] = "tar,zip,cpio,7zip,ar";
 
@@ -75,6 +78,9 @@ static const struct filter filters[] = {
 	{ archive_read_support_filter_zstd, archive_libzstd_version },
 	{ archive_read_support_filter_lz4, archive_liblz4_version },
 	{ archive_read_support_filter_compress, builtin },
+	/* An rpm package: its lead and headers are skipped, and what
+	 * follows (a compressed cpio) is read by the filters above. */
+	{ archive_read_support_filter_rpm, builtin },
 };
 
 static int
@@ -183,6 +189,42 @@ looks_like_zip(const struct pfx_input *in)
 	if (in->path != NULL || in->fd < 0)
 		return false;
 	return pread(in->fd, head, 4, 0) == 4 && memcmp(head, magic, 4) == 0;
+}
+
+/*
+ * Has the zip IN an end of central directory record (its signature in
+ * the last 64 KiB + 22 bytes, where the record and its comment must be)?
+ * Without one there is no directory to read the zip by: only its local
+ * headers, as from a pipe.  An input that cannot be read says yes, so
+ * that it is refused as before.
+ */
+static bool
+zip_has_end(const struct pfx_input *in)
+{
+	static const unsigned char sig[4] = { 'P', 'K', 5, 6 };
+	unsigned char tail[XTR_ZIP_TAIL];
+	const unsigned char *t = tail;
+	struct stat st;
+	size_t n, i;
+	ssize_t got;
+
+	if (in->buf != NULL) {
+		n = in->len < sizeof(tail) ? in->len : sizeof(tail);
+		t = (const unsigned char *)in->buf + in->len - n;
+	} else {
+		if (fstat(in->fd, &st) == -1 || st.st_size < 0)
+			return true;
+		n = (uint64_t)st.st_size < sizeof(tail) ?
+		    (size_t)st.st_size : sizeof(tail);
+		got = pread(in->fd, tail, n, st.st_size - (off_t)n);
+		if (got < 0 || (size_t)got != n)
+			return true;
+	}
+	for (i = 0; i + 4 <= n; i++) {
+		if (memcmp(t + i, sig, 4) == 0)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -481,6 +523,7 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	struct opening o = { cancel, dec_flags, dec, false };
 	struct archive *a;
 	bool seekable;
+	off_t start;
 	int r;
 
 	if (names == NULL)
@@ -509,7 +552,28 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 		    archive_error_string(a));
 		goto fail;
 	}
+	start = in->buf == NULL && in->fd >= 0 && seekable ?
+	    lseek(in->fd, 0, SEEK_CUR) : -1;
 	r = open_input(a, in, seekable, &o);
+	/*
+	 * A zip with no end record at all has no directory to disagree with
+	 * its local headers: it is read by them, as from a pipe, where a
+	 * stream that ends before a central directory is still an error.
+	 */
+	if (r != ARCHIVE_OK && seekable && looks_like_zip(in) &&
+	    !zip_has_end(in) && (in->buf != NULL || start >= 0) &&
+	    (start < 0 || lseek(in->fd, start, SEEK_SET) == start)) {
+		archive_read_free(a);
+		a = archive_read_new();
+		if (a == NULL) {
+			snprintf(msg, cap, "%s", strerror(ENOMEM));
+			return NULL;
+		}
+		if (enable_filters(a, msg, cap) < 0 ||
+		    enable_formats(a, names, false, msg, cap) < 0)
+			goto fail;
+		r = open_input(a, in, seekable, &o);
+	}
 	if (r == ARCHIVE_OK && o.raw_empty && !format_named(names, "empty")) {
 		snprintf(msg, cap, "cannot read archive: the input is empty "
 		    "(0 bytes), which is no archive");
