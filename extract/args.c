@@ -107,6 +107,7 @@ enum opt_id {
 	OPT_NO_LIMITS,
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_DEB,
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -189,6 +190,7 @@ static const struct opt_def opts[] = {
 	{ "stall-timeout", 0, true, OPT_STALL_TIMEOUT, NULL },
 	{ "help", 0, false, OPT_HELP, NULL },
 	{ "version", 0, false, OPT_VERSION, NULL },
+	{ "deb", 0, false, OPT_DEB, NULL },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
 	  "it would let names escape the destination" },
@@ -643,6 +645,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return 0;
 	case OPT_STRICT:
 		a->opt.flags |= PFX_OPT_STRICT;
+		return 0;
+	case OPT_DEB:
+		a->opt.flags |= PFX_OPT_DEB;
 		return 0;
 	case OPT_ATOMIC:
 		/* Ignored with -t, as -k is: a listing writes nothing. */

@@ -147,6 +147,13 @@ const char *xtr_unselected(const struct pfx_options *opt, const char *name,
  * Return: the reader, or NULL.
  */
 struct xtr_decoder;
+
+/*
+ * A flag of xtr_reader_open()'s DEC_FLAGS (PFX_OPT_DEB): IN is a Debian
+ * package, and the reader returned reads its data.tar member.
+ */
+#define XTR_READ_DEB 0x100u
+
 struct archive *xtr_reader_open(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
     unsigned int dec_flags, struct xtr_decoder **dec, char *msg,

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <archive.h>
+#include <archive_entry.h>
 
 #include "decode.h"
 #include "extract.h"
@@ -514,6 +515,123 @@ xtr_input_drain(int fd, struct xtr_decoder *dec,
 	return n < 0 ? (int)n : 0;
 }
 
+/*
+ * A Debian package (XTR_READ_DEB): an ar archive of "debian-binary",
+ * "control.tar.*" and "data.tar.*".  The data member is read as the
+ * archive, by a second reader whose input is the member's bytes as the
+ * first one gives them: nothing is stored, and the member's (compressed)
+ * bytes are what the second reader counts as its input, for the ratio.
+ */
+struct deb {
+	struct archive *outer;		/* the ar: owned */
+	char buf[XTR_BLOCK];
+};
+
+/* The inner reader's input: the member's next bytes. */
+static la_ssize_t
+deb_read(struct archive *inner, void *arg, const void **out)
+{
+	struct deb *d = arg;
+	la_ssize_t n;
+
+	n = archive_read_data(d->outer, d->buf, sizeof(d->buf));
+	if (n < 0)
+		archive_set_error(inner, EIO, "%s",
+		    archive_error_string(d->outer) != NULL ?
+		    archive_error_string(d->outer) : "cannot read the package");
+	*out = d->buf;
+	return n;
+}
+
+static int
+deb_close(struct archive *inner, void *arg)
+{
+	struct deb *d = arg;
+
+	(void)inner;
+	archive_read_free(d->outer);
+	free(d);
+	return ARCHIVE_OK;
+}
+
+/* Is NAME the data member: "data.tar", or "data.tar." and a suffix? */
+static bool
+is_deb_data(const char *name)
+{
+	return strncmp(name, "data.tar", 8) == 0 &&
+	    (name[8] == '\0' || (name[8] == '.' && strchr(name + 9, '/') ==
+	    NULL));
+}
+
+/*
+ * Open the data member of the package that OUTER (owned: freed with the
+ * reader returned, or here on failure) reads.  Return: a reader of the
+ * member's tar, or NULL with MSG set.
+ */
+static struct archive *
+open_deb(struct archive *outer, char *msg, size_t cap)
+{
+	struct archive_entry *ae;
+	struct archive *inner;
+	struct deb *d;
+	const char *name;
+	bool first = true;
+	int r;
+
+	for (;;) {
+		r = archive_read_next_header(outer, &ae);
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+			snprintf(msg, cap, "cannot read the Debian package: %s",
+			    r == ARCHIVE_EOF ? "it has no data.tar member" :
+			    archive_error_string(outer) != NULL ?
+			    archive_error_string(outer) : "corrupt");
+			archive_read_free(outer);
+			return NULL;
+		}
+		name = archive_entry_pathname(ae);
+		if (name == NULL)
+			name = "";
+		/* SECURITY: what dpkg-deb demands of its first member, so
+		 * that --deb never reads an ar that is no package. */
+		if (first && strcmp(name, "debian-binary") != 0) {
+			snprintf(msg, cap, "not a Debian package: its first "
+			    "member is not debian-binary");
+			archive_read_free(outer);
+			return NULL;
+		}
+		first = false;
+		if (is_deb_data(name))
+			break;
+	}
+	d = malloc(sizeof(*d));
+	inner = archive_read_new();
+	if (d == NULL || inner == NULL) {
+		free(d);
+		if (inner != NULL)
+			archive_read_free(inner);
+		archive_read_free(outer);
+		snprintf(msg, cap, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	d->outer = outer;
+	if (enable_filters(inner, msg, cap) < 0 ||
+	    enable_formats(inner, "tar", false, msg, cap) < 0) {
+		archive_read_free(inner);
+		(void)deb_close(NULL, d);
+		return NULL;
+	}
+	/* The close callback frees D and the package's reader. */
+	if (archive_read_open(inner, d, NULL, deb_read, deb_close) !=
+	    ARCHIVE_OK) {
+		snprintf(msg, cap, "cannot read the package's %s: %s", name,
+		    archive_error_string(inner) != NULL ?
+		    archive_error_string(inner) : "corrupt");
+		archive_read_free(inner);
+		return NULL;
+	}
+	return inner;
+}
+
 /* see extract.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names,
@@ -528,6 +646,10 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 
 	if (names == NULL)
 		names = default_formats;
+	/* A package is an ar, whatever else the caller named. */
+	if ((dec_flags & XTR_READ_DEB) != 0)
+		names = "ar";
+	o.dec_flags &= ~XTR_READ_DEB;
 	*dec = NULL;
 	/* A path is read as a file (libarchive seeks a regular file); an
 	 * fd only if it can seek. */
@@ -592,6 +714,10 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 		    "no input" : "not an archive of an enabled format, or "
 		    "truncated or corrupt");
 		goto fail;
+	}
+	if ((dec_flags & XTR_READ_DEB) != 0) {
+		*dec = NULL;	/* an ar is never ours to decode */
+		return open_deb(a, msg, cap);
 	}
 	return a;
 fail:

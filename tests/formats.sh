@@ -9,10 +9,14 @@
 #                CRC and size checks; while a zip cut short of its
 #                central directory is still refused;
 #   rpm          packages built by rpmbuild, payload gzip, xz and zstd:
-#                the tree must be bsdtar's, from a file and from a pipe.
+#                the tree must be bsdtar's, from a file and from a pipe;
+#   deb          --deb: the data.tar member of packages built by dpkg-deb
+#                (gzip, xz, zstd, none) and of coreutils and tzdata
+#                (apt-get download, when it can), against dpkg-deb -x;
+#                an ar that is no package, or has no data.tar, refused.
 #
 # Usage: sh tests/formats.sh PATH_TO_PFEXTRACT
-# Needs bsdtar and rpmbuild (sh mk/deps.sh installs them); prints
+# Needs bsdtar, rpmbuild and dpkg-deb (sh mk/deps.sh installs them); prints
 # "formats: N passed, M failed".
 
 set -u
@@ -171,6 +175,130 @@ SPEC
 			bad "rpm $c: -t lists $n names, bsdtar otherwise"
 		fi
 	done
+fi
+
+# --- deb: --deb extracts the data.tar member --------------------------------
+
+# deb_case WHAT DEB OPTS...: pfextract --deb OPTS against dpkg-deb -x.
+deb_case() {
+	what=$1 deb=$2
+	shift 2
+	fresh
+	dpkg-deb -x "$deb" "$T/ref"
+	if "$PFX" --deb "$@" -xf "$deb" -C "$T/out" 2> "$T/err"; then
+		same "deb $what" "$T/ref" "$T/out"
+	else
+		bad "deb $what: exit $?: $(head -2 "$T/err")"
+	fi
+}
+
+if ! command -v dpkg-deb > /dev/null 2>&1; then
+	skip=$((skip + 1))
+	echo "skip: deb (no dpkg-deb)"
+else
+	b=$T/debsrc
+	mkdir -p "$b/DEBIAN" "$b/usr/bin" "$b/usr/share/doc/pfxdemo" \
+	    "$b/usr/lib/pfxdemo/empty"
+	printf 'Package: pfxdemo\nVersion: 1.0\nArchitecture: all\n%s\n%s\n' \
+	    'Maintainer: pfxdemo <pfxdemo@example.org>' \
+	    'Description: tests/formats.sh package' > "$b/DEBIAN/control"
+	printf '#!/bin/sh\necho hi\n' > "$b/usr/lib/pfxdemo/run"
+	chmod 755 "$b/usr/lib/pfxdemo/run"
+	ln -s ../lib/pfxdemo/run "$b/usr/bin/pfxdemo"
+	head -c 100000 /dev/urandom > "$b/usr/share/doc/pfxdemo/blob"
+	for z in gzip xz zstd none; do
+		if ! dpkg-deb --root-owner-group -Z$z -b "$b" "$T/d-$z.deb" \
+		    > /dev/null 2>&1; then
+			skip=$((skip + 1))
+			echo "skip: deb -Z$z (dpkg-deb cannot make it)"
+			continue
+		fi
+		deb_case "data.tar ($z)" "$T/d-$z.deb" --symlinks=contain
+		deb_case "data.tar ($z), no decoder process" "$T/d-$z.deb" \
+		    --symlinks=contain --no-sandbox
+	done
+	# From a pipe; and listed.
+	fresh
+	dpkg-deb -x "$T/d-xz.deb" "$T/ref"
+	if cat "$T/d-xz.deb" | "$PFX" --deb --symlinks=contain -xf - \
+	    -C "$T/out" 2> "$T/err"; then
+		same "deb (pipe)" "$T/ref" "$T/out"
+	else
+		bad "deb (pipe): exit $?: $(head -2 "$T/err")"
+	fi
+	if [ "$("$PFX" --deb -tf "$T/d-xz.deb" | sed 's,/$,,' | sort)" = \
+	    "$(dpkg-deb --fsys-tarfile "$T/d-xz.deb" | tar -t |
+	    sed 's,/$,,' | sort)" ]; then
+		ok
+	else
+		bad "deb: --deb -t lists other names than the data.tar"
+	fi
+	# The default policy: the link refused (exit 1), the rest there.
+	rm -rf "$T/out"; mkdir "$T/out"
+	"$PFX" --deb -xf "$T/d-gzip.deb" -C "$T/out" 2> "$T/err"
+	st=$?
+	if [ $st -eq 1 ] && [ -f "$T/out/usr/share/doc/pfxdemo/blob" ] &&
+	    [ ! -e "$T/out/usr/bin/pfxdemo" ] &&
+	    grep -q "usr/bin/pfxdemo: symbolic link not created" "$T/err"; then
+		ok
+	else
+		bad "deb, default policy: exit $st: $(head -2 "$T/err")"
+	fi
+	# An ar that is no package is refused, and so is a package
+	# without its data member.
+	printf 'x\n' > "$T/x"
+	(cd "$T" && ar qc "$T/not.deb" x 2> /dev/null)
+	rm -rf "$T/out"; mkdir "$T/out"
+	"$PFX" --deb -xf "$T/not.deb" -C "$T/out" 2> "$T/err"
+	st=$?
+	if [ $st -eq 2 ] && grep -q "not a Debian package" "$T/err"; then
+		ok
+	else
+		bad "deb: an ar that is no package: exit $st: $(cat "$T/err")"
+	fi
+	mkdir "$T/nodata"
+	(cd "$T/nodata" && ar x "$T/d-gzip.deb" && rm data.tar.* &&
+	    ar qc "$T/nodata.deb" debian-binary control.tar.*)
+	"$PFX" --deb -xf "$T/nodata.deb" -C "$T/out" 2> "$T/err"
+	st=$?
+	if [ $st -eq 2 ] && grep -q "no data.tar member" "$T/err"; then
+		ok
+	else
+		bad "deb without data.tar: exit $st: $(cat "$T/err")"
+	fi
+	# Real packages, when the package registry can be reached.
+	mkdir "$T/dl"
+	(cd "$T/dl" && timeout 60 apt-get download -q coreutils tzdata) \
+	    > /dev/null 2>&1
+	n=0
+	for d in "$T"/dl/coreutils_*.deb; do
+		[ -f "$d" ] || continue
+		n=$((n + 1))
+		deb_case "coreutils" "$d" --symlinks=contain
+	done
+	for d in "$T"/dl/tzdata_*.deb; do
+		[ -f "$d" ] || continue
+		n=$((n + 1))
+		# Its one absolute link (zoneinfo/localtime -> /etc/...)
+		# is refused under contain: dpkg's tree without it.
+		fresh
+		dpkg-deb -x "$d" "$T/ref"
+		find "$T/ref" -type l -lname '/*' -exec rm {} +
+		"$PFX" --deb --symlinks=contain -xf "$d" -C "$T/out" \
+		    2> "$T/err"
+		st=$?
+		if [ $st -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		    grep -q "localtime: symbolic link points outside" \
+		    "$T/err"; then
+			same "tzdata" "$T/ref" "$T/out"
+		else
+			bad "deb tzdata: exit $st: $(head -2 "$T/err")"
+		fi
+	done
+	if [ $n -eq 0 ]; then
+		skip=$((skip + 1))
+		echo "skip: real packages (apt-get download failed)"
+	fi
 fi
 
 echo "formats: $pass passed, $fail failed, $skip skipped"
