@@ -12,7 +12,8 @@
 # (--no-sandbox, from 12), plain and gzip input, with both resolvers
 # (PFEXTRACT_RESOLVER=walk), and with --atomic where the limit allows it,
 # the tree must be GNU tar's (type, path, size, mode, content) and the
-# exit 0.  Each run has only descriptors 0-2 open (bash closes the rest).
+# exit 0; and --symlinks=contain over a DEST with links 30 levels deep.
+# Each run has only descriptors 0-2 open (bash closes the rest).
 
 set -u
 
@@ -103,6 +104,37 @@ for n in 10 12 16; do
 		done
 		[ $n -ge 14 ] && check $n "$r" t.tar.gz --atomic
 		[ $n -ge 14 ] && check $n "$r" t.tar --atomic --no-sandbox
+	done
+done
+
+# --symlinks=contain lists the links already in DEST (platform/walk.c):
+# the listings it keeps open above a deep directory only save relisting,
+# and go under pressure.  DEST holds a link at each of 30 levels.
+mkdir -p "$T/lk/a"
+echo hi > "$T/lk/a/x"
+ln -s x "$T/lk/a/link"
+tar -cf "$T/lk.tar" -C "$T/lk" a
+for n in 10 12; do
+	for r in "" walk; do
+		rm -rf "$T/out"
+		p=$T/out
+		i=1
+		while [ $i -le 30 ]; do
+			p=$p/e$i
+			mkdir -p "$p"
+			ln -s ../x "$p/l"
+			i=$((i + 1))
+		done
+		PFEXTRACT_RESOLVER=$r lim "$n" "$PFX" --symlinks=contain \
+		    -xf "$T/lk.tar" -C "$T/out" 2> "$T/err"
+		st=$?
+		if [ $st -eq 0 ] && [ "$(readlink "$T/out/a/link")" = x ] &&
+		    [ "$(find "$T/out" -type l | wc -l)" -eq 31 ]; then
+			ok
+		else
+			bad "ulimit -n $n, resolver ${r:-auto}, contain over" \
+			    "30 levels of links: exit $st: $(tail -1 "$T/err")"
+		fi
 	done
 done
 
