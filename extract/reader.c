@@ -516,6 +516,27 @@ xtr_input_drain(int fd, struct xtr_decoder *dec,
 }
 
 /*
+ * A reader with every built-in filter and the formats NAMES (SEEKABLE:
+ * how a zip is read).  Return: it, or NULL with MSG set.
+ */
+static struct archive *
+new_reader(const char *names, bool seekable, char *msg, size_t cap)
+{
+	struct archive *a = archive_read_new();
+
+	if (a == NULL) {
+		snprintf(msg, cap, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	if (enable_filters(a, msg, cap) < 0 ||
+	    enable_formats(a, names, seekable, msg, cap) < 0) {
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/*
  * A Debian package (XTR_READ_DEB): an ar archive of "debian-binary",
  * "control.tar.*" and "data.tar.*".  The data member is read as the
  * archive, by a second reader whose input is the member's bytes as the
@@ -603,23 +624,17 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 		if (is_deb_data(name))
 			break;
 	}
-	d = malloc(sizeof(*d));
-	inner = archive_read_new();
-	if (d == NULL || inner == NULL) {
-		free(d);
-		if (inner != NULL)
+	inner = new_reader("tar", false, msg, cap);
+	d = inner != NULL ? malloc(sizeof(*d)) : NULL;
+	if (d == NULL) {
+		if (inner != NULL) {
 			archive_read_free(inner);
+			snprintf(msg, cap, "%s", strerror(ENOMEM));
+		}
 		archive_read_free(outer);
-		snprintf(msg, cap, "%s", strerror(ENOMEM));
 		return NULL;
 	}
 	d->outer = outer;
-	if (enable_filters(inner, msg, cap) < 0 ||
-	    enable_formats(inner, "tar", false, msg, cap) < 0) {
-		archive_read_free(inner);
-		(void)deb_close(NULL, d);
-		return NULL;
-	}
 	/* The close callback frees D and the package's reader. */
 	if (archive_read_open(inner, d, NULL, deb_read, deb_close) !=
 	    ARCHIVE_OK) {
@@ -655,14 +670,9 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	 * fd only if it can seek. */
 	seekable = in->path != NULL || in->buf != NULL ||
 	    (in->fd >= 0 && lseek(in->fd, 0, SEEK_CUR) != -1);
-	a = archive_read_new();
-	if (a == NULL) {
-		snprintf(msg, cap, "%s", strerror(ENOMEM));
+	a = new_reader(names, seekable, msg, cap);
+	if (a == NULL)
 		return NULL;
-	}
-	if (enable_filters(a, msg, cap) < 0 ||
-	    enable_formats(a, names, seekable, msg, cap) < 0)
-		goto fail;
 	/*
 	 * A compressed stream that holds nothing (`gzip </dev/null`) is an
 	 * empty archive, as for bsdtar and GNU tar; an input of no byte at
@@ -686,14 +696,9 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	    !zip_has_end(in) && (in->buf != NULL || start >= 0) &&
 	    (start < 0 || lseek(in->fd, start, SEEK_SET) == start)) {
 		archive_read_free(a);
-		a = archive_read_new();
-		if (a == NULL) {
-			snprintf(msg, cap, "%s", strerror(ENOMEM));
+		a = new_reader(names, false, msg, cap);
+		if (a == NULL)
 			return NULL;
-		}
-		if (enable_filters(a, msg, cap) < 0 ||
-		    enable_formats(a, names, false, msg, cap) < 0)
-			goto fail;
 		r = open_input(a, in, seekable, &o);
 	}
 	if (r == ARCHIVE_OK && o.raw_empty && !format_named(names, "empty")) {

@@ -245,27 +245,24 @@ else
 		bad "deb, default policy: exit $st: $(head -2 "$T/err")"
 	fi
 	# An ar that is no package is refused, and so is a package
-	# without its data member.
+	# without its data member: refused WHAT ARCHIVE MESSAGE.
+	refused() {
+		rm -rf "$T/out"; mkdir "$T/out"
+		"$PFX" --deb -xf "$2" -C "$T/out" 2> "$T/err"
+		st=$?
+		if [ $st -eq 2 ] && grep -q "$3" "$T/err"; then
+			ok
+		else
+			bad "deb: $1: exit $st: $(cat "$T/err")"
+		fi
+	}
 	printf 'x\n' > "$T/x"
 	(cd "$T" && ar qc "$T/not.deb" x 2> /dev/null)
-	rm -rf "$T/out"; mkdir "$T/out"
-	"$PFX" --deb -xf "$T/not.deb" -C "$T/out" 2> "$T/err"
-	st=$?
-	if [ $st -eq 2 ] && grep -q "not a Debian package" "$T/err"; then
-		ok
-	else
-		bad "deb: an ar that is no package: exit $st: $(cat "$T/err")"
-	fi
+	refused "an ar that is no package" "$T/not.deb" "not a Debian package"
 	mkdir "$T/nodata"
 	(cd "$T/nodata" && ar x "$T/d-gzip.deb" && rm data.tar.* &&
 	    ar qc "$T/nodata.deb" debian-binary control.tar.*)
-	"$PFX" --deb -xf "$T/nodata.deb" -C "$T/out" 2> "$T/err"
-	st=$?
-	if [ $st -eq 2 ] && grep -q "no data.tar member" "$T/err"; then
-		ok
-	else
-		bad "deb without data.tar: exit $st: $(cat "$T/err")"
-	fi
+	refused "without data.tar" "$T/nodata.deb" "no data.tar member"
 	# Real packages, when the package registry can be reached.
 	mkdir "$T/dl"
 	(cd "$T/dl" && timeout 60 apt-get download -q coreutils tzdata) \
