@@ -596,6 +596,7 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 	struct archive *inner;
 	struct deb *d;
 	const char *name;
+	char member[64];
 	bool first = true;
 	int r;
 
@@ -624,6 +625,8 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 		if (is_deb_data(name))
 			break;
 	}
+	/* The name is the package reader's, gone with it. */
+	snprintf(member, sizeof(member), "%s", name);
 	inner = new_reader("tar", false, msg, cap);
 	d = inner != NULL ? malloc(sizeof(*d)) : NULL;
 	if (d == NULL) {
@@ -638,7 +641,7 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 	/* The close callback frees D and the package's reader. */
 	if (archive_read_open(inner, d, NULL, deb_read, deb_close) !=
 	    ARCHIVE_OK) {
-		snprintf(msg, cap, "cannot read the package's %s: %s", name,
+		snprintf(msg, cap, "cannot read the package's %s: %s", member,
 		    archive_error_string(inner) != NULL ?
 		    archive_error_string(inner) : "corrupt");
 		archive_read_free(inner);

@@ -263,6 +263,11 @@ else
 	(cd "$T/nodata" && ar x "$T/d-gzip.deb" && rm data.tar.* &&
 	    ar qc "$T/nodata.deb" debian-binary control.tar.*)
 	refused "without data.tar" "$T/nodata.deb" "no data.tar member"
+	# A data member that is no tar: its name in the message.
+	(cd "$T/nodata" && head -c 3000 /dev/urandom > data.tar.gz &&
+	    ar qc "$T/baddata.deb" debian-binary control.tar.* data.tar.gz)
+	refused "data.tar.gz that is no tar" "$T/baddata.deb" \
+	    "cannot read the package's data.tar.gz"
 	# Real packages, when the package registry can be reached.
 	mkdir "$T/dl"
 	(cd "$T/dl" && timeout 60 apt-get download -q coreutils tzdata) \
