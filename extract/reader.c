@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,40 +193,70 @@ looks_like_zip(const struct pfx_input *in)
 	return pread(in->fd, head, 4, 0) == 4 && memcmp(head, magic, 4) == 0;
 }
 
+/* The little-endian 16-bit number at P. */
+static size_t
+le16(const unsigned char *p)
+{
+	return (size_t)p[0] | (size_t)p[1] << 8;
+}
+
 /*
- * Has the zip IN an end of central directory record (its signature in
- * the last 64 KiB + 22 bytes, where the record and its comment must be)?
- * Without one there is no directory to read the zip by: only its local
- * headers, as from a pipe.  An input that cannot be read says yes, so
- * that it is refused as before.
+ * In the last N bytes T of a zip: is the central directory whole, its
+ * end record in place, and only the record's signature unrecognised?
+ * The last central directory header (its signature "PK\1\2") must end
+ * within T, and what follows it must be exactly an end record's 22 bytes
+ * and the comment its length field gives.  A zip cut anywhere in its
+ * directory or end record fails this, and stays refused.
  */
 static bool
-zip_has_end(const struct pfx_input *in)
+end_unsigned(const unsigned char *t, size_t n)
 {
-	static const unsigned char sig[4] = { 'P', 'K', 5, 6 };
+	static const unsigned char cen[4] = { 'P', 'K', 1, 2 };
+	static const unsigned char end[4] = { 'P', 'K', 5, 6 };
+	size_t i, at = SIZE_MAX, stop;
+
+	for (i = 0; i + 4 <= n; i++) {
+		if (memcmp(t + i, end, 4) == 0)
+			return false;	/* signed: a directory to read by */
+		if (memcmp(t + i, cen, 4) == 0)
+			at = i;
+	}
+	if (at == SIZE_MAX || n - at < 46)
+		return false;
+	stop = at + 46 + le16(t + at + 28) + le16(t + at + 30) +
+	    le16(t + at + 32);
+	return stop + 22 <= n && n - stop == 22 + le16(t + stop + 20);
+}
+
+/*
+ * Is the zip IN whole but for its end of central directory record's
+ * signature (end_unsigned, over its last 64 KiB + 22 bytes, where the
+ * record and its comment must be)?  Then there is no directory to read
+ * the zip by: only its local headers, as from a pipe.  An input that
+ * cannot be read says no, and is refused as before.
+ */
+static bool
+zip_end_unsigned(const struct pfx_input *in)
+{
 	unsigned char tail[XTR_ZIP_TAIL];
 	const unsigned char *t = tail;
 	struct stat st;
-	size_t n, i;
 	ssize_t got;
+	size_t n;
 
 	if (in->buf != NULL) {
 		n = in->len < sizeof(tail) ? in->len : sizeof(tail);
 		t = (const unsigned char *)in->buf + in->len - n;
 	} else {
 		if (fstat(in->fd, &st) == -1 || st.st_size < 0)
-			return true;
+			return false;
 		n = (uint64_t)st.st_size < sizeof(tail) ?
 		    (size_t)st.st_size : sizeof(tail);
 		got = pread(in->fd, tail, n, st.st_size - (off_t)n);
 		if (got < 0 || (size_t)got != n)
-			return true;
+			return false;
 	}
-	for (i = 0; i + 4 <= n; i++) {
-		if (memcmp(t + i, sig, 4) == 0)
-			return true;
-	}
-	return false;
+	return end_unsigned(t, n);
 }
 
 /*
@@ -691,12 +722,12 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	    lseek(in->fd, 0, SEEK_CUR) : -1;
 	r = open_input(a, in, seekable, &o);
 	/*
-	 * A zip with no end record at all has no directory to disagree with
-	 * its local headers: it is read by them, as from a pipe, where a
-	 * stream that ends before a central directory is still an error.
+	 * A zip whole but for its end record's signature has no directory
+	 * to read it by, nor one to disagree with its local headers: it is
+	 * read by them, as from a pipe, with every entry's checks.
 	 */
 	if (r != ARCHIVE_OK && seekable && looks_like_zip(in) &&
-	    !zip_has_end(in) && (in->buf != NULL || start >= 0) &&
+	    zip_end_unsigned(in) && (in->buf != NULL || start >= 0) &&
 	    (start < 0 || lseek(in->fd, start, SEEK_SET) == start)) {
 		archive_read_free(a);
 		a = new_reader(names, false, msg, cap);

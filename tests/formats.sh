@@ -6,8 +6,8 @@
 #                of central directory record whose signature is damaged
 #                ("\0K\5\6"), so that there is no directory to read it
 #                by.  Read by its local headers, as from a pipe, with the
-#                CRC and size checks; while a zip cut short of its
-#                central directory is still refused;
+#                CRC and size checks; while a zip cut short anywhere (in
+#                its directory, its end record) is still refused;
 #   rpm          packages built by rpmbuild, payload gzip, xz and zstd:
 #                the tree must be bsdtar's, from a file and from a pipe;
 #   deb          --deb: the data.tar member of packages built by dpkg-deb
@@ -101,17 +101,20 @@ if [ $st -eq 2 ] && [ ! -s "$T/out/a" ]; then
 else
 	bad "zip-padding, bad CRC: exit $st, want 2: $(cat "$T/err")"
 fi
-# Cut before its central directory (only the first entry's local
-# header and data): no directory, no end, so a read error, as on a pipe.
-head -c 61 "$T/pad.zip" > "$T/cut.zip"
-rm -rf "$T/out"; mkdir "$T/out"
-"$PFX" -xf "$T/cut.zip" -C "$T/out" 2> "$T/err"
-st=$?
-if [ $st -eq 2 ]; then
-	ok
-else
-	bad "zip cut before its directory: exit $st, want 2"
-fi
+# Cut short: before its central directory (61: only the entry; a read
+# error, as on a pipe), at the directory's end (132: no end record), in
+# the end record (140): refused, never read by its local headers.
+for c in 61 100 132 140; do
+	head -c $c "$T/pad.zip" > "$T/cut.zip"
+	rm -rf "$T/out"; mkdir "$T/out"
+	"$PFX" -xf "$T/cut.zip" -C "$T/out" 2> "$T/err"
+	st=$?
+	if [ $st -eq 2 ]; then
+		ok
+	else
+		bad "zip cut at byte $c: exit $st, want 2"
+	fi
+done
 
 # --- rpm ---------------------------------------------------------------------
 
