@@ -108,6 +108,7 @@ enum opt_id {
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_INCREMENTAL,	/* -G, -g: GNU dump directories purge */
+	OPT_DEB,
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -199,6 +200,7 @@ static const struct opt_def opts[] = {
 	 * a path through an existing link (symlink_in_path) whatever it says.
 	 */
 	{ "keep-directory-symlink", 0, false, OPT_IGNORED, NULL },
+	{ "deb", 0, false, OPT_DEB, NULL },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
 	  "it would let names escape the destination" },
@@ -655,6 +657,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return 0;
 	case OPT_STRICT:
 		a->opt.flags |= PFX_OPT_STRICT;
+		return 0;
+	case OPT_DEB:
+		a->opt.flags |= PFX_OPT_DEB;
 		return 0;
 	case OPT_ATOMIC:
 		/* Ignored with -t, as -k is: a listing writes nothing. */

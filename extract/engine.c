@@ -941,7 +941,8 @@ open_source(struct xtr *x, const struct pfx_input *in)
 	struct pfx_sandbox_info self;
 
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
-		x->ar = xtr_reader_open(in, opt->formats, opt->cancel, 0,
+		x->ar = xtr_reader_open(in, opt->formats, opt->cancel,
+		    (opt->flags & PFX_OPT_DEB) != 0 ? XTR_READ_DEB : 0,
 		    &x->dec, x->res->message, sizeof(x->res->message));
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)
@@ -1174,8 +1175,17 @@ enum pfx_status
 pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
+	struct pfx_options defaults;
+
+	if (opt == NULL) {
+		pfx_options_init(&defaults);
+		opt = &defaults;
+	}
+	/* Below what it needs, a run would stop part way: not begun. */
+	if (xtr_fd_check(opt, result) < 0)
+		return result->status;
 	/* All or nothing (atomic.c); a listing writes nothing anyway. */
-	if (opt != NULL && (opt->flags & PFX_OPT_ATOMIC) != 0 &&
+	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&
 	    (opt->flags & PFX_OPT_LIST) == 0)
 		return xtr_extract_atomic(in, dirfd, dest, opt, result);
 	return xtr_extract(in, dirfd, dest, opt, result);

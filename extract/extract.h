@@ -147,6 +147,13 @@ const char *xtr_unselected(const struct pfx_options *opt, const char *name,
  * Return: the reader, or NULL.
  */
 struct xtr_decoder;
+
+/*
+ * A flag of xtr_reader_open()'s DEC_FLAGS (PFX_OPT_DEB): IN is a Debian
+ * package, and the reader returned reads its data.tar member.
+ */
+#define XTR_READ_DEB 0x100u
+
 struct archive *xtr_reader_open(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
     unsigned int dec_flags, struct xtr_decoder **dec, char *msg,
@@ -718,6 +725,51 @@ int xtr_apply_owner_xattrs(const struct xtr *x, struct archive_entry *ae,
  */
 void xtr_owner_ids(const struct xtr *x, struct archive_entry *ae,
     uid_t *uid, gid_t *gid);
+
+/* --- fdbudget.c ------------------------------------------------------- */
+
+/*
+ * The descriptors a run cannot do without: 0-2, the root, the input, the
+ * decoder process's socket and pidfd (or the decoder thread's pipe), and
+ * what one entry needs at once: a walk's two and the check's climb, a
+ * file and its parent.  A run under a lower RLIMIT_NOFILE stops at once,
+ * saying so (main.c, the CLI; the library fails with EMFILE as it meets
+ * it).
+ */
+#define XTR_FD_MIN 10
+
+/* ... one more without a decoder process (the input is decoded here),
+ * and with PFX_OPT_ATOMIC, the staging directories held besides. */
+#define XTR_FD_INPROC 1
+#define XTR_FD_ATOMIC 4
+
+/* Kept free beyond XTR_FD_MIN before any is kept for speed. */
+#define XTR_FD_SPARE 4
+
+/* A limit this high is as good as none. */
+#define XTR_FD_PLENTY 4096
+
+/* RLIMIT_NOFILE's soft limit, at most XTR_FD_PLENTY. */
+int xtr_fd_limit(void);
+
+/*
+ * How many files the worker's queue may hold (at most MOST), so that
+ * their descriptors fit beside the ones the run needs.
+ */
+size_t xtr_fd_queue_slots(size_t most);
+
+/*
+ * Can a run with OPT have the descriptors it needs?  Return: 0, or -1
+ * with RES filled as a failed run (PFX_FATAL, EMFILE, the numbers said).
+ */
+int xtr_fd_check(const struct pfx_options *opt, struct pfx_result *res);
+
+/*
+ * If R is -EMFILE or -ENFILE, give back every descriptor held only for
+ * speed (the worker's queue is emptied, the kept parent let go) and
+ * return true: the caller tries once more.  Else false.
+ */
+bool xtr_fd_relieve(struct xtr *x, int r);
 
 /* --- dirs.c ----------------------------------------------------------- */
 

@@ -292,6 +292,24 @@ xtr_entry_times(struct archive_entry *ae, struct timespec ts[2])
 	}
 }
 
+/* Create the file REL of T beneath the root, and its parents if need be. */
+static int
+begin_file(struct xtr *x, const char *rel, struct xtr_tail *t)
+{
+	int r;
+
+	r = pfx_root_begin_cached(&x->root, &x->parents, rel, t->mode & 0777,
+	    &t->pend);
+	if (r == -ENOENT) {
+		r = xtr_make_parents(x, rel);
+		if (r < 0)
+			return r;
+		r = pfx_root_begin_cached(&x->root, &x->parents, rel,
+		    t->mode & 0777, &t->pend);
+	}
+	return r;
+}
+
 /* see extract.h */
 int
 xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
@@ -307,15 +325,10 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	 * while it is written.  The parents are made only when missing.
 	 */
 	t->mode = xtr_safe_mode(x->opt, e->mode);
-	r = pfx_root_begin_cached(&x->root, &x->parents, rel, t->mode & 0777,
-	    &t->pend);
-	if (r == -ENOENT) {
-		r = xtr_make_parents(x, rel);
-		if (r < 0)
-			return r;
-		r = pfx_root_begin_cached(&x->root, &x->parents, rel,
-		    t->mode & 0777, &t->pend);
-	}
+	r = begin_file(x, rel, t);
+	/* Short of descriptors: those kept for speed go, and once more. */
+	if (xtr_fd_relieve(x, r))
+		r = begin_file(x, rel, t);
 	if (r < 0)
 		return r;
 	/* SECURITY: a stash only for a file without holes. */

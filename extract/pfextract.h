@@ -169,6 +169,14 @@ enum pfx_existing {
 					   cannot */
 
 /*
+ * The input is a Debian package (an ar whose first member is
+ * debian-binary): its data.tar member (any compression) is read as the
+ * archive; pfx_options.formats is not used.  The limits count the
+ * member's bytes as the input.
+ */
+#define PFX_OPT_DEB		0x100000u
+
+/*
  * One entry, as the hooks see it.  Strings are valid only during the hook
  * call.  NAME is the archive's bytes, untrusted; PATH is the relative path
  * it was (or would be) written to, NULL when it has none.
