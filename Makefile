@@ -247,6 +247,16 @@ bench:
 	$(MAKE) obj/pfextract obj/bench/measure obj/bench/floor
 	sh bench/run.sh
 
+# GNU tar 1.34's own test suite through a wrapper: extraction and listing
+# by pfextract, everything else by GNU tar (tests/compat-suite/run.sh;
+# README.md, "GNU tar's test suite").  Not part of `make check`: it
+# fetches and builds GNU tar into obj/compat-suite, then prints the counts
+# and the failures as README rows.  COMPAT_SUITE_* tune it (see run.sh).
+compat-suite:
+	@sh mk/deps.sh compat-suite
+	$(MAKE) obj/pfextract
+	sh tests/compat-suite/run.sh obj/pfextract
+
 # The hostile resource archives of the review (bench/dos.sh) at N and 4N:
 # a table of N against CPU and peak RSS, for the cost model.  Not part of
 # `make check`; nothing is asserted but that no run crashes or passes
@@ -394,7 +404,7 @@ soak: obj/tests/run obj/san/tests/run
 	        obj/san/tests/run --jobs 2 --filter '*_race/*'; \
 	done
 
-.PHONY: all bench check demo deps dos corpus fuzz fuzz-run soak install uninstall \
+.PHONY: all bench check compat-suite demo deps dos corpus fuzz fuzz-run soak install uninstall \
     clean prove
 
 -include $(shell find obj -name '*.d' 2>/dev/null)

@@ -25,6 +25,13 @@ if [ "${1:-}" = bench ]; then
 	command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 fi
 
+# make compat-suite (mk/deps.sh compat-suite): fetch, unpack and build
+# GNU tar 1.34 and run its Autotest suite (tests/testsuite is shipped
+# generated, so no autom4te).
+if [ "${1:-}" = compat-suite ]; then
+	PKGS="$PKGS curl xz-utils bash gcc make"
+fi
+
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "deps: not a Debian system; install the equivalents of:" \
 	    "$PKGS" >&2
