@@ -107,7 +107,7 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	 * gives ELOOP) where this directory goes is removed -- its name
 	 * only, nothing is written through it -- and the directory made.
 	 */
-	if (fd == -ENOTDIR && x->opt->existing == PFX_EXISTING_REPLACE &&
+	if (fd == -ENOTDIR && xtr_replaces(x->opt) &&
 	    pfx_root_unlink(&x->root, rel) == 0)
 		fd = pfx_root_mkdirs_count(&x->root, rel,
 		    XTR_PRIVATE_DIR_MODE, &created);

@@ -897,8 +897,9 @@ open_source(struct xtr *x, const struct pfx_input *in)
 	struct pfx_sandbox_info self;
 
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
-		x->ar = xtr_reader_open(in, opt->formats, opt->cancel, 0,
-		    &x->dec, x->res->message, sizeof(x->res->message));
+		x->ar = xtr_reader_open(in, opt->formats, opt->cancel,
+		    XTR_READ_FLAGS(opt), &x->dec, x->res->message,
+		    sizeof(x->res->message));
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)
 			x->drain_fd = in->fd;

@@ -227,7 +227,7 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 		return;
 	}
 	r = xtr_make_parents(x, rel);
-	flags = x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
+	flags = xtr_replaces(x->opt) ? PFX_ROOT_REPLACE :
 	    PFX_ROOT_NOREPLACE;
 	/* SECURITY: a symlink at the name may only go once judged. */
 	if (flags == PFX_ROOT_REPLACE &&
@@ -241,7 +241,7 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 			r = pfx_root_link(&x->root, fd, rel, PFX_ROOT_REPLACE);
 	}
 	(void)close(fd);
-	if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE) {
+	if (r == -EEXIST && !xtr_replaces(x->opt)) {
 		xtr_finish_existing(x, e);
 		return;
 	}
@@ -1052,7 +1052,7 @@ make_link(struct xtr *x, const struct xtr_symlink *l)
 	if (r < 0)
 		return r;
 	return pfx_root_symlink_flags(&x->root, l->target, l->path,
-	    x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
+	    xtr_replaces(x->opt) ? PFX_ROOT_REPLACE :
 	    PFX_ROOT_NOREPLACE);
 }
 
