@@ -353,10 +353,6 @@ static const struct opt_def opts[] = {
 	  "it prompts on the terminal for every entry" },
 	{ "confirmation", 0, false, OPT_REFUSED,
 	  "it prompts on the terminal for every entry" },
-	{ "absolute-paths", 0, false, OPT_REFUSED,
-	  "it would let names escape the destination" },
-	{ "insecure", 0, false, OPT_REFUSED,
-	  "it would let names escape the destination" },
 	{ "chroot", 0, false, OPT_REFUSED,
 	  "pfextract keeps every name beneath the destination without "
 	  "chroot(2); for root filesystem trees see --symlinks" },
@@ -367,6 +363,11 @@ static const struct opt_def opts[] = {
 	  "libarchive reader options change how hostile input is parsed" },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
+	  "it would let names escape the destination" },
+	/* (bsdtar's names for -P: after it, so that --abs is -P) */
+	{ "absolute-paths", 0, false, OPT_REFUSED,
+	  "it would let names escape the destination" },
+	{ "insecure", 0, false, OPT_REFUSED,
 	  "it would let names escape the destination" },
 	{ "to-command", 0, true, OPT_REFUSED,
 	  "it runs a program per entry" },
