@@ -131,6 +131,7 @@ enum opt_id {
 	OPT_QUOTING_STYLE,
 	OPT_XATTRS_INCLUDE,
 	OPT_XATTRS_EXCLUDE,
+	OPT_INCREMENTAL,	/* -G, -g: GNU dump directories purge */
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -361,6 +362,9 @@ static const struct opt_def opts[] = {
 	  "command line is visible to every user)" },
 	{ "options", 0, true, OPT_REFUSED,
 	  "libarchive reader options change how hostile input is parsed" },
+	/* The snapshot file is tar's at creation; extraction ignores it. */
+	{ "incremental", 'G', false, OPT_INCREMENTAL, NULL },
+	{ "listed-incremental", 'g', true, OPT_INCREMENTAL, NULL },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
 	  "it would let names escape the destination" },
@@ -981,6 +985,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return 0;
 	case OPT_FSYNC:
 		a->opt.flags |= PFX_OPT_FSYNC;
+		return 0;
+	case OPT_INCREMENTAL:
+		a->opt.flags |= PFX_OPT_INCREMENTAL;
 		return 0;
 	case OPT_SANDBOX:
 		if (strcmp(v, "require") == 0)

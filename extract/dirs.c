@@ -73,8 +73,10 @@ xtr_make_parents(struct xtr *x, const char *rel)
 		return -ENAMETOOLONG;
 	memcpy(parent, rel, n);
 	parent[n] = '\0';
-	fd = pfx_root_mkdirs_count(&x->root, parent, XTR_PRIVATE_DIR_MODE,
-	    &created);
+	fd = xtr_journal_mkdir(x, parent);
+	if (fd == 0)
+		fd = pfx_root_mkdirs_count(&x->root, parent,
+		    XTR_PRIVATE_DIR_MODE, &created);
 	if (fd < 0)
 		return fd;
 	(void)close(fd);
@@ -100,15 +102,19 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		return;
 	}
 	/* One walk makes the parents too; the count says which are new. */
-	fd = pfx_root_mkdirs_count(&x->root, rel, XTR_PRIVATE_DIR_MODE,
-	    &created);
+	fd = xtr_journal_mkdir(x, rel);
+	if (fd == 0)
+		fd = pfx_root_mkdirs_count(&x->root, rel,
+		    XTR_PRIVATE_DIR_MODE, &created);
 	/*
 	 * A later entry wins, as in tar: a file (never a symlink, which
 	 * gives ELOOP) where this directory goes is removed -- its name
 	 * only, nothing is written through it -- and the directory made.
+	 * Not with a journal (--atomic over a populated destination): no
+	 * name may change before the end, so a name never changes type.
 	 */
 	if (fd == -ENOTDIR && xtr_replaces(x->opt) &&
-	    pfx_root_unlink(&x->root, rel) == 0)
+	    x->journal == NULL && pfx_root_unlink(&x->root, rel) == 0)
 		fd = pfx_root_mkdirs_count(&x->root, rel,
 		    XTR_PRIVATE_DIR_MODE, &created);
 	if (fd < 0) {
@@ -315,4 +321,40 @@ xtr_finish_dirs(struct xtr *x)
 	 * held up by it. */
 	if ((x->opt->flags & PFX_OPT_FSYNC) != 0 && !x->fatal)
 		sync_dirs(x);
+}
+
+/* see extract.h */
+void
+xtr_unmake_dirs(struct xtr *x)
+{
+	struct xtr_slot **order;
+	struct stat st;
+	size_t i, n;
+	int fd;
+
+	if (by_depth(&x->dirs, &order, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct xtr_slot *s = order[i];
+
+		/* Only the very directory made, where it is known. */
+		if (s->has_id) {
+			fd = pfx_root_open_dir(&x->root, s->key);
+			if (fd < 0)
+				continue;
+			if (fstat(fd, &st) == -1 || st.st_dev != s->dev ||
+			    st.st_ino != s->ino) {
+				(void)close(fd);
+				continue;
+			}
+			(void)close(fd);
+		}
+		(void)pfx_root_rmdir(&x->root, s->key);
+	}
+	free(order);
+	/* Nothing left to finish at the end. */
+	xtr_table_free(&x->dirs);
+	xtr_table_init(&x->dirs, x);
+	xtr_table_free(&x->changed);
+	xtr_table_init(&x->changed, x);
 }

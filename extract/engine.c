@@ -651,6 +651,44 @@ is_ar_index(const struct xtr *x, const char *name)
 	    (strcmp(name, "/") == 0 || strcmp(name, "//") == 0);
 }
 
+/*
+ * The GNU dump directory E at REL (PFX_OPT_INCREMENTAL): read its list;
+ * listing, give it to the hooks; extracting, purge the directory of what
+ * the list lacks, then make it.
+ */
+static void
+do_dumpdir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+    const char *rel)
+{
+	struct xtr_dumpdir d;
+	const char *reason = NULL;
+	int r;
+
+	r = xtr_dumpdir_read(x, ae, &d, &reason);
+	if (r == 1) {
+		e->decision = PFX_REJECT;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, 0);
+	} else if (r == 0) {
+		e->dumpdir = d.buf;
+		e->dumpdir_len = d.len;
+		if ((x->opt->flags & PFX_OPT_LIST) != 0) {
+			xtr_finish_entry(x, e, PFX_ENTRY_LISTED, "none", 0);
+		} else {
+			r = xtr_dumpdir_purge(x, e, rel, &d);
+			if (r < 0)
+				xtr_finish_error(x, e, r);
+			else
+				write_entry(x, ae, e, rel);
+		}
+	} else {
+		r = x->res->error;
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, r == ECANCELED ?
+		    "interrupted" : r == EFBIG ? "limit" : "read_error",
+		    r != 0 ? r : EIO);
+	}
+	xtr_dumpdir_free(x, &d);
+}
+
 /* Decide on one entry and act on it. */
 static void
 do_entry(struct xtr *x, struct archive_entry *ae)
@@ -718,6 +756,10 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 	} else if (hook != PFX_HOOK_CONTINUE) {
 		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "vetoed", 0);
 		xtr_fail(x, ECANCELED, "%s: stopped by the caller", e.name);
+		return;
+	}
+	if (xtr_is_dumpdir(x, ae)) {
+		do_dumpdir(x, ae, &e, verdict_rel(&v));
 		return;
 	}
 	if ((x->opt->flags & PFX_OPT_LIST) != 0) {
@@ -821,6 +863,7 @@ free_state(struct xtr *x)
 	xtr_table_free(&x->dirs);
 	xtr_table_free(&x->pending);
 	xtr_table_free(&x->changed);
+	xtr_journal_free(x);
 	/* Its close callback also stops and joins our decoder thread. */
 	if (x->ar != NULL)
 		archive_read_free(x->ar);
@@ -963,8 +1006,10 @@ run(struct xtr *x)
 			return x->res->status;
 		}
 	}
-	/* A run without the worker thread is only slower. */
-	(void)xtr_async_start(x);
+	/* A run without the worker thread is only slower; a journal
+	 * lists files on the reading thread alone. */
+	if (x->journal == NULL)
+		(void)xtr_async_start(x);
 	read_all(x);
 	xtr_async_stop(x);
 	/* SECURITY: no decoder process outlives the reading, nor anything
@@ -975,6 +1020,8 @@ run(struct xtr *x)
 	/* Links last, so no later entry can be written through one; none
 	 * after a cancellation (they are reported as stopped). */
 	(void)xtr_cancelled(x);
+	/* All or nothing over a populated destination: the names now. */
+	xtr_journal_end(x);
 	xtr_finish_symlinks(x);
 	/* Directories' own modes and times last of all, deepest first. */
 	xtr_finish_dirs(x);
@@ -1028,10 +1075,10 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	return 0;
 }
 
-/* see extract.h */
-enum pfx_status
-xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
-    const struct pfx_options *opt, struct pfx_result *result)
+/* xtr_extract(), with a journal (journal.c) when JOURNAL. */
+static enum pfx_status
+extract(const struct pfx_input *in, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result, bool journal)
 {
 	struct pfx_options defaults;
 	struct xtr x;
@@ -1042,12 +1089,34 @@ xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
 	}
 	/* SECURITY: the source is opened, and the process confined,
 	 * before libarchive reads a byte. */
-	if (begin(&x, dirfd, dest, opt, result) < 0 ||
-	    open_source(&x, in) < 0) {
+	if (begin(&x, dirfd, dest, opt, result) < 0) {
+		free_state(&x);
+		return result->status;
+	}
+	if (journal && xtr_journal_start(&x) < 0)
+		xtr_fail(&x, ENOMEM, "--atomic: %s", strerror(ENOMEM));
+	if (x.fatal || open_source(&x, in) < 0) {
 		free_state(&x);
 		return result->status;
 	}
 	return run(&x);
+}
+
+/* see extract.h */
+enum pfx_status
+xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result)
+{
+	return extract(in, dirfd, dest, opt, result, false);
+}
+
+/* see extract.h */
+enum pfx_status
+xtr_extract_journaled(const struct pfx_input *in, int dirfd,
+    const char *dest, const struct pfx_options *opt,
+    struct pfx_result *result)
+{
+	return extract(in, dirfd, dest, opt, result, true);
 }
 
 /* see extract.h */

@@ -436,10 +436,19 @@ make_way(const struct xtr *x, struct xtr_tail *t)
 		[PFX_BACKUP_EXISTING] = PFX_PENDING_BACKUP_EXISTING,
 	};
 	char bak[NAME_MAX + 1];
+	struct stat st;
 	int r;
 
 	if (t->flags == PFX_ROOT_NOREPLACE)
 		return 0;
+	/*
+	 * --atomic over a populated DEST changes no name until the end: a
+	 * backup or a removal now would break that, so an entry that needs
+	 * one fails instead.
+	 */
+	if (x->journal != NULL && (x->opt->backup != PFX_BACKUP_NONE ||
+	    (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0))
+		return pfx_pending_existing(&t->pend, &st) == 0 ? -ENOTSUP : 0;
 	if (x->opt->backup > PFX_BACKUP_NONE &&
 	    x->opt->backup <= PFX_BACKUP_EXISTING) {
 		r = pfx_pending_backup(&t->pend, how[x->opt->backup],
@@ -453,6 +462,15 @@ make_way(const struct xtr *x, struct xtr_tail *t)
 			return r;
 	}
 	return 0;
+}
+
+/* Name T's file: at its name, or beside it for X's journal. */
+static int
+commit_once(struct xtr *x, struct xtr_tail *t, unsigned int flags)
+{
+	if (x->journal != NULL)
+		return xtr_journal_commit(x, &t->pend, t->rel, flags);
+	return pfx_root_commit(&x->root, &t->pend, flags);
 }
 
 /* see extract.h */
@@ -470,7 +488,7 @@ xtr_commit(struct xtr *x, struct xtr_tail *t)
 		pfx_root_abort(&t->pend);
 		return r;
 	}
-	r = pfx_root_commit(&x->root, &t->pend, t->flags);
+	r = commit_once(x, t, t->flags);
 	if (r != PFX_ROOT_SYMLINK_HELD)
 		return r;
 	/*
@@ -483,7 +501,7 @@ xtr_commit(struct xtr *x, struct xtr_tail *t)
 		pfx_root_abort(&t->pend);
 		return r;
 	}
-	return pfx_root_commit(&x->root, &t->pend, PFX_ROOT_REPLACE);
+	return commit_once(x, t, PFX_ROOT_REPLACE);
 }
 
 /* see extract.h */

@@ -154,7 +154,7 @@ xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
 	size_t i;
 	int fd;
 
-	fd = pfx_root_open_read(&x->root, new_rel);
+	fd = xtr_open_made(x, new_rel);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) == 0 && st.st_dev == new->st_dev &&
@@ -165,8 +165,7 @@ xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
 			if (s->key == NULL || !s->has_id ||
 			    s->dev != old->st_dev || s->ino != old->st_ino)
 				continue;
-			if (pfx_root_link(&x->root, fd, s->key,
-			    PFX_ROOT_REPLACE) == 0) {
+			if (xtr_link_file(x, fd, s->key, PFX_ROOT_REPLACE) == 0) {
 				s->dev = new->st_dev;
 				s->ino = new->st_ino;
 			}
@@ -195,7 +194,7 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
 		return;
 	}
-	fd = pfx_root_open_read(&x->root, target_rel);
+	fd = xtr_open_made(x, target_rel);
 	/* A later entry made a directory where the file was: not ours. */
 	if (fd == -EISDIR) {
 		e->decision = PFX_DENY;
@@ -234,11 +233,11 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 	    x->opt->symlinks == PFX_SYMLINKS_CONTAIN)
 		flags = PFX_ROOT_REPLACE_FILE;
 	if (r == 0)
-		r = pfx_root_link(&x->root, fd, rel, flags);
+		r = xtr_link_file(x, fd, rel, flags);
 	if (r == PFX_ROOT_SYMLINK_HELD) {
 		r = xtr_symlink_removable(x, rel);
 		if (r == 0)
-			r = pfx_root_link(&x->root, fd, rel, PFX_ROOT_REPLACE);
+			r = xtr_link_file(x, fd, rel, PFX_ROOT_REPLACE);
 	}
 	(void)close(fd);
 	if (r == -EEXIST && !xtr_replaces(x->opt)) {

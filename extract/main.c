@@ -128,6 +128,8 @@ struct cli {
 	size_t kept_old;	/* -k: entries refused as they exist */
 	bool warned;		/* the wildcards warning was given */
 	bool started;		/* -K: the starting member was seen */
+	const struct pfx_entry *said;	/* -v: a dump directory whose line
+					   was written before its purge */
 };
 
 /*
@@ -352,6 +354,62 @@ put_problem(const struct pfx_entry *e)
 	fputc('\n', stderr);
 }
 
+/* -v: the line of the entry E extracted. */
+static void
+say_extracted(struct cli *c, const struct pfx_entry *e)
+{
+	if (c->a->verbose >= 2) {
+		put_long(stdout, c, e);
+	} else {
+		put_name(stdout, e->name);
+		putc('\n', stdout);
+	}
+}
+
+/*
+ * -G/-g with -tvv: a dump directory's list below its line, as GNU tar
+ * shows it: each record's code, a space, its name; an empty line last.
+ */
+static void
+put_dumpdir(const struct pfx_entry *e)
+{
+	const char *p = e->dumpdir, *end = e->dumpdir + e->dumpdir_len;
+	size_t len;
+
+	for (; p < end; p += len + 1) {
+		len = strlen(p);
+		fprintf(stdout, "%c ", p[0]);
+		put_safe(stdout, p + 1, len - 1, true);
+		putc('\n', stdout);
+	}
+	putc('\n', stdout);
+}
+
+/*
+ * The library's purged hook (-G/-g): with -v, say what went, as GNU tar
+ * says it ("Deleting 'dir/name'"), after the directory's line.
+ */
+static void
+report_purged(void *arg, const struct pfx_entry *dir, const char *name)
+{
+	struct cli *c = arg;
+	size_t len = strlen(dir->name);
+
+	if (c->a->verbose == 0 || c->a->report_json)
+		return;
+	if (c->said != dir) {
+		say_extracted(c, dir);
+		c->said = dir;
+	}
+	while (len > 1 && dir->name[len - 1] == '/')
+		len--;
+	fputs("pfextract: Deleting '", stdout);
+	put_safe(stdout, dir->name, len, true);
+	putc('/', stdout);
+	put_safe(stdout, name, strlen(name), true);
+	fputs("'\n", stdout);
+}
+
 /* The library's report hook: one call per entry, with its outcome. */
 static void
 report_entry(void *arg, const struct pfx_entry *e)
@@ -359,24 +417,25 @@ report_entry(void *arg, const struct pfx_entry *e)
 	struct cli *c = arg;
 	const struct xtr_args *a = c->a;
 
+	bool said = c->said == e;
+
+	/* The purge's lines come right before the entry's report. */
+	c->said = NULL;
 	if (a->report_json)
 		put_json_entry(e);
 	switch (e->status) {
 	case PFX_ENTRY_EXTRACTED:
-		if (a->report_json || a->verbose == 0)
+		if (a->report_json || a->verbose == 0 || said)
 			break;
-		if (a->verbose >= 2) {
-			put_long(stdout, c, e);
-		} else {
-			put_name(stdout, e->name);
-			putc('\n', stdout);
-		}
+		say_extracted(c, e);
 		break;
 	case PFX_ENTRY_LISTED:
 		if (a->report_json)
 			break;
 		if (a->verbose >= 1) {
 			put_long(stdout, c, e);
+			if (a->verbose >= 2 && e->dumpdir != NULL)
+				put_dumpdir(e);
 		} else {
 			put_name(stdout, e->name);
 			putc('\n', stdout);
@@ -778,6 +837,7 @@ main(int argc, char **argv)
 	a.opt.hooks.report = report_entry;
 	a.opt.hooks.unmatched = report_unmatched;
 	a.opt.hooks.confined = on_confined;
+	a.opt.hooks.purged = report_purged;
 	a.opt.hooks.arg = &c;
 	c.probe = getenv(PROBE_ENV);
 	if (c.probe != NULL && c.probe[0] == '\0')

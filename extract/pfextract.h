@@ -110,11 +110,12 @@ enum pfx_backup {
 					   for every format (zip: always) */
 #define PFX_OPT_LIST		0x0080u	/* list: read every entry, write
 					   nothing */
-#define PFX_OPT_ATOMIC		0x0100u	/* all or nothing: extract into a
-					   staging directory beside DEST,
-					   publish it at DEST in one
-					   rename unless the run is
-					   PFX_FATAL, else remove it */
+#define PFX_OPT_ATOMIC		0x0100u	/* all or nothing: an absent or
+					   empty DEST gets a staging tree
+					   renamed into place; a populated
+					   one gets each file beside its
+					   name, all put in place at the
+					   end; nothing if PFX_FATAL */
 #define PFX_OPT_IGNORE_ZEROS	0x0200u	/* -i: read a tar archive past
 					   its zero blocks, to its end */
 #define PFX_OPT_RECURSIVE_UNLINK 0x0800u /* a directory where a file goes
@@ -126,6 +127,18 @@ enum pfx_backup {
 					   each directory after its
 					   entries, deepest first, the
 					   destination last */
+/*
+ * GNU tar's -G/-g at extraction: each GNU dump directory (a 'D' entry of
+ * an incremental archive) lists the names its directory held when it was
+ * dumped; every name in that directory on disk that the list lacks (or
+ * whose type differs: 'D' a directory, 'Y'/'N' anything else) is
+ * removed, with all beneath it, through the pinned root, never through a
+ * symlink.  Names with a '/', "." or "..", renames ('R', 'T', 'X') and a
+ * list over PFX_DUMPDIR_MAX bytes refuse the entry.  When listing, the
+ * list is given to the hooks (pfx_entry.dumpdir).
+ */
+#define PFX_OPT_INCREMENTAL	0x40000u
+#define PFX_DUMPDIR_MAX		(16u << 20)	/* 16 MiB */
 
 /*
  * The sandbox.  The archive is parsed by libarchive and the compression
@@ -196,6 +209,12 @@ struct pfx_entry {
 	enum pfx_entry_status status;	/* in report() only */
 	int error;			/* errno of a failure, else 0 */
 	uint64_t bytes;			/* bytes written for this entry */
+	/*
+	 * PFX_OPT_INCREMENTAL: a GNU dump directory's records as read
+	 * ("Yname\0Dsub\0...", checked), DUMPDIR_LEN bytes; else NULL.
+	 */
+	const char *dumpdir;
+	size_t dumpdir_len;
 };
 
 /* What decide() may answer. */
@@ -235,6 +254,13 @@ struct pfx_hooks {
 	 * first entry is read, with what was enforced.  NULL: none.
 	 */
 	void (*confined)(void *arg, const struct pfx_sandbox_info *info);
+	/*
+	 * PFX_OPT_INCREMENTAL: called after NAME, a name in the directory
+	 * of the dump-directory entry DIR, was removed (with all beneath
+	 * it) because DIR's list lacks it.  NULL: none.
+	 */
+	void (*purged)(void *arg, const struct pfx_entry *dir,
+	    const char *name);
 };
 
 /*
@@ -396,9 +422,9 @@ struct pfx_input {
  * Extract (or, with PFX_OPT_LIST, list) the archive IN beneath the
  * existing directory DEST, resolved from DIRFD (AT_FDCWD, or a directory
  * fd with DEST "."), following OPT (NULL: the defaults).  With
- * PFX_OPT_ATOMIC, DEST must instead be absent or an empty directory and
- * have a last component of its own (with a directory fd, pass the
- * parent's fd and the name); see libpfextract(3).  *RESULT is always
+ * PFX_OPT_ATOMIC, DEST may be absent, and must otherwise be a directory
+ * with a last component of its own or "." (with a directory fd, pass
+ * the parent's fd and the name); see libpfextract(3).  *RESULT is always
  * filled in.
  * Return: RESULT->status.
  */

@@ -137,6 +137,20 @@ int plat_replace_flags(unsigned int flags);
 /* Close FD if it is open, keeping errno. */
 void plat_close(int fd);
 
+/*
+ * Fill NAME (CAP bytes, at least 26) with ".pfx-<16 hex digits>.tmp",
+ * the ATTEMPT-th try (0 first).  A name only has to be new in its
+ * directory: O_EXCL (or link, symlink) refuses one that exists, and a
+ * name someone guessed and made first costs one more try, no more.  So
+ * the first try is made from the clock (no system call) and SALT; only a
+ * retry, after a clash, asks the kernel for random bytes.
+ * Return: 0, or -errno.
+ */
+int plat_temp_name(char *name, size_t cap, int attempt, const void *salt);
+
+/* How many fresh temporary names to try before giving up with EEXIST. */
+#define PLAT_TEMP_TRIES 16
+
 
 /* --- os_*.c: what differs between kernels ------------------------------ */
 
