@@ -133,7 +133,7 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	 * Not with a journal (--atomic over a populated destination): no
 	 * name may change before the end, so a name never changes type.
 	 */
-	if (fd == -ENOTDIR && x->opt->existing == PFX_EXISTING_REPLACE &&
+	if (fd == -ENOTDIR && xtr_replaces(x->opt) &&
 	    x->journal == NULL && pfx_root_unlink(&x->root, rel) == 0)
 		fd = pfx_root_mkdirs_count(&x->root, rel,
 		    XTR_PRIVATE_DIR_MODE, &created);

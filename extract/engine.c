@@ -942,8 +942,8 @@ open_source(struct xtr *x, const struct pfx_input *in)
 
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
 		x->ar = xtr_reader_open(in, opt->formats, opt->cancel,
-		    (opt->flags & PFX_OPT_DEB) != 0 ? XTR_READ_DEB : 0,
-		    &x->dec, x->res->message, sizeof(x->res->message));
+		    XTR_READ_FLAGS(opt), &x->dec, x->res->message,
+		    sizeof(x->res->message));
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)
 			x->drain_fd = in->fd;

@@ -149,10 +149,16 @@ const char *xtr_unselected(const struct pfx_options *opt, const char *name,
 struct xtr_decoder;
 
 /*
- * A flag of xtr_reader_open()'s DEC_FLAGS (PFX_OPT_DEB): IN is a Debian
- * package, and the reader returned reads its data.tar member.
+ * Reader flags, given with the XTR_DEC_* bits (which they do not reach):
+ * XTR_READ_DEB (PFX_OPT_DEB): IN is a Debian package, and the reader
+ * returned reads its data.tar member; XTR_READ_CONCAT: read a tar archive
+ * past its zero blocks, to the end (-i, PFX_OPT_IGNORE_ZEROS).
  */
 #define XTR_READ_DEB 0x100u
+#define XTR_READ_CONCAT 0x200u
+#define XTR_READ_FLAGS(opt) \
+	((((opt)->flags & PFX_OPT_IGNORE_ZEROS) != 0 ? XTR_READ_CONCAT : 0u) | \
+	(((opt)->flags & PFX_OPT_DEB) != 0 ? XTR_READ_DEB : 0u))
 
 struct archive *xtr_reader_open(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
@@ -616,6 +622,11 @@ int xtr_async_settle(struct xtr *x);
  * outwards (--symlinks=contain): refused, "symlink_redirects".
  */
 #define XTR_REDIRECTS 4
+/*
+ * xtr_commit() with PFX_EXISTING_KEEP_NEWER: the name holds a file whose
+ * mtime is not older than the entry's, and it is kept ("newer_exists").
+ */
+#define XTR_KEPT_NEWER 5
 
 /*
  * The first bytes of a file, held in memory to be written by the thread
@@ -645,6 +656,8 @@ struct xtr_tail {
 	const char *rel;		/* borrowed: its name, for the check
 					   of a symlink it replaces */
 	struct stat st;			/* out: the new file's identity */
+	int64_t mtime;			/* the entry's, for
+					   PFX_EXISTING_KEEP_NEWER */
 };
 
 /*
@@ -673,6 +686,17 @@ int xtr_finish_data(struct xtr *x, struct xtr_tail *t);
  * Return: 0, XTR_REDIRECTS, or -errno; the temporary is removed but on 0.
  */
 int xtr_commit(struct xtr *x, struct xtr_tail *t);
+
+/*
+ * Does X's policy replace an existing name (PFX_EXISTING_REPLACE, or
+ * PFX_EXISTING_KEEP_NEWER, which keeps only a newer file: xtr_commit)?
+ */
+static inline bool
+xtr_replaces(const struct pfx_options *opt)
+{
+	return opt->existing == PFX_EXISTING_REPLACE ||
+	    opt->existing == PFX_EXISTING_KEEP_NEWER;
+}
 
 /*
  * All of xtr_finish_data() but the commit: the stashed data, mode,

@@ -226,7 +226,7 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 		return;
 	}
 	r = xtr_make_parents(x, rel);
-	flags = x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
+	flags = xtr_replaces(x->opt) ? PFX_ROOT_REPLACE :
 	    PFX_ROOT_NOREPLACE;
 	/* SECURITY: a symlink at the name may only go once judged. */
 	if (flags == PFX_ROOT_REPLACE &&
@@ -240,7 +240,7 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 			r = xtr_link_file(x, fd, rel, PFX_ROOT_REPLACE);
 	}
 	(void)close(fd);
-	if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE) {
+	if (r == -EEXIST && !xtr_replaces(x->opt)) {
 		xtr_finish_existing(x, e);
 		return;
 	}
@@ -926,7 +926,7 @@ make_now(struct xtr *x, size_t i)
 			r = make_link(x, l, x->journal != NULL ?
 			    PFX_ROOT_NOREPLACE : replace_flags(x));
 		if (r == -EEXIST && x->journal != NULL &&
-		    x->opt->existing == PFX_EXISTING_REPLACE) {
+		    xtr_replaces(x->opt)) {
 			l->deferred = true;
 			l->why = NULL;
 			return;
@@ -1164,8 +1164,7 @@ settle_links(struct xtr *x, struct old_links *old, const char **outcome)
 static unsigned int
 replace_flags(const struct xtr *x)
 {
-	return x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
-	    PFX_ROOT_NOREPLACE;
+	return xtr_replaces(x->opt) ? PFX_ROOT_REPLACE : PFX_ROOT_NOREPLACE;
 }
 
 static int

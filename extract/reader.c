@@ -687,7 +687,8 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
     struct xtr_decoder **dec, char *msg, size_t cap)
 {
-	struct opening o = { cancel, dec_flags, dec, false };
+	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT | XTR_READ_DEB), dec,
+	    false };
 	struct archive *a;
 	bool seekable;
 	off_t start;
@@ -707,6 +708,14 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	a = new_reader(names, seekable, msg, cap);
 	if (a == NULL)
 		return NULL;
+	/* -i: GNU tar's --ignore-zeros; libarchive's tar reader only. */
+	if ((dec_flags & XTR_READ_CONCAT) != 0 &&
+	    archive_read_set_format_option(a, "tar",
+	    "read_concatenated_archives", "1") == ARCHIVE_FATAL) {
+		snprintf(msg, cap, "cannot read past zero blocks: %s",
+		    archive_error_string(a));
+		goto fail;
+	}
 	/*
 	 * A compressed stream that holds nothing (`gzip </dev/null`) is an
 	 * empty archive, as for bsdtar and GNU tar; an input of no byte at
