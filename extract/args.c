@@ -30,8 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include "../cli/quote.h"
 #include "args.h"
 
 /*
@@ -107,6 +109,18 @@ enum opt_id {
 	OPT_NO_LIMITS,
 	OPT_HELP,
 	OPT_VERSION,
+	OPT_QUOTING_STYLE,
+	OPT_QUOTE_CHARS,
+	OPT_NO_QUOTE_CHARS,
+	OPT_FULL_TIME,
+	OPT_UTC,
+	OPT_BLOCK_NUMBER,
+	OPT_TOTALS,
+	OPT_CHECKPOINT,
+	OPT_CHECKPOINT_ACTION,
+	OPT_INDEX_FILE,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -117,6 +131,9 @@ struct opt_def {
 	enum opt_id id;
 	const char *why;	/* OPT_REFUSED: why, as a clause */
 };
+
+/* Options whose argument is optional: only "--name=value" gives one. */
+#define OPT_ARG_OPTIONAL(id) ((id) == OPT_TOTALS || (id) == OPT_CHECKPOINT)
 
 #define WHY_OPERATION "pfextract only extracts and lists"
 
@@ -189,6 +206,19 @@ static const struct opt_def opts[] = {
 	{ "stall-timeout", 0, true, OPT_STALL_TIMEOUT, NULL },
 	{ "help", 0, false, OPT_HELP, NULL },
 	{ "version", 0, false, OPT_VERSION, NULL },
+	/* Listing and terminal output, as GNU tar (listing_out.c). */
+	{ "quoting-style", 0, true, OPT_QUOTING_STYLE, NULL },
+	{ "quote-chars", 0, true, OPT_QUOTE_CHARS, NULL },
+	{ "no-quote-chars", 0, true, OPT_NO_QUOTE_CHARS, NULL },
+	{ "full-time", 0, false, OPT_FULL_TIME, NULL },
+	{ "utc", 0, false, OPT_UTC, NULL },
+	{ "block-number", 'R', false, OPT_BLOCK_NUMBER, NULL },
+	{ "totals", 0, false, OPT_TOTALS, NULL },
+	{ "checkpoint", 0, false, OPT_CHECKPOINT, NULL },
+	{ "checkpoint-action", 0, true, OPT_CHECKPOINT_ACTION, NULL },
+	{ "index-file", 0, true, OPT_INDEX_FILE, NULL },
+	{ "progress", 0, false, OPT_PROGRESS, NULL },
+	{ "no-progress", 0, false, OPT_NO_PROGRESS, NULL },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
 	  "it would let names escape the destination" },
@@ -532,6 +562,113 @@ set_mode(struct parse *p, char m)
 	return 0;
 }
 
+/* The signals --totals=SIGNAL may name, as GNU tar. */
+static const struct {
+	const char *name;
+	int sig;
+} totals_signals[] = {
+	{ "SIGHUP", SIGHUP }, { "SIGQUIT", SIGQUIT }, { "SIGINT", SIGINT },
+	{ "SIGUSR1", SIGUSR1 }, { "SIGUSR2", SIGUSR2 },
+};
+
+/* Parse --totals's SIGNAL: a name with or without "SIG", or a number.
+ * Return: the signal, or 0. */
+static int
+parse_totals_signal(const char *v)
+{
+	unsigned int n;
+	size_t i;
+
+	for (i = 0; i < sizeof(totals_signals) / sizeof(totals_signals[0]);
+	    i++) {
+		if (strcmp(v, totals_signals[i].name) == 0 ||
+		    strcmp(v, totals_signals[i].name + 3) == 0)
+			return totals_signals[i].sig;
+		if (parse_uint(v, &n) == 0 &&
+		    (int)n == totals_signals[i].sig)
+			return (int)n;
+	}
+	return 0;
+}
+
+/* Act on an option of listing or terminal output.  Return: 0, or -1. */
+static int
+apply_output(struct parse *p, const struct opt_def *d, const char *v)
+{
+	struct xtr_args *a = p->a;
+	const unsigned char *u;
+
+	switch (d->id) {
+	case OPT_QUOTING_STYLE:
+		if (quote_style_parse(v, &(enum quote_style){ 0 }) == -1)
+			return fail(p, "invalid --quoting-style value '%s' "
+			    "(literal, shell, shell-always, shell-escape, "
+			    "shell-escape-always, c, c-maybe, escape, locale "
+			    "or clocale)", v);
+		a->quoting_style = v;
+		return 0;
+	case OPT_QUOTE_CHARS:
+	case OPT_NO_QUOTE_CHARS:
+		for (u = (const unsigned char *)v; *u != '\0'; u++) {
+			if (d->id == OPT_QUOTE_CHARS)
+				a->quote_chars[*u / 32] |= 1u << (*u % 32);
+			else
+				a->quote_chars[*u / 32] &= ~(1u << (*u % 32));
+		}
+		return 0;
+	case OPT_FULL_TIME:
+		a->full_time = true;
+		return 0;
+	case OPT_UTC:
+		a->utc = true;
+		return 0;
+	case OPT_BLOCK_NUMBER:
+		a->block_number = true;
+		return 0;
+	case OPT_TOTALS:
+		a->totals = true;
+		if (v == NULL)
+			return 0;
+		a->totals_signal = parse_totals_signal(v);
+		if (a->totals_signal == 0)
+			return fail(p, "invalid --totals value '%s' (SIGHUP, "
+			    "SIGQUIT, SIGINT, SIGUSR1 or SIGUSR2)", v);
+		return 0;
+	case OPT_CHECKPOINT:
+		if (v == NULL) {
+			a->checkpoint = 10;
+			return 0;
+		}
+		if (parse_size(v, &a->checkpoint) == -1 || a->checkpoint == 0
+		    || v[strlen(v) - 1] < '0' || v[strlen(v) - 1] > '9')
+			return fail(p, "invalid --checkpoint value '%s' (a "
+			    "positive number of records)", v);
+		return 0;
+	case OPT_CHECKPOINT_ACTION:
+		if (a->nckpt_actions == XTR_CKPT_ACTIONS_MAX)
+			return fail(p, "more than %d --checkpoint-action "
+			    "options", XTR_CKPT_ACTIONS_MAX);
+		a->ckpt_actions[a->nckpt_actions++] = v;
+		if (a->checkpoint == 0)
+			a->checkpoint = 10;
+		return 0;
+	case OPT_INDEX_FILE:
+		if (*v == '\0')
+			return fail(p, "--index-file needs a file name");
+		a->index_file = v;
+		return 0;
+	case OPT_PROGRESS:
+		a->progress = 1;
+		return 0;
+	case OPT_NO_PROGRESS:
+		a->progress = 0;
+		return 0;
+	default:
+		break;
+	}
+	return fail(p, "internal error: option without an action");
+}
+
 /*
  * Act on option D with value V (NULL when it takes none); AS_SHORT says
  * how it was spelled, for messages.  Return: 0, or -1 (error written).
@@ -729,6 +866,19 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_VERSION:
 		a->version = true;
 		return 0;
+	case OPT_QUOTING_STYLE:
+	case OPT_QUOTE_CHARS:
+	case OPT_NO_QUOTE_CHARS:
+	case OPT_FULL_TIME:
+	case OPT_UTC:
+	case OPT_BLOCK_NUMBER:
+	case OPT_TOTALS:
+	case OPT_CHECKPOINT:
+	case OPT_CHECKPOINT_ACTION:
+	case OPT_INDEX_FILE:
+	case OPT_PROGRESS:
+	case OPT_NO_PROGRESS:
+		return apply_output(p, d, v);
 	case OPT_REFUSED:
 		if (as_short)
 			return fail(p, "'-%c' (--%s) is refused: %s",
@@ -756,6 +906,8 @@ parse_long(struct parse *p, int argc, char **argv, int *i)
 		return -1;
 	if (d->id == OPT_REFUSED)
 		return apply(p, d, NULL, false);
+	if (OPT_ARG_OPTIONAL(d->id) && eq != NULL)
+		return apply(p, d, eq + 1, false);
 	if (!d->has_arg && eq != NULL)
 		return fail(p, "option '--%s' does not take an argument",
 		    d->name);
@@ -944,6 +1096,7 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 	memset(a, 0, sizeof(*a));
 	pfx_options_init(&a->opt);
 	a->mode = 'x';
+	a->progress = -1;
 	memset(&p, 0, sizeof(p));
 	p.a = a;
 	p.err = err;
