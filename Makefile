@@ -188,6 +188,7 @@ check: deps
 	sh tests/pfextract.sh obj/pfextract obj/mkdemo
 	sh tests/pfextract.sh obj/san/pfextract obj/mkdemo
 	TMPDIR=$(TEST_TMPDIR) sh tests/pipes.sh obj/pfextract
+	TMPDIR=$(TEST_TMPDIR) sh tests/progress.sh obj/pfextract
 	sh tests/sandbox.sh obj/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo
 	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract

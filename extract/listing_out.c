@@ -139,8 +139,9 @@ date_string(const struct list_fmt *f, const struct pfx_entry *e, char *buf,
 	n = snprintf(frac, sizeof(frac), ".%09ld", e->mtime_nsec);
 	for (k = (size_t)n; k > 1 && frac[k - 1] == '0'; k--)
 		frac[k - 1] = '\0';
-	if (strlen(buf) + strlen(frac) < cap)
-		strcat(buf, frac);
+	k = strlen(buf);
+	if (k + strlen(frac) < cap)
+		memcpy(buf + k, frac, strlen(frac) + 1);
 }
 
 /* Write GNU tar's long listing line for E, without the name. */
