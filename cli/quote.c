@@ -378,6 +378,18 @@ begin(struct pass *p, enum quote_style style, bool elide, struct obuf *o)
 	}
 }
 
+/* A fresh pass P over Q's settings; EXTRA: the extra set applies. */
+static void
+start(struct pass *p, const struct quote *q, bool colon, bool tty,
+    bool extra)
+{
+	memset(p, 0, sizeof(*p));
+	p->q = q;
+	p->colon = colon;
+	p->tty = tty;
+	p->extra = extra;
+}
+
 /* see quote.h */
 void
 quote_put(FILE *f, const struct quote *q, const char *s, size_t len,
@@ -389,11 +401,7 @@ quote_put(FILE *f, const struct quote *q, const char *s, size_t len,
 	bool elide = style == QUOTE_SHELL || style == QUOTE_SHELL_ESCAPE ||
 	    style == QUOTE_C_MAYBE;
 
-	memset(&p, 0, sizeof(p));
-	p.q = q;
-	p.colon = colon;
-	p.tty = tty;
-	p.extra = true;
+	start(&p, q, colon, tty, true);
 	begin(&p, style, elide, &o);
 	if (quote_pass(&p, s, len, &o) == FORCE) {
 		/* gnulib's force_outer_quoting_style: the outer quotes are
@@ -405,11 +413,7 @@ quote_put(FILE *f, const struct quote *q, const char *s, size_t len,
 		else
 			style = p.style;
 		o.len = 0;
-		memset(&p, 0, sizeof(p));
-		p.q = q;
-		p.colon = colon;
-		p.tty = tty;
-		p.extra = false;
+		start(&p, q, colon, tty, false);
 		begin(&p, style, false, &o);
 		(void)quote_pass(&p, s, len, &o);
 	}

@@ -119,9 +119,11 @@ put_end(struct stream *s, int type, int status, int error)
 	    status == WIRE_OK ? NULL : "the archive's own error");
 }
 
-/* Play S through the engine into dest.  Return: the status. */
+/* Play S through the engine into dest with the defaults and FLAGS, and
+ * REPORT as the report hook.  Return: the status. */
 static enum pfx_status
-play(const struct stream *s, struct pfx_result *res)
+play_with(const struct stream *s, unsigned int flags,
+    void (*report)(void *, const struct pfx_entry *), struct pfx_result *res)
 {
 	struct pfx_options opt;
 	int p[2];
@@ -130,9 +132,18 @@ play(const struct stream *s, struct pfx_result *res)
 	cr_assert(write(p[1], s->buf, s->len) == (ssize_t)s->len);
 	cr_assert(close(p[1]) == 0);
 	pfx_options_init(&opt);
+	opt.flags |= flags;
+	opt.hooks.report = report;
 	opt.idle_timeout = 5;
 	opt.timeout = 20;
 	return xtr_extract_wire(p[0], destfd, ".", &opt, res);
+}
+
+/* Play S through the engine into dest.  Return: the status. */
+static enum pfx_status
+play(const struct stream *s, struct pfx_result *res)
+{
+	return play_with(s, 0, NULL, res);
 }
 
 /* Is dest empty: no file, no temporary? */
@@ -323,18 +334,7 @@ keep_entry(void *arg, const struct pfx_entry *e)
 static enum pfx_status
 play_list(const struct stream *s, struct pfx_result *res)
 {
-	struct pfx_options opt;
-	int p[2];
-
-	cr_assert(pipe(p) == 0);
-	cr_assert(write(p[1], s->buf, s->len) == (ssize_t)s->len);
-	cr_assert(close(p[1]) == 0);
-	pfx_options_init(&opt);
-	opt.flags |= PFX_OPT_LIST;
-	opt.hooks.report = keep_entry;
-	opt.idle_timeout = 5;
-	opt.timeout = 20;
-	return xtr_extract_wire(p[0], destfd, ".", &opt, res);
+	return play_with(s, PFX_OPT_LIST, keep_entry, res);
 }
 
 /* TOTAL gives the result's archive_bytes; the entry its device numbers
