@@ -781,6 +781,8 @@ read_all(struct xtr *x)
 		r = xtr_source_next(x, ae);
 		if (r == ARCHIVE_EOF) {
 			x->res->archive_bytes = xtr_source_archive_bytes(x);
+			x->res->tar = (xtr_source_format(x) &
+			    ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR;
 			drain_input(x);
 			break;
 		}

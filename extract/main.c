@@ -665,15 +665,15 @@ finish_output(struct cli *c, const struct pfx_result *res,
 	uint64_t n = res->archive_bytes;
 
 	progress_clear(&c->prog);
-	if (status != PFX_FATAL && !a->report_json)
+	if (status != PFX_FATAL && !a->report_json && res->tar)
 		list_put_end_block(c->listing, &c->fmt, n);
 	if (n % 10240 != 0)
 		n += 10240 - n % 10240;
 	list_checkpoints(&c->fmt, n, true, c->listing);
-	if (a->totals && a->totals_signal == 0)
-		list_put_totals(stderr, &c->fmt, res->archive_bytes, true);
-	else if (a->totals_signal != 0 && caught == a->totals_signal)
-		list_put_totals(stderr, &c->fmt, res->archive_bytes, true);
+	if ((a->totals && a->totals_signal == 0) ||
+	    (a->totals_signal != 0 && caught == a->totals_signal))
+		list_put_totals(stderr, &c->fmt, res->archive_bytes,
+		    res->tar != 0);
 	if (c->listing != stdout && fclose(c->listing) != 0)
 		fprintf(stderr, "pfextract: %s: %s\n", a->index_file,
 		    strerror(errno));

@@ -343,6 +343,8 @@ struct pfx_result {
 	uint64_t archive_bytes;	/* bytes of the decompressed archive
 				   read, once it ended well (tar's
 				   --totals); else 0 */
+	int tar;		/* 1: that archive was a tar (ustar,
+				   pax, GNU, v7); else 0 */
 };
 
 /* Fill *OPT with the safe defaults. */

@@ -347,6 +347,7 @@ Test(wire, total_and_entry_fields_reach_the_caller)
 
 	put_confined(&s);
 	memset(&h, 0, sizeof(h));
+	h.format = 0x30002;	/* pax: a tar */
 	h.filetype = AE_IFCHR;
 	h.perm = 0600;
 	h.devmajor = 8;
@@ -362,6 +363,7 @@ Test(wire, total_and_entry_fields_reach_the_caller)
 	memset(&seen, 0, sizeof(seen));
 	cr_assert_eq(play_list(&s, &res), PFX_OK, "%s", res.message);
 	cr_assert_eq(res.archive_bytes, 10240);
+	cr_assert_eq(res.tar, 1);
 	cr_assert(seen.type == PFX_TYPE_CHAR && seen.devmajor == 8 &&
 	    seen.devminor == 17 && seen.offset == 3072);
 }
