@@ -120,9 +120,32 @@ struct pass {
 	const char *rquote;	/* the closing quote, or "" */
 	bool pending_end;	/* shell-escape: inside a $'...' part */
 	bool escaping;
+	bool single_quote;	/* a '\'' was met */
+	bool all_compat;	/* every character reads the same between
+				   C's double quotes as in the shell's */
 };
 
 #define FORCE (-1)
+#define USE_C (-2)
+
+/*
+ * gnulib's c_and_shell_quote_compat for the ASCII byte C at I of a name
+ * of LEN bytes: false for what the shell and C read differently, or
+ * what needs an escape.
+ */
+static bool
+compat_ascii(unsigned char c, size_t i, size_t len)
+{
+	if (c < 0x20 || c == 0x7f || c == '?' || c == '\\')
+		return false;
+	if (strchr("!\"$&()*;<=>[^`|", c) != NULL)
+		return false;
+	if (c == '#' || c == '~')
+		return i == 0;
+	if (c == '{' || c == '}')
+		return len == 1;
+	return true;
+}
 
 /* Is byte C in the extra set (--quote-chars, or the colon)? */
 static bool
@@ -196,8 +219,13 @@ quote_pass(struct pass *p, const char *s, size_t len, struct obuf *o)
 	unsigned char c;
 	char esc;
 
+	p->all_compat = true;
 	for (i = 0; i < len; i++) {
 		c = u[i];
+		if (c < 0x80 && !compat_ascii(c, i, len))
+			p->all_compat = false;
+		if (c == '\'')
+			p->single_quote = true;
 		p->escaping = false;
 		is_rquote = false;
 		esc = 0;
@@ -263,6 +291,8 @@ quote_pass(struct pass *p, const char *s, size_t len, struct obuf *o)
 		if (c >= 0x20 && c < 0x7f)
 			goto check_extra;
 		m = char_at(p, u + i, len - i, &printable);
+		if (!printable)
+			p->all_compat = false;
 		if (m > 1 || ((p->backslash || p->tty) && !printable)) {
 			for (k = 0; k < m; k++) {
 				c = u[i + k];
@@ -310,6 +340,11 @@ store_c:
 	}
 	if (len == 0 && p->style == QUOTE_SHELL_ALWAYS && p->elide)
 		return FORCE;
+	/* gnulib: a name whose only trouble is a single quote is
+	 * written between C's double quotes instead. */
+	if (p->style == QUOTE_SHELL_ALWAYS && !p->elide && p->single_quote &&
+	    p->all_compat)
+		return USE_C;
 	if (!p->elide)
 		outs(o, p->rquote);
 	return 0;
@@ -400,10 +435,13 @@ quote_put(FILE *f, const struct quote *q, const char *s, size_t len,
 	enum quote_style style = q->style;
 	bool elide = style == QUOTE_SHELL || style == QUOTE_SHELL_ESCAPE ||
 	    style == QUOTE_C_MAYBE;
+	bool extra = true;
+	int r;
 
 	start(&p, q, colon, tty, true);
 	begin(&p, style, elide, &o);
-	if (quote_pass(&p, s, len, &o) == FORCE) {
+	r = quote_pass(&p, s, len, &o);
+	if (r == FORCE) {
 		/* gnulib's force_outer_quoting_style: the outer quotes are
 		 * needed after all; without the extra set. */
 		if (p.style == QUOTE_SHELL_ALWAYS && p.backslash)
@@ -415,6 +453,13 @@ quote_put(FILE *f, const struct quote *q, const char *s, size_t len,
 		o.len = 0;
 		start(&p, q, colon, tty, false);
 		begin(&p, style, false, &o);
+		r = quote_pass(&p, s, len, &o);
+		extra = false;
+	}
+	if (r == USE_C) {
+		o.len = 0;
+		start(&p, q, colon, tty, extra);
+		begin(&p, QUOTE_C, false, &o);
 		(void)quote_pass(&p, s, len, &o);
 	}
 	if (!o.failed && o.len > 0)

@@ -85,8 +85,13 @@ mode_string(const struct pfx_entry *e, char *buf)
 static void
 put_owner(FILE *o, const struct list_fmt *f, const char *name, int64_t id)
 {
+	struct quote esc = f->q;
+
+	/* Escaped whatever the style: tar writes owners raw. */
+	esc.style = QUOTE_ESCAPE;
+	memset(esc.chars, 0, sizeof(esc.chars));
 	if (!f->numeric && name != NULL && name[0] != '\0')
-		quote_put(o, &f->q, name, strlen(name), false, f->tty_out);
+		quote_put(o, &esc, name, strlen(name), false, f->tty_out);
 	else
 		fprintf(o, "%" PRId64, id);
 }

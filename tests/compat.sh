@@ -1082,7 +1082,8 @@ if selected listing; then
 	: >"$L/old" && touch -d '1970-01-02 03:04:05' "$L/old"
 	: >"$L/fut" && touch -d '2300-01-01 12:34:56' "$L/fut"
 	truncate -s 5000000000 "$L/big"
-	for n in 'u\303\251' 'nl\nx' 't\tb\\c\177\200\377' 'sp ace:"q"'; do
+	for n in 'u\303\251' 'nl\nx' 't\tb\\c\177\200\377' 'sp ace:"q"' \
+	    "it's" "it's!" '#h' 'a#h' '{' 'q?'; do
 		: >"$L/$(printf "$n")"
 	done
 	if $ROOT; then

@@ -60,7 +60,9 @@ Test(quote, like_gnu_tar)
 	expect(QUOTE_C_MAYBE, true, "./nl\nx", "\"./nl\\nx\"");
 	expect(QUOTE_SHELL, true, "./plain", "./plain");
 	expect(QUOTE_SHELL, true, "a b", "'a b'");
-	expect(QUOTE_SHELL, true, "it's", "'it'\\''s'");
+	expect(QUOTE_SHELL, true, "it's", "\"it's\"");
+	expect(QUOTE_SHELL_ALWAYS, true, "it's x", "\"it's x\"");
+	expect(QUOTE_SHELL_ALWAYS, true, "it's!", "'it'\\''s!'");
 	expect(QUOTE_SHELL_ALWAYS, true, "./plain", "'./plain'");
 	expect(QUOTE_SHELL_ESCAPE, true, "./nl\nx", "'./nl'$'\\n''x'");
 	expect(QUOTE_LOCALE, true, "a", "\342\200\230a\342\200\231");
