@@ -280,6 +280,22 @@ Test(wire, data_of_its_size_is_extracted)
 	cr_assert(!dest_empty());
 }
 
+/* *H: a character device "dev" of a pax archive, MAJOR,MINOR, whose
+ * header starts at POS. */
+static void
+dev_header(struct wire_header *h, int64_t major, int64_t minor, int64_t pos)
+{
+	memset(h, 0, sizeof(*h));
+	h->format = 0x30002;	/* pax: a tar */
+	h->filetype = AE_IFCHR;
+	h->perm = 0600;
+	h->devmajor = major;
+	h->devminor = minor;
+	h->pos = pos;
+	h->str[WIRE_NAME] = "dev";
+	h->len[WIRE_NAME] = 3;
+}
+
 /* A device's numbers and the header's position travel; a regular file
  * with device numbers, numbers past 32 bits or a position below -1
  * break the contract. */
@@ -288,14 +304,7 @@ Test(wire, header_device_numbers_and_position)
 	struct stream s = { .len = 0 };
 	struct wire_header h, got;
 
-	memset(&h, 0, sizeof(h));
-	h.filetype = AE_IFCHR;
-	h.perm = 0644;
-	h.devmajor = 4;
-	h.devminor = 5;
-	h.pos = 1536;
-	h.str[WIRE_NAME] = "dev";
-	h.len[WIRE_NAME] = 3;
+	dev_header(&h, 4, 5, 1536);
 	s.len = wire_put_header(s.buf, sizeof(s.buf), &h, NULL);
 	cr_assert(s.len > 0);
 	cr_assert_eq(wire_get_header(s.buf + WIRE_HEAD, s.len - WIRE_HEAD,
@@ -346,15 +355,7 @@ Test(wire, total_and_entry_fields_reach_the_caller)
 	struct pfx_result res;
 
 	put_confined(&s);
-	memset(&h, 0, sizeof(h));
-	h.format = 0x30002;	/* pax: a tar */
-	h.filetype = AE_IFCHR;
-	h.perm = 0600;
-	h.devmajor = 8;
-	h.devminor = 17;
-	h.pos = 3072;
-	h.str[WIRE_NAME] = "dev";
-	h.len[WIRE_NAME] = 3;
+	dev_header(&h, 8, 17, 3072);
 	s.len += wire_put_header(s.buf + s.len, sizeof(s.buf) - s.len, &h,
 	    NULL);
 	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
