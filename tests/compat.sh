@@ -1076,11 +1076,9 @@ OPTS_PENDING='-O --to-stdout --transform --xform -s -T --files-from --null
 --one-top-level --anchored --no-anchored --ignore-case --no-ignore-case
 --wildcards-match-slash --no-wildcards-match-slash --no-recursion
 --recursion --norecurse --format -H --preserve-order --same-order
---show-stored-names --show-transformed-names --full-time --utc --totals
---checkpoint --checkpoint-action -R --block-number --index-file -M
+--show-stored-names --show-transformed-names -M
 --multi-volume -L --tape-length -F --info-script --new-volume-script
---volno-file -V --label -W --verify --test-label
---keep-directory-symlink'
+--volno-file -V --label -W --verify --test-label'
 opt_known() {
 	for o in $OPTS_PENDING; do
 		[ "$o" = "$1" ] && return 0
@@ -1308,6 +1306,8 @@ if selected incremental; then
 			done
 		done
 	done
+fi
+
 # --- listings, against GNU tar 1.34 -----------------------------------------
 
 # -tv byte for byte: a file, directories, a symlink, a hard link, a
