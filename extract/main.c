@@ -266,6 +266,20 @@ owner_string(const struct cli *c, const struct pfx_entry *e, size_t *len)
 }
 
 /*
+ * The name to show for E: as stored, or with --show-transformed-names as
+ * --transform made it (made again into BUF, PFX_PATH_MAX bytes).
+ */
+static const char *
+shown_name(const struct cli *c, const struct pfx_entry *e, char *buf)
+{
+	if (!c->a->show_transformed || e->name == NULL ||
+	    xtr_xform_apply(c->a->xforms, PFX_NAME_ENTRY, e->name, buf,
+	    PFX_PATH_MAX, NULL) != 1)
+		return e->name;
+	return buf;
+}
+
+/*
  * Write GNU tar's long listing line for E:
  * "-rw-r--r-- user/group    1234 2024-01-02 03:04 name", then
  * " -> target" for a symlink or " link to target" for a hard link.
@@ -273,7 +287,7 @@ owner_string(const struct cli *c, const struct pfx_entry *e, size_t *len)
 static void
 put_long(FILE *f, struct cli *c, const struct pfx_entry *e)
 {
-	char modes[11], size[32], stamp[32];
+	char modes[11], size[32], stamp[32], nbuf[PFX_PATH_MAX];
 	char *owner;
 	size_t olen = 0, slen;
 	int pad;
@@ -295,7 +309,7 @@ put_long(FILE *f, struct cli *c, const struct pfx_entry *e)
 	fprintf(f, "%s %s %*s %-16s ", modes, owner != NULL ? owner : "?/?",
 	    pad, size, stamp);
 	free(owner);
-	put_name(f, e->name);
+	put_name(f, shown_name(c, e, nbuf));
 	if (e->type == PFX_TYPE_SYMLINK && e->link_target != NULL) {
 		fputs(" -> ", f);
 		put_name(f, e->link_target);
@@ -351,12 +365,40 @@ put_problem(const struct pfx_entry *e)
 	fputc('\n', stderr);
 }
 
+/* -v's line for E on F: the name, or with -vv the long listing line. */
+static void
+put_verbose(FILE *f, struct cli *c, const struct pfx_entry *e, bool lng)
+{
+	char nbuf[PFX_PATH_MAX];
+
+	if (lng) {
+		put_long(f, c, e);
+		return;
+	}
+	put_name(f, shown_name(c, e, nbuf));
+	putc('\n', f);
+}
+
+/* The library's transform hook: --transform, -s, --one-top-level. */
+static int
+transform_name(void *arg, enum pfx_name_kind kind,
+    const struct pfx_entry *e, const char *name, char *out, size_t cap)
+{
+	struct cli *c = arg;
+
+	(void)e;
+	return xtr_xform_apply(c->a->xforms, kind, name, out, cap, stderr);
+}
+
 /* The library's report hook: one call per entry, with its outcome. */
 static void
 report_entry(void *arg, const struct pfx_entry *e)
 {
 	struct cli *c = arg;
 	const struct xtr_args *a = c->a;
+	/* -O: the data is on standard output, so -v goes to stderr, and
+	 * every entry is named, as GNU tar does. */
+	bool to_fd = (a->opt.flags & PFX_OPT_TO_FD) != 0;
 
 	if (a->report_json)
 		put_json_entry(e);
@@ -364,22 +406,17 @@ report_entry(void *arg, const struct pfx_entry *e)
 	case PFX_ENTRY_EXTRACTED:
 		if (a->report_json || a->verbose == 0)
 			break;
-		if (a->verbose >= 2) {
-			put_long(stdout, c, e);
-		} else {
-			put_name(stdout, e->name);
-			putc('\n', stdout);
-		}
+		put_verbose(to_fd ? stderr : stdout, c, e, a->verbose >= 2);
 		break;
 	case PFX_ENTRY_LISTED:
 		if (a->report_json)
 			break;
-		if (a->verbose >= 1) {
-			put_long(stdout, c, e);
-		} else {
-			put_name(stdout, e->name);
-			putc('\n', stdout);
+		if (to_fd) {
+			if (a->verbose > 0)
+				put_verbose(stderr, c, e, a->verbose >= 2);
+			break;
 		}
+		put_verbose(stdout, c, e, a->verbose >= 1);
 		break;
 	case PFX_ENTRY_REFUSED:
 		/* -k over an existing name fails the run, as in GNU tar. */
@@ -391,8 +428,10 @@ report_entry(void *arg, const struct pfx_entry *e)
 			put_problem(e);
 		break;
 	case PFX_ENTRY_FAILED:
-		/* An I/O error is never silenced, not even by -q. */
-		put_problem(e);
+		/* An I/O error is never silenced, not even by -q; but to a
+		 * reader of -O that went away, tar says nothing. */
+		if (caught != SIGPIPE)
+			put_problem(e);
 		break;
 	case PFX_ENTRY_SKIPPED:
 		break;
@@ -750,6 +789,8 @@ main(int argc, char **argv)
 	a.opt.hooks.decide = NULL;
 	a.opt.hooks.report = report_entry;
 	a.opt.hooks.unmatched = report_unmatched;
+	if (a.xforms != NULL)
+		a.opt.hooks.transform = transform_name;
 	a.opt.hooks.confined = on_confined;
 	a.opt.hooks.arg = &c;
 	c.probe = getenv(PROBE_ENV);

@@ -75,3 +75,23 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 	}
 	return in ? NULL : "not_selected";
 }
+
+/* see extract.h */
+bool
+xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
+    uint64_t *seen)
+{
+	size_t i;
+
+	for (i = 0; i < opt->nmembers; i++) {
+		if (!xtr_glob(opt->members[i], name, 0, NULL))
+			continue;
+		/* As GNU tar: "d/x" counts for the member "d" only if "d"
+		 * itself was never seen. */
+		if (seen[i] == 0 ||
+		    xtr_glob(opt->members[i], name, XTR_GLOB_WHOLE, NULL))
+			seen[i]++;
+		return seen[i] != opt->occurrence;
+	}
+	return false;	/* selected by --include alone */
+}
