@@ -111,7 +111,8 @@ void xtr_table_free(struct xtr_table *t);
 
 /* xtr_glob() flags. */
 #define XTR_GLOB_TAIL	0x1u	/* match NAME or any part after a '/' */
-#define XTR_GLOB_WHOLE	0x2u	/* NAME whole, not a leading directory */
+#define XTR_GLOB_WHOLE	0x2u	/* NAME whole (but for trailing '/'s),
+				   not a leading directory of it */
 
 /*
  * Does the pattern PAT match NAME, as fnmatch(PAT, NAME, FNM_LEADING_DIR)
