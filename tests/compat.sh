@@ -959,16 +959,16 @@ fi
 
 # --- member operands, against GNU tar ---------------------------------------
 
-# like_tar LABEL ARG...: in $T/ops, `pfextract ARG...` prints what `tar
-# ARG...` prints, on standard output and on standard error ("tar:" read
+# like_tar LABEL ARG...: in $T/ops (or $LIKE_DIR), `pfextract ARG...`
+# prints what `tar ARG...` prints, on standard output and on standard error ("tar:" read
 # as "pfextract:", GNU tar's closing "Exiting with failure status" line
 # aside), and exits as it does.
 like_tar() {
 	label=$1
 	shift
-	(cd "$T/ops" && tar "$@") >"$T/tout" 2>"$T/terr"
+	(cd "${LIKE_DIR-$T/ops}" && tar "$@") >"$T/tout" 2>"$T/terr"
 	trc=$?
-	(cd "$T/ops" && "$PFX" "$@") >"$T/pout" 2>"$T/perr"
+	(cd "${LIKE_DIR-$T/ops}" && "$PFX" "$@") >"$T/pout" 2>"$T/perr"
 	prc=$?
 	sed -e 's/^tar: /pfextract: /' \
 	    -e '/^pfextract: Exiting with failure status/d' \
@@ -1095,29 +1095,8 @@ like_tar_tree() {
 	fi
 }
 
-# like_tar_out LABEL ARG...: in $T/xo, the same standard output, standard
-# error ("tar:" as "pfextract:") and exit status.
-like_tar_out() {
-	label=$1
-	shift
-	(cd "$T/xo" && tar "$@") >"$T/tout" 2>"$T/terr"
-	trc=$?
-	(cd "$T/xo" && "$PFX" "$@") >"$T/pout" 2>"$T/perr"
-	prc=$?
-	sed -e 's/^tar: /pfextract: /' \
-	    -e '/^pfextract: Exiting with failure status/d' \
-	    "$T/terr" >"$T/twant"
-	if [ $prc -eq $trc ] && cmp -s "$T/tout" "$T/pout" &&
-	    cmp -s "$T/twant" "$T/perr"; then
-		ok
-	else
-		bad "$label: tar exit $trc, pfextract $prc;" \
-		    "tar: $(cat "$T/tout" "$T/twant" | head -4 | tr '\n' ' ')" \
-		    "pfextract: $(cat "$T/pout" "$T/perr" | head -4 | tr '\n' ' ')"
-	fi
-}
-
 if selected xopts; then
+	LIKE_DIR=$T/xo
 	mkdir -p "$T/xo/src/d/sub" "$T/xo/s2/top" "$T/xo/s2/x" "$T/xo/oc"
 	echo hello >"$T/xo/src/d/a"
 	echo world >"$T/xo/src/b"
@@ -1139,14 +1118,14 @@ if selected xopts; then
 	# -O: the data in archive order; -v names on standard error.
 	for args in "-xOf x.tar" "-xvOf x.tar" "-xOf x.tar ./d/a ./b" \
 	    "-xOf x.tar ./nothere" "--to-stdout -xf n.tar d"; do
-		like_tar_out "tar $args" $args
+		like_tar "tar $args" $args
 	done
 	# --format, -H: ignored when reading, as GNU tar; an unknown one is
 	# an error (GNU tar exits 2, pfextract 64: usage).
 	for args in "-tf x.tar --format=gnu" "-tf x.tar -H pax" \
 	    "-tf x.tar --format ustar" "-tf x.tar --forma=v7" \
 	    "-xOf n.tar -H oldgnu b"; do
-		like_tar_out "tar $args" $args
+		like_tar "tar $args" $args
 	done
 	"$PFX" -tf "$T/xo/x.tar" --format=zip >/dev/null 2>"$T/err"
 	status "pfextract --format=zip" 64 $?
@@ -1167,7 +1146,7 @@ if selected xopts; then
 	    "-tf x.tar --transform=s/b/B/ --show-transformed-names" \
 	    "-tvf x.tar --transform=s/b/B/ --show-transformed-names" \
 	    "-xvf x.tar --transform=s/b/B/ --show-transformed-names -O"; do
-		like_tar_out "tar $args" $args
+		like_tar "tar $args" $args
 	done
 	"$PFX" -xf "$T/xo/x.tar" -C "$T/xo" --transform='s/\(a\)\1/b/' \
 	    >/dev/null 2>"$T/err"
@@ -1201,8 +1180,8 @@ if selected xopts; then
 		bad "bsdtar -s, three rules: the trees differ"
 	fi
 	# GNU tar's -s (--preserve-order) takes no argument.
-	like_tar_out "tar -xsOf x.tar ./b" -xsOf x.tar ./b
-	like_tar_out "tar -x -s -Of x.tar ./b" -x -s -Of x.tar ./b
+	like_tar "tar -xsOf x.tar ./b" -xsOf x.tar ./b
+	like_tar "tar -x -s -Of x.tar ./b" -x -s -Of x.tar ./b
 
 	# -T, --null, --verbatim-files-from.
 	printf './b\n\n./d/a\n./nothere\n' >"$T/xo/list"
@@ -1212,7 +1191,7 @@ if selected xopts; then
 	    "-tf x.tar --null -T nlist" "-xOf x.tar -T list" \
 	    "-tf x.tar --verbatim-files-from -T dlist" \
 	    "-tf x.tar --wildcards -T list"; do
-		like_tar_out "tar $args" $args
+		like_tar "tar $args" $args
 	done
 	(cd "$T/xo" && tar -tf x.tar -T - <list) >"$T/tout" 2>/dev/null
 	trc=$?
@@ -1226,7 +1205,7 @@ if selected xopts; then
 	for args in "-xOf occ.tar --occurrence f" \
 	    "-xOf occ.tar --occurrence=2 f" "-xOf occ.tar --occurrence=3 f" \
 	    "-tf occ.tar --occurrence=2 f" "-xOf occ.tar --occurrence=0 f"; do
-		like_tar_out "tar $args" $args
+		like_tar "tar $args" $args
 	done
 	like_tar_tree "tar -xf occ.tar --occurrence=2 f" -xf occ.tar \
 	    --occurrence=2 f
@@ -1241,6 +1220,7 @@ if selected xopts; then
 	done
 	like_tar_tree "tar -xf pkg-1.0.tar --one-top-level=x --transform" \
 	    -xf pkg-1.0.tar --one-top-level=x --transform='s/topx/y/'
+	unset LIKE_DIR
 fi
 
 echo "compat: $passed passed, $failed failed"
