@@ -120,6 +120,8 @@ enum opt_id {
 	OPT_SHOW_STORED,
 	OPT_OCCURRENCE,
 	OPT_ONE_TOP_LEVEL,
+	OPT_RECURSION,
+	OPT_NO_RECURSION,
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -136,6 +138,9 @@ struct opt_def {
 	((d)->id == OPT_OCCURRENCE || (d)->id == OPT_ONE_TOP_LEVEL)
 
 #define WHY_OPERATION "pfextract only extracts and lists"
+#define WHY_MATCHING "pfextract does not implement it yet; names and " \
+	"patterns match case-sensitively, '*' matches '/', operands are " \
+	"anchored and --exclude patterns are not"
 
 /*
  * Every option.  Aliases share an id; a short letter is given on one row
@@ -223,6 +228,15 @@ static const struct opt_def opts[] = {
 	{ "show-stored-names", 0, false, OPT_SHOW_STORED, NULL },
 	{ "occurrence", 0, false, OPT_OCCURRENCE, NULL },
 	{ "one-top-level", 0, false, OPT_ONE_TOP_LEVEL, NULL },
+	{ "recursion", 0, false, OPT_RECURSION, NULL },
+	{ "no-recursion", 0, false, OPT_NO_RECURSION, NULL },
+	/* GNU tar's defaults for member names; the others are not done. */
+	{ "no-ignore-case", 0, false, OPT_IGNORED, NULL },
+	{ "wildcards-match-slash", 0, false, OPT_IGNORED, NULL },
+	{ "ignore-case", 0, false, OPT_REFUSED, WHY_MATCHING },
+	{ "no-wildcards-match-slash", 0, false, OPT_REFUSED, WHY_MATCHING },
+	{ "anchored", 0, false, OPT_REFUSED, WHY_MATCHING },
+	{ "no-anchored", 0, false, OPT_REFUSED, WHY_MATCHING },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
 	  "it would let names escape the destination" },
@@ -256,6 +270,7 @@ struct from_file {
 	bool null;		/* NUL-terminated names */
 	bool verbatim;		/* a name starting with '-' is a name */
 	bool glob;		/* --wildcards in force */
+	bool norec;		/* --no-recursion in force */
 };
 
 /* Parser state that does not outlive xtr_parse_args(). */
@@ -268,6 +283,9 @@ struct parse {
 	bool dir_set;
 	const char **ops;	/* operands, borrowed from argv */
 	bool *ops_glob;		/* per operand: --wildcards was in force */
+	bool *ops_norec;	/* per operand: --no-recursion was */
+	bool norec;		/* --no-recursion, until --recursion */
+	size_t cap_whole;
 	size_t nops;
 	bool wildcards;		/* --wildcards, until --no-wildcards */
 	bool null;		/* --null: -T files that follow hold
@@ -501,7 +519,8 @@ add_exclude_line(struct parse *p, const struct from_file *ff, size_t lineno,
 	    line, len);
 }
 
-static int push_member_pattern(struct parse *p, const char *s, bool glob);
+static int push_member_pattern(struct parse *p, const char *s, bool glob,
+    bool norec);
 
 /*
  * Add one name of the -T file FF as a member operand, as GNU tar reads
@@ -526,7 +545,8 @@ add_member_line(struct parse *p, const struct from_file *ff, size_t lineno,
 	if (push(p, &a->members, &a->nmembers, &p->cap_members, line,
 	    len) == -1)
 		return -1;
-	return push_member_pattern(p, a->members[a->nmembers - 1], ff->glob);
+	return push_member_pattern(p, a->members[a->nmembers - 1], ff->glob,
+	    ff->norec);
 }
 
 typedef int line_fn(struct parse *p, const struct from_file *ff,
@@ -612,7 +632,7 @@ out:
 static int
 read_exclude_file(struct parse *p, const char *path)
 {
-	struct from_file ff = { path, false, true, false };
+	struct from_file ff = { path, false, true, false, false };
 
 	return read_list_file(p, &ff, "exclude file", false, add_exclude_line);
 }
@@ -635,6 +655,7 @@ note_files_from(struct parse *p, const char *path)
 	/* GNU tar: --null implies --verbatim-files-from. */
 	grown[p->nfrom].verbatim = p->verbatim || p->null;
 	grown[p->nfrom].glob = p->wildcards;
+	grown[p->nfrom].norec = p->norec;
 	p->nfrom++;
 	return 0;
 }
@@ -953,6 +974,11 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 			return fail(p, "--one-top-level= needs a directory");
 		a->top_dir = strdup(v);
 		return a->top_dir == NULL ? fail(p, "out of memory") : 0;
+	case OPT_RECURSION:
+	case OPT_NO_RECURSION:
+		/* As GNU tar: for the operands and -T files that follow. */
+		p->norec = d->id == OPT_NO_RECURSION;
+		return 0;
 	case OPT_REFUSED:
 		if (as_short)
 			return fail(p, "'-%c' (--%s) is refused: %s",
@@ -1126,12 +1152,38 @@ parse_bundle(struct parse *p, int argc, char **argv, int *next)
 }
 
 /*
- * Add the member operand S as a pattern for the library, as GNU tar
- * reads it: without its trailing '/'s, and, unless GLOB, literal -- its
- * '*', '?', '[' and '\' escaped.  Return: 0, or -1 (error written).
+ * Note for the member pattern just added whether it selects its name
+ * alone (--no-recursion).  Return: 0, or -1 (error written).
  */
 static int
-push_member_pattern(struct parse *p, const char *s, bool glob)
+push_whole(struct parse *p, bool norec)
+{
+	struct xtr_args *a = p->a;
+	bool *grown;
+	size_t ncap;
+
+	if (a->nmember_pat > p->cap_whole) {
+		ncap = p->cap_whole == 0 ? 8 : p->cap_whole * 2;
+		if (ncap < a->nmember_pat)
+			ncap = a->nmember_pat;
+		grown = realloc(a->member_whole, ncap * sizeof(*grown));
+		if (grown == NULL)
+			return fail(p, "out of memory");
+		a->member_whole = grown;
+		p->cap_whole = ncap;
+	}
+	a->member_whole[a->nmember_pat - 1] = norec;
+	return 0;
+}
+
+/*
+ * Add the member operand S as a pattern for the library, as GNU tar
+ * reads it: without its trailing '/'s, and, unless GLOB, literal -- its
+ * '*', '?', '[' and '\' escaped; with NOREC it selects its name alone.
+ * Return: 0, or -1 (error written).
+ */
+static int
+push_member_pattern(struct parse *p, const char *s, bool glob, bool norec)
 {
 	struct xtr_args *a = p->a;
 	size_t len = strlen(s), i, n = 0;
@@ -1142,7 +1194,8 @@ push_member_pattern(struct parse *p, const char *s, bool glob)
 		len--;
 	if (glob)
 		return push(p, &a->member_pat, &a->nmember_pat,
-		    &p->cap_member_pat, s, len);
+		    &p->cap_member_pat, s, len) == -1 ? -1 :
+		    push_whole(p, norec);
 	if (len > (SIZE_MAX - 1) / 2)
 		return fail(p, "out of memory");
 	pat = malloc(2 * len + 1);
@@ -1156,7 +1209,7 @@ push_member_pattern(struct parse *p, const char *s, bool glob)
 	rc = push(p, &a->member_pat, &a->nmember_pat, &p->cap_member_pat,
 	    pat, n);
 	free(pat);
-	return rc;
+	return rc == -1 ? -1 : push_whole(p, norec);
 }
 
 /*
@@ -1216,7 +1269,8 @@ finish(struct parse *p)
 		if (push(p, &a->members, &a->nmembers, &p->cap_members,
 		    p->ops[k], strlen(p->ops[k])) == -1)
 			return -1;
-		if (push_member_pattern(p, p->ops[k], p->ops_glob[k]) == -1)
+		if (push_member_pattern(p, p->ops[k], p->ops_glob[k],
+		    p->ops_norec[k]) == -1)
 			return -1;
 	}
 	if (finish_tar_options(p) == -1)
@@ -1231,6 +1285,7 @@ finish(struct parse *p)
 	a->opt.nexclude = a->nexclude;
 	a->opt.members = (const char *const *)a->member_pat;
 	a->opt.nmembers = a->nmember_pat;
+	a->opt.member_whole = a->member_whole;
 	return 0;
 }
 
@@ -1256,7 +1311,9 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 		return finish(&p);
 	p.ops = calloc((size_t)argc, sizeof(*p.ops));
 	p.ops_glob = calloc((size_t)argc, sizeof(*p.ops_glob));
-	if (p.ops == NULL || p.ops_glob == NULL) {
+	p.ops_norec = calloc((size_t)argc, sizeof(*p.ops_norec));
+	if (p.ops == NULL || p.ops_glob == NULL || p.ops_norec == NULL) {
+		free(p.ops_norec);
 		free(p.ops);
 		free(p.ops_glob);
 		return fail(&p, "out of memory");
@@ -1270,6 +1327,7 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 
 		if (!options || arg[0] != '-' || arg[1] == '\0') {
 			p.ops_glob[p.nops] = p.wildcards;
+			p.ops_norec[p.nops] = p.norec;
 			p.ops[p.nops++] = arg;
 			continue;
 		}
@@ -1289,6 +1347,7 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 out:
 	free(p.ops);
 	free(p.ops_glob);
+	free(p.ops_norec);
 	free(p.from);
 	return rc;
 }
@@ -1313,6 +1372,9 @@ xtr_args_free(struct xtr_args *a)
 {
 	free_strings(&a->members, &a->nmembers);
 	free_strings(&a->member_pat, &a->nmember_pat);
+	free(a->member_whole);
+	a->member_whole = NULL;
+	a->opt.member_whole = NULL;
 	free_strings(&a->include, &a->ninclude);
 	free_strings(&a->exclude, &a->nexclude);
 	xtr_xforms_free(a->xforms);

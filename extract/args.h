@@ -39,6 +39,7 @@ struct xtr_args {
 				   (opt.members): no trailing '/', and
 				   escaped unless --wildcards */
 	size_t nmember_pat;
+	bool *member_whole;	/* per member_pat: --no-recursion */
 	bool wildcards_given;	/* --wildcards or --no-wildcards given */
 	char **include;		/* --include */
 	size_t ninclude;

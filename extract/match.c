@@ -34,6 +34,14 @@ include_matches(const char *pat, const char *name)
 	    (name[n] == '\0' || name[n] == '/');
 }
 
+/* The xtr_glob() flags of member I: the name alone with --no-recursion. */
+static unsigned int
+member_flags(const struct pfx_options *opt, size_t i)
+{
+	return opt->member_whole != NULL && opt->member_whole[i] ?
+	    XTR_GLOB_WHOLE : 0;
+}
+
 /* see extract.h */
 const char *
 xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
@@ -67,7 +75,8 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 		}
 	}
 	for (i = 0; i < opt->nmembers; i++) {
-		if (xtr_glob(opt->members[i], stored, 0, NULL)) {
+		if (xtr_glob(opt->members[i], stored, member_flags(opt, i),
+		    NULL)) {
 			in = true;
 			if (hits != NULL)
 				hits[opt->ninclude + i] = true;
@@ -84,7 +93,8 @@ xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
 	size_t i;
 
 	for (i = 0; i < opt->nmembers; i++) {
-		if (!xtr_glob(opt->members[i], name, 0, NULL))
+		if (!xtr_glob(opt->members[i], name, member_flags(opt, i),
+		    NULL))
 			continue;
 		/* As GNU tar: "d/x" counts for the member "d" only if "d"
 		 * itself was never seen. */

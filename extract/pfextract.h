@@ -19,6 +19,7 @@
 #define PFEXTRACT_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -296,6 +297,12 @@ struct pfx_options {
 	 */
 	const char *const *members;
 	size_t nmembers;
+	/*
+	 * Per member, when not NULL: true selects the entry of that name
+	 * alone, not what a directory of that name holds (GNU tar's
+	 * --no-recursion).
+	 */
+	const bool *member_whole;
 	/*
 	 * GNU tar's --occurrence=N: with MEMBERS, only the Nth entry that
 	 * each member selects by its own name (the first member that

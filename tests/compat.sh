@@ -1210,6 +1210,14 @@ if selected xopts; then
 	like_tar_tree "tar -xf occ.tar --occurrence=2 f" -xf occ.tar \
 	    --occurrence=2 f
 
+	# --no-recursion, --recursion: positional, for the names after them.
+	for args in "-tf x.tar --no-recursion ./d" "-tf x.tar ./d --no-recursion" \
+	    "-tf x.tar --no-recursion ./d --recursion ./d/sub" \
+	    "-tf x.tar --no-recursion ./d/" "-tf x.tar --no-recursion -T list" \
+	    "-tf x.tar --no-ignore-case --wildcards-match-slash ./d"; do
+		like_tar "tar $args" $args
+	done
+
 	# --one-top-level (no hard links: GNU tar 1.34 does not move their
 	# targets, and fails them).
 	for a in pkg-1.0.tar pkg-1.0.tar.gz p.tgz dot.tar n.tar; do

@@ -57,6 +57,7 @@ struct ok_row {
 	bool xforms;			/* a transform was compiled */
 	unsigned int occurrence;
 	const char *top_dir;
+	const char *whole;		/* member_whole as '0'/'1', 0-padded */
 };
 
 static const struct ok_row ok_rows[] = {
@@ -118,6 +119,13 @@ static const struct ok_row ok_rows[] = {
 	  .xforms = true, .top_dir = "x.tar" },
 	{ "--one-top-level: c.tar", { "--one-top-level", "c.tar" },
 	  .archive = "c.tar", .xforms = true, .top_dir = "c" },
+	{ "--no-recursion: the operands after it",
+	  { "a", "m1", "--no-recursion", "m2", "--recursion", "m3" },
+	  .archive = "a", .members = "m1|m2|m3", .patterns = "m1|m2|m3",
+	  .whole = "010" },
+	{ "GNU defaults accepted",
+	  { "--no-ignore-case", "--wildcards-match-slash", "a" },
+	  .archive = "a" },
 	{ "--null --no-null --verbatim-files-from",
 	  { "--null", "--no-null", "--verbatim-files-from",
 	    "--no-verbatim-files-from", "a" }, .archive = "a" },
@@ -502,6 +510,14 @@ static const struct err_row err_rows[] = {
 	{ "-T missing", { "-T", "/nonexistent/list", "a" },
 	  "cannot open file list" },
 	{ "--verb is ambiguous", { "--verb", "a" }, "is ambiguous" },
+	{ "--ignore-case not done", { "--ignore-case", "a" },
+	  "'--ignore-case' is refused: pfextract does not implement it" },
+	{ "--anchored not done", { "--anchored", "a" },
+	  "'--anchored' is refused" },
+	{ "--no-anchored not done", { "--no-anchored", "a" },
+	  "'--no-anchored' is refused" },
+	{ "--no-wildcards-match-slash not done",
+	  { "--no-wildcards-match-slash", "a" }, "is refused" },
 	{ "-f twice", { "-f", "a", "-f", "b" }, "only one archive" },
 	{ "-f empty", { "-f", "", "x" }, "-f needs an archive name" },
 	{ "-C twice", { "a", "-C", "d1", "-C", "d2" },
@@ -639,6 +655,11 @@ ParameterizedTest(size_t *i, xtr_args_ok, parse)
 	cr_expect_eq(a.opt.occurrence, r->occurrence, "%s: occurrence %u",
 	    r->name, a.opt.occurrence);
 	expect_str(r->name, "top_dir", a.top_dir, r->top_dir);
+	for (size_t k = 0; k < a.nmember_pat; k++)
+		cr_expect_eq(a.member_whole[k], r->whole != NULL &&
+		    r->whole[k] == '1', "%s: member %zu whole", r->name, k);
+	cr_expect(a.opt.member_whole == a.member_whole, "%s: member_whole",
+	    r->name);
 
 	/* The library's view is the same arrays. */
 	cr_expect(a.opt.include == (const char *const *)a.include &&
