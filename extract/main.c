@@ -4,7 +4,8 @@
  * prints or exits; everything else is the library (pfextract.h).
  *
  * Output.  -v names each extracted member on standard output, as GNU tar
- * does (-vv: a long listing line); -t lists.  Refused and failed entries
+ * does (-vv: a long listing line), or on standard error with -O, whose
+ * file data is standard output; -t lists.  Refused and failed entries
  * go to standard error as "pfextract: NAME: REASON".  --report=json
  * replaces everything on standard output by one JSON object per entry and
  * a closing summary.
