@@ -159,6 +159,10 @@ obj/hostile/tests/hostile_lib: obj/hostile/tests/hostile_lib.o \
 obj/tests/confine_probe: obj/tests/confine_probe.o obj/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
+# tests/root.sh: resolves every link of a tree with RESOLVE_IN_ROOT.
+obj/tests/inroot_check: obj/tests/inroot_check.o
+	$(CC) $(CFLAGS) -o $@ $^
+
 deps:
 	@sh mk/deps.sh
 
@@ -179,7 +183,8 @@ check: deps
 	    obj/platform/os_posix.o \
 	    obj/platform/sandbox_posix.o obj/tests/faultshim.so \
 	    obj/mkcorpus $(FUZZ_REPLAYS) obj/fuzz/mkwire obj/hostile/pfextract \
-	    obj/hostile/tests/hostile_lib obj/tests/confine_probe
+	    obj/hostile/tests/hostile_lib obj/tests/confine_probe \
+	    obj/tests/inroot_check
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
@@ -206,6 +211,8 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/pfextract obj/mkcorpus
 	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/san/pfextract obj/mkcorpus
 	TMPDIR=$(TEST_TMPDIR) sh tests/compat.sh obj/pfextract
+	TMPDIR=$(TEST_TMPDIR) sh tests/root.sh obj/pfextract \
+	    obj/tests/inroot_check
 	TMPDIR=$(TEST_TMPDIR) obj/tests/run --jobs 2
 	TMPDIR=$(TEST_TMPDIR) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    obj/san/tests/run --jobs 2

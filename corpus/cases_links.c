@@ -632,6 +632,29 @@ sz_symlink(const char *name)
 	gen_close(a);
 }
 
+/*
+ * --symlinks=root: links into /proc that a consumer mounting /proc in the
+ * tree would jump through (magic links), one made harmless and turned
+ * magic by a later link, Debian's /etc/mtab (a file of /proc: made), and
+ * an absolute link a later file is written through (in the root).
+ */
+static void
+sym_root_magic(const char *name)
+{
+	struct archive *a = gen_open(name, "pax", NULL);
+
+	gen_file(a, "good", "good", 0644);
+	gen_dir(a, "etc", 0755);
+	gen_symlink(a, "etc/mtab", "../proc/self/mounts");
+	gen_symlink(a, "etc/root", "/proc/1/root");
+	gen_symlink(a, "etc/stdin", "../../../proc/self/fd/0");
+	gen_symlink(a, "a", "p/cwd");
+	gen_symlink(a, "p", "/proc/thread-self");
+	gen_symlink(a, "abs", "/etc");
+	gen_file(a, "abs/passwd", "root", 0644);
+	gen_close(a);
+}
+
 const struct gen_case gen_cases_links[] = {
 	{ "links-sym-abs", sym_abs },
 	{ "links-sym-abs-contain", sym_abs },
@@ -698,5 +721,15 @@ const struct gen_case gen_cases_links[] = {
 	{ "links-zip-raw-symlink-contain", zip_raw_symlink },
 	{ "links-7z-symlink", sz_symlink },
 	{ "links-7z-symlink-contain", sz_symlink },
+	/* --symlinks=root: "/" is dest; nothing leads out, nor to /proc. */
+	{ "links-sym-abs-root", sym_abs },
+	{ "links-sym-rel-root", sym_rel },
+	{ "links-sym-chain-write-root", sym_chain_write },
+	{ "links-sym-updir-write-root", sym_updir_write },
+	{ "links-sym-loop-root", sym_loop },
+	{ "links-sym-long-root", sym_long },
+	{ "links-pre-dirsym-root", pre_dir },
+	{ "links-hard-via-symlink-root", hard_via_symlink },
+	{ "links-root-magic", sym_root_magic },
 	{ NULL, NULL },
 };

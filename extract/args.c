@@ -49,7 +49,7 @@
 const char xtr_usage[] =
     "usage: pfextract [-x | -t] [-aJjkmopqvZz] [-C dir] [-f archive] "
     "[-X file]\n"
-    "                 [--strip-components=n] [--symlinks=refuse|contain]\n"
+    "                 [--strip-components=n] [--symlinks=refuse|contain|root]\n"
     "                 [--report=json] [--strict] [--max-bytes=size] "
     "[--max-entries=n]\n"
     "                 [--max-depth=n] [--max-links=n] [--max-ratio=n] "
@@ -122,6 +122,7 @@ enum opt_id {
 	OPT_ONE_TOP_LEVEL,
 	OPT_RECURSION,
 	OPT_NO_RECURSION,
+	OPT_INCREMENTAL,	/* -G, -g: GNU dump directories purge */
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -237,6 +238,15 @@ static const struct opt_def opts[] = {
 	{ "no-wildcards-match-slash", 0, false, OPT_REFUSED, WHY_MATCHING },
 	{ "anchored", 0, false, OPT_REFUSED, WHY_MATCHING },
 	{ "no-anchored", 0, false, OPT_REFUSED, WHY_MATCHING },
+	/* The snapshot file is tar's at creation; extraction ignores it. */
+	{ "incremental", 'G', false, OPT_INCREMENTAL, NULL },
+	{ "listed-incremental", 'g', true, OPT_INCREMENTAL, NULL },
+	/*
+	 * GNU tar's: a directory entry over a symlink to a directory keeps
+	 * the link.  --symlinks=root always does; the other policies refuse
+	 * a path through an existing link (symlink_in_path) whatever it says.
+	 */
+	{ "keep-directory-symlink", 0, false, OPT_IGNORED, NULL },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
 	  "it would let names escape the destination" },
@@ -827,9 +837,11 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 			a->opt.symlinks = PFX_SYMLINKS_REFUSE;
 		else if (strcmp(v, "contain") == 0)
 			a->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+		else if (strcmp(v, "root") == 0)
+			a->opt.symlinks = PFX_SYMLINKS_ROOT;
 		else
 			return fail(p, "invalid --symlinks value '%s' "
-			    "(refuse or contain)", v);
+			    "(refuse, contain or root)", v);
 		return 0;
 	case OPT_REPORT:
 		if (strcmp(v, "json") != 0)
@@ -849,6 +861,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return 0;
 	case OPT_FSYNC:
 		a->opt.flags |= PFX_OPT_FSYNC;
+		return 0;
+	case OPT_INCREMENTAL:
+		a->opt.flags |= PFX_OPT_INCREMENTAL;
 		return 0;
 	case OPT_SANDBOX:
 		if (strcmp(v, "require") == 0)

@@ -45,12 +45,9 @@ where(char *buf, size_t cap, const char *name, unsigned int up)
 	return buf;
 }
 
-/*
- * Append NOTICE to RES's message after "; ", cutting the message, not the
- * notice, when both do not fit: a tree left on disk must always be told.
- */
-static void
-append_notice(struct pfx_result *res, const char *notice)
+/* see extract.h */
+void
+xtr_append_notice(struct pfx_result *res, const char *notice)
 {
 	size_t cap = sizeof(res->message), n = strlen(res->message);
 	size_t len = strlen(notice);
@@ -85,7 +82,7 @@ fail_stale(struct pfx_result *res, const char *dest, const char *name,
 	    res->message[0] == '\0' ? dest : "",
 	    res->message[0] == '\0' ? ": " : "",
 	    where(at, sizeof(at), name, up));
-	append_notice(res, notice);
+	xtr_append_notice(res, notice);
 }
 
 /* Say why DEST cannot be staged, from pfx_stage_open()'s error R. */
@@ -100,17 +97,21 @@ fail_open(struct pfx_result *res, const struct pfx_stage *st,
 		why = "--atomic needs a destination with a name of its own, "
 		    "not '.' or '..'";
 		break;
-	case -ENOTEMPTY:
 	case -ENOTDIR:
 	case -ELOOP:
-		why = r == -ELOOP ? "a symbolic link" : r == -ENOTDIR ?
-		    "not a directory" : "a directory that is not empty";
+		why = r == -ELOOP ? "a symbolic link" : "not a directory";
 		res->status = PFX_FATAL;
 		res->error = -r;
 		snprintf(res->message, sizeof(res->message), "%s: exists and "
-		    "is %s; --atomic publishes a new tree, so the destination "
-		    "must not exist or be an empty directory", dest, why);
+		    "is %s; --atomic needs a directory or no destination",
+		    dest, why);
 		return;
+	case -ENOTEMPTY:
+		why = "a directory that is not empty, in a parent directory "
+		    "that others can write to; --atomic unpacks into a "
+		    "populated destination only where no one else can swap "
+		    "it meanwhile";
+		break;
 	case -EXDEV:
 		why = "--atomic cannot replace a mount point";
 		break;
@@ -146,7 +147,7 @@ tell_leftover(struct pfx_result *res, const char *name, unsigned int up,
 
 	snprintf(notice, sizeof(notice), "the staging directory %s could not "
 	    "be removed: %s", where(at, sizeof(at), name, up), strerror(-r));
-	append_notice(res, notice);
+	xtr_append_notice(res, notice);
 }
 
 /* see extract.h */
@@ -162,6 +163,21 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 	memset(result, 0, sizeof(*result));
 	result->resolver = "none";
 	r = pfx_stage_open(&st, dirfd, dest);
+	/*
+	 * A destination that holds something, or that cannot be replaced
+	 * in one rename ('.', a mount point): every name goes beside its
+	 * own, and all are put in place at the end (journal.c).  All
+	 * beneath DEST, so the writer may be confined as in any run.
+	 * SECURITY: journal.c opens DEST by its name again.  In a parent
+	 * others can write, they could swap DEST for a directory of theirs
+	 * or a victim between the look and that open (a mount point cannot
+	 * be renamed, '.' has no name): refused there, as before.
+	 */
+	if (r == -EINVAL || r == -EXDEV || (r == -ENOTEMPTY &&
+	    st.parent_closed)) {
+		inner.flags &= ~PFX_OPT_ATOMIC;
+		return xtr_extract_journaled(in, dirfd, dest, &inner, result);
+	}
 	if (r < 0) {
 		fail_open(result, &st, dest, r);
 		return result->status;

@@ -343,6 +343,15 @@ ring_room(struct out *o, size_t n)
 	return at;
 }
 
+/* Is AE a GNU dump directory whose list a listing shows (-G/-g)? */
+static bool
+dumpdir_listed(const struct pfx_options *opt, struct archive_entry *ae)
+{
+	return (opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
+	    archive_entry_filetype(ae) == AE_IFDIR &&
+	    archive_entry_size(ae) > 0;
+}
+
 /* Send LEN bytes of data at OFFSET: through the ring if there is one. */
 static void
 send_block(struct out *o, const void *buf, size_t len, int64_t offset,
@@ -450,7 +459,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 		/* A listing needs no data, and a plain stream is skipped
 		 * without decoding; a compressed one is decoded to be
 		 * skipped, and the parent counts what it costs. */
-		if (list && dec == NULL && archive_filter_count(ar) <= 1) {
+		if (list && dec == NULL && archive_filter_count(ar) <= 1 &&
+		    !dumpdir_listed(opt, ae)) {
 			send_end(&o, WIRE_DATA_END, WIRE_OK, 0, NULL);
 			continue;
 		}

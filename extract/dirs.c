@@ -26,14 +26,17 @@
 
 /*
  * Remember that this run made the last CREATED components of DIR, with the
- * implicit mode unless an entry says otherwise later.
+ * implicit mode unless an entry says otherwise later.  FD is DIR, open:
+ * its identity is kept, so that DIR gets its mode even when its name
+ * leads through a link (--symlinks=root); its parents are named only.
  */
 static int
-note_made(struct xtr *x, const char *dir, unsigned int created)
+note_made(struct xtr *x, const char *dir, unsigned int created, int fd)
 {
 	char buf[PFX_PATH_MAX];
 	size_t n = strlen(dir);
 	struct xtr_slot *s;
+	struct stat st;
 
 	if (n >= sizeof(buf))
 		return -ENAMETOOLONG;
@@ -45,6 +48,12 @@ note_made(struct xtr *x, const char *dir, unsigned int created)
 			if (s == NULL)
 				return -ENOMEM;
 			s->mode = XTR_IMPLICIT_DIR_MODE;
+			if (n == strlen(dir) && fd >= 0 &&
+			    fstat(fd, &st) == 0) {
+				s->dev = st.st_dev;
+				s->ino = st.st_ino;
+				s->has_id = true;
+			}
 		}
 		created--;
 		while (n > 0 && buf[n - 1] != '/')
@@ -64,7 +73,7 @@ xtr_make_parents(struct xtr *x, const char *rel)
 	const char *slash = strrchr(rel, '/');
 	unsigned int created = 0;
 	size_t n;
-	int fd;
+	int fd, r;
 
 	if (slash == NULL)
 		return 0;
@@ -73,14 +82,19 @@ xtr_make_parents(struct xtr *x, const char *rel)
 		return -ENAMETOOLONG;
 	memcpy(parent, rel, n);
 	parent[n] = '\0';
-	fd = pfx_root_mkdirs_count(&x->root, parent, XTR_PRIVATE_DIR_MODE,
-	    &created);
+	fd = xtr_journal_mkdir(x, parent);
+	if (fd == 0)
+		fd = pfx_root_mkdirs_count(&x->root, parent,
+		    XTR_PRIVATE_DIR_MODE, &created);
 	if (fd < 0)
 		return fd;
-	(void)close(fd);
+	r = 0;
 	if (created > 0 && xtr_count_inodes(x, created) != 0)
-		return -EFBIG;
-	return created > 0 ? note_made(x, parent, created) : 0;
+		r = -EFBIG;
+	if (r == 0 && created > 0)
+		r = note_made(x, parent, created, fd);
+	(void)close(fd);
+	return r;
 }
 
 /* see extract.h */
@@ -100,15 +114,19 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		return;
 	}
 	/* One walk makes the parents too; the count says which are new. */
-	fd = pfx_root_mkdirs_count(&x->root, rel, XTR_PRIVATE_DIR_MODE,
-	    &created);
+	fd = xtr_journal_mkdir(x, rel);
+	if (fd == 0)
+		fd = pfx_root_mkdirs_count(&x->root, rel,
+		    XTR_PRIVATE_DIR_MODE, &created);
 	/*
 	 * A later entry wins, as in tar: a file (never a symlink, which
 	 * gives ELOOP) where this directory goes is removed -- its name
 	 * only, nothing is written through it -- and the directory made.
+	 * Not with a journal (--atomic over a populated destination): no
+	 * name may change before the end, so a name never changes type.
 	 */
 	if (fd == -ENOTDIR && x->opt->existing == PFX_EXISTING_REPLACE &&
-	    pfx_root_unlink(&x->root, rel) == 0)
+	    x->journal == NULL && pfx_root_unlink(&x->root, rel) == 0)
 		fd = pfx_root_mkdirs_count(&x->root, rel,
 		    XTR_PRIVATE_DIR_MODE, &created);
 	if (fd < 0) {
@@ -122,7 +140,7 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		return;
 	}
 	/* Only directories this run made are ever changed at the end. */
-	r = created > 0 ? note_made(x, rel, created) : 0;
+	r = created > 0 ? note_made(x, rel, created, fd) : 0;
 	s = xtr_table_find(&x->dirs, rel);
 	if (r == 0 && s != NULL) {
 		r = fstat(fd, &st) == -1 ? -errno : 0;
@@ -175,10 +193,19 @@ static void
 finish_one(struct xtr *x, const struct xtr_slot *s)
 {
 	struct timespec ts[2];
+	struct pfx_root strict;
 	struct stat st;
 	int fd;
 
-	fd = pfx_root_open_dir(&x->root, s->key);
+	/*
+	 * SECURITY: a directory known by name alone is only changed if its
+	 * name leads through no symlink: with --symlinks=root it could lead
+	 * anywhere in the root by now.  (Made through a link, it keeps its
+	 * private mode.)  The copy shares the root's descriptor.
+	 */
+	strict = x->root;
+	strict.in_root = 0;
+	fd = pfx_root_open_dir(s->has_id ? &x->root : &strict, s->key);
 	if (fd < 0)
 		return;		/* gone or replaced by a link: leave it */
 	if (fstat(fd, &st) == 0 && (!s->has_id ||
@@ -315,4 +342,40 @@ xtr_finish_dirs(struct xtr *x)
 	 * held up by it. */
 	if ((x->opt->flags & PFX_OPT_FSYNC) != 0 && !x->fatal)
 		sync_dirs(x);
+}
+
+/* see extract.h */
+void
+xtr_unmake_dirs(struct xtr *x)
+{
+	struct xtr_slot **order;
+	struct stat st;
+	size_t i, n;
+	int fd;
+
+	if (by_depth(&x->dirs, &order, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct xtr_slot *s = order[i];
+
+		/* Only the very directory made, where it is known. */
+		if (s->has_id) {
+			fd = pfx_root_open_dir(&x->root, s->key);
+			if (fd < 0)
+				continue;
+			if (fstat(fd, &st) == -1 || st.st_dev != s->dev ||
+			    st.st_ino != s->ino) {
+				(void)close(fd);
+				continue;
+			}
+			(void)close(fd);
+		}
+		(void)pfx_root_rmdir(&x->root, s->key);
+	}
+	free(order);
+	/* Nothing left to finish at the end. */
+	xtr_table_free(&x->dirs);
+	xtr_table_init(&x->dirs, x);
+	xtr_table_free(&x->changed);
+	xtr_table_init(&x->changed, x);
 }

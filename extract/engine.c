@@ -651,6 +651,44 @@ is_ar_index(const struct xtr *x, const char *name)
 	    (strcmp(name, "/") == 0 || strcmp(name, "//") == 0);
 }
 
+/*
+ * The GNU dump directory E at REL (PFX_OPT_INCREMENTAL): read its list;
+ * listing, give it to the hooks; extracting, purge the directory of what
+ * the list lacks, then make it.
+ */
+static void
+do_dumpdir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+    const char *rel)
+{
+	struct xtr_dumpdir d;
+	const char *reason = NULL;
+	int r;
+
+	r = xtr_dumpdir_read(x, ae, &d, &reason);
+	if (r == 1) {
+		e->decision = PFX_REJECT;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, 0);
+	} else if (r == 0) {
+		e->dumpdir = d.buf;
+		e->dumpdir_len = d.len;
+		if ((x->opt->flags & PFX_OPT_LIST) != 0) {
+			xtr_finish_entry(x, e, PFX_ENTRY_LISTED, "none", 0);
+		} else {
+			r = xtr_dumpdir_purge(x, e, rel, &d);
+			if (r < 0)
+				xtr_finish_error(x, e, r);
+			else
+				write_entry(x, ae, e, rel);
+		}
+	} else {
+		r = x->res->error;
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, r == ECANCELED ?
+		    "interrupted" : r == EFBIG ? "limit" : "read_error",
+		    r != 0 ? r : EIO);
+	}
+	xtr_dumpdir_free(x, &d);
+}
+
 /* transform_one()'s answer for a new name that does not fit. */
 static const char too_long[] = "";
 
@@ -793,12 +831,17 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		xtr_fail(x, ECANCELED, "%s: stopped by the caller", e.name);
 		return;
 	}
-	if ((x->opt->flags & PFX_OPT_LIST) != 0) {
-		xtr_finish_entry(x, &e, PFX_ENTRY_LISTED, "none", 0);
-		return;
-	}
+	/* -O makes nothing, so it purges nothing either. */
 	if ((x->opt->flags & PFX_OPT_TO_FD) != 0) {
 		xtr_write_out(x, ae, &e);
+		return;
+	}
+	if (xtr_is_dumpdir(x, ae)) {
+		do_dumpdir(x, ae, &e, verdict_rel(&v));
+		return;
+	}
+	if ((x->opt->flags & PFX_OPT_LIST) != 0) {
+		xtr_finish_entry(x, &e, PFX_ENTRY_LISTED, "none", 0);
 		return;
 	}
 	write_entry(x, ae, &e, verdict_rel(&v));
@@ -903,6 +946,7 @@ free_state(struct xtr *x)
 	xtr_table_free(&x->dirs);
 	xtr_table_free(&x->pending);
 	xtr_table_free(&x->changed);
+	xtr_journal_free(x);
 	/* Its close callback also stops and joins our decoder thread. */
 	if (x->ar != NULL)
 		archive_read_free(x->ar);
@@ -928,7 +972,8 @@ xtr_confine(const struct pfx_options *opt, int destfd,
 	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
 		flags |= PFX_SANDBOX_REQUIRE;
 	/* SECURITY: symlinks only when the run may make them at all. */
-	if (opt->symlinks == PFX_SYMLINKS_CONTAIN)
+	if (opt->symlinks == PFX_SYMLINKS_CONTAIN ||
+	    opt->symlinks == PFX_SYMLINKS_ROOT)
 		flags |= PFX_SANDBOX_SYMLINKS;
 	if (destfd < 0)
 		flags |= PFX_SANDBOX_NO_DEST;
@@ -1053,8 +1098,10 @@ run(struct xtr *x)
 			return x->res->status;
 		}
 	}
-	/* A run without the worker thread is only slower. */
-	(void)xtr_async_start(x);
+	/* A run without the worker thread is only slower; a journal
+	 * lists files on the reading thread alone. */
+	if (x->journal == NULL)
+		(void)xtr_async_start(x);
 	read_all(x);
 	xtr_async_stop(x);
 	/* SECURITY: no decoder process outlives the reading, nor anything
@@ -1065,6 +1112,8 @@ run(struct xtr *x)
 	/* Links last, so no later entry can be written through one; none
 	 * after a cancellation (they are reported as stopped). */
 	(void)xtr_cancelled(x);
+	/* All or nothing over a populated destination: the names now. */
+	xtr_journal_end(x);
 	xtr_finish_symlinks(x);
 	/* Directories' own modes and times last of all, deepest first. */
 	xtr_finish_dirs(x);
@@ -1114,14 +1163,17 @@ begin(struct xtr *x, int dirfd, const char *dest,
 		    "symbolic link: give the directory it points to)" : "");
 		return -1;
 	}
+	/* A root filesystem: its links lead to parents, in the root. */
+	if (opt->symlinks == PFX_SYMLINKS_ROOT)
+		pfx_root_in_root(&x->root);
 	result->resolver = pfx_root_resolver_name(&x->root);
 	return 0;
 }
 
-/* see extract.h */
-enum pfx_status
-xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
-    const struct pfx_options *opt, struct pfx_result *result)
+/* xtr_extract(), with a journal (journal.c) when JOURNAL. */
+static enum pfx_status
+extract(const struct pfx_input *in, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result, bool journal)
 {
 	struct pfx_options defaults;
 	struct xtr x;
@@ -1132,12 +1184,49 @@ xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
 	}
 	/* SECURITY: the source is opened, and the process confined,
 	 * before libarchive reads a byte. */
-	if (begin(&x, dirfd, dest, opt, result) < 0 ||
-	    open_source(&x, in) < 0) {
+	if (begin(&x, dirfd, dest, opt, result) < 0) {
+		free_state(&x);
+		return result->status;
+	}
+	if (journal && xtr_journal_start(&x) < 0)
+		xtr_fail(&x, ENOMEM, "--atomic: %s", strerror(ENOMEM));
+	if (x.fatal || open_source(&x, in) < 0) {
 		free_state(&x);
 		return result->status;
 	}
 	return run(&x);
+}
+
+/* see extract.h */
+enum pfx_status
+xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result)
+{
+	return extract(in, dirfd, dest, opt, result, false);
+}
+
+/* see extract.h */
+enum pfx_status
+xtr_extract_journaled(const struct pfx_input *in, int dirfd,
+    const char *dest, const struct pfx_options *opt,
+    struct pfx_result *result)
+{
+	/*
+	 * An incremental restore removes names at once (dumpdir.c): no
+	 * journal could take that back, so not over a populated DEST.
+	 */
+	if ((opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
+	    (opt->flags & PFX_OPT_LIST) == 0) {
+		memset(result, 0, sizeof(*result));
+		result->resolver = "none";
+		result->status = PFX_FATAL;
+		result->error = EINVAL;
+		snprintf(result->message, sizeof(result->message), "%s: an "
+		    "incremental restore removes names, which all or nothing "
+		    "over a populated destination cannot take back", dest);
+		return result->status;
+	}
+	return extract(in, dirfd, dest, opt, result, true);
 }
 
 /* see extract.h */

@@ -6,7 +6,7 @@
  * metadata, dirs.c finishes directories at the end, links.c makes hard
  * and symbolic links, match.c selects members (glob.c matches the
  * patterns), table.c is the one map the others use, names.c holds the stable strings, atomic.c makes a run
- * all or nothing (PFX_OPT_ATOMIC).  Only this directory
+ * all or nothing (PFX_OPT_ATOMIC), journal.c when DEST holds something.  Only this directory
  * includes <archive.h>; no file here calls open, mkdir, stat or realpath
  * on a path: every filesystem effect goes through pfx_root.h.
  */
@@ -201,6 +201,8 @@ struct xtr_symlink {
 	uid_t uid;		/* (uid_t)-1: leave the owner */
 	gid_t gid;
 	struct timespec mtime;	/* tv_nsec UTIME_OMIT: leave the time */
+	const char *why;	/* --symlinks=root: NULL made, else why
+				   not (a reason of names.c) */
 };
 
 struct xtr {
@@ -256,6 +258,8 @@ struct xtr {
 					   read or drained: for the ratio */
 	bool in_data;			/* the current entry's data may not
 					   all have been read */
+	struct xtr_journal *journal;	/* owned: --atomic over a populated
+					   destination (journal.c), or NULL */
 	_Atomic uint64_t mem_used;	/* xtr_mem_take(), both threads */
 	_Atomic bool mem_over;		/* ... crossed max_memory */
 	bool fatal;
@@ -460,6 +464,63 @@ int xtr_remote_stop(struct xtr_remote *rm, char *msg, size_t cap);
 
 /* Stop (if not yet) and free RM (NULL allowed). */
 void xtr_remote_free(struct xtr_remote *rm);
+
+/* --- journal.c: --atomic over a populated destination ----------------- */
+
+struct xtr_journal;
+
+/* Make X keep every name beside its final one until the end.  0/-ENOMEM. */
+int xtr_journal_start(struct xtr *x);
+
+/* Release X's journal (what it lists stays where it is). */
+void xtr_journal_free(struct xtr *x);
+
+/*
+ * pfx_root_commit() for X: with a journal, the file goes beside REL and
+ * is listed.  Return: as pfx_root_commit().
+ */
+int xtr_journal_commit(struct xtr *x, struct pfx_pending *pend,
+    const char *rel, unsigned int flags);
+
+/* pfx_root_link() for X, likewise.  Return: as pfx_root_link(). */
+int xtr_link_file(struct xtr *x, int fd, const char *rel, unsigned int flags);
+
+/*
+ * pfx_root_open_read() of a file this run made as REL: with a journal,
+ * the very file listed for REL, at its temporary name, if any.
+ */
+int xtr_open_made(struct xtr *x, const char *rel);
+
+/*
+ * Before directory DIR (and its missing parents) is made: refuse one at
+ * a name listed as a file (-ENOTDIR), and keep the mtime of the
+ * directory that gets the first new entry.  Return: 0, or -errno.
+ */
+int xtr_journal_mkdir(struct xtr *x, const char *dir);
+
+/*
+ * The end of X's run, once the archive was read whole (engine.c): put
+ * every listed name in place, or, when the run failed or cannot put
+ * them, undo it all (xtr_unmake_dirs() included).
+ */
+void xtr_journal_end(struct xtr *x);
+
+/* dirs.c: remove every directory X made, deepest first, and forget them. */
+void xtr_unmake_dirs(struct xtr *x);
+
+/*
+ * Append NOTICE to RES's message after "; ", cutting the message, not the
+ * notice, when both do not fit: a tree left on disk must always be told.
+ */
+void xtr_append_notice(struct pfx_result *res, const char *notice);
+
+/*
+ * pfx_extract() with PFX_OPT_ATOMIC over a populated destination DEST:
+ * every name beside its own until the archive is read whole (journal.c).
+ */
+enum pfx_status xtr_extract_journaled(const struct pfx_input *in, int dirfd,
+    const char *dest, const struct pfx_options *opt,
+    struct pfx_result *result);
 
 /* --- atomic.c --------------------------------------------------------- */
 
@@ -689,6 +750,38 @@ void xtr_finish_dirs(struct xtr *x);
  * NULL: nothing) changed, to be synced at the end.
  */
 void xtr_note_changed(struct xtr *x, const char *rel);
+
+/* --- dumpdir.c: GNU incremental restore (PFX_OPT_INCREMENTAL) -------- */
+
+/* A dump directory's list, read and checked. */
+struct xtr_dumpdir {
+	char *buf;		/* the records, "Cname\0" each, NUL after */
+	size_t len;		/* bytes of records (padding left out) */
+	const char **names;	/* the records sorted by name, or NULL */
+	size_t n;
+	size_t mem;		/* taken from the memory budget */
+};
+
+/* Is AE a GNU dump directory, and the run PFX_OPT_INCREMENTAL? */
+bool xtr_is_dumpdir(const struct xtr *x, struct archive_entry *ae);
+
+/*
+ * Read AE's list into *D (free it with xtr_dumpdir_free() whatever this
+ * returns) and check it.  Return: 0; 1 with *REASON the entry's refusal
+ * (malformed, renames, over PFX_DUMPDIR_MAX); -1 with the run failed.
+ */
+int xtr_dumpdir_read(struct xtr *x, struct archive_entry *ae,
+    struct xtr_dumpdir *d, const char **reason);
+
+void xtr_dumpdir_free(struct xtr *x, struct xtr_dumpdir *d);
+
+/*
+ * Remove from the directory REL (the entry E) every name D does not keep,
+ * telling the purged() hook of each.  A REL that is no directory is left
+ * to the entry's own making.  Return: 0, or -errno.
+ */
+int xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e,
+    const char *rel, const struct xtr_dumpdir *d);
 
 /* --- links.c ---------------------------------------------------------- */
 

@@ -374,7 +374,7 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	    PFX_ROOT_REPLACE : PFX_ROOT_NOREPLACE;
 	/* SECURITY: a symlink at the name may only go once judged. */
 	if (t->flags == PFX_ROOT_REPLACE &&
-	    x->opt->symlinks == PFX_SYMLINKS_CONTAIN)
+	    x->opt->symlinks != PFX_SYMLINKS_REFUSE)
 		t->flags = PFX_ROOT_REPLACE_FILE;
 	t->rel = rel;
 	return 0;
@@ -407,13 +407,22 @@ xtr_seal_data(struct xtr_tail *t)
 	return r;
 }
 
+/* Name T's file: at its name, or beside it for X's journal. */
+static int
+commit_once(struct xtr *x, struct xtr_tail *t, unsigned int flags)
+{
+	if (x->journal != NULL)
+		return xtr_journal_commit(x, &t->pend, t->rel, flags);
+	return pfx_root_commit(&x->root, &t->pend, flags);
+}
+
 /* see extract.h */
 int
 xtr_commit(struct xtr *x, struct xtr_tail *t)
 {
 	int r;
 
-	r = pfx_root_commit(&x->root, &t->pend, t->flags);
+	r = commit_once(x, t, t->flags);
 	if (r != PFX_ROOT_SYMLINK_HELD)
 		return r;
 	/*
@@ -426,7 +435,7 @@ xtr_commit(struct xtr *x, struct xtr_tail *t)
 		pfx_root_abort(&t->pend);
 		return r;
 	}
-	return pfx_root_commit(&x->root, &t->pend, PFX_ROOT_REPLACE);
+	return commit_once(x, t, PFX_ROOT_REPLACE);
 }
 
 /* see extract.h */

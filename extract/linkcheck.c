@@ -67,6 +67,40 @@ pop_component(char *path, size_t *len)
 	path[*len] = '\0';
 }
 
+/*
+ * The names under /proc/PID/ (and /proc/PID/task/TID/) that are magic
+ * links: the kernel jumps through them to an object, not a path --
+ * another process's root or cwd, an open file -- so a consumer that
+ * mounts /proc in the tree (a chroot, a container) leaves the tree there.
+ */
+static const char *const magic_names[] = {
+	"root", "cwd", "exe", "fd", "map_files", "ns", "task"
+};
+
+/*
+ * Is PATH (PLEN bytes, normalised) "proc/X/M" or beneath it, with M a
+ * magic name above?  "proc/self/mounts" is not: a file, read as one.
+ */
+static bool
+magic_proc(const char *path, size_t plen)
+{
+	const char *c, *m;
+	size_t i, n;
+
+	if (plen < 5 || memcmp(path, "proc/", 5) != 0)
+		return false;
+	c = memchr(path + 5, '/', plen - 5);
+	if (c == NULL)
+		return false;
+	m = c + 1;
+	n = strcspn(m, "/");
+	for (i = 0; i < sizeof(magic_names) / sizeof(magic_names[0]); i++)
+		if (strlen(magic_names[i]) == n &&
+		    memcmp(magic_names[i], m, n) == 0)
+			return true;
+	return false;
+}
+
 /* One resolution and the ones nested in it for the memo. */
 struct rctx {
 	const struct xtr_link_lookup *lookup;
@@ -186,6 +220,9 @@ resolve(struct rctx *rc, const char *link, size_t linklen,
 			 * RESOLVE_BENEATH.
 			 */
 			if (plen == 0) {
+				/* In a root, ".." at the top is the top. */
+				if (lookup != NULL && lookup->in_root)
+					continue;
 				r = 0;
 				goto out;
 			}
@@ -208,6 +245,12 @@ resolve(struct rctx *rc, const char *link, size_t linklen,
 		memcpy(path + plen, c, n);
 		plen += n;
 		path[plen] = '\0';
+		/* SECURITY: in a root, never towards a magic link. */
+		if (lookup != NULL && lookup->in_root &&
+		    magic_proc(path, plen)) {
+			r = 0;
+			goto out;
+		}
 
 		/*
 		 * Is the path so far a symlink?  LINK always is, and so is
@@ -302,17 +345,22 @@ resolve(struct rctx *rc, const char *link, size_t linklen,
 			goto out;
 		}
 
-		/* SECURITY: an empty or absolute target is never contained. */
-		if (lt[0] == '\0' || lt[0] == '/') {
+		/*
+		 * SECURITY: an empty target is never contained, nor an
+		 * absolute one -- except in a root, where "/" is the top.
+		 */
+		if (lt[0] == '\0' || (lt[0] == '/' &&
+		    (lookup == NULL || !lookup->in_root))) {
 			r = 0;
 			goto out;
 		}
 
 		/*
 		 * The target is read from the link's own directory, in front
-		 * of whatever was left after the link's name.
+		 * of whatever was left after the link's name; an absolute one
+		 * from the top.
 		 */
-		plen = saved;
+		plen = lt[0] == '/' ? 0 : saved;
 		path[plen] = '\0';
 		blen = strnlen(lt, PFX_PATH_MAX);
 		need = blen + (off < REM_END ? 1 : 0);

@@ -35,6 +35,16 @@
  *   - an empty target, from the link itself or from any link on the way,
  *     is never contained (Linux cannot even create one).
  *
+ * In a root (LOOKUP->in_root, --symlinks=root), the rules are those of
+ * RESOLVE_IN_ROOT instead: the destination is "/".  An absolute target
+ * starts again at the destination, and ".." at the destination stays
+ * there, so nothing climbs out; what is refused is an empty target, a
+ * loop or a chain over 40, and any path reaching "proc/X/M" with M one of
+ * root, cwd, exe, fd, map_files, ns, task: the magic links a consumer
+ * that mounts /proc in the tree would jump through, out of it
+ * (/proc/1/root from a chroot is the host's root).  "proc/self/mounts"
+ * (Debian's /etc/mtab) is a file there, and stays allowed.
+ *
  * What the caller must know.
  *   - LINK's own parent directories are taken to be real directories.
  *     pfextract refuses any entry whose path crosses a symlink, so this
@@ -66,6 +76,7 @@
 #ifndef XTR_LINKCHECK_H
 #define XTR_LINKCHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -94,6 +105,7 @@ struct xtr_link_lookup {
 	struct xtr_link_memo *memo;	/* NULL: no memo */
 	uint64_t *steps;	/* NULL, or incremented once per path
 				   looked up and once per link followed */
+	bool in_root;		/* resolve in a root (below) */
 };
 
 /*

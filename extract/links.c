@@ -154,7 +154,7 @@ xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
 	size_t i;
 	int fd;
 
-	fd = pfx_root_open_read(&x->root, new_rel);
+	fd = xtr_open_made(x, new_rel);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) == 0 && st.st_dev == new->st_dev &&
@@ -165,8 +165,7 @@ xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
 			if (s->key == NULL || !s->has_id ||
 			    s->dev != old->st_dev || s->ino != old->st_ino)
 				continue;
-			if (pfx_root_link(&x->root, fd, s->key,
-			    PFX_ROOT_REPLACE) == 0) {
+			if (xtr_link_file(x, fd, s->key, PFX_ROOT_REPLACE) == 0) {
 				s->dev = new->st_dev;
 				s->ino = new->st_ino;
 			}
@@ -195,7 +194,7 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
 		return;
 	}
-	fd = pfx_root_open_read(&x->root, target_rel);
+	fd = xtr_open_made(x, target_rel);
 	/* A later entry made a directory where the file was: not ours. */
 	if (fd == -EISDIR) {
 		e->decision = PFX_DENY;
@@ -231,14 +230,14 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 	    PFX_ROOT_NOREPLACE;
 	/* SECURITY: a symlink at the name may only go once judged. */
 	if (flags == PFX_ROOT_REPLACE &&
-	    x->opt->symlinks == PFX_SYMLINKS_CONTAIN)
+	    x->opt->symlinks != PFX_SYMLINKS_REFUSE)
 		flags = PFX_ROOT_REPLACE_FILE;
 	if (r == 0)
-		r = pfx_root_link(&x->root, fd, rel, flags);
+		r = xtr_link_file(x, fd, rel, flags);
 	if (r == PFX_ROOT_SYMLINK_HELD) {
 		r = xtr_symlink_removable(x, rel);
 		if (r == 0)
-			r = pfx_root_link(&x->root, fd, rel, PFX_ROOT_REPLACE);
+			r = xtr_link_file(x, fd, rel, PFX_ROOT_REPLACE);
 	}
 	(void)close(fd);
 	if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE) {
@@ -258,6 +257,8 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
 }
 
+static void make_now(struct xtr *x, size_t i);
+
 /* see extract.h */
 void
 xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
@@ -267,7 +268,7 @@ xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
 	struct xtr_slot *s;
 	size_t cap, plen, tlen, nlen, block, mem;
 
-	if (x->opt->symlinks != PFX_SYMLINKS_CONTAIN) {
+	if (x->opt->symlinks == PFX_SYMLINKS_REFUSE) {
 		e->decision = PFX_DENY;
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "symlink", 0);
 		return;
@@ -333,6 +334,8 @@ xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
 	if ((x->opt->flags & PFX_OPT_NO_MTIME) != 0)
 		l->mtime.tv_nsec = UTIME_OMIT;
 	s->index = x->nlinks++;
+	if (x->opt->symlinks == PFX_SYMLINKS_ROOT)
+		make_now(x, s->index);
 	return;
 nomem:
 	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "io_error", ENOMEM);
@@ -770,7 +773,8 @@ lookup_link(void *arg, const char *rel, char *buf, size_t cap)
 static const char *
 judge_path(const char *path, const char *target, struct lookup_ctx *c)
 {
-	struct xtr_link_lookup lk = { lookup_link, c, NULL, &c->x->link_steps };
+	struct xtr_link_lookup lk = { lookup_link, c, NULL, &c->x->link_steps,
+	    c->x->opt->symlinks == PFX_SYMLINKS_ROOT };
 	struct xtr_link_memo memo;
 	struct link_cache *lc = c->x->lcache;
 	int r;
@@ -794,14 +798,66 @@ judge_path(const char *path, const char *target, struct lookup_ctx *c)
 	return "symlink_escapes";
 }
 
+/*
+ * --symlinks=root: where the link at PATH really is.  Its parents may be
+ * links (bin -> usr/bin, or y -> /), and linkcheck takes the parents of
+ * the link it judges to be directories: judged by its name, y/l ->
+ * ../proc/1/root would read "y/proc/1/root" where the kernel reads
+ * "proc/1/root".  So the parent is resolved first, by linkcheck itself,
+ * as the absolute target of a link, and the link judged where it lands.
+ * Return: 0 with the path in BUF (CAP bytes), or a reason.
+ */
+static const char *
+real_place(struct xtr *x, const char *path, char *buf, size_t cap)
+{
+	struct lookup_ctx c;
+	struct xtr_link_lookup lk = { lookup_link, &c, NULL, &x->link_steps,
+	    true };
+	const char *slash = strrchr(path, '/');
+	char dir[PFX_PATH_MAX + 1];
+	size_t n, d;
+	int r;
+
+	n = strlen(path);
+	if (slash == NULL) {
+		if (n >= cap)
+			return "too_long";
+		memcpy(buf, path, n + 1);
+		return NULL;
+	}
+	d = (size_t)(slash - path);
+	dir[0] = '/';
+	memcpy(dir + 1, path, d);
+	dir[d + 1] = '\0';
+	memset(&c, 0, sizeof(c));
+	c.x = x;
+	r = xtr_link_contained(path, dir, &lk, buf, cap);
+	if (r == -ELOOP)
+		return "symlink_loop";
+	if (r != 1)
+		return "symlink_escapes";
+	d = strlen(buf);
+	if (d + 1 + (n - (size_t)(slash + 1 - path)) >= cap)
+		return "too_long";
+	if (d > 0)
+		buf[d++] = '/';
+	memcpy(buf + d, slash + 1, n - (size_t)(slash + 1 - path) + 1);
+	return NULL;
+}
+
 /* Is queued link L contained?  Return: NULL if so, else a reason. */
 static const char *
 judge_link(struct xtr *x, const struct xtr_symlink *l, bool with_pending)
 {
 	struct lookup_ctx c;
+	char buf[PFX_PATH_MAX], place[PFX_PATH_MAX];
+	const char *why;
 
-	char buf[PFX_PATH_MAX];
-
+	if (x->opt->symlinks == PFX_SYMLINKS_ROOT) {
+		why = real_place(x, l->path, place, sizeof(place));
+		if (why != NULL)
+			return why;
+	}
 	memset(&c, 0, sizeof(c));
 	c.x = x;
 	c.with_pending = with_pending;
@@ -812,7 +868,8 @@ judge_link(struct xtr *x, const struct xtr_symlink *l, bool with_pending)
 	c.memo = with_pending ||
 	    (disk_link(x, l->path, buf, sizeof(buf)) == 1 &&
 	    strcmp(buf, l->target) == 0);
-	return judge_path(l->path, l->target, &c);
+	return judge_path(x->opt->symlinks == PFX_SYMLINKS_ROOT ? place :
+	    l->path, l->target, &c);
 }
 
 /* Take queued link I out of the set of links that will exist. */
@@ -825,6 +882,49 @@ unqueue(struct xtr *x, size_t i)
 		s->index = SIZE_MAX;
 		lc_changed(x);
 	}
+}
+
+static int make_link(struct xtr *x, const struct xtr_symlink *l);
+
+/*
+ * --symlinks=root: make queued link I at once, as tar does, so that the
+ * entries after it reach their parents through it.  That is safe in a
+ * root: parents are resolved in it (RESOLVE_IN_ROOT), where no link
+ * leads out, and nothing is ever written through a final component.  It
+ * is judged first over the tree as it is now (links on disk, this run's
+ * among them), and all of this run's are judged again over the final
+ * tree at the end (xtr_finish_symlinks()), since a later link can turn
+ * an earlier one towards a magic link or into a loop.  Its report waits
+ * for that.
+ */
+static void
+make_now(struct xtr *x, size_t i)
+{
+	struct xtr_symlink *l = &x->links[i];
+	const char *why;
+	bool io;
+	int r;
+
+	if (x->link_step_budget == 0)
+		x->link_step_budget = XTR_LINK_STEPS_MIN;
+	steps_allow(x, strlen(l->path) + strlen(l->target) + 2);
+	why = judge_link(x, l, false);
+	if (why == NULL && steps_over(x))
+		why = "stopped";
+	if (why == NULL) {
+		r = make_link(x, l);
+		/* Owner and time are best effort, as in make_links(). */
+		if (r == 0)
+			(void)link_meta(x, l);
+		else if (r == -EEXIST &&
+		    x->opt->existing == PFX_EXISTING_SKIP)
+			why = "skipped_existing";
+		else
+			why = xtr_errno_reason(-r, &io);
+	}
+	l->why = why;
+	if (why != NULL)
+		unqueue(x, i);
 }
 
 /*
@@ -1196,16 +1296,23 @@ xtr_finish_symlinks(struct xtr *x)
 			xtr_mem_give(x, LINK_FRAMES * sizeof(*lc.frames));
 	}
 	x->lcache = &lc;
+	/* --symlinks=root: made already; what is on disk is final. */
+	if (x->opt->symlinks == PFX_SYMLINKS_ROOT) {
+		for (i = 0; i < x->nlinks; i++)
+			outcome[i] = x->links[i].why;
+		lc_changed(x);
+		recheck_made(x, &old, outcome);
+	}
 	/*
 	 * SECURITY: a new link can change where a link already here leads
 	 * (sub/e -> c/../.. is inside until sub/c -> .. exists), so those
 	 * are listed before any new one is made, and kept from leading out.
 	 */
-	if (!x->fatal)
+	if (!x->fatal && x->opt->symlinks == PFX_SYMLINKS_CONTAIN)
 		collect_old_links(x, &old);
-	if (!x->fatal)
+	if (!x->fatal && x->opt->symlinks == PFX_SYMLINKS_CONTAIN)
 		settle_links(x, &old, outcome);
-	if (!x->fatal) {
+	if (!x->fatal && x->opt->symlinks == PFX_SYMLINKS_CONTAIN) {
 		make_links(x, outcome);
 		lc_changed(x);
 		recheck_made(x, &old, outcome);
@@ -1284,11 +1391,12 @@ lookup_gone(void *arg, const char *rel, char *buf, size_t cap)
  * never reads REL leads where it led.
  */
 static bool
-turned_out(const struct pfx_root *root, const char *rel, const char *path,
+turned_out(const struct xtr *x, const char *rel, const char *path,
     const char *target)
 {
-	struct gone_ctx g = { root, rel, strlen(rel), false, false };
-	struct xtr_link_lookup lk = { lookup_gone, &g, NULL, NULL };
+	struct gone_ctx g = { &x->root, rel, strlen(rel), false, false };
+	struct xtr_link_lookup lk = { lookup_gone, &g, NULL, NULL,
+	    x->opt->symlinks == PFX_SYMLINKS_ROOT };
 
 	if (xtr_link_contained(path, target, &lk, NULL, 0) != 1 || !g.met)
 		return false;
@@ -1358,7 +1466,7 @@ judge_removal(struct xtr *x, struct old_links *old, const char *rel)
 		if (old->v[i].gone || i == self)
 			continue;
 		path = old->arena + old->v[i].off;
-		if (!turned_out(&x->root, rel, path, path + strlen(path) + 1))
+		if (!turned_out(x, rel, path, path + strlen(path) + 1))
 			continue;
 		if (self != SIZE_MAX)
 			old->v[self].refused = true;

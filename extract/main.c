@@ -128,6 +128,8 @@ struct cli {
 	size_t not_found;	/* member operands that selected nothing */
 	size_t kept_old;	/* -k: entries refused as they exist */
 	bool warned;		/* the wildcards warning was given */
+	const struct pfx_entry *said;	/* -v: a dump directory whose line
+					   was written before its purge */
 };
 
 /*
@@ -391,6 +393,59 @@ transform_name(void *arg, enum pfx_name_kind kind,
 	return xtr_xform_apply(c->a->xforms, kind, name, out, cap, stderr);
 }
 
+/* -v: the line of the entry E extracted (on stderr with -O). */
+static void
+say_extracted(struct cli *c, const struct pfx_entry *e)
+{
+	bool to_fd = (c->a->opt.flags & PFX_OPT_TO_FD) != 0;
+
+	put_verbose(to_fd ? stderr : stdout, c, e, c->a->verbose >= 2);
+}
+
+/*
+ * -G/-g with -tvv: a dump directory's list below its line, as GNU tar
+ * shows it: each record's code, a space, its name; an empty line last.
+ */
+static void
+put_dumpdir(const struct pfx_entry *e)
+{
+	const char *p = e->dumpdir, *end = e->dumpdir + e->dumpdir_len;
+	size_t len;
+
+	for (; p < end; p += len + 1) {
+		len = strlen(p);
+		fprintf(stdout, "%c ", p[0]);
+		put_safe(stdout, p + 1, len - 1, true);
+		putc('\n', stdout);
+	}
+	putc('\n', stdout);
+}
+
+/*
+ * The library's purged hook (-G/-g): with -v, say what went, as GNU tar
+ * says it ("Deleting 'dir/name'"), after the directory's line.
+ */
+static void
+report_purged(void *arg, const struct pfx_entry *dir, const char *name)
+{
+	struct cli *c = arg;
+	size_t len = strlen(dir->name);
+
+	if (c->a->verbose == 0 || c->a->report_json)
+		return;
+	if (c->said != dir) {
+		say_extracted(c, dir);
+		c->said = dir;
+	}
+	while (len > 1 && dir->name[len - 1] == '/')
+		len--;
+	fputs("pfextract: Deleting '", stdout);
+	put_safe(stdout, dir->name, len, true);
+	putc('/', stdout);
+	put_safe(stdout, name, strlen(name), true);
+	fputs("'\n", stdout);
+}
+
 /* The library's report hook: one call per entry, with its outcome. */
 static void
 report_entry(void *arg, const struct pfx_entry *e)
@@ -400,14 +455,17 @@ report_entry(void *arg, const struct pfx_entry *e)
 	/* -O: the data is on standard output, so -v goes to stderr, and
 	 * every entry is named, as GNU tar does. */
 	bool to_fd = (a->opt.flags & PFX_OPT_TO_FD) != 0;
+	bool said = c->said == e;
 
+	/* The purge's lines come right before the entry's report. */
+	c->said = NULL;
 	if (a->report_json)
 		put_json_entry(e);
 	switch (e->status) {
 	case PFX_ENTRY_EXTRACTED:
-		if (a->report_json || a->verbose == 0)
+		if (a->report_json || a->verbose == 0 || said)
 			break;
-		put_verbose(to_fd ? stderr : stdout, c, e, a->verbose >= 2);
+		say_extracted(c, e);
 		break;
 	case PFX_ENTRY_LISTED:
 		if (a->report_json)
@@ -418,6 +476,8 @@ report_entry(void *arg, const struct pfx_entry *e)
 			break;
 		}
 		put_verbose(stdout, c, e, a->verbose >= 1);
+		if (a->verbose >= 2 && e->dumpdir != NULL)
+			put_dumpdir(e);
 		break;
 	case PFX_ENTRY_REFUSED:
 		/* -k over an existing name fails the run, as in GNU tar. */
@@ -793,6 +853,7 @@ main(int argc, char **argv)
 	if (a.xforms != NULL)
 		a.opt.hooks.transform = transform_name;
 	a.opt.hooks.confined = on_confined;
+	a.opt.hooks.purged = report_purged;
 	a.opt.hooks.arg = &c;
 	c.probe = getenv(PROBE_ENV);
 	if (c.probe != NULL && c.probe[0] == '\0')

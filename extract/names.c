@@ -126,6 +126,12 @@ static const struct {
 	{ "vanished", "a directory on its path, or its hard-link target, "
 	  "was removed by someone else during extraction" },
 	{ "ar_index", "an ar archive's own symbol or name table" },
+	{ "dumpdir_bad", "malformed GNU dump directory (-G/-g): a record "
+	  "with no known code, or a name that is empty, \".\", \"..\" or "
+	  "holds a '/'" },
+	{ "dumpdir_rename", "GNU dump directory renames directories ('R', "
+	  "'T', 'X'), which pfextract does not do" },
+	{ "dumpdir_too_large", "GNU dump directory larger than 16 MiB" },
 	{ "replaced", "replaced by a later entry of the same name" },
 	{ "stopped", "not made: extraction stopped at an earlier fatal "
 	  "error" },

@@ -64,9 +64,14 @@ enum pfx_entry_type {
 /* What to do with symlink entries. */
 enum pfx_symlinks {
 	PFX_SYMLINKS_REFUSE = 0,	/* report each one; create none */
-	PFX_SYMLINKS_CONTAIN		/* create those whose target, resolved
+	PFX_SYMLINKS_CONTAIN,		/* create those whose target, resolved
 					   with real symlink semantics, stays
 					   beneath the destination; last */
+	PFX_SYMLINKS_ROOT		/* DEST is a root filesystem: links
+					   resolve as in a chroot (absolute
+					   targets from DEST); made at once,
+					   and existing ones followed to a
+					   parent, RESOLVE_IN_ROOT */
 };
 
 /* What to do when an entry's name already exists in the destination. */
@@ -91,16 +96,29 @@ enum pfx_existing {
 					   for every format (zip: always) */
 #define PFX_OPT_LIST		0x0080u	/* list: read every entry, write
 					   nothing */
-#define PFX_OPT_ATOMIC		0x0100u	/* all or nothing: extract into a
-					   staging directory beside DEST,
-					   publish it at DEST in one
-					   rename unless the run is
-					   PFX_FATAL, else remove it */
+#define PFX_OPT_ATOMIC		0x0100u	/* all or nothing: an absent or
+					   empty DEST gets a staging tree
+					   renamed into place; a populated
+					   one gets each file beside its
+					   name, all put in place at the
+					   end; nothing if PFX_FATAL */
 #define PFX_OPT_FSYNC		0x0400u	/* make the result durable: each
 					   file synced before its rename,
 					   each directory after its
 					   entries, deepest first, the
 					   destination last */
+/*
+ * GNU tar's -G/-g at extraction: each GNU dump directory (a 'D' entry of
+ * an incremental archive) lists the names its directory held when it was
+ * dumped; every name in that directory on disk that the list lacks (or
+ * whose type differs: 'D' a directory, 'Y'/'N' anything else) is
+ * removed, with all beneath it, through the pinned root, never through a
+ * symlink.  Names with a '/', "." or "..", renames ('R', 'T', 'X') and a
+ * list over PFX_DUMPDIR_MAX bytes refuse the entry.  When listing, the
+ * list is given to the hooks (pfx_entry.dumpdir).
+ */
+#define PFX_OPT_INCREMENTAL	0x40000u
+#define PFX_DUMPDIR_MAX		(16u << 20)	/* 16 MiB */
 
 /*
  * Extract to a descriptor, as tar's -O: the data of each regular file is
@@ -138,7 +156,7 @@ enum pfx_existing {
  * beneath the destination (nothing at all when listing), read only the
  * input it holds, /usr and the NSS files, start no process; no exec, no
  * new socket, no network.  Symlinks may be made there only with
- * PFX_SYMLINKS_CONTAIN, set-id and sticky bits and owners changed only
+ * PFX_SYMLINKS_CONTAIN or PFX_SYMLINKS_ROOT, set-id and sticky bits and owners changed only
  * when the run restores them (PFX_OPT_PRESERVE_PERMS, or
  * PFX_OPT_SAME_OWNER as root).  That is for a program whose whole process is this
  * one extraction (pfextract(1) is one); a library caller that must go on
@@ -180,6 +198,12 @@ struct pfx_entry {
 	enum pfx_entry_status status;	/* in report() only */
 	int error;			/* errno of a failure, else 0 */
 	uint64_t bytes;			/* bytes written for this entry */
+	/*
+	 * PFX_OPT_INCREMENTAL: a GNU dump directory's records as read
+	 * ("Yname\0Dsub\0...", checked), DUMPDIR_LEN bytes; else NULL.
+	 */
+	const char *dumpdir;
+	size_t dumpdir_len;
 };
 
 /* Which name hooks.transform() is asked about. */
@@ -240,6 +264,13 @@ struct pfx_hooks {
 	 * first entry is read, with what was enforced.  NULL: none.
 	 */
 	void (*confined)(void *arg, const struct pfx_sandbox_info *info);
+	/*
+	 * PFX_OPT_INCREMENTAL: called after NAME, a name in the directory
+	 * of the dump-directory entry DIR, was removed (with all beneath
+	 * it) because DIR's list lacks it.  NULL: none.
+	 */
+	void (*purged)(void *arg, const struct pfx_entry *dir,
+	    const char *name);
 };
 
 /*
@@ -402,9 +433,9 @@ struct pfx_input {
  * Extract (or, with PFX_OPT_LIST, list) the archive IN beneath the
  * existing directory DEST, resolved from DIRFD (AT_FDCWD, or a directory
  * fd with DEST "."), following OPT (NULL: the defaults).  With
- * PFX_OPT_ATOMIC, DEST must instead be absent or an empty directory and
- * have a last component of its own (with a directory fd, pass the
- * parent's fd and the name); see libpfextract(3).  *RESULT is always
+ * PFX_OPT_ATOMIC, DEST may be absent, and must otherwise be a directory
+ * with a last component of its own or "." (with a directory fd, pass
+ * the parent's fd and the name); see libpfextract(3).  *RESULT is always
  * filled in.
  * Return: RESULT->status.
  */

@@ -34,9 +34,6 @@
 
 #include "platform.h"
 
-/* How many fresh temporary names to try before giving up with EEXIST. */
-#define TEMP_TRIES 16
-
 #define FILE_CREATE_FLAGS (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | \
     O_NOCTTY | O_CLOEXEC)
 
@@ -56,15 +53,9 @@ mix64(uint64_t v)
 	return v ^ (v >> 31);
 }
 
-/*
- * Fill NAME (at least 26 bytes) with ".pfx-<16 hex digits>.tmp".  A name
- * only has to be new in its directory: O_EXCL refuses one that exists, and
- * a name someone guessed and made first costs one more try, no more.  So
- * the first try is made from the clock (no system call) and SALT; only a
- * retry, after a clash, asks the kernel for random bytes.
- */
-static int
-temp_name(char *name, size_t cap, int attempt, const void *salt)
+/* see platform.h */
+int
+plat_temp_name(char *name, size_t cap, int attempt, const void *salt)
 {
 	static const char hex[] = "0123456789abcdef";
 	struct timespec now;
@@ -143,8 +134,11 @@ pfx_root_mkdirs_count(const struct pfx_root *root, const char *rel,
 	fd = plat_resolve_dir(root, p.full, PLAT_DIR_READ);
 	if (fd != -ENOENT)
 		return fd;
-	/* Most often only the last is missing: one lookup of its parent. */
-	if (p.leaf[0] != '\0') {
+	/*
+	 * Most often only the last is missing: one lookup of its parent.
+	 * In a root the last may be a link to follow: the walk does that.
+	 */
+	if (p.leaf[0] != '\0' && !root->in_root) {
 		fd = plat_make_leaf_dir(root, p.parent, p.leaf, mode,
 		    PLAT_DIR_READ, &made);
 		if (fd != -ENOENT) {
@@ -181,8 +175,8 @@ symlink_replacing(int dirfd, const char *target, const char *name)
 	char tmp[32];
 	int i, r = -EEXIST;
 
-	for (i = 0; i < TEMP_TRIES && r == -EEXIST; i++) {
-		r = temp_name(tmp, sizeof(tmp), i, tmp);
+	for (i = 0; i < PLAT_TEMP_TRIES && r == -EEXIST; i++) {
+		r = plat_temp_name(tmp, sizeof(tmp), i, tmp);
 		if (r < 0)
 			return r;
 		r = symlinkat(target, dirfd, tmp) == -1 ? -errno : 0;
@@ -408,8 +402,8 @@ open_pending(const struct pfx_root *root, struct pfx_pending *pend,
 		/* Not in this directory after all: name it, as below. */
 	}
 	r = -EEXIST;
-	for (i = 0; i < TEMP_TRIES && r == -EEXIST; i++) {
-		r = temp_name(pend->tmp, sizeof(pend->tmp), i, pend);
+	for (i = 0; i < PLAT_TEMP_TRIES && r == -EEXIST; i++) {
+		r = plat_temp_name(pend->tmp, sizeof(pend->tmp), i, pend);
 		if (r < 0)
 			break;
 		pend->fd = openat(pend->dirfd, pend->tmp, FILE_CREATE_FLAGS,
@@ -514,8 +508,8 @@ link_replacing(int fd, int dirfd, const char *name)
 	char tmp[32];
 	int i, r = -EEXIST;
 
-	for (i = 0; i < TEMP_TRIES && r == -EEXIST; i++) {
-		r = temp_name(tmp, sizeof(tmp), i, tmp);
+	for (i = 0; i < PLAT_TEMP_TRIES && r == -EEXIST; i++) {
+		r = plat_temp_name(tmp, sizeof(tmp), i, tmp);
 		if (r < 0)
 			return r;
 		r = plat_os_link_fd(fd, dirfd, tmp);
@@ -651,6 +645,142 @@ pfx_root_link(const struct pfx_root *root, int fd, const char *rel,
 		if (r < 0)
 			unlink_if_same(pfd, p.leaf, fd);
 	} else {
+		r = plat_confined_error(root, pfd, r);
+	}
+	plat_close(pfd);
+	return r;
+}
+
+/*
+ * Judge NAME in DIRFD for a name to be made beside it, under MODE
+ * (replace_mode): what it holds now goes in OUT->had.
+ * Return: 0, PFX_ROOT_SYMLINK_HELD, -EEXIST, -EISDIR, or -errno.
+ */
+static int
+judge_final(int dirfd, const char *name, int mode, struct pfx_beside *out)
+{
+	struct stat st;
+
+	out->had = 0;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? 0 : -errno;
+	out->had = st.st_mode & S_IFMT;
+	out->had_dev = st.st_dev;
+	out->had_ino = st.st_ino;
+	if (mode == 0)
+		return -EEXIST;
+	/* SECURITY: a directory never changes type: refused, not swapped. */
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (mode == 2 && S_ISLNK(st.st_mode))
+		return PFX_ROOT_SYMLINK_HELD;
+	return 0;
+}
+
+/*
+ * Link FD at a fresh temporary name in DIRFD (OUT->tmp), after noting
+ * the directory's identity and mtime, and the file's identity.
+ * Return: 0, or -errno (nothing left).
+ */
+static int
+link_beside(int fd, int dirfd, struct pfx_beside *out)
+{
+	struct stat st;
+	int i, r = -EEXIST;
+
+	if (fstat(dirfd, &st) == -1)
+		return -errno;
+	out->dir_dev = st.st_dev;
+	out->dir_ino = st.st_ino;
+	out->dir_mtime = st.st_mtim;
+	if (fstat(fd, &st) == -1)
+		return -errno;
+	out->dev = st.st_dev;
+	out->ino = st.st_ino;
+	for (i = 0; i < PLAT_TEMP_TRIES && r == -EEXIST; i++) {
+		r = plat_temp_name(out->tmp, sizeof(out->tmp), i, out);
+		if (r < 0)
+			return r;
+		r = plat_os_link_fd(fd, dirfd, out->tmp);
+	}
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_commit_beside(const struct pfx_root *root, struct pfx_pending *pend,
+    unsigned int flags, struct pfx_beside *out)
+{
+	struct stat st = { 0 };
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = replace_mode(flags);
+	if (r >= 0)
+		r = judge_final(pend->dirfd, pend->name, r, out);
+	if (r == PFX_ROOT_SYMLINK_HELD)
+		return r;	/* nothing done: commit again or abort */
+	if (r == 0 && pend->tmp[0] == '\0') {
+		r = link_beside(pend->fd, pend->dirfd, out);
+	} else if (r == 0) {
+		/* Made under a temporary name already: it stays there. */
+		memcpy(out->tmp, pend->tmp, sizeof(out->tmp));
+		pend->tmp[0] = '\0';	/* no longer the pending file's */
+		r = fstat(pend->dirfd, &st) == -1 ? -errno : 0;
+		out->dir_dev = st.st_dev;
+		out->dir_ino = st.st_ino;
+		out->dir_mtime = st.st_mtim;
+		if (r == 0)
+			r = fstat(pend->fd, &st) == -1 ? -errno : 0;
+		out->dev = st.st_dev;
+		out->ino = st.st_ino;
+		if (r < 0)
+			unlink_if_same(pend->dirfd, out->tmp, pend->fd);
+	}
+	if (r == 0) {
+		r = plat_check_beneath_at(root, pend->dirfd, pend->dir);
+		if (r < 0)
+			unlink_if_same(pend->dirfd, out->tmp, pend->fd);
+	} else {
+		r = plat_confined_error(root, pend->dirfd, r);
+	}
+	pfx_root_abort(pend);
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_link_beside(const struct pfx_root *root, int fd, const char *rel,
+    unsigned int flags, struct pfx_beside *out)
+{
+	struct plat_path p;
+	struct stat st;
+	int pfd, r, mode;
+
+	memset(out, 0, sizeof(*out));
+	mode = replace_mode(flags);
+	if (mode < 0)
+		return mode;
+	if (fstat(fd, &st) == -1)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (st.st_dev != root->dev)
+		return -EXDEV;
+	r = parse_leaf(rel, &p);
+	if (r < 0)
+		return r;
+	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
+	if (pfd < 0)
+		return pfd;
+	r = judge_final(pfd, p.leaf, mode, out);
+	if (r == 0)
+		r = link_beside(fd, pfd, out);
+	if (r == 0) {
+		r = plat_check_beneath_at(root, pfd, p.parent);
+		if (r < 0)
+			unlink_if_same(pfd, out->tmp, fd);
+	} else if (r != PFX_ROOT_SYMLINK_HELD) {
 		r = plat_confined_error(root, pfd, r);
 	}
 	plat_close(pfd);

@@ -56,15 +56,30 @@ plat_os_search_flag(void)
 	return O_PATH;
 }
 
+/*
+ * In a root used as a root filesystem (pfx_root_in_root()): symlinks are
+ * followed, but "/" and ".." at the top are the root itself, and neither a
+ * magic link nor a mount crossing is taken.
+ */
+#define RESOLVE_ROOTED (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | \
+    RESOLVE_NO_XDEV)
+
 static int
-raw_openat2(int dirfd, const char *path, int flags)
+raw_openat2_how(int dirfd, const char *path, int flags,
+    unsigned long long resolve)
 {
 	struct open_how how;
 
 	memset(&how, 0, sizeof(how));
 	how.flags = (unsigned long long)(flags | O_CLOEXEC);
-	how.resolve = RESOLVE_CONFINED;
+	how.resolve = resolve;
 	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+static int
+raw_openat2(int dirfd, const char *path, int flags)
+{
+	return raw_openat2_how(dirfd, path, flags, RESOLVE_CONFINED);
 }
 
 /* see platform.h */
@@ -85,9 +100,10 @@ plat_os_openat2_probe(int rootfd)
 	return -errno;
 }
 
-/* see platform.h */
-int
-plat_os_openat2(int dirfd, const char *path, int flags)
+/* openat2 with RESOLVE, retried as plat_os_openat2() says. */
+static int
+retry_openat2(int dirfd, const char *path, int flags,
+    unsigned long long resolve)
 {
 	int fd, i;
 
@@ -98,13 +114,27 @@ plat_os_openat2(int dirfd, const char *path, int flags)
 	 * hostile renamer that wins every time gets EAGAIN, not a hang.
 	 */
 	for (i = 0; i < PLAT_OPENAT2_RETRIES; i++) {
-		fd = raw_openat2(dirfd, path, flags);
+		fd = raw_openat2_how(dirfd, path, flags, resolve);
 		if (fd >= 0)
 			return fd;
 		if (errno != EAGAIN && errno != EINTR)
 			return -errno;
 	}
 	return -EAGAIN;
+}
+
+/* see platform.h */
+int
+plat_os_openat2(int dirfd, const char *path, int flags)
+{
+	return retry_openat2(dirfd, path, flags, RESOLVE_CONFINED);
+}
+
+/* see platform.h */
+int
+plat_os_openat2_in_root(int dirfd, const char *path, int flags)
+{
+	return retry_openat2(dirfd, path, flags, RESOLVE_ROOTED);
 }
 
 /* see platform.h */

@@ -67,6 +67,16 @@ plat_os_openat2(int dirfd, const char *path, int flags)
 
 /* see platform.h */
 int
+plat_os_openat2_in_root(int dirfd, const char *path, int flags)
+{
+	(void)dirfd;
+	(void)path;
+	(void)flags;
+	return -ENOSYS;
+}
+
+/* see platform.h */
+int
 plat_os_rename_noreplace(int olddirfd, const char *oldname, int newdirfd,
     const char *newname)
 {

@@ -37,6 +37,7 @@
 #ifndef PFX_ROOT_H
 #define PFX_ROOT_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -58,6 +59,7 @@ struct pfx_root {
 	unsigned long long mnt;		/* private: its mount, 0 if unknown */
 	int kernel_confined;		/* private: see pfx_root_confined() */
 	int unnamed;			/* private: files begin unnamed */
+	int in_root;			/* private: see pfx_root_in_root() */
 };
 
 /*
@@ -126,6 +128,23 @@ PFX_API int pfx_root_open(struct pfx_root *root, int dirfd, const char *path,
  * made from this one by pfx_root_sub() does not inherit it.
  */
 PFX_API void pfx_root_confined(struct pfx_root *root);
+
+/*
+ * Use ROOT as a root filesystem (--symlinks=root): from now on a symlink
+ * met on the way to a name's parent directory -- and in a name given
+ * where a directory is expected (pfx_root_mkdirs(), pfx_root_open_dir())
+ * -- is followed as the kernel follows it for a process whose "/" is
+ * ROOT: an absolute target starts again at ROOT, ".." at ROOT stays
+ * there (openat2's RESOLVE_IN_ROOT), at most 40 links per name, never a
+ * magic link (/proc/PID/root and the like) nor a mount crossing.  Every
+ * other guarantee above holds: the last component of a name is never
+ * followed when something is made, replaced or removed there, and
+ * nothing resolved leaves ROOT.  The walk resolver does the same by
+ * hand: one component at a time with O_NOFOLLOW, reading each symlink
+ * met and going back up ".." only to a directory it holds.  A root made
+ * by pfx_root_sub() does not inherit this.
+ */
+PFX_API void pfx_root_in_root(struct pfx_root *root);
 
 /* Release ROOT.  Safe to call twice. */
 PFX_API void pfx_root_close(struct pfx_root *root);
@@ -261,6 +280,77 @@ PFX_API int pfx_root_link(const struct pfx_root *root, int fd,
     const char *rel, unsigned int flags);
 
 /*
+ * Names made beside their final ones, put in place later, all together
+ * (extract/journal.c: --atomic over a populated destination).
+ *
+ * pfx_root_commit_beside() and pfx_root_link_beside() judge the final
+ * name as pfx_root_commit() and pfx_root_link() would (-EEXIST,
+ * PFX_ROOT_SYMLINK_HELD; an existing directory gives -EISDIR whatever the
+ * flags), but change nothing at it: the file or link is named at a fresh
+ * temporary name (".pfx-<16 hex digits>.tmp", made exclusively, never
+ * reused) in the same directory, and described in *OUT.  The caller
+ * later puts it in place with pfx_beside_put() through a descriptor of
+ * that directory it opened beneath the root and checked (OUT->dir_dev,
+ * dir_ino), or removes it with pfx_beside_drop().
+ */
+struct pfx_beside {
+	char tmp[32];		/* the temporary name, in the same directory */
+	dev_t dev;		/* what was made there */
+	ino_t ino;
+	dev_t dir_dev;		/* the directory both names are in */
+	ino_t dir_ino;
+	struct timespec dir_mtime;	/* its mtime before the temporary
+					   name was made */
+	mode_t had;		/* S_IFMT of what the final name held when
+				   looked at, 0 for nothing */
+	dev_t had_dev;		/* ... and its identity */
+	ino_t had_ino;
+};
+
+/*
+ * As pfx_root_commit(), naming the pending file beside its final name.
+ * *PEND is released as pfx_root_commit() releases it.
+ * Return: 0, PFX_ROOT_SYMLINK_HELD, or -errno.
+ */
+PFX_API int pfx_root_commit_beside(const struct pfx_root *root,
+    struct pfx_pending *pend, unsigned int flags, struct pfx_beside *out);
+
+/*
+ * As pfx_root_link(), linking FD beside REL.
+ * Return: 0, PFX_ROOT_SYMLINK_HELD, or -errno.
+ */
+PFX_API int pfx_root_link_beside(const struct pfx_root *root, int fd,
+    const char *rel, unsigned int flags, struct pfx_beside *out);
+
+/*
+ * In the directory DIRFD, put TMP at NAME: where NAME existed
+ * (PFX_BESIDE_EXCHANGE) by exchanging the two, so that what stood at
+ * NAME is now at TMP, to be removed when every name is in place or put
+ * back (a directory that stands at NAME by then is swapped back at once:
+ * -EISDIR); else only as a new name (-EEXIST if NAME exists).  Both are one
+ * renameat2(2) each, of names in one directory.
+ * Return: 0, or -errno (-ENOENT for an exchange with a NAME now gone).
+ */
+#define PFX_BESIDE_EXCHANGE 0x1u
+PFX_API int pfx_beside_put(int dirfd, const char *tmp, const char *name,
+    unsigned int flags);
+
+/*
+ * Remove NAME (never a directory) from DIRFD if it is the inode (DEV,
+ * INO); a name that holds anything else is left, with -ESTALE.
+ * Return: 0, or -errno.
+ */
+PFX_API int pfx_beside_drop(int dirfd, const char *name, dev_t dev,
+    ino_t ino);
+
+/*
+ * Is the directory DIRFD, opened beneath ROOT as REL, beneath it still?
+ * Return: 0, -EXDEV, or -errno.
+ */
+PFX_API int pfx_root_still_beneath(const struct pfx_root *root, int dirfd,
+    const char *rel);
+
+/*
  * Create the symbolic link REL pointing at TARGET, which is stored as is
  * and never resolved here: judging where it points is the caller's job.
  * An existing name gives -EEXIST; an empty TARGET -EINVAL.  The parent
@@ -332,6 +422,22 @@ PFX_API int pfx_root_unlink(const struct pfx_root *root, const char *rel);
 
 /* Remove the empty directory REL.  Return: 0, or -errno. */
 PFX_API int pfx_root_rmdir(const struct pfx_root *root, const char *rel);
+
+/*
+ * Empty the existing directory REL beneath ROOT of what KEEP says must
+ * go: KEEP(ARG, NAME, IS_DIR) is asked once for each name in it (IS_DIR:
+ * a directory, a symlink being none), and a name it answers false for
+ * is removed with pfx_remove_tree(), then GONE(ARG, NAME), if not NULL,
+ * is told.  REL is reached as every name here is, never through a
+ * symlink; before each removal the directory is checked to be still
+ * beneath the root (-EXDEV stops the purge otherwise).  One pass over the
+ * listing: what others add meanwhile may or may not be seen.  The first
+ * failed removal stops the purge.  Return: 0, or -errno (-ENOENT,
+ * -ENOTDIR, -ELOOP: REL is no directory reachable beneath the root).
+ */
+PFX_API int pfx_root_purge(const struct pfx_root *root, const char *rel,
+    bool (*keep)(void *arg, const char *name, bool is_dir),
+    void (*gone)(void *arg, const char *name), void *arg);
 
 /*
  * Rename FROM to TO, both beneath ROOT.  FLAGS: 0 or PFX_ROOT_NOREPLACE to
@@ -406,8 +512,9 @@ struct pfx_stage {
 				   PARENTFD, or a directory above it */
 	unsigned int up;	/* read only: how many levels above DEST's
 				   parent NAME is (0: in it) */
-	int parent_closed;	/* private: no one else can change
-				   entries of DEST's parent */
+	int parent_closed;	/* no one else can change entries of
+				   DEST's parent; read only after
+				   -ENOTEMPTY or -EXDEV */
 	int privfd;		/* private: the private directory */
 	int replace;		/* private: DEST is an empty directory */
 	dev_t dev;		/* private: the staging tree */

@@ -82,6 +82,24 @@ int plat_walk(const struct pfx_root *root, const char *dir, int how,
     const mode_t *mkmode, unsigned int *created);
 
 /*
+ * As plat_walk(), for a root made with pfx_root_in_root(): a symlink met
+ * is followed with DIR's root as "/" (RESOLVE_IN_ROOT's rules), by hand,
+ * so that it works without openat2 too (inroot.c).
+ */
+int plat_walk_in_root(const struct pfx_root *root, const char *dir, int how,
+    const mode_t *mkmode, unsigned int *created);
+
+/*
+ * Make directory NAME in DIRFD (DIRREL from the root, "" to prove it by
+ * climbing) and open it as plat_step() does; one that appeared meanwhile
+ * is opened as it is.  Adds 1 to *CREATED if this call made it.
+ * Return: a descriptor, or -errno.
+ */
+int plat_make_new_dir(const struct pfx_root *root, int dirfd,
+    const char *dirrel, const char *name, mode_t mode, int how,
+    unsigned int *created);
+
+/*
  * Open the single component NAME of directory DIRFD as a directory,
  * without following a symlink and without leaving ROOT's filesystem.
  * Return: a descriptor, or -ELOOP, -ENOTDIR, -EXDEV, -ENOENT, -errno.
@@ -137,6 +155,20 @@ int plat_replace_flags(unsigned int flags);
 /* Close FD if it is open, keeping errno. */
 void plat_close(int fd);
 
+/*
+ * Fill NAME (CAP bytes, at least 26) with ".pfx-<16 hex digits>.tmp",
+ * the ATTEMPT-th try (0 first).  A name only has to be new in its
+ * directory: O_EXCL (or link, symlink) refuses one that exists, and a
+ * name someone guessed and made first costs one more try, no more.  So
+ * the first try is made from the clock (no system call) and SALT; only a
+ * retry, after a clash, asks the kernel for random bytes.
+ * Return: 0, or -errno.
+ */
+int plat_temp_name(char *name, size_t cap, int attempt, const void *salt);
+
+/* How many fresh temporary names to try before giving up with EEXIST. */
+#define PLAT_TEMP_TRIES 16
+
 
 /* --- os_*.c: what differs between kernels ------------------------------ */
 
@@ -155,6 +187,12 @@ int plat_os_openat2_probe(int rootfd);
  * EAGAIN a bounded number of times.  Return: a descriptor, or -errno.
  */
 int plat_os_openat2(int dirfd, const char *path, int flags);
+
+/*
+ * As plat_os_openat2(), with RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS|
+ * RESOLVE_NO_XDEV instead: symlinks are followed as if DIRFD were "/".
+ */
+int plat_os_openat2_in_root(int dirfd, const char *path, int flags);
 
 /* renameat without replacing NEW: -EEXIST if it exists.  0 or -errno. */
 int plat_os_rename_noreplace(int olddirfd, const char *oldname,

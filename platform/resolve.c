@@ -101,13 +101,10 @@ plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
 	return fd;
 }
 
-/*
- * Make directory NAME in DIRFD, then open it (one that appeared meanwhile
- * is opened as it is).  A new directory is removed again if DIRFD turns
- * out to be outside the root.  Return: a descriptor, or -errno.
- */
-static int
-make_new_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
+/* see platform.h; a new directory is removed again if DIRFD turns out
+ * to be outside the root. */
+int
+plat_make_new_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
     const char *name, mode_t mode, int how, unsigned int *created)
 {
 	struct stat made, now;
@@ -144,7 +141,7 @@ make_one_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
 	fd = plat_step(root, dirfd, name, how);
 	if (fd != -ENOENT)
 		return fd;
-	return make_new_dir(root, dirfd, dirrel, name, mode, how, created);
+	return plat_make_new_dir(root, dirfd, dirrel, name, mode, how, created);
 }
 
 /* see platform.h */
@@ -157,6 +154,8 @@ plat_walk(const struct pfx_root *root, const char *dir, int how,
 	size_t len;
 	int cur = -1, next, r, step_how;
 
+	if (root->in_root)
+		return plat_walk_in_root(root, dir, how, mkmode, created);
 	cur = openat(root->fd, ".", dir_open_flags(root, *p == '\0' ? how :
 	    PLAT_DIR_SEARCH));
 	if (cur == -1)
@@ -202,6 +201,9 @@ plat_resolve_dir(const struct pfx_root *root, const char *dir, int how)
 {
 	if (root->resolver == PFX_RESOLVER_WALK)
 		return plat_walk(root, dir, how, NULL, NULL);
+	if (root->in_root)
+		return plat_os_openat2_in_root(root->fd, dir[0] != '\0' ?
+		    dir : ".", dir_open_flags(root, how));
 	return plat_os_openat2(root->fd, dir[0] != '\0' ? dir : ".",
 	    dir_open_flags(root, how));
 }
@@ -217,7 +219,7 @@ plat_make_leaf_dir(const struct pfx_root *root, const char *parent,
 	if (pfd < 0)
 		return pfd;
 	/* The caller just found LEAF missing: make it without a look. */
-	fd = make_new_dir(root, pfd, parent, leaf, mode, how, created);
+	fd = plat_make_new_dir(root, pfd, parent, leaf, mode, how, created);
 	plat_close(pfd);
 	return fd;
 }

@@ -86,6 +86,7 @@ pfx_root_open(struct pfx_root *root, int dirfd, const char *unsafe_path,
 	root->resolver = PFX_RESOLVER_WALK;
 	root->kernel_confined = 0;
 	root->unnamed = 0;
+	root->in_root = 0;
 	r = strip_trailing_slashes(unsafe_path, path, sizeof(path));
 	if (r < 0)
 		return r;
@@ -125,6 +126,13 @@ pfx_root_close(struct pfx_root *root)
 }
 
 /* see pfx_root.h */
+void
+pfx_root_in_root(struct pfx_root *root)
+{
+	root->in_root = 1;
+}
+
+/* see pfx_root.h */
 const char *
 pfx_root_resolver_name(const struct pfx_root *root)
 {
@@ -140,6 +148,7 @@ pfx_root_sub(const struct pfx_root *parent, const char *rel,
 
 	sub->kernel_confined = 0;
 	sub->unnamed = 0;
+	sub->in_root = 0;
 	sub->fd = pfx_root_open_dir(parent, rel);
 	if (sub->fd < 0) {
 		r = sub->fd;

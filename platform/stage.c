@@ -451,6 +451,13 @@ pfx_stage_open(struct pfx_stage *st, int dirfd, const char *dest)
 	r = plat_os_identify(st->parentfd, &pid);
 	if (r == 0)
 		r = check_dest(st, &pid);
+	if (r == -ENOTEMPTY || r == -EXDEV) {
+		/* The caller may unpack into it; only if no one can swap it. */
+		struct stat sb;
+
+		st->parent_closed = fstat(st->parentfd, &sb) == 0 &&
+		    closed_to_others(&sb);
+	}
 	if (r == 0)
 		r = pick_stage_dir(st, &pid);
 	/*

@@ -80,22 +80,165 @@ for c in "strict:../link.tar --strict" "truncated:../cut.tar" \
 	[ -z "$(ls -A "$T/w/empty")" ] && ok || bad "$what: DEST filled"
 done
 
-# A DEST that is not empty, a file or a symlink: refused before reading.
+# A DEST that is a file or a symlink: refused before reading.
 clean
-mkdir "$T/w/full" && echo mine > "$T/w/full/mine"
 echo file > "$T/w/file"
 mkdir "$T/w/e" && ln -s e "$T/w/link"
-for d in full file link; do
+for d in file link; do
 	run "DEST $d" 2 -xf ../a.tar -C $d --atomic
-	grep -q -- '--atomic publishes a new tree' "$T/stderr" && ok ||
+	grep -q -- '--atomic needs a directory or no destination' "$T/stderr" && ok ||
 	    bad "DEST $d: message: $(cat "$T/stderr")"
 done
-only "refused DESTs" "e file full link"
-[ "$(cat "$T/w/full/mine")" = mine ] && [ -z "$(ls -A "$T/w/e")" ] && ok ||
-    bad "refused DESTs were changed"
-run "DEST ." 2 -xf ../a.tar -C . --atomic
-grep -q 'a name of its own' "$T/stderr" && ok ||
-    bad "DEST .: message: $(cat "$T/stderr")"
+only "refused DESTs" "e file link"
+[ -z "$(ls -A "$T/w/e")" ] && ok || bad "refused DESTs were changed"
+
+# --- A populated DEST: every name beside its own until the end --------
+
+# snap DIR: every name beneath DIR (DIR itself included) with its inode,
+# type, mode, mtime, size, link target and content hash.
+snap() {
+	(cd "$1" && find . -printf '%p %i %y %m %T@ %s %n %l\n' | sort &&
+	    find . -type f -exec md5sum {} + | sort)
+}
+
+# same NAME: $T/w/root is as $T/before says, and holds no temporary name.
+same() {
+	snap "$T/w/root" > "$T/after"
+	if cmp -s "$T/before" "$T/after"; then ok; else
+		bad "$1: DEST changed: $(diff "$T/before" "$T/after" | head -5)"
+	fi
+	leftovers "$1"
+}
+leftovers() {
+	n=$(find "$T/w/root" -name '.pfx-*' | wc -l)
+	[ "$n" -eq 0 ] && ok || bad "$1: $n temporary names left"
+}
+
+# Packages: p1 a base, p2 a second one (619 files, a hard link, new
+# directories beside old ones), p1v2 an upgrade of p1.
+mkdir -p "$T/p1/usr/bin" "$T/p1/etc" "$T/p2/usr/bin" "$T/p2/usr/share/p2" \
+    "$T/p1v2/usr/bin" "$T/p1v2/etc"
+echo a1 > "$T/p1/usr/bin/a"; echo conf > "$T/p1/etc/c"
+echo keep > "$T/p1/usr/bin/keep"
+echo b > "$T/p2/usr/bin/b"
+i=0
+while [ $i -lt 619 ]; do
+	echo "file $i" > "$T/p2/usr/share/p2/f$i"; i=$((i + 1))
+done
+ln "$T/p2/usr/bin/b" "$T/p2/usr/share/p2/b-link"
+echo a2 > "$T/p1v2/usr/bin/a"; echo new > "$T/p1v2/usr/bin/new"
+echo conf2 > "$T/p1v2/etc/c"
+tar -C "$T/p1" -cf "$T/p1.tar" .
+tar -C "$T/p2" -cf "$T/p2.tar" .
+tar -C "$T/p1v2" -cf "$T/p1v2.tar" .
+# The 619 files, then a truncation: a last big file's data cut.
+mkdir -p "$T/p2big/usr/share"
+head -c 300000 /dev/urandom > "$T/p2big/usr/share/zbig"
+cp "$T/p2.tar" "$T/p2full.tar"
+tar -C "$T/p2big" -rf "$T/p2full.tar" ./usr/share/zbig
+sz=$(wc -c < "$T/p2full.tar")
+head -c $((sz - 200000)) "$T/p2full.tar" > "$T/p2cut.tar"
+
+populated() {
+	clean
+	mkdir "$T/w/root"
+	(cd "$T/w" && "$pfx" -xf "$T/p1.tar" -C root) || bad "p1: exit $?"
+	# An old mtime on every directory: a change to one shows.
+	find "$T/w/root" -type d -exec touch -d @1000000000 {} +
+	snap "$T/w/root" > "$T/before"
+}
+
+# A second package into a populated root: old names untouched.
+populated
+ino=$(stat -c %i "$T/w/root/usr/bin/a")
+run "second package" 0 -xf "$T/p2.tar" -C root --atomic
+[ "$(cat "$T/w/root/usr/share/p2/f618")" = "file 618" ] &&
+    [ "$(stat -c %i "$T/w/root/usr/bin/b")" = \
+    "$(stat -c %i "$T/w/root/usr/share/p2/b-link")" ] && ok ||
+    bad "second package: not extracted"
+[ "$(stat -c %i "$T/w/root/usr/bin/a")" = "$ino" ] &&
+    [ "$(cat "$T/w/root/etc/c")" = conf ] && ok ||
+    bad "second package: an old name changed"
+leftovers "second package"
+
+# An upgrade: files replaced by new inodes, the rest kept.
+populated
+kino=$(stat -c %i "$T/w/root/usr/bin/keep")
+run "upgrade" 0 -xf "$T/p1v2.tar" -C root --atomic
+[ "$(cat "$T/w/root/usr/bin/a")" = a2 ] &&
+    [ "$(cat "$T/w/root/etc/c")" = conf2 ] &&
+    [ "$(cat "$T/w/root/usr/bin/new")" = new ] &&
+    [ "$(stat -c %i "$T/w/root/usr/bin/keep")" = "$kino" ] && ok ||
+    bad "upgrade: not as it should be"
+leftovers "upgrade"
+
+# -k judges the old names before anything is put in place.
+populated
+run "upgrade -k" 2 -xkf "$T/p1v2.tar" -C root --atomic
+[ "$(cat "$T/w/root/usr/bin/a")" = a1 ] &&
+    [ "$(cat "$T/w/root/usr/bin/new")" = new ] && ok ||
+    bad "upgrade -k: an old file was replaced, or the new one not made"
+leftovers "upgrade -k"
+
+# Failures: DEST byte for byte and inode for inode as before.
+# Each fails for its own reason (WHY, in the message), not for DEST's.
+for c in "truncated:Truncated:$T/p2cut.tar" \
+    "limit:max-entries=300:$T/p2.tar --max-entries=300" \
+    "bytes:max-bytes=3000:$T/p2.tar --max-bytes=3000" \
+    "strict:ro2:$T/link.tar --strict" \
+    "upgrade limit:max-entries=4:$T/p1v2.tar --max-entries=4"; do
+	what=${c%%:*} rest=${c#*:}
+	why=${rest%%:*} args=${rest#*:}
+	populated
+	# shellcheck disable=SC2086
+	run "populated $what" 2 -xf $args -C root --atomic
+	grep -q -- "$why" "$T/stderr" && ok ||
+	    bad "populated $what: message: $(head -3 "$T/stderr")"
+	same "populated $what"
+done
+
+# The same, confined (--sandbox=require) and without the decoder process.
+for c in "sandbox:--sandbox=require" "no sandbox:--no-sandbox"; do
+	what=${c%%:*} args=${c#*:}
+	populated
+	run "populated truncated, $what" 2 -xf "$T/p2cut.tar" -C root \
+	    --atomic $args
+	grep -q Truncated "$T/stderr" && ok ||
+	    bad "populated truncated, $what: $(head -3 "$T/stderr")"
+	same "populated truncated, $what"
+	run "populated, $what" 0 -xf "$T/p1v2.tar" -C root --atomic $args
+	[ "$(cat "$T/w/root/usr/bin/a")" = a2 ] && ok ||
+	    bad "populated, $what: not upgraded"
+	leftovers "populated, $what"
+done
+
+# A name that would change type is refused; the rest is put in place.
+populated
+mkdir -p "$T/tc/usr/bin/a" "$T/tc/etc"
+echo x > "$T/tc/usr/bin/a/x"; echo y > "$T/tc/usr/y"
+mkdir "$T/tc/etc/c"
+tar -C "$T/tc" -cf "$T/tc.tar" ./usr/y ./usr/bin/a ./etc/c
+run "type change" 1 -xf "$T/tc.tar" -C root --atomic
+[ -f "$T/w/root/usr/bin/a" ] && [ -f "$T/w/root/etc/c" ] &&
+    [ "$(cat "$T/w/root/usr/y")" = y ] && ok ||
+    bad "type change: $(ls -la "$T/w/root/usr" "$T/w/root/etc")"
+populated
+run "type change --strict" 2 -xf "$T/tc.tar" -C root --atomic --strict
+grep -q "usr/bin/a" "$T/stderr" && ok ||
+    bad "type change --strict: $(head -3 "$T/stderr")"
+same "type change --strict"
+
+# '.' is a populated DEST like any other.
+populated
+(cd "$T/w/root" && "$pfx" -xf "$T/p1v2.tar" -C . --atomic) &&
+    [ "$(cat "$T/w/root/usr/bin/a")" = a2 ] && ok ||
+    bad "DEST .: not upgraded"
+
+# --fsync: the same result.
+populated
+run "--fsync" 0 -xf "$T/p2.tar" -C root --atomic --fsync
+[ -f "$T/w/root/usr/share/p2/f0" ] && ok || bad "--fsync: not extracted"
+leftovers "--fsync"
 
 # With -t, --atomic is ignored, as -k is: nothing is written.
 clean
@@ -118,7 +261,33 @@ if command -v mkfifo >/dev/null 2>&1; then
 	exec 3>&-
 	[ "$rc" -eq 143 ] && ok || bad "SIGTERM: exit status $rc, want 143"
 	only "SIGTERM" ""
+	# The same into a populated DEST: as it was.
+	populated
+	(cd "$T/w" && exec "$pfx" -xf "$T/fifo" -C root --atomic) \
+	    2> "$T/stderr" &
+	pid=$!
+	exec 3> "$T/fifo"
+	head -c 300000 "$T/p2.tar" >&3
+	sleep 0.3
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	exec 3>&-
+	[ "$rc" -eq 143 ] && ok || bad "SIGTERM, populated: exit $rc, want 143"
+	same "SIGTERM, populated"
 fi
+
+# -G removes names at once: refused over a populated DEST, which keeps
+# the names its dump directory lacks.
+rm -rf "$T/inc" && mkdir -p "$T/inc/src" "$T/inc/dest"
+echo a > "$T/inc/src/a"
+echo keep > "$T/inc/dest/keep"
+tar -C "$T/inc/src" -cGf "$T/inc/inc.tar" . 2>/dev/null
+"$pfx" -G -xf "$T/inc/inc.tar" -C "$T/inc/dest" --atomic 2> "$T/stderr"
+rc=$?
+[ "$rc" -eq 2 ] && [ -f "$T/inc/dest/keep" ] && [ ! -e "$T/inc/dest/a" ] &&
+    grep -q 'incremental restore removes names' "$T/stderr" && ok ||
+    bad "-G --atomic, populated: exit $rc: $(cat "$T/stderr")"
 
 echo "atomic: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

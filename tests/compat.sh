@@ -1067,9 +1067,9 @@ fi
 
 # --- issue 19: -O, transforms, -T, --occurrence, --one-top-level -----------
 
-# tree_of DIR: each path below DIR with its type, link target and the
+# xo_tree DIR: each path below DIR with its type, link target and the
 # sha1 of its content.
-tree_of() {
+xo_tree() {
 	(cd "$1" && find . -mindepth 1 -printf '%y %p -> %l\n' | sort &&
 	    find . -type f -exec sha1sum {} + | sort -k 2)
 }
@@ -1086,8 +1086,8 @@ like_tar_tree() {
 	(cd "$T/xo" && "$PFX" "$@" --symlinks=contain -C p) >/dev/null \
 	    2>"$T/perr"
 	prc=$?
-	tree_of "$T/xo/r" >"$T/twant"
-	tree_of "$T/xo/p" >"$T/pgot"
+	xo_tree "$T/xo/r" >"$T/twant"
+	xo_tree "$T/xo/p" >"$T/pgot"
 	if [ $prc -eq $trc ] && cmp -s "$T/twant" "$T/pgot"; then ok; else
 		bad "$label: tar exit $trc, pfextract $prc;" \
 		    "$(diff "$T/twant" "$T/pgot" | grep '^[<>]' | head -3 |
@@ -1160,8 +1160,8 @@ if selected xopts; then
 		(cd "$T/xo" && "$PFX" -xf x.tar -s "$x" --symlinks=contain \
 		    -C p) 2>/dev/null
 		prc=$?
-		tree_of "$T/xo/r" >"$T/twant"
-		tree_of "$T/xo/p" >"$T/pgot"
+		xo_tree "$T/xo/r" >"$T/twant"
+		xo_tree "$T/xo/p" >"$T/pgot"
 		if [ $prc -eq $trc ] && cmp -s "$T/twant" "$T/pgot"; then ok
 		else
 			bad "bsdtar -xf x.tar -s '$x': bsdtar exit $trc," \
@@ -1174,8 +1174,8 @@ if selected xopts; then
 	(cd "$T/xo" && bsdtar -xf x.tar -s /b/B/ -s /B/C/ -s /hl/H/ -C r)
 	(cd "$T/xo" && "$PFX" -xf x.tar -s /b/B/ -s /B/C/ -s /hl/H/ \
 	    --symlinks=contain -C p)
-	tree_of "$T/xo/r" >"$T/twant"
-	tree_of "$T/xo/p" >"$T/pgot"
+	xo_tree "$T/xo/r" >"$T/twant"
+	xo_tree "$T/xo/p" >"$T/pgot"
 	if cmp -s "$T/twant" "$T/pgot"; then ok; else
 		bad "bsdtar -s, three rules: the trees differ"
 	fi
@@ -1229,6 +1229,87 @@ if selected xopts; then
 	like_tar_tree "tar -xf pkg-1.0.tar --one-top-level=x --transform" \
 	    -xf pkg-1.0.tar --one-top-level=x --transform='s/topx/y/'
 	unset LIKE_DIR
+fi
+
+# --- incremental archives (-G, -g), against GNU tar --------------------------
+
+# tree_of DIR: each path below DIR with its type and, for files, content.
+tree_of() {
+	(cd "$1" && find . -printf '%p %y\n' | sort &&
+	    find . -type f -exec sha1sum {} + | sort)
+}
+
+# Levels 0 and 1 of `tar -g`, with files, directories and a file turned
+# into a directory (and back) removed in between; each restored by GNU tar
+# and by pfextract over a tree with strays in it, which go.  -v says what
+# goes as tar says it ("tar:" read as "pfextract:", in the C locale).
+if selected incremental; then
+	I=$T/incr
+	mkdir -p "$I/src/d/sub/deep" "$I/src/d/gonedir/x" "$I/src/d/f2d" \
+	    "$I/src/e"
+	for f in d/a d/gone d/sub/b d/sub/deep/c d/gonedir/x/y d/d2f/z \
+	    e/keep; do
+		mkdir -p "$I/src/$(dirname "$f")"
+		echo "$f" >"$I/src/$f"
+	done
+	(cd "$I" && tar -cf l0.tar -g snap src) || bad "tar -g level 0"
+	sleep 1
+	rm -rf "$I/src/d/gone" "$I/src/d/gonedir" "$I/src/d/d2f" \
+	    "$I/src/d/f2d" "$I/src/d/sub/deep/c"
+	echo now a file >"$I/src/d/d2f"
+	mkdir "$I/src/d/f2d" "$I/src/new"
+	echo n >"$I/src/new/n"
+	echo a2 >"$I/src/d/a"
+	(cd "$I" && tar -cf l1.tar -g snap src) || bad "tar -g level 1"
+	for g in '-g /dev/null' '--listed-incremental=snap' -G \
+	    --incremental; do
+		for d in r p; do
+			rm -rf "$I/$d" && mkdir "$I/$d"
+		done
+		(cd "$I" && tar -xf l0.tar -C r && "$PFX" -xf l0.tar -C p) ||
+		    bad "level 0 ($g)"
+		for d in r p; do
+			echo stray >"$I/$d/src/d/stray"
+			mkdir -p "$I/$d/src/e/straydir/s"
+			ln -s ../../../.. "$I/$d/src/d/up"
+		done
+		(cd "$I" && LC_ALL=C tar -xvf l1.tar $g -C r) >"$I/tout" \
+		    2>"$I/terr"
+		trc=$?
+		(cd "$I" && "$PFX" -xvf l1.tar $g -C p) >"$I/pout" 2>"$I/perr"
+		prc=$?
+		sed 's/^tar: /pfextract: /' "$I/tout" >"$I/twant"
+		tree_of "$I/r" >"$I/rtree"
+		tree_of "$I/p" >"$I/ptree"
+		if [ $trc -eq $prc ] && cmp -s "$I/rtree" "$I/ptree" &&
+		    cmp -s "$I/twant" "$I/pout"; then
+			ok
+		else
+			bad "tar -xvf l1.tar $g over level 0: tar exit $trc," \
+			    "pfextract $prc;" \
+			    "$(diff "$I/rtree" "$I/ptree" | grep '^[<>]' |
+			    head -3 | tr '\n' ' ')" \
+			    "$(diff "$I/twant" "$I/pout" | grep '^[<>]' |
+			    head -3 | tr '\n' ' ')"
+		fi
+	done
+	# Listing: -tvv shows each dump directory's list, -tv does not.
+	# (Standard output only: -vv also says what the sandbox holds.)
+	for a in l0.tar l1.tar; do
+		for g in '-g /dev/null' -G ''; do
+			for v in -tvvf -tvf; do
+				(cd "$I" && tar $v $a $g) >"$I/tout" 2>/dev/null
+				(cd "$I" && "$PFX" $v $a $g) >"$I/pout" \
+				    2>/dev/null
+				if cmp -s "$I/tout" "$I/pout"; then ok; else
+					bad "tar $v $a $g: the listings" \
+					    "differ: $(diff "$I/tout" \
+					    "$I/pout" | grep '^[<>]' |
+					    head -3 | tr '\n' ' ')"
+				fi
+			done
+		done
+	done
 fi
 
 echo "compat: $passed passed, $failed failed"

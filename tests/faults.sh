@@ -431,5 +431,42 @@ if [ "$modes" != plain ]; then
 	    bad "--atomic: leftover staging not told: exit $rc: $(cat "$T/err")"
 fi
 
+# --atomic over a populated DEST: a rename that fails in the middle of
+# putting names in place takes back every name put; an unlink that fails
+# while a failed run is undone is told, with the temporary names left.
+if [ "$modes" != plain ]; then
+	rm -rf "$T/pop" && mkdir -p "$T/pop/src/d" "$T/pop/v2/d"
+	for i in 1 2 3 4 5 6; do
+		echo "old $i" > "$T/pop/src/d/f$i"
+		echo "new $i" > "$T/pop/v2/d/f$i"
+	done
+	echo new > "$T/pop/v2/d/g"
+	tar -C "$T/pop/v2" -cf "$T/pop/v2.tar" d
+	head -c 4000 "$T/pop/v2.tar" > "$T/pop/cut.tar"
+	popsnap() {
+		(cd "$T/pop/dest" && find . -printf '%p %i %y %m %T@ %s\n' |
+		    sort && find . -type f -exec md5sum {} + | sort)
+	}
+	rm -rf "$T/pop/dest" && cp -a "$T/pop/src" "$T/pop/dest"
+	touch -d @1000000000 "$T/pop/dest/d" "$T/pop/dest"
+	popsnap > "$T/pop/before"
+	FAULTSHIM=renameat:EIO:after=3:times=1 LD_PRELOAD=$shim "$pfx" \
+	    -xf "$T/pop/v2.tar" -C "$T/pop/dest" --atomic 2> "$T/err"
+	rc=$?
+	popsnap > "$T/pop/after"
+	[ $rc -eq 2 ] && grep -q 'cannot be put in place: Input/output error; every name put was taken back' "$T/err" &&
+	    cmp -s "$T/pop/before" "$T/pop/after" &&
+	    [ -z "$(find "$T/pop/dest" -name '.pfx-*')" ] && ok ||
+	    bad "--atomic, populated: a failed rename: exit $rc: $(cat "$T/err"); $(diff "$T/pop/before" "$T/pop/after" | head -5)"
+	FAULTSHIM=unlinkfile:EIO LD_PRELOAD=$shim "$pfx" \
+	    -xf "$T/pop/cut.tar" -C "$T/pop/dest" --atomic 2> "$T/err"
+	rc=$?
+	n=$(find "$T/pop/dest" -name '.pfx-*.tmp' | wc -l)
+	[ $rc -eq 2 ] && [ "$n" -gt 0 ] &&
+	    grep -q "$n new files were left under temporary names (.pfx-\*.tmp), such as d/.pfx-[0-9a-f]*.tmp: Input/output error" "$T/err" &&
+	    [ "$(cat "$T/pop/dest/d/f1")" = "old 1" ] && ok ||
+	    bad "--atomic, populated: a failed unlink: exit $rc, $n left: $(cat "$T/err")"
+fi
+
 echo "faults: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -8,8 +8,9 @@
  * call from then on).  CALL is write (write, pwrite and pwrite64, on
  * regular files only, so that standard output and error still work),
  * openat (openat and openat64),
- * fsync, mkdirat, renameat (renameat and renameat2) or unlinkat (of a
- * directory only: AT_REMOVEDIR, so that temporaries still go).  ERRNO is a name:
+ * fsync, mkdirat, renameat (renameat and renameat2), unlinkat (of a
+ * directory only: AT_REMOVEDIR, so that temporaries still go) or
+ * unlinkfile (unlinkat of anything else).  ERRNO is a name:
  * EIO, ENOSPC, EDQUOT, EMFILE, EACCES, EROFS, ENOENT.  ":dir=NAME"
  * counts (and fails) only the openat calls that create a file (O_CREAT or
  * O_TMPFILE) in a directory named NAME, so that a test does not depend on
@@ -255,7 +256,9 @@ int
 unlinkat(int dirfd, const char *path, int flags)
 {
 	REAL(unlinkat);
-	if ((flags & AT_REMOVEDIR) != 0 && shim_fail("unlinkat"))
+	/* "unlinkat" fails directories, "unlinkfile" everything else. */
+	if (shim_fail((flags & AT_REMOVEDIR) != 0 ? "unlinkat" :
+	    "unlinkfile"))
 		return -1;
 	return real_unlinkat(dirfd, path, flags);
 }

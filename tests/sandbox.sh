@@ -125,6 +125,10 @@ for r in openat2 walk; do
 	compare "$r demo contain" "$T/demo.tgz" --symlinks=contain
 	compare "$r demo contain strict" "$T/demo.tgz" --symlinks=contain \
 	    --strict
+	# --symlinks=root makes links at once, under the same Landlock
+	# ruleset (PFX_SANDBOX_SYMLINKS) and seccomp filter (openat2).
+	compare "$r tree root" "$T/a.tgz" --symlinks=root
+	compare "$r demo root" "$T/demo.tgz" --symlinks=root
 done
 unset PFEXTRACT_RESOLVER
 

@@ -1324,7 +1324,7 @@ unplant_visit(int dirfd, const char *name, const char *rel,
  * Return: 0 if it stays inside, else -errno (-EXDEV: it leads out).
  */
 static int
-resolve_beneath(int destfd, const char *rel)
+resolve_beneath(int destfd, const char *rel, bool in_root)
 {
 	struct open_how how;
 	long fd;
@@ -1332,7 +1332,8 @@ resolve_beneath(int destfd, const char *rel)
 
 	memset(&how, 0, sizeof(how));
 	how.flags = O_PATH | O_CLOEXEC;
-	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	how.resolve = (in_root ? RESOLVE_IN_ROOT : RESOLVE_BENEATH) |
+	    RESOLVE_NO_MAGICLINKS;
 	for (tries = 0; tries < 16; tries++) {
 		fd = syscall(SYS_openat2, destfd, rel, &how, sizeof(how));
 		if (fd >= 0) {
@@ -1380,13 +1381,15 @@ dest_visit(int dirfd, const char *name, const char *rel,
 	if (n < 0)
 		return -errno;
 	target[n] = '\0';
-	if (target[0] == '/') {
+	/* --symlinks=root: "/" is dest, as in a chroot. */
+	if (target[0] == '/' && ds->symlinks != PFX_SYMLINKS_ROOT) {
 		snprintf(msg, sizeof(msg), "a symlink to the absolute %s",
 		    target);
 		scan_fail(ds, rel, msg);
 		return 0;
 	}
-	e = resolve_beneath(ds->race->destfd, rel);
+	e = resolve_beneath(ds->race->destfd, rel,
+	    ds->symlinks == PFX_SYMLINKS_ROOT);
 	if (e == -ENOENT || e == -ENOTDIR) {
 		ds->dangling++;	/* what it led to was moved out */
 		return 0;
@@ -1715,7 +1718,8 @@ run_trial(enum pfx_resolver how, enum pfx_symlinks symlinks,
 	r = start_trial(seed);
 	snprintf(who, sizeof(who), "%s/%s trial %u",
 	    how == PFX_RESOLVER_OPENAT2 ? "openat2" : "walk",
-	    symlinks == PFX_SYMLINKS_REFUSE ? "refuse" : "contain", trial);
+	    symlinks == PFX_SYMLINKS_REFUSE ? "refuse" :
+	    symlinks == PFX_SYMLINKS_ROOT ? "root" : "contain", trial);
 	cr_log_info("%s: seed %u, top %s", who, seed, r->top);
 
 	/* Let the attackers get going before the extractor starts. */
@@ -1873,4 +1877,21 @@ Test(extract_race, walk_contain, .timeout = 120.,
     "walk, contained symlinks")
 {
 	run_race(PFX_RESOLVER_WALK, PFX_SYMLINKS_CONTAIN);
+}
+
+/*
+ * --symlinks=root: links made at once and followed to parents, in dest:
+ * a directory swapped for a symlink to the victim, absolute, must lead
+ * nowhere but into dest.
+ */
+Test(extract_race, openat2_root, .timeout = 120.,
+    .description = "race: openat2, a root filesystem (RESOLVE_IN_ROOT)")
+{
+	run_race(PFX_RESOLVER_OPENAT2, PFX_SYMLINKS_ROOT);
+}
+
+Test(extract_race, walk_root, .timeout = 120.,
+    .description = "race: walk, a root filesystem (in-root by hand)")
+{
+	run_race(PFX_RESOLVER_WALK, PFX_SYMLINKS_ROOT);
 }

@@ -346,7 +346,7 @@ static void
 expect_case(const char *name, const char *link, const char *target,
     struct lc_set *set, int expect, const char *resolved)
 {
-	struct xtr_link_lookup lu = { set_lookup, set, NULL, NULL };
+	struct xtr_link_lookup lu = { set_lookup, set, NULL, NULL, false };
 	char out[PFX_PATH_MAX + 16];
 	size_t len;
 	int r, r2;
@@ -587,7 +587,7 @@ Test(linkcheck_lookup, asked_about_every_component_once)
 Test(linkcheck_lookup, null_lookup)
 {
 	char out[PFX_PATH_MAX];
-	struct xtr_link_lookup nofn = { NULL, NULL, NULL, NULL };
+	struct xtr_link_lookup nofn = { NULL, NULL, NULL, NULL, false };
 
 	cr_assert(xtr_link_contained("d/l2", "l/..", NULL, out,
 	    sizeof(out)) == 1);
@@ -962,7 +962,7 @@ Test(linkcheck_prop, agrees_with_the_kernel, .timeout = 300.)
 	static struct tmemo tm;
 	struct xtr_link_memo memo = { tmemo_get, tmemo_put, &tm, frames, 8 };
 	char out2[PFX_PATH_MAX];
-	struct xtr_link_lookup lu = { NULL, NULL, NULL, NULL };
+	struct xtr_link_lookup lu = { NULL, NULL, NULL, NULL, false };
 	struct lc_set set;
 	uint64_t seed, steps;
 	int r2;
@@ -1073,7 +1073,7 @@ Test(linkcheck_prop, chain_limit_is_the_kernels)
 	const char *tmp;
 	char top[PATH_MAX];
 	struct lc_set set = { NULL, NULL, CHAIN41, NULL, 0, NULL, 0 };
-	struct xtr_link_lookup lu = { set_lookup, &set, NULL, NULL };
+	struct xtr_link_lookup lu = { set_lookup, &set, NULL, NULL, false };
 	size_t i;
 	int rootfd, fd, r;
 
@@ -1108,4 +1108,59 @@ Test(linkcheck_prop, chain_limit_is_the_kernels)
 	cr_assert(unlinkat(rootfd, "f", AT_REMOVEDIR) == 0);
 	close(rootfd);
 	cr_assert(rmdir(top) == 0, "rmdir %s: %s", top, strerror(errno));
+}
+
+/*
+ * --symlinks=root: the rules of RESOLVE_IN_ROOT.  "/" is the destination,
+ * ".." at the top stays there, and a path that reaches a magic link under
+ * proc/ is refused.
+ */
+static const struct lc_row root_rows[] = {
+	IN("root_absolute", "lib64/ld.so", "/lib/x86_64/ld.so",
+	    "lib/x86_64/ld.so", NONE),
+	IN("root_absolute_through_merged_usr", "lib64/ld.so",
+	    "/lib/x86_64/ld.so", "usr/lib/x86_64/ld.so",
+	    SET(L("lib", "usr/lib"))),
+	IN("root_dotdot_past_top", "etc/localtime",
+	    "../../../../usr/share/zoneinfo/UTC", "usr/share/zoneinfo/UTC",
+	    NONE),
+	IN("root_dotdot_then_back", "a/l", "../../a/../../b", "b", NONE),
+	IN("root_chain_of_absolutes", "x", "/y/z", "t/z",
+	    SET(L("y", "/w/.."), L("w", "/t/u"))),
+	IN("root_mtab", "etc/mtab", "../proc/self/mounts",
+	    "proc/self/mounts", NONE),
+	IN("root_proc_self_net", "etc/n", "/proc/net/dev", "proc/net/dev",
+	    NONE),
+	OUT("root_magic_root", "etc/evil", "/proc/1/root", NONE),
+	OUT("root_magic_self_fd", "etc/evil", "../../proc/self/fd/3", NONE),
+	OUT("root_magic_task_cwd", "etc/evil", "/proc/self/task/1/cwd",
+	    NONE),
+	OUT("root_magic_through_chain", "a", "p/root",
+	    SET(L("p", "/proc/self"))),
+	OUT("root_magic_after_dotdot", "a", "x/../proc/1/exe", NONE),
+	OUT("root_empty", "a", "", NONE),
+	ERR("root_loop", "a", "/b", -ELOOP, SET(L("b", "/a"))),
+	ERR("root_chain_41", "l", "c0", -ELOOP, CHAIN41),
+};
+
+Test(linkcheck_root, table)
+{
+	char out[PFX_PATH_MAX];
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(root_rows) / sizeof(root_rows[0]); i++) {
+		const struct lc_row *row = &root_rows[i];
+		struct lc_set set = { row->link, row->target, row->set,
+		    row->nset, NULL, 0, NULL, 0 };
+		struct xtr_link_lookup lu = { set_lookup, &set, NULL, NULL,
+		    true };
+
+		r = xtr_link_contained(row->link, row->target, &lu, out,
+		    sizeof(out));
+		cr_assert(r == row->expect, "%s: got %s, expected %s",
+		    row->name, answer_name(r), answer_name(row->expect));
+		if (r == 1)
+			cr_assert_str_eq(out, row->resolved, "%s", row->name);
+	}
 }

@@ -1,0 +1,229 @@
+/*
+ * dumpdir.c -- GNU tar's incremental restore (-G/-g, PFX_OPT_INCREMENTAL):
+ * a dump directory ('D' entry) lists, in its data, the names its
+ * directory held when it was dumped; at extraction whatever else is in
+ * that directory now is removed, as GNU tar's purge_directory() does.
+ *
+ * The list is the archive's, hostile: it is read whole only up to
+ * PFX_DUMPDIR_MAX bytes and charged to the memory budget, and it only
+ * ever answers "keep" for a name the directory's own listing found
+ * (pfx_root_purge()): a name in it is a name of the directory's direct
+ * children or the list is refused, and nothing is ever looked up by a
+ * name from it.  Renames ('R', 'T', 'X': GNU tar moves directories by
+ * the paths they give) are refused with their reason.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "extract.h"
+
+/* see extract.h */
+bool
+xtr_is_dumpdir(const struct xtr *x, struct archive_entry *ae)
+{
+	/*
+	 * libarchive gives a directory data only for GNU's 'D' type (a '5'
+	 * is read with size 0), and only GNU tar archives have those.
+	 */
+	return (x->opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
+	    archive_entry_filetype(ae) == AE_IFDIR &&
+	    archive_entry_size(ae) > 0 &&
+	    xtr_source_format(x) == ARCHIVE_FORMAT_TAR_GNUTAR;
+}
+
+/* For bsearch(3): the name KEY against a record's name. */
+static int
+key_name(const void *key, const void *b)
+{
+	const char *const *pb = b;
+
+	return strcmp(key, *pb + 1);
+}
+
+/* For qsort(3): the names after their codes. */
+static int
+by_name(const void *a, const void *b)
+{
+	const char *const *pa = a, *const *pb = b;
+
+	return strcmp(*pa + 1, *pb + 1);
+}
+
+/*
+ * Check the records of D->buf, "Cname\0" each, up to an empty one or
+ * the end, and count them in D->n.  Return: NULL, or the refusal.
+ */
+static const char *
+check_records(struct xtr_dumpdir *d)
+{
+	size_t i = 0, l;
+	const char *rec;
+
+	d->n = 0;
+	while (i < d->len && d->buf[i] != '\0') {
+		rec = d->buf + i;
+		l = strnlen(rec, d->len - i);
+		if (l == d->len - i)
+			return "dumpdir_bad";	/* unterminated */
+		if (strchr("RTX", rec[0]) != NULL)
+			return "dumpdir_rename";
+		/* SECURITY: only a direct child's own name means anything. */
+		if (strchr("YND", rec[0]) == NULL || l < 2 ||
+		    memchr(rec + 1, '/', l - 1) != NULL ||
+		    strcmp(rec + 1, ".") == 0 || strcmp(rec + 1, "..") == 0)
+			return "dumpdir_bad";
+		d->n++;
+		i += l + 1;
+	}
+	d->len = i;	/* what follows the end is padding */
+	return NULL;
+}
+
+/* Index D's records by name, for keep().  Return: 0, or -1 (memory). */
+static int
+index_records(struct xtr *x, struct xtr_dumpdir *d)
+{
+	size_t i = 0, k = 0, bytes;
+
+	if (d->n == 0)
+		return 0;
+	bytes = d->n * sizeof(d->names[0]);
+	if (xtr_mem_take(x, bytes) != 0)
+		return -1;
+	d->mem += bytes;
+	d->names = malloc(bytes);
+	if (d->names == NULL)
+		return -1;
+	for (k = 0; k < d->n; k++) {
+		d->names[k] = d->buf + i;
+		i += strlen(d->buf + i) + 1;
+	}
+	qsort(d->names, d->n, sizeof(d->names[0]), by_name);
+	return 0;
+}
+
+/* see extract.h */
+int
+xtr_dumpdir_read(struct xtr *x, struct archive_entry *ae,
+    struct xtr_dumpdir *d, const char **reason)
+{
+	int64_t size = archive_entry_size(ae), offset;
+	const void *buf;
+	size_t n;
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	if (size > (int64_t)PFX_DUMPDIR_MAX) {
+		*reason = "dumpdir_too_large";
+		return 1;
+	}
+	if (xtr_mem_take(x, (size_t)size + 1) != 0)
+		goto nomem;
+	d->mem = (size_t)size + 1;
+	d->buf = malloc((size_t)size + 1);
+	if (d->buf == NULL)
+		goto nomem;
+	for (;;) {
+		r = xtr_source_data(x, &buf, &n, &offset);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK) {
+			xtr_fail_read(x, archive_entry_pathname(ae));
+			return -1;
+		}
+		/* The source gives at most the header's size; a decoder
+		 * process that does not is stopped here all the same. */
+		if (offset < 0 || offset > size || n > (size_t)(size - offset))
+		{
+			xtr_fail(x, EPROTO, "%s: dump directory data beyond "
+			    "its size", archive_entry_pathname(ae));
+			return -1;
+		}
+		memcpy(d->buf + offset, buf, n);
+		if ((size_t)offset + n > d->len)
+			d->len = (size_t)offset + n;
+		if (xtr_cancelled(x) || xtr_check_bytes(x,
+		    archive_entry_pathname(ae), 0, 0) != 0)
+			return -1;
+	}
+	d->buf[d->len] = '\0';
+	*reason = check_records(d);
+	if (*reason != NULL)
+		return 1;
+	if (index_records(x, d) != 0)
+		goto nomem;
+	return 0;
+nomem:
+	xtr_fail(x, ENOMEM, "%s: dump directory: %s",
+	    archive_entry_pathname(ae), strerror(ENOMEM));
+	return -1;
+}
+
+/* see extract.h */
+void
+xtr_dumpdir_free(struct xtr *x, struct xtr_dumpdir *d)
+{
+	free(d->names);
+	free(d->buf);
+	xtr_mem_give(x, d->mem);
+	memset(d, 0, sizeof(*d));
+}
+
+/* What pfx_root_purge() calls back with. */
+struct purge {
+	struct xtr *x;
+	const struct xtr_dumpdir *d;
+	const struct pfx_entry *e;
+};
+
+/*
+ * Does the list keep NAME?  As GNU tar: if it names it, and a 'D' is a
+ * directory now and a 'Y' or 'N' is not.
+ */
+static bool
+keep(void *arg, const char *name, bool is_dir)
+{
+	const struct purge *p = arg;
+	const char *const *hit;
+
+	if (p->d->n == 0)
+		return false;
+	hit = bsearch(name, p->d->names, p->d->n, sizeof(p->d->names[0]),
+	    key_name);
+	if (hit == NULL)
+		return false;
+	return (**hit == 'D') == is_dir;
+}
+
+static void
+gone(void *arg, const char *name)
+{
+	const struct purge *p = arg;
+	const struct pfx_hooks *h = &p->x->opt->hooks;
+
+	if (h->purged != NULL)
+		h->purged(h->arg, p->e, name);
+}
+
+/* see extract.h */
+int
+xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e, const char *rel,
+    const struct xtr_dumpdir *d)
+{
+	struct purge p = { x, d, e };
+	int r;
+
+	/* What was queued may be in it: on disk first, as GNU tar has it. */
+	xtr_async_drain(x);
+	pfx_parent_cache_drop(&x->parents);
+	r = pfx_root_purge(&x->root, rel, keep, gone, &p);
+	/* Not there as a directory: nothing to purge; the entry's own
+	 * making judges (and reports) what is there instead. */
+	if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP)
+		return 0;
+	return r;
+}

@@ -1,0 +1,453 @@
+/*
+ * test_dumpdir.c -- GNU incremental restore (PFX_OPT_INCREMENTAL): a dump
+ * directory removes what its list lacks, beneath the destination only,
+ * and a list that lies (names with '/', "..", renames, a huge one, one
+ * for a directory reached through a symlink) is refused or harmless.
+ *
+ * The archives are written byte by byte here, as GNU tar writes them
+ * ('D' headers with GNU's magic), so that the hostile ones can be.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pfextract.h"
+#include "fixture.h"
+
+/* An archive being written in memory. */
+struct tar {
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+static unsigned char *
+tar_block(struct tar *t)
+{
+	unsigned char *b;
+
+	if (t->len + 512 > t->cap) {
+		t->cap = t->cap == 0 ? 8192 : t->cap * 2;
+		while (t->len + 512 > t->cap)
+			t->cap *= 2;
+		t->buf = realloc(t->buf, t->cap);
+		cr_assert_not_null(t->buf);
+	}
+	b = t->buf + t->len;
+	memset(b, 0, 512);
+	t->len += 512;
+	return b;
+}
+
+static void
+tar_octal(unsigned char *f, size_t w, uint64_t v)
+{
+	snprintf((char *)f, w, "%0*llo", (int)w - 1, (unsigned long long)v);
+}
+
+/* Append a GNU header for NAME of TYPE claiming SIZE bytes. */
+static void
+tar_header(struct tar *t, const char *name, char type, uint64_t size)
+{
+	unsigned char *h = tar_block(t);
+	unsigned int sum = 0;
+	size_t i;
+
+	cr_assert(strlen(name) < 100);
+	memcpy(h, name, strlen(name));
+	tar_octal(h + 100, 8, type == 'D' || type == '5' ? 0755 : 0644);
+	tar_octal(h + 108, 8, 0);
+	tar_octal(h + 116, 8, 0);
+	tar_octal(h + 124, 12, size);
+	tar_octal(h + 136, 12, 1700000000);
+	h[156] = (unsigned char)type;
+	memcpy(h + 257, "ustar  ", 8);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+}
+
+/* Append LEN bytes of DATA, padded to whole blocks. */
+static void
+tar_data(struct tar *t, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t n;
+
+	while (len > 0) {
+		n = len < 512 ? len : 512;
+		memcpy(tar_block(t), p, n);
+		p += n;
+		len -= n;
+	}
+}
+
+/* A dump directory NAME listing LEN bytes of records. */
+static void
+tar_dumpdir(struct tar *t, const char *name, const char *rec, size_t len)
+{
+	tar_header(t, name, 'D', len);
+	tar_data(t, rec, len);
+}
+
+static void
+tar_file(struct tar *t, const char *name, const char *data)
+{
+	tar_header(t, name, '0', strlen(data));
+	tar_data(t, data, strlen(data));
+}
+
+static void
+tar_end(struct tar *t)
+{
+	(void)tar_block(t);
+	(void)tar_block(t);
+}
+
+/* The work directory: DEST to extract into, OUT beside it. */
+static char base[PATH_MAX], dest[PATH_MAX], out[PATH_MAX];
+
+/* P (PATH_MAX bytes) = BASE/REL. */
+static void
+at_base(char *p, const char *rel)
+{
+	int n = snprintf(p, PATH_MAX, "%s/%s", base, rel);
+
+	cr_assert(n > 0 && n < PATH_MAX);
+}
+
+static void
+setup(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(base, sizeof(base), "%s/pfx-dumpdir-XXXXXX",
+	    tmp != NULL ? tmp : "/tmp");
+	cr_assert_not_null(mkdtemp(base));
+	at_base(dest, "dest");
+	at_base(out, "out");
+	cr_assert_eq(mkdir(dest, 0755), 0);
+	cr_assert_eq(mkdir(out, 0755), 0);
+}
+
+static void
+teardown(void)
+{
+	(void)tfx_rm_tree(base);
+}
+
+TestSuite(dumpdir, .init = setup, .fini = teardown, .timeout = 60);
+
+/* Make the file BASE/REL holding REL. */
+static void
+put(const char *rel)
+{
+	char p[PATH_MAX];
+	int fd;
+
+	at_base(p, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	cr_assert(fd >= 0, "%s: %s", p, strerror(errno));
+	cr_assert_eq(write(fd, rel, strlen(rel)), (ssize_t)strlen(rel));
+	close(fd);
+}
+
+static void
+put_dir(const char *rel)
+{
+	char p[PATH_MAX];
+
+	at_base(p, rel);
+	cr_assert_eq(mkdir(p, 0755), 0, "%s: %s", p, strerror(errno));
+}
+
+static void
+put_link(const char *rel, const char *target)
+{
+	char p[PATH_MAX];
+
+	at_base(p, rel);
+	cr_assert_eq(symlink(target, p), 0, "%s: %s", p, strerror(errno));
+}
+
+static bool
+exists(const char *rel)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	at_base(p, rel);
+	return lstat(p, &st) == 0;
+}
+
+/* What the hooks saw. */
+struct seen {
+	char purged[16][64];
+	size_t npurged;
+	char refused[8][64];	/* "name:reason" */
+	size_t nrefused;
+	char list[256];		/* the last dump directory listed */
+	size_t list_len;
+};
+
+static void
+on_report(void *arg, const struct pfx_entry *e)
+{
+	struct seen *s = arg;
+
+	if (e->status == PFX_ENTRY_REFUSED && s->nrefused < 8)
+		snprintf(s->refused[s->nrefused++], 64, "%s:%s", e->name,
+		    e->reason);
+	if (e->status == PFX_ENTRY_LISTED && e->dumpdir != NULL &&
+	    e->dumpdir_len < sizeof(s->list)) {
+		memcpy(s->list, e->dumpdir, e->dumpdir_len);
+		s->list_len = e->dumpdir_len;
+	}
+}
+
+static void
+on_purged(void *arg, const struct pfx_entry *dir, const char *name)
+{
+	struct seen *s = arg;
+
+	if (s->npurged < 16)
+		snprintf(s->purged[s->npurged++], 64, "%s%s", dir->name,
+		    name);
+}
+
+/* Extract T into DEST with FLAGS (and MAX_MEMORY if not 0). */
+static enum pfx_status
+run(const struct tar *t, unsigned int flags, uint64_t max_memory,
+    struct seen *s, struct pfx_result *res)
+{
+	struct pfx_options opt;
+	struct pfx_input in;
+
+	memset(s, 0, sizeof(*s));
+	pfx_options_init(&opt);
+	opt.flags |= flags;
+	if (max_memory != 0)
+		opt.limits.max_memory = max_memory;
+	opt.hooks.report = on_report;
+	opt.hooks.purged = on_purged;
+	opt.hooks.arg = s;
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.buf = t->buf;
+	in.len = t->len;
+	return pfx_extract(&in, AT_FDCWD, dest, &opt, res);
+}
+
+/* The tree the purge tests start from. */
+static void
+populate(void)
+{
+	put_dir("dest/d");
+	put("dest/d/keep");
+	put("dest/d/gone");
+	put_dir("dest/d/gonedir");
+	put_dir("dest/d/gonedir/sub");
+	put("dest/d/gonedir/sub/x");
+	put("dest/d/wasdir");	/* the list says 'D': a file goes */
+	put_dir("dest/d/wasfile");	/* the list says 'Y': a directory goes */
+	put_dir("dest/d/sub");
+	put("out/sentinel");
+	put_link("dest/d/tothere", "../../out");
+}
+
+static const char good_list[] = "Ykeep\0Nnew\0Dwasdir\0Ywasfile\0Dsub\0";
+
+static void
+expect_purged(void)
+{
+	cr_expect(exists("dest/d/keep"));
+	cr_expect(exists("dest/d/new"));
+	cr_expect(exists("dest/d/sub"));
+	cr_expect(!exists("dest/d/gone"));
+	cr_expect(!exists("dest/d/gonedir"));
+	cr_expect(!exists("dest/d/wasdir"));
+	cr_expect(!exists("dest/d/wasfile"));
+	/* A symlink goes itself; what it points at stays. */
+	cr_expect(!exists("dest/d/tothere"));
+	cr_expect(exists("out/sentinel"));
+}
+
+static void
+purge_with(unsigned int flags)
+{
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+
+	populate();
+	tar_dumpdir(&t, "d/", good_list, sizeof(good_list));
+	tar_file(&t, "d/new", "new");
+	tar_end(&t);
+	cr_assert_eq(run(&t, PFX_OPT_INCREMENTAL | flags, 0, &s, &res),
+	    PFX_OK, "%s", res.message);
+	expect_purged();
+	cr_expect_eq(s.npurged, 5, "purged %zu names", s.npurged);
+	free(t.buf);
+}
+
+Test(dumpdir, purges_what_the_list_lacks)
+{
+	purge_with(0);
+}
+
+Test(dumpdir, purges_with_the_decoder_process)
+{
+	purge_with(PFX_OPT_SANDBOX_CHILD);
+}
+
+/* Without -G/-g a dump directory is a directory, as before. */
+Test(dumpdir, nothing_without_the_option)
+{
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+
+	populate();
+	tar_dumpdir(&t, "d/", good_list, sizeof(good_list));
+	tar_end(&t);
+	cr_assert_eq(run(&t, 0, 0, &s, &res), PFX_OK, "%s", res.message);
+	cr_expect(exists("dest/d/gone"));
+	cr_expect(exists("dest/d/gonedir/sub/x"));
+	cr_expect_eq(s.npurged, 0);
+	free(t.buf);
+}
+
+/* A list that names anything but a direct child is refused whole. */
+Test(dumpdir, hostile_names_refused)
+{
+	static const struct {
+		const char *rec;
+		size_t len;
+		const char *reason;
+	} rows[] = {
+		{ "Y../gone\0", 10, "dumpdir_bad" },
+		{ "Ya/b\0", 6, "dumpdir_bad" },
+		{ "Y..\0", 5, "dumpdir_bad" },
+		{ "D.\0", 4, "dumpdir_bad" },
+		{ "Y\0Ykeep\0", 9, "dumpdir_bad" },
+		{ "Qkeep\0", 7, "dumpdir_bad" },
+		{ "Ykeep", 5, "dumpdir_bad" },	/* unterminated */
+		{ "Rgone\0Tkeep\0", 13, "dumpdir_rename" },
+		{ "X\0", 3, "dumpdir_rename" },
+	};
+	size_t i;
+
+	populate();
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct tar t = { 0 };
+		struct pfx_result res;
+		struct seen s;
+		char want[64];
+
+		tar_dumpdir(&t, "d/", rows[i].rec, rows[i].len);
+		tar_end(&t);
+		cr_expect_eq(run(&t, PFX_OPT_INCREMENTAL, 0, &s, &res),
+		    PFX_REFUSED, "row %zu: %s", i, res.message);
+		snprintf(want, sizeof(want), "d/:%s", rows[i].reason);
+		cr_expect_eq(s.nrefused, 1, "row %zu", i);
+		cr_expect_str_eq(s.refused[0], want, "row %zu", i);
+		cr_expect_eq(s.npurged, 0, "row %zu", i);
+		cr_expect(exists("dest/d/gone"), "row %zu", i);
+		cr_expect(exists("dest/d/keep"), "row %zu", i);
+		free(t.buf);
+	}
+}
+
+/* Over PFX_DUMPDIR_MAX: refused unread; under it but over the memory
+ * budget: the run stops. */
+Test(dumpdir, huge_list_bounded)
+{
+	size_t big = PFX_DUMPDIR_MAX + 512, i;
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+	char *rec = malloc(big);
+
+	cr_assert_not_null(rec);
+	populate();
+	for (i = 0; i + 8 <= big; i += 8)
+		memcpy(rec + i, "Yabcdef", 8);
+	tar_dumpdir(&t, "d/", rec, big);
+	tar_end(&t);
+	cr_expect_eq(run(&t, PFX_OPT_INCREMENTAL, 0, &s, &res), PFX_REFUSED,
+	    "%s", res.message);
+	cr_expect_str_eq(s.refused[0], "d/:dumpdir_too_large");
+	cr_expect(exists("dest/d/gone"));
+	free(t.buf);
+
+	memset(&t, 0, sizeof(t));
+	tar_dumpdir(&t, "d/", rec, 1u << 20);
+	tar_end(&t);
+	cr_expect_eq(run(&t, PFX_OPT_INCREMENTAL, 256u << 10, &s, &res),
+	    PFX_FATAL);
+	cr_expect_eq(res.error, EFBIG, "%s", res.message);
+	cr_expect(exists("dest/d/gone"));
+	free(t.buf);
+	free(rec);
+}
+
+/* A dump directory reached through a symlink purges nothing there. */
+Test(dumpdir, through_symlink_untouched)
+{
+	static const char *const names[] = { "l/", "l/sub/", "m/" };
+	size_t i;
+
+	put("out/sentinel");
+	put_dir("out/sub");
+	put("out/sub/x");
+	put_link("dest/l", "../out");
+	put_link("dest/m", "../out/sub");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct tar t = { 0 };
+		struct pfx_result res;
+		struct seen s;
+
+		tar_dumpdir(&t, names[i], "Ynone\0", 7);
+		tar_end(&t);
+		(void)run(&t, PFX_OPT_INCREMENTAL, 0, &s, &res);
+		cr_expect_eq(s.npurged, 0, "%s", names[i]);
+		cr_expect(exists("out/sentinel"), "%s", names[i]);
+		cr_expect(exists("out/sub/x"), "%s", names[i]);
+		free(t.buf);
+	}
+}
+
+/* Listing gives the list to the hooks, and removes nothing. */
+static void
+list_with(unsigned int flags)
+{
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+
+	populate();
+	tar_dumpdir(&t, "d/", good_list, sizeof(good_list));
+	tar_end(&t);
+	cr_assert_eq(run(&t, PFX_OPT_INCREMENTAL | PFX_OPT_LIST | flags, 0,
+	    &s, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(s.list_len, sizeof(good_list) - 1);
+	cr_expect(memcmp(s.list, good_list, sizeof(good_list) - 1) == 0);
+	cr_expect(exists("dest/d/gone"));
+	free(t.buf);
+}
+
+Test(dumpdir, listing_shows_the_list)
+{
+	list_with(0);
+}
+
+Test(dumpdir, listing_shows_the_list_sandboxed)
+{
+	list_with(PFX_OPT_SANDBOX_CHILD);
+}
