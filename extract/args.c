@@ -30,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -45,6 +47,9 @@
 
 /* -v is counted; past this nothing changes, and the count cannot wrap. */
 #define XTR_VERBOSE_MAX 100
+
+/* --suffix: a backup name is the file's name and this (NAME_MAX bound). */
+#define XTR_SUFFIX_MAX 32
 
 const char xtr_usage[] =
     "usage: pfextract [-x | -t] [-aJjkmopqvZz] [-C dir] [-f archive] "
@@ -102,11 +107,6 @@ enum opt_id {
 	OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
 	OPT_MAX_LINKS,
-	OPT_MAX_MEMORY,
-	OPT_MAX_RATIO,
-	OPT_NO_LIMITS,
-	OPT_HELP,
-	OPT_VERSION,
 	OPT_FORMAT,		/* --format, -H: checked, then ignored */
 	OPT_TO_STDOUT,
 	OPT_FILES_FROM,
@@ -122,7 +122,32 @@ enum opt_id {
 	OPT_ONE_TOP_LEVEL,
 	OPT_RECURSION,
 	OPT_NO_RECURSION,
+	OPT_MAX_MEMORY,
+	OPT_MAX_RATIO,
+	OPT_NO_LIMITS,
+	OPT_HELP,
+	OPT_VERSION,
+	/* opts2: the rest of GNU tar's and bsdtar's lists */
+	OPT_IGNORED_OPTARG,	/* ignored; "--opt" or "--opt=value" */
+	OPT_IGNORE_ZEROS,
+	OPT_RECURSIVE_UNLINK,
+	OPT_KEEP_NEWER,
+	OPT_BACKUP,		/* --backup[=CONTROL] */
+	OPT_SUFFIX,
+	OPT_EXCLUDE_VCS,
+	OPT_EXCLUDE_BACKUPS,
+	OPT_NEWER,		/* -N DATE or FILE, as GNU tar */
+	OPT_NEWER_THAN,		/* bsdtar: a file's mtime */
+	OPT_OLDER,
+	OPT_OLDER_THAN,
+	OPT_STARTING_FILE,
+	OPT_ADD_FILE,
+	OPT_SHOW_DEFAULTS,
+	OPT_QUOTING_STYLE,
+	OPT_XATTRS_INCLUDE,
+	OPT_XATTRS_EXCLUDE,
 	OPT_INCREMENTAL,	/* -G, -g: GNU dump directories purge */
+	OPT_DEB,
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -136,7 +161,8 @@ struct opt_def {
 
 /* GNU tar's options whose value is optional: only as "--name=value". */
 #define OPTIONAL_ARG(d) \
-	((d)->id == OPT_OCCURRENCE || (d)->id == OPT_ONE_TOP_LEVEL)
+	((d)->id == OPT_OCCURRENCE || (d)->id == OPT_ONE_TOP_LEVEL || \
+	(d)->id == OPT_BACKUP || (d)->id == OPT_IGNORED_OPTARG)
 
 #define WHY_OPERATION "pfextract only extracts and lists"
 #define WHY_MATCHING "pfextract does not implement it yet; names and " \
@@ -238,6 +264,154 @@ static const struct opt_def opts[] = {
 	{ "no-wildcards-match-slash", 0, false, OPT_REFUSED, WHY_MATCHING },
 	{ "anchored", 0, false, OPT_REFUSED, WHY_MATCHING },
 	{ "no-anchored", 0, false, OPT_REFUSED, WHY_MATCHING },
+	/*
+	 * opts2: the rest of GNU tar 1.34's and bsdtar's lists.  The
+	 * classification of every option is in pfextract(1).
+	 */
+	{ "ignore-zeros", 'i', false, OPT_IGNORE_ZEROS, NULL },
+	{ "unlink-first", 'U', false, OPT_IGNORED, NULL },
+	{ "unlink", 0, false, OPT_IGNORED, NULL },
+	{ "recursive-unlink", 0, false, OPT_RECURSIVE_UNLINK, NULL },
+	/* Metadata of a directory that existed is never changed. */
+	{ "no-overwrite-dir", 0, false, OPT_IGNORED, NULL },
+	{ "overwrite-dir", 0, false, OPT_IGNORED, NULL },
+	{ "keep-newer-files", 0, false, OPT_KEEP_NEWER, NULL },
+	{ "backup", 0, false, OPT_BACKUP, NULL },
+	{ "suffix", 0, true, OPT_SUFFIX, NULL },
+	{ "exclude-vcs", 0, false, OPT_EXCLUDE_VCS, NULL },
+	{ "exclude-backups", 0, false, OPT_EXCLUDE_BACKUPS, NULL },
+	{ "newer", 'N', true, OPT_NEWER, NULL },
+	{ "after-date", 0, true, OPT_NEWER, NULL },
+	{ "newer-mtime", 0, true, OPT_NEWER, NULL },
+	{ "newer-ctime", 0, true, OPT_NEWER, NULL },
+	{ "newer-than", 0, true, OPT_NEWER_THAN, NULL },
+	{ "newer-mtime-than", 0, true, OPT_NEWER_THAN, NULL },
+	{ "newer-ctime-than", 0, true, OPT_NEWER_THAN, NULL },
+	{ "older", 0, true, OPT_OLDER, NULL },
+	{ "older-mtime", 0, true, OPT_OLDER, NULL },
+	{ "older-ctime", 0, true, OPT_OLDER, NULL },
+	{ "older-than", 0, true, OPT_OLDER_THAN, NULL },
+	{ "older-mtime-than", 0, true, OPT_OLDER_THAN, NULL },
+	{ "older-ctime-than", 0, true, OPT_OLDER_THAN, NULL },
+	{ "starting-file", 'K', true, OPT_STARTING_FILE, NULL },
+	{ "add-file", 0, true, OPT_ADD_FILE, NULL },
+	{ "show-defaults", 0, false, OPT_SHOW_DEFAULTS, NULL },
+	{ "usage", '?', false, OPT_HELP, NULL },
+	{ "quoting-style", 0, true, OPT_QUOTING_STYLE, NULL },
+	{ "quote-chars", 0, true, OPT_IGNORED, NULL },
+	{ "no-quote-chars", 0, true, OPT_IGNORED, NULL },
+	{ "xattrs-include", 0, true, OPT_XATTRS_INCLUDE, NULL },
+	{ "xattrs-exclude", 0, true, OPT_XATTRS_EXCLUDE, NULL },
+	{ "no-acls", 0, false, OPT_IGNORED, NULL },
+	{ "no-selinux", 0, false, OPT_IGNORED, NULL },
+	{ "no-fflags", 0, false, OPT_IGNORED, NULL },
+	{ "no-mac-metadata", 0, false, OPT_IGNORED, NULL },
+	{ "cd", 0, true, OPT_DIRECTORY, NULL },
+	{ "modification-time", 0, false, OPT_TOUCH, NULL },
+	{ "preserve", 0, false, OPT_PRESERVE, NULL },
+	/* Reading: the record size is found from the bytes, and sparse
+	 * members and concatenated zero blocks are read as they come. */
+	{ "blocking-factor", 'b', true, OPT_IGNORED, NULL },
+	{ "block-size", 0, true, OPT_IGNORED, NULL },
+	{ "record-size", 0, true, OPT_IGNORED, NULL },
+	{ "read-full-records", 'B', false, OPT_IGNORED, NULL },
+	{ "read-full-blocks", 0, false, OPT_IGNORED, NULL },
+	{ "sparse", 'S', false, OPT_IGNORED, NULL },
+	{ "sparse-version", 0, true, OPT_IGNORED, NULL },
+	{ "seek", 'n', false, OPT_IGNORED, NULL },
+	{ "no-seek", 0, false, OPT_IGNORED, NULL },
+	/* No archive name is ever remote; nothing runs a shell. */
+	{ "force-local", 0, false, OPT_IGNORED, NULL },
+	{ "restrict", 0, false, OPT_IGNORED, NULL },
+	{ "ignore-command-error", 0, false, OPT_IGNORED, NULL },
+	{ "no-ignore-command-error", 0, false, OPT_IGNORED, NULL },
+	/* pfextract always writes a new file and renames it in. */
+	{ "safe-writes", 0, false, OPT_IGNORED, NULL },
+	{ "no-safe-writes", 0, false, OPT_IGNORED, NULL },
+	{ "show-omitted-dirs", 0, false, OPT_IGNORED, NULL },
+	{ "fast-read", 0, false, OPT_IGNORED, NULL },
+	{ "unquote", 0, false, OPT_IGNORED, NULL },
+	{ "no-unquote", 0, false, OPT_IGNORED, NULL },
+	/* Compression is detected from the bytes (bsdtar's spellings). */
+	{ "bzip", 0, false, OPT_IGNORED, NULL },
+	{ "bunzip2", 0, false, OPT_IGNORED, NULL },
+	{ NULL, 'y', false, OPT_IGNORED, NULL },
+	{ "lz4", 0, false, OPT_IGNORED, NULL },
+	{ "lrzip", 0, false, OPT_IGNORED, NULL },
+	{ "grzip", 0, false, OPT_IGNORED, NULL },
+	{ "b64encode", 0, false, OPT_IGNORED, NULL },
+	{ "uuencode", 0, false, OPT_IGNORED, NULL },
+	{ "no-auto-compress", 0, false, OPT_IGNORED, NULL },
+	/* Options of archive creation: they change nothing on reading. */
+	{ "atime-preserve", 0, false, OPT_IGNORED_OPTARG, NULL },
+	{ "check-device", 0, false, OPT_IGNORED, NULL },
+	{ "no-check-device", 0, false, OPT_IGNORED, NULL },
+	{ "check-links", 'l', false, OPT_IGNORED, NULL },
+	{ "clamp-mtime", 0, false, OPT_IGNORED, NULL },
+	{ "exclude-caches", 0, false, OPT_IGNORED, NULL },
+	{ "exclude-caches-all", 0, false, OPT_IGNORED, NULL },
+	{ "exclude-caches-under", 0, false, OPT_IGNORED, NULL },
+	{ "exclude-ignore", 0, true, OPT_IGNORED, NULL },
+	{ "exclude-ignore-recursive", 0, true, OPT_IGNORED, NULL },
+	{ "exclude-tag", 0, true, OPT_IGNORED, NULL },
+	{ "exclude-tag-all", 0, true, OPT_IGNORED, NULL },
+	{ "exclude-tag-under", 0, true, OPT_IGNORED, NULL },
+	{ "exclude-vcs-ignores", 0, false, OPT_IGNORED, NULL },
+	{ "group", 0, true, OPT_IGNORED, NULL },
+	{ "owner", 0, true, OPT_IGNORED, NULL },
+	{ "group-map", 0, true, OPT_IGNORED, NULL },
+	{ "owner-map", 0, true, OPT_IGNORED, NULL },
+	{ "mode", 0, true, OPT_IGNORED, NULL },
+	{ "mtime", 0, true, OPT_IGNORED, NULL },
+	{ "sort", 0, true, OPT_IGNORED, NULL },
+	{ "hard-dereference", 0, false, OPT_IGNORED, NULL },
+	{ "hole-detection", 0, true, OPT_IGNORED, NULL },
+	{ "ignore-failed-read", 0, false, OPT_IGNORED, NULL },
+	{ "one-file-system", 0, false, OPT_IGNORED, NULL },
+	{ "remove-files", 0, false, OPT_IGNORED, NULL },
+	{ "old-archive", 0, false, OPT_IGNORED, NULL },
+	{ "portability", 0, false, OPT_IGNORED, NULL },
+	{ "posix", 0, false, OPT_IGNORED, NULL },
+	{ "pax-option", 0, true, OPT_IGNORED, NULL },
+	{ "level", 0, true, OPT_IGNORED, NULL },
+	{ "show-snapshot-field-ranges", 0, false, OPT_IGNORED, NULL },
+	{ "uid", 0, true, OPT_IGNORED, NULL },
+	{ "gid", 0, true, OPT_IGNORED, NULL },
+	{ "uname", 0, true, OPT_IGNORED, NULL },
+	{ "gname", 0, true, OPT_IGNORED, NULL },
+	{ "nodump", 0, false, OPT_IGNORED, NULL },
+	{ "read-sparse", 0, false, OPT_IGNORED, NULL },
+	{ "no-read-sparse", 0, false, OPT_IGNORED, NULL },
+	{ "mac-metadata", 0, false, OPT_IGNORED, NULL },
+	{ "disable-copyfile", 0, false, OPT_IGNORED, NULL },
+	{ "hfsCompression", 0, false, OPT_IGNORED, NULL },
+	{ "nopreserveHFSCompression", 0, false, OPT_IGNORED, NULL },
+	/* SECURITY (opts2): refused, each for its reason. */
+	{ "acls", 0, false, OPT_REFUSED,
+	  "POSIX ACLs can grant the access that pfextract clears from "
+	  "modes, and are never restored" },
+	{ "selinux", 0, false, OPT_REFUSED,
+	  "security.* attributes (SELinux labels) are never restored" },
+	{ "fflags", 0, false, OPT_REFUSED,
+	  "file flags (immutable, append-only) are never restored" },
+	{ "clear-nochange-fflags", 0, false, OPT_REFUSED,
+	  "it changes the flags of files that existed before the run" },
+	{ "rmt-command", 0, true, OPT_REFUSED,
+	  "it runs a program for a remote archive" },
+	{ "rsh-command", 0, true, OPT_REFUSED,
+	  "it runs a program for a remote archive" },
+	{ "interactive", 'w', false, OPT_REFUSED,
+	  "it prompts on the terminal for every entry" },
+	{ "confirmation", 0, false, OPT_REFUSED,
+	  "it prompts on the terminal for every entry" },
+	{ "chroot", 0, false, OPT_REFUSED,
+	  "pfextract keeps every name beneath the destination without "
+	  "chroot(2); for root filesystem trees see --symlinks" },
+	{ "passphrase", 0, true, OPT_REFUSED,
+	  "encrypted entries are not decrypted (a passphrase on the "
+	  "command line is visible to every user)" },
+	{ "options", 0, true, OPT_REFUSED,
+	  "libarchive reader options change how hostile input is parsed" },
 	/* The snapshot file is tar's at creation; extraction ignores it. */
 	{ "incremental", 'G', false, OPT_INCREMENTAL, NULL },
 	{ "listed-incremental", 'g', true, OPT_INCREMENTAL, NULL },
@@ -247,8 +421,14 @@ static const struct opt_def opts[] = {
 	 * a path through an existing link (symlink_in_path) whatever it says.
 	 */
 	{ "keep-directory-symlink", 0, false, OPT_IGNORED, NULL },
+	{ "deb", 0, false, OPT_DEB, NULL },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
+	  "it would let names escape the destination" },
+	/* (bsdtar's names for -P: after it, so that --abs is -P) */
+	{ "absolute-paths", 0, false, OPT_REFUSED,
+	  "it would let names escape the destination" },
+	{ "insecure", 0, false, OPT_REFUSED,
 	  "it would let names escape the destination" },
 	{ "to-command", 0, true, OPT_REFUSED,
 	  "it runs a program per entry" },
@@ -308,6 +488,8 @@ struct parse {
 	size_t cap_member_pat;
 	size_t cap_include;
 	size_t cap_exclude;
+	size_t cap_xattrs_include;
+	size_t cap_xattrs_exclude;
 };
 
 static int fail(struct parse *p, const char *fmt, ...)
@@ -638,6 +820,158 @@ out:
 	return rc;
 }
 
+/*
+ * --backup[=CONTROL] and --suffix=SUFFIX, as GNU tar: CONTROL as
+ * VERSION_CONTROL (none/off, simple/never, existing/nil, numbered/t);
+ * without one, $VERSION_CONTROL, else "existing".  The suffix is a tail
+ * of one name: no '/', not empty.  Return: 0, or -1 (error written).
+ */
+static int
+set_backup(struct parse *p, enum opt_id id, const char *v)
+{
+	static const struct {
+		const char *name;
+		enum pfx_backup how;
+	} ctl[] = {
+		{ "none", PFX_BACKUP_NONE }, { "off", PFX_BACKUP_NONE },
+		{ "simple", PFX_BACKUP_SIMPLE }, { "never", PFX_BACKUP_SIMPLE },
+		{ "existing", PFX_BACKUP_EXISTING },
+		{ "nil", PFX_BACKUP_EXISTING },
+		{ "numbered", PFX_BACKUP_NUMBERED }, { "t", PFX_BACKUP_NUMBERED },
+	};
+	struct pfx_options *o = &p->a->opt;
+	size_t i;
+
+	if (id == OPT_SUFFIX) {
+		if (*v == '\0' || strchr(v, '/') != NULL ||
+		    strlen(v) > XTR_SUFFIX_MAX)
+			return fail(p, "invalid --suffix value '%s' (a tail "
+			    "of a file name: no '/', 1 to %d bytes)", v,
+			    XTR_SUFFIX_MAX);
+		o->backup_suffix = v;
+		/* As GNU tar: a suffix asks for backups. */
+		if (o->backup != PFX_BACKUP_NONE)
+			return 0;
+		v = NULL;
+	}
+	if (v == NULL)
+		v = getenv("VERSION_CONTROL");
+	if (v == NULL || *v == '\0')
+		v = "existing";
+	for (i = 0; i < sizeof(ctl) / sizeof(ctl[0]); i++)
+		if (strcmp(v, ctl[i].name) == 0) {
+			o->backup = ctl[i].how;
+			return 0;
+		}
+	return fail(p, "invalid --backup value '%s' (none, off, simple, "
+	    "never, existing, nil, numbered or t)", v);
+}
+
+/*
+ * Parse S as GNU tar's date for -N: "@SECONDS", or "YYYY-MM-DD" with an
+ * optional time "HH:MM[:SS]" after ' ' or 'T', in local time as GNU
+ * tar takes it.  GNU tar reads many more forms (get_date); these are
+ * the unambiguous ones.  Return: 0 and *OUT, or -1.
+ */
+static int
+parse_date(const char *s, int64_t *out)
+{
+	struct tm tm;
+	char tail[2];
+	int n = 0, k;
+	long long secs;
+	time_t t;
+
+	if (s[0] == '@') {
+		if (sscanf(s + 1, "%lld%n", &secs, &n) != 1 ||
+		    s[1 + n] != '\0' || s[1] == ' ' || s[1] == '+')
+			return -1;
+		*out = secs;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	k = sscanf(s, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+	    &n);
+	if (k != 3 || n != 10)
+		return -1;
+	if (s[n] == ' ' || s[n] == 'T') {
+		s += n + 1;
+		n = 0;
+		k = sscanf(s, "%2d:%2d%n:%2d%n", &tm.tm_hour, &tm.tm_min, &n,
+		    &tm.tm_sec, &n);
+		if (k < 2 || n == 0)
+			return -1;
+	}
+	if (s[n] != '\0' || sscanf(s + n, "%1s", tail) == 1)
+		return -1;
+	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+	    tm.tm_sec > 60 || tm.tm_year < 1)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*out = (int64_t)t;
+	return 0;
+}
+
+/*
+ * -N/--newer/--after-date/--newer-mtime DATE (a name that starts with
+ * '/' or '.' is a file, whose mtime is the date, as GNU tar), bsdtar's
+ * --older DATE and the *-than FILE spellings.  Entries are judged by
+ * mtime, the one time every format stores.  Return: 0, or -1.
+ */
+static int
+set_time_bound(struct parse *p, const struct opt_def *d, const char *v)
+{
+	struct xtr_args *a = p->a;
+	bool file = d->id == OPT_NEWER_THAN || d->id == OPT_OLDER_THAN ||
+	    v[0] == '/' || v[0] == '.';
+	struct stat st;
+	int64_t t;
+
+	if (file) {
+		if (stat(v, &st) == -1)
+			return fail(p, "--%s: cannot stat '%s': %s", d->name,
+			    v, strerror(errno));
+		t = (int64_t)st.st_mtime;
+	} else if (parse_date(v, &t) == -1) {
+		return fail(p, "invalid date '%s' for --%s (YYYY-MM-DD, "
+		    "'YYYY-MM-DD HH:MM[:SS]', @SECONDS, or a file name "
+		    "starting with '/' or '.')", v, d->name);
+	}
+	if (d->id == OPT_NEWER || d->id == OPT_NEWER_THAN) {
+		a->newer_set = true;
+		a->newer = t;
+	} else {
+		a->older_set = true;
+		a->older = t;
+	}
+	return 0;
+}
+
+/* --quoting-style: one of GNU tar's styles, or a usage error. */
+static int
+check_quoting_style(struct parse *p, const char *v)
+{
+	static const char *const styles[] = {
+		"literal", "shell", "shell-always", "shell-escape",
+		"shell-escape-always", "c", "c-maybe", "escape", "locale",
+		"clocale",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(styles) / sizeof(styles[0]); i++)
+		if (strcmp(v, styles[i]) == 0)
+			return 0;
+	return fail(p, "invalid --quoting-style value '%s' (literal, shell, "
+	    "shell-always, shell-escape, shell-escape-always, c, c-maybe, "
+	    "escape, locale or clocale)", v);
+}
+
 /* Read the exclude patterns of -X PATH ("-" is a file name here). */
 static int
 read_exclude_file(struct parse *p, const char *path)
@@ -855,6 +1189,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_STRICT:
 		a->opt.flags |= PFX_OPT_STRICT;
 		return 0;
+	case OPT_DEB:
+		a->opt.flags |= PFX_OPT_DEB;
+		return 0;
 	case OPT_ATOMIC:
 		/* Ignored with -t, as -k is: a listing writes nothing. */
 		a->opt.flags |= PFX_OPT_ATOMIC;
@@ -940,9 +1277,6 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_HELP:
 		a->help = true;
 		return 0;
-	case OPT_VERSION:
-		a->version = true;
-		return 0;
 	case OPT_FORMAT:
 		return check_format(p, v);
 	case OPT_TO_STDOUT:
@@ -994,6 +1328,58 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		/* As GNU tar: for the operands and -T files that follow. */
 		p->norec = d->id == OPT_NO_RECURSION;
 		return 0;
+	case OPT_VERSION:
+		a->version = true;
+		return 0;
+	case OPT_IGNORED_OPTARG:
+		return 0;
+	case OPT_IGNORE_ZEROS:
+		a->opt.flags |= PFX_OPT_IGNORE_ZEROS;
+		return 0;
+	case OPT_RECURSIVE_UNLINK:
+		a->opt.flags |= PFX_OPT_RECURSIVE_UNLINK;
+		return 0;
+	case OPT_KEEP_NEWER:
+		a->opt.existing = PFX_EXISTING_KEEP_NEWER;
+		return 0;
+	case OPT_BACKUP:
+	case OPT_SUFFIX:
+		return set_backup(p, d->id, v);
+	case OPT_EXCLUDE_VCS:
+		a->exclude_vcs = true;
+		return 0;
+	case OPT_EXCLUDE_BACKUPS:
+		a->exclude_backups = true;
+		return 0;
+	case OPT_NEWER:
+	case OPT_NEWER_THAN:
+	case OPT_OLDER:
+	case OPT_OLDER_THAN:
+		return set_time_bound(p, d, v);
+	case OPT_STARTING_FILE:
+		if (*v == '\0')
+			return fail(p, "--starting-file needs a member name");
+		a->starting_file = v;
+		/* As GNU tar: the starting member is a member operand too. */
+		p->ops_glob[p->nops] = false;
+		p->ops[p->nops++] = v;
+		return 0;
+	case OPT_ADD_FILE:
+		/* A member operand, even one that starts with '-'. */
+		p->ops_glob[p->nops] = p->wildcards;
+		p->ops[p->nops++] = v;
+		return 0;
+	case OPT_SHOW_DEFAULTS:
+		a->show_defaults = true;
+		return 0;
+	case OPT_QUOTING_STYLE:
+		return check_quoting_style(p, v);
+	case OPT_XATTRS_INCLUDE:
+		return push(p, &a->xattrs_include, &a->nxattrs_include,
+		    &p->cap_xattrs_include, v, strlen(v));
+	case OPT_XATTRS_EXCLUDE:
+		return push(p, &a->xattrs_exclude, &a->nxattrs_exclude,
+		    &p->cap_xattrs_exclude, v, strlen(v));
 	case OPT_REFUSED:
 		if (as_short)
 			return fail(p, "'-%c' (--%s) is refused: %s",
@@ -1021,8 +1407,9 @@ parse_long(struct parse *p, int argc, char **argv, int *i)
 		return -1;
 	if (d->id == OPT_REFUSED)
 		return apply(p, d, NULL, false);
-	if (OPTIONAL_ARG(d) && eq != NULL)
-		return apply(p, d, eq + 1, false);
+	/* An optional value is only ever "--opt=value", as getopt. */
+	if (OPTIONAL_ARG(d))
+		return apply(p, d, eq != NULL ? eq + 1 : NULL, false);
 	if (!d->has_arg && eq != NULL)
 		return fail(p, "option '--%s' does not take an argument",
 		    d->name);
@@ -1301,6 +1688,10 @@ finish(struct parse *p)
 	a->opt.members = (const char *const *)a->member_pat;
 	a->opt.nmembers = a->nmember_pat;
 	a->opt.member_whole = a->member_whole;
+	a->opt.xattrs_include = (const char *const *)a->xattrs_include;
+	a->opt.nxattrs_include = a->nxattrs_include;
+	a->opt.xattrs_exclude = (const char *const *)a->xattrs_exclude;
+	a->opt.nxattrs_exclude = a->nxattrs_exclude;
 	return 0;
 }
 
@@ -1396,6 +1787,12 @@ xtr_args_free(struct xtr_args *a)
 	a->xforms = NULL;
 	free(a->top_dir);
 	a->top_dir = NULL;
+	free_strings(&a->xattrs_include, &a->nxattrs_include);
+	free_strings(&a->xattrs_exclude, &a->nxattrs_exclude);
+	a->opt.xattrs_include = NULL;
+	a->opt.nxattrs_include = 0;
+	a->opt.xattrs_exclude = NULL;
+	a->opt.nxattrs_exclude = 0;
 	a->opt.include = NULL;
 	a->opt.ninclude = 0;
 	a->opt.exclude = NULL;

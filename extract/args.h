@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pfextract.h"
 #include "xform.h"
@@ -49,6 +50,18 @@ struct xtr_args {
 	bool show_transformed;	/* --show-transformed-names */
 	struct xtr_xforms *xforms; /* --transform, -s, --one-top-level */
 	char *top_dir;		/* --one-top-level's directory, or NULL */
+	/* opts2: what the CLI's decide hook selects (select.c) */
+	bool exclude_vcs;	/* --exclude-vcs */
+	bool exclude_backups;	/* --exclude-backups */
+	bool newer_set;		/* -N: only entries of mtime >= newer */
+	bool older_set;		/* --older: only entries of mtime < older */
+	int64_t newer, older;	/* seconds since the epoch */
+	const char *starting_file;	/* -K: skip entries until this one */
+	bool show_defaults;	/* --show-defaults: print them, exit 0 */
+	char **xattrs_include;	/* --xattrs-include */
+	size_t nxattrs_include;
+	char **xattrs_exclude;	/* --xattrs-exclude */
+	size_t nxattrs_exclude;
 };
 
 /*
@@ -61,6 +74,17 @@ int xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 
 /* Release what *A owns.  Safe on a partly filled *A. */
 void xtr_args_free(struct xtr_args *a);
+
+/*
+ * opts2: should the CLI skip entry E (-N, --older, -K, --exclude-vcs,
+ * --exclude-backups)?  *STARTED is the -K state, false before the first
+ * entry.  Return: true to skip it.
+ */
+bool xtr_select_skip(const struct xtr_args *a, bool *started,
+    const struct pfx_entry *e);
+
+/* Does A need xtr_select_skip() at all? */
+bool xtr_select_needed(const struct xtr_args *a);
 
 /* The usage text, matching the SYNOPSIS of pfextract(1). */
 extern const char xtr_usage[];

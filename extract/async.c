@@ -55,9 +55,10 @@
  *
  * Bounded: XTR_ASYNC_SLOTS jobs at most are queued, each holding two
  * descriptors at most (its file's, and its parent's unless the files of
- * one directory share it: pfx_root_begin_cached); when one cannot be
- * opened for want of descriptors, the queue is emptied and the open
- * tried once more.
+ * one directory share it: pfx_root_begin_cached); fewer when
+ * RLIMIT_NOFILE leaves less room (fdbudget.c), and none, no worker, when
+ * it leaves room for less than two.  When one cannot be opened for want
+ * of descriptors, the queue is emptied and the open tried once more.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -160,6 +161,8 @@ struct xtr_async {
 	atomic_int seg_err;		/* -errno of a failed segment, or 0 */
 	atomic_bool waiting;		/* the reader sleeps on DONE ... */
 	_Atomic size_t want;		/* ... until mid reaches this */
+	size_t cap;			/* jobs queued at most: as many as
+					   RLIMIT_NOFILE leaves room for */
 	bool stop;			/* under mu */
 	bool taking;			/* the reader is reporting results */
 	pthread_mutex_t mu;
@@ -373,12 +376,19 @@ xtr_async_start(struct xtr *x)
 	sigset_t all, old;
 	int r;
 
+	size_t cap;
+
 	if ((x->opt->flags & (PFX_OPT_STRICT | PFX_OPT_LIST)) != 0)
+		return 0;
+	/* Too few descriptors to queue files: each is finished here. */
+	cap = xtr_fd_queue_slots(XTR_ASYNC_SLOTS);
+	if (cap < 2)
 		return 0;
 	a = calloc(1, sizeof(*a));
 	if (a == NULL)
 		return -ENOMEM;
 	a->x = x;
+	a->cap = cap;
 	if (pthread_mutex_init(&a->mu, NULL) != 0) {
 		free(a);
 		return -ENOMEM;
@@ -648,8 +658,9 @@ free_slot(struct xtr *x)
 	struct xtr_async *a = x->async;
 	size_t t = atomic_load(&a->tail);
 
-	if (t - a->head == XTR_ASYNC_SLOTS)
-		take_finished(x, a->head + XTR_ASYNC_REFILL);
+	if (t - a->head >= a->cap)
+		take_finished(x, a->head + (a->cap == XTR_ASYNC_SLOTS ?
+		    XTR_ASYNC_REFILL : a->cap / 2));
 	return slot(a, t);
 }
 
@@ -736,12 +747,8 @@ xtr_async_write(struct xtr *x, struct archive_entry *ae,
 		    archive_entry_size(ae) >= (la_int64_t)XTR_STREAM_MIN &&
 		    !xtr_source_sparse(x, ae);
 	}
+	/* Short of descriptors, it empties the queue (xtr_fd_relieve). */
 	r = xtr_write_data(x, ae, e, rel, t);
-	if (r == -EMFILE || r == -ENFILE) {
-		/* The queue holds descriptors: give them back, try again. */
-		xtr_async_drain(x);
-		r = xtr_write_data(x, ae, e, rel, t);
-	}
 	if (r != 0)
 		return r;
 	if (t == &big) {

@@ -434,8 +434,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	o.ring = ring;
 	/* A buffer or a regular file never keeps the decoder waiting. */
 	o.lazy = in->buf != NULL || is_file(in->fd);
-	ar = xtr_reader_open(in, opt->formats, NULL, 0, &dec, msg,
-	    sizeof(msg));
+	ar = xtr_reader_open(in, opt->formats, NULL, XTR_READ_FLAGS(opt),
+	    &dec, msg, sizeof(msg));
 	if (ar == NULL)
 		finish(&o, EINVAL, msg);
 	ae = archive_entry_new();

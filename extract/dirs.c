@@ -83,9 +83,13 @@ xtr_make_parents(struct xtr *x, const char *rel)
 	memcpy(parent, rel, n);
 	parent[n] = '\0';
 	fd = xtr_journal_mkdir(x, parent);
-	if (fd == 0)
+	if (fd == 0) {
 		fd = pfx_root_mkdirs_count(&x->root, parent,
 		    XTR_PRIVATE_DIR_MODE, &created);
+		if (xtr_fd_relieve(x, fd))
+			fd = pfx_root_mkdirs_count(&x->root, parent,
+			    XTR_PRIVATE_DIR_MODE, &created);
+	}
 	if (fd < 0)
 		return fd;
 	r = 0;
@@ -115,9 +119,13 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	}
 	/* One walk makes the parents too; the count says which are new. */
 	fd = xtr_journal_mkdir(x, rel);
-	if (fd == 0)
+	if (fd == 0) {
 		fd = pfx_root_mkdirs_count(&x->root, rel,
 		    XTR_PRIVATE_DIR_MODE, &created);
+		if (xtr_fd_relieve(x, fd))
+			fd = pfx_root_mkdirs_count(&x->root, rel,
+			    XTR_PRIVATE_DIR_MODE, &created);
+	}
 	/*
 	 * A later entry wins, as in tar: a file (never a symlink, which
 	 * gives ELOOP) where this directory goes is removed -- its name
@@ -125,7 +133,7 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	 * Not with a journal (--atomic over a populated destination): no
 	 * name may change before the end, so a name never changes type.
 	 */
-	if (fd == -ENOTDIR && x->opt->existing == PFX_EXISTING_REPLACE &&
+	if (fd == -ENOTDIR && xtr_replaces(x->opt) &&
 	    x->journal == NULL && pfx_root_unlink(&x->root, rel) == 0)
 		fd = pfx_root_mkdirs_count(&x->root, rel,
 		    XTR_PRIVATE_DIR_MODE, &created);

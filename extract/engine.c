@@ -1024,8 +1024,9 @@ open_source(struct xtr *x, const struct pfx_input *in)
 	struct pfx_sandbox_info self;
 
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
-		x->ar = xtr_reader_open(in, opt->formats, opt->cancel, 0,
-		    &x->dec, x->res->message, sizeof(x->res->message));
+		x->ar = xtr_reader_open(in, opt->formats, opt->cancel,
+		    XTR_READ_FLAGS(opt), &x->dec, x->res->message,
+		    sizeof(x->res->message));
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)
 			x->drain_fd = in->fd;
@@ -1112,9 +1113,19 @@ run(struct xtr *x)
 	/* Links last, so no later entry can be written through one; none
 	 * after a cancellation (they are reported as stopped). */
 	(void)xtr_cancelled(x);
-	/* All or nothing over a populated destination: the names now. */
-	xtr_journal_end(x);
-	xtr_finish_symlinks(x);
+	/*
+	 * All or nothing over a populated destination: the names now, then
+	 * the links.  A failed run removes its links first (--symlinks=root
+	 * makes them at once), so that the journal finds the directories
+	 * it made empty, and gives back mtimes last.
+	 */
+	if (x->fatal) {
+		xtr_finish_symlinks(x);
+		xtr_journal_end(x);
+	} else {
+		xtr_journal_end(x);
+		xtr_finish_symlinks(x);
+	}
 	/* Directories' own modes and times last of all, deepest first. */
 	xtr_finish_dirs(x);
 	if (!x->fatal && (x->res->stats.refused > 0 ||
@@ -1256,8 +1267,17 @@ enum pfx_status
 pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
+	struct pfx_options defaults;
+
+	if (opt == NULL) {
+		pfx_options_init(&defaults);
+		opt = &defaults;
+	}
+	/* Below what it needs, a run would stop part way: not begun. */
+	if (xtr_fd_check(opt, result) < 0)
+		return result->status;
 	/* All or nothing (atomic.c); a listing writes nothing anyway. */
-	if (opt != NULL && (opt->flags & PFX_OPT_ATOMIC) != 0 &&
+	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&
 	    (opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) == 0)
 		return xtr_extract_atomic(in, dirfd, dest, opt, result);
 	return xtr_extract(in, dirfd, dest, opt, result);

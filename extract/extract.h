@@ -158,6 +158,19 @@ bool xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
  * Return: the reader, or NULL.
  */
 struct xtr_decoder;
+
+/*
+ * Reader flags, given with the XTR_DEC_* bits (which they do not reach):
+ * XTR_READ_DEB (PFX_OPT_DEB): IN is a Debian package, and the reader
+ * returned reads its data.tar member; XTR_READ_CONCAT: read a tar archive
+ * past its zero blocks, to the end (-i, PFX_OPT_IGNORE_ZEROS).
+ */
+#define XTR_READ_DEB 0x100u
+#define XTR_READ_CONCAT 0x200u
+#define XTR_READ_FLAGS(opt) \
+	((((opt)->flags & PFX_OPT_IGNORE_ZEROS) != 0 ? XTR_READ_CONCAT : 0u) | \
+	(((opt)->flags & PFX_OPT_DEB) != 0 ? XTR_READ_DEB : 0u))
+
 struct archive *xtr_reader_open(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
     unsigned int dec_flags, struct xtr_decoder **dec, char *msg,
@@ -203,6 +216,9 @@ struct xtr_symlink {
 	struct timespec mtime;	/* tv_nsec UTIME_OMIT: leave the time */
 	const char *why;	/* --symlinks=root: NULL made, else why
 				   not (a reason of names.c) */
+	bool deferred;		/* --symlinks=root with a journal: its
+				   name held something, so it is made
+				   once every name is in place */
 };
 
 struct xtr {
@@ -499,6 +515,13 @@ int xtr_open_made(struct xtr *x, const char *rel);
 int xtr_journal_mkdir(struct xtr *x, const char *dir);
 
 /*
+ * Before a name is made at once in REL's directory (a link under
+ * --symlinks=root): keep that directory's mtime, to give it back if the
+ * run fails.  Return: 0, or -errno.
+ */
+int xtr_journal_touch_parent(struct xtr *x, const char *rel);
+
+/*
  * The end of X's run, once the archive was read whole (engine.c): put
  * every listed name in place, or, when the run failed or cannot put
  * them, undo it all (xtr_unmake_dirs() included).
@@ -612,6 +635,11 @@ int xtr_async_settle(struct xtr *x);
  * outwards (--symlinks=contain): refused, "symlink_redirects".
  */
 #define XTR_REDIRECTS 4
+/*
+ * xtr_commit() with PFX_EXISTING_KEEP_NEWER: the name holds a file whose
+ * mtime is not older than the entry's, and it is kept ("newer_exists").
+ */
+#define XTR_KEPT_NEWER 5
 
 /*
  * The first bytes of a file, held in memory to be written by the thread
@@ -641,6 +669,8 @@ struct xtr_tail {
 	const char *rel;		/* borrowed: its name, for the check
 					   of a symlink it replaces */
 	struct stat st;			/* out: the new file's identity */
+	int64_t mtime;			/* the entry's, for
+					   PFX_EXISTING_KEEP_NEWER */
 };
 
 /*
@@ -669,6 +699,17 @@ int xtr_finish_data(struct xtr *x, struct xtr_tail *t);
  * Return: 0, XTR_REDIRECTS, or -errno; the temporary is removed but on 0.
  */
 int xtr_commit(struct xtr *x, struct xtr_tail *t);
+
+/*
+ * Does X's policy replace an existing name (PFX_EXISTING_REPLACE, or
+ * PFX_EXISTING_KEEP_NEWER, which keeps only a newer file: xtr_commit)?
+ */
+static inline bool
+xtr_replaces(const struct pfx_options *opt)
+{
+	return opt->existing == PFX_EXISTING_REPLACE ||
+	    opt->existing == PFX_EXISTING_KEEP_NEWER;
+}
 
 /*
  * All of xtr_finish_data() but the commit: the stashed data, mode,
@@ -728,6 +769,51 @@ int xtr_apply_owner_xattrs(const struct xtr *x, struct archive_entry *ae,
  */
 void xtr_owner_ids(const struct xtr *x, struct archive_entry *ae,
     uid_t *uid, gid_t *gid);
+
+/* --- fdbudget.c ------------------------------------------------------- */
+
+/*
+ * The descriptors a run cannot do without: 0-2, the root, the input, the
+ * decoder process's socket and pidfd (or the decoder thread's pipe), and
+ * what one entry needs at once: a walk's two and the check's climb, a
+ * file and its parent.  A run under a lower RLIMIT_NOFILE stops at once,
+ * saying so (main.c, the CLI; the library fails with EMFILE as it meets
+ * it).
+ */
+#define XTR_FD_MIN 10
+
+/* ... one more without a decoder process (the input is decoded here),
+ * and with PFX_OPT_ATOMIC, the staging directories held besides. */
+#define XTR_FD_INPROC 1
+#define XTR_FD_ATOMIC 4
+
+/* Kept free beyond XTR_FD_MIN before any is kept for speed. */
+#define XTR_FD_SPARE 4
+
+/* A limit this high is as good as none. */
+#define XTR_FD_PLENTY 4096
+
+/* RLIMIT_NOFILE's soft limit, at most XTR_FD_PLENTY. */
+int xtr_fd_limit(void);
+
+/*
+ * How many files the worker's queue may hold (at most MOST), so that
+ * their descriptors fit beside the ones the run needs.
+ */
+size_t xtr_fd_queue_slots(size_t most);
+
+/*
+ * Can a run with OPT have the descriptors it needs?  Return: 0, or -1
+ * with RES filled as a failed run (PFX_FATAL, EMFILE, the numbers said).
+ */
+int xtr_fd_check(const struct pfx_options *opt, struct pfx_result *res);
+
+/*
+ * If R is -EMFILE or -ENFILE, give back every descriptor held only for
+ * speed (the worker's queue is emptied, the kept parent let go) and
+ * return true: the caller tries once more.  Else false.
+ */
+bool xtr_fd_relieve(struct xtr *x, int r);
 
 /* --- dirs.c ----------------------------------------------------------- */
 

@@ -8,7 +8,9 @@
  * never opened, and no half-written file ever carries the final name.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <grp.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -256,8 +258,32 @@ xattr_allowed(const char *name)
 	    strncmp(name, "system.", 7) != 0;
 }
 
+/* Does NAME match one of the N patterns PATS (fnmatch(3))? */
+static bool
+xattr_matches(const char *name, const char *const *pats, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fnmatch(pats[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Is the xattr NAME one the caller asks for (--xattrs-include/exclude)? */
+static bool
+xattr_selected(const struct pfx_options *opt, const char *name)
+{
+	if (opt->nxattrs_include > 0 &&
+	    !xattr_matches(name, opt->xattrs_include, opt->nxattrs_include))
+		return false;
+	return !xattr_matches(name, opt->xattrs_exclude,
+	    opt->nxattrs_exclude);
+}
+
 static int
-apply_xattrs(struct archive_entry *ae, int fd)
+apply_xattrs(const struct pfx_options *opt, struct archive_entry *ae,
+    int fd)
 {
 	const char *name;
 	const void *value;
@@ -267,7 +293,8 @@ apply_xattrs(struct archive_entry *ae, int fd)
 	archive_entry_xattr_reset(ae);
 	while (archive_entry_xattr_next(ae, &name, &value, &size) ==
 	    ARCHIVE_OK) {
-		if (name == NULL || !xattr_allowed(name))
+		if (name == NULL || !xattr_allowed(name) ||
+		    !xattr_selected(opt, name))
 			continue;
 		r = pfx_fd_setxattr(fd, name, value, size);
 		if (r < 0 && r != -ENOTSUP)
@@ -304,7 +331,7 @@ xtr_apply_owner_xattrs(const struct xtr *x, struct archive_entry *ae, int fd)
 			return r;
 	}
 	if ((x->opt->flags & PFX_OPT_XATTRS) != 0)
-		return apply_xattrs(ae, fd);
+		return apply_xattrs(x->opt, ae, fd);
 	return 0;
 }
 
@@ -323,6 +350,24 @@ xtr_entry_times(struct archive_entry *ae, struct timespec ts[2])
 	}
 }
 
+/* Create the file REL of T beneath the root, and its parents if need be. */
+static int
+begin_file(struct xtr *x, const char *rel, struct xtr_tail *t)
+{
+	int r;
+
+	r = pfx_root_begin_cached(&x->root, &x->parents, rel, t->mode & 0777,
+	    &t->pend);
+	if (r == -ENOENT) {
+		r = xtr_make_parents(x, rel);
+		if (r < 0)
+			return r;
+		r = pfx_root_begin_cached(&x->root, &x->parents, rel,
+		    t->mode & 0777, &t->pend);
+	}
+	return r;
+}
+
 /* see extract.h */
 int
 xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
@@ -338,15 +383,10 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	 * while it is written.  The parents are made only when missing.
 	 */
 	t->mode = xtr_safe_mode(x->opt, e->mode);
-	r = pfx_root_begin_cached(&x->root, &x->parents, rel, t->mode & 0777,
-	    &t->pend);
-	if (r == -ENOENT) {
-		r = xtr_make_parents(x, rel);
-		if (r < 0)
-			return r;
-		r = pfx_root_begin_cached(&x->root, &x->parents, rel,
-		    t->mode & 0777, &t->pend);
-	}
+	r = begin_file(x, rel, t);
+	/* Short of descriptors: those kept for speed go, and once more. */
+	if (xtr_fd_relieve(x, r))
+		r = begin_file(x, rel, t);
 	if (r < 0)
 		return r;
 	/* SECURITY: a stash only for a file without holes. */
@@ -370,13 +410,14 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	if (t->set_times)
 		xtr_entry_times(ae, t->ts);
 	t->fsync = (x->opt->flags & PFX_OPT_FSYNC) != 0;
-	t->flags = x->opt->existing == PFX_EXISTING_REPLACE ?
+	t->flags = xtr_replaces(x->opt) ?
 	    PFX_ROOT_REPLACE : PFX_ROOT_NOREPLACE;
 	/* SECURITY: a symlink at the name may only go once judged. */
 	if (t->flags == PFX_ROOT_REPLACE &&
 	    x->opt->symlinks != PFX_SYMLINKS_REFUSE)
 		t->flags = PFX_ROOT_REPLACE_FILE;
 	t->rel = rel;
+	t->mtime = (int64_t)archive_entry_mtime(ae);
 	return 0;
 }
 
@@ -407,6 +448,66 @@ xtr_seal_data(struct xtr_tail *t)
 	return r;
 }
 
+/*
+ * --keep-newer-files, as GNU tar: is what T's name holds a non-directory
+ * whose mtime is the entry's or later?  Asked of the name in the parent
+ * already held beneath the root, just before the rename: a file made
+ * newer between the two is replaced, as if it had been written just
+ * before the rename.
+ */
+static bool
+kept_newer(const struct xtr *x, const struct xtr_tail *t)
+{
+	struct stat st;
+
+	if (x->opt->existing != PFX_EXISTING_KEEP_NEWER ||
+	    pfx_pending_existing(&t->pend, &st) != 0)
+		return false;
+	return !S_ISDIR(st.st_mode) && (int64_t)st.st_mtime >= t->mtime;
+}
+
+/*
+ * Before T replaces its name: a backup of what is there (--backup), and
+ * with PFX_OPT_RECURSIVE_UNLINK a directory tree there removed.
+ * Return: 0, or -errno.
+ */
+static int
+make_way(const struct xtr *x, struct xtr_tail *t)
+{
+	static const int how[] = {
+		[PFX_BACKUP_SIMPLE] = PFX_PENDING_BACKUP_SIMPLE,
+		[PFX_BACKUP_NUMBERED] = PFX_PENDING_BACKUP_NUMBERED,
+		[PFX_BACKUP_EXISTING] = PFX_PENDING_BACKUP_EXISTING,
+	};
+	char bak[NAME_MAX + 1];
+	struct stat st;
+	int r;
+
+	if (t->flags == PFX_ROOT_NOREPLACE)
+		return 0;
+	/*
+	 * --atomic over a populated DEST changes no name until the end: a
+	 * backup or a removal now would break that, so an entry that needs
+	 * one fails instead.
+	 */
+	if (x->journal != NULL && (x->opt->backup != PFX_BACKUP_NONE ||
+	    (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0))
+		return pfx_pending_existing(&t->pend, &st) == 0 ? -ENOTSUP : 0;
+	if (x->opt->backup > PFX_BACKUP_NONE &&
+	    x->opt->backup <= PFX_BACKUP_EXISTING) {
+		r = pfx_pending_backup(&t->pend, how[x->opt->backup],
+		    x->opt->backup_suffix, bak, sizeof(bak));
+		if (r < 0)
+			return r;
+	}
+	if ((x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0) {
+		r = pfx_pending_remove_dir(&t->pend);
+		if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+			return r;
+	}
+	return 0;
+}
+
 /* Name T's file: at its name, or beside it for X's journal. */
 static int
 commit_once(struct xtr *x, struct xtr_tail *t, unsigned int flags)
@@ -422,6 +523,15 @@ xtr_commit(struct xtr *x, struct xtr_tail *t)
 {
 	int r;
 
+	if (kept_newer(x, t)) {
+		pfx_root_abort(&t->pend);
+		return XTR_KEPT_NEWER;
+	}
+	r = make_way(x, t);
+	if (r < 0) {
+		pfx_root_abort(&t->pend);
+		return r;
+	}
 	r = commit_once(x, t, t->flags);
 	if (r != PFX_ROOT_SYMLINK_HELD)
 		return r;
@@ -479,10 +589,12 @@ xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "read_error", EIO);
 	else if (r == XTR_LIMIT)
 		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
-	else if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE)
+	else if (r == -EEXIST && !xtr_replaces(x->opt))
 		xtr_finish_existing(x, e);
 	else if (r == XTR_REDIRECTS)
 		xtr_finish_redirects(x, e);
+	else if (r == XTR_KEPT_NEWER)
+		xtr_finish_entry(x, e, PFX_ENTRY_SKIPPED, "newer_exists", 0);
 	else
 		xtr_finish_error(x, e, r);
 }

@@ -374,6 +374,31 @@ xtr_journal_mkdir(struct xtr *x, const char *dir)
 	return r;
 }
 
+/* see extract.h */
+int
+xtr_journal_touch_parent(struct xtr *x, const char *rel)
+{
+	char dir[PFX_PATH_MAX];
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash == NULL ? 0 : (size_t)(slash - rel);
+	struct stat st;
+	int fd, r = 0;
+
+	if (x->journal == NULL)
+		return 0;
+	if (n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, rel, n);
+	dir[n] = '\0';
+	fd = pfx_root_open_dir(&x->root, n == 0 ? "." : dir);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;	/* made new: removed whole */
+	if (fstat(fd, &st) == 0)
+		r = touch(x, dir, st.st_dev, st.st_ino, &st.st_mtim);
+	(void)close(fd);
+	return r;
+}
+
 /* Order of records: by directory, then as listed. */
 static int
 by_dir(const void *a, const void *b)

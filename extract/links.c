@@ -226,7 +226,7 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 		return;
 	}
 	r = xtr_make_parents(x, rel);
-	flags = x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
+	flags = xtr_replaces(x->opt) ? PFX_ROOT_REPLACE :
 	    PFX_ROOT_NOREPLACE;
 	/* SECURITY: a symlink at the name may only go once judged. */
 	if (flags == PFX_ROOT_REPLACE &&
@@ -240,7 +240,7 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 			r = xtr_link_file(x, fd, rel, PFX_ROOT_REPLACE);
 	}
 	(void)close(fd);
-	if (r == -EEXIST && x->opt->existing != PFX_EXISTING_REPLACE) {
+	if (r == -EEXIST && !xtr_replaces(x->opt)) {
 		xtr_finish_existing(x, e);
 		return;
 	}
@@ -884,7 +884,9 @@ unqueue(struct xtr *x, size_t i)
 	}
 }
 
-static int make_link(struct xtr *x, const struct xtr_symlink *l);
+static int make_link(struct xtr *x, const struct xtr_symlink *l,
+    unsigned int flags);
+static unsigned int replace_flags(const struct xtr *x);
 
 /*
  * --symlinks=root: make queued link I at once, as tar does, so that the
@@ -912,7 +914,23 @@ make_now(struct xtr *x, size_t i)
 	if (why == NULL && steps_over(x))
 		why = "stopped";
 	if (why == NULL) {
-		r = make_link(x, l);
+		/*
+		 * With a journal (--atomic over a populated DEST) no name
+		 * that held something changes before the end: such a link
+		 * waits for the journal to put every name in place.
+		 */
+		r = xtr_make_parents(x, l->path);
+		if (r == 0)
+			r = xtr_journal_touch_parent(x, l->path);
+		if (r == 0)
+			r = make_link(x, l, x->journal != NULL ?
+			    PFX_ROOT_NOREPLACE : replace_flags(x));
+		if (r == -EEXIST && x->journal != NULL &&
+		    xtr_replaces(x->opt)) {
+			l->deferred = true;
+			l->why = NULL;
+			return;
+		}
 		/* Owner and time are best effort, as in make_links(). */
 		if (r == 0)
 			(void)link_meta(x, l);
@@ -1143,17 +1161,49 @@ settle_links(struct xtr *x, struct old_links *old, const char **outcome)
  * Make link L, replacing an existing non-directory if the policy says so.
  * Return: 0, or -errno.
  */
+static unsigned int
+replace_flags(const struct xtr *x)
+{
+	return xtr_replaces(x->opt) ? PFX_ROOT_REPLACE : PFX_ROOT_NOREPLACE;
+}
+
 static int
-make_link(struct xtr *x, const struct xtr_symlink *l)
+make_link(struct xtr *x, const struct xtr_symlink *l, unsigned int flags)
 {
 	int r;
 
 	r = xtr_make_parents(x, l->path);
 	if (r < 0)
 		return r;
-	return pfx_root_symlink_flags(&x->root, l->target, l->path,
-	    x->opt->existing == PFX_EXISTING_REPLACE ? PFX_ROOT_REPLACE :
-	    PFX_ROOT_NOREPLACE);
+	return pfx_root_symlink_flags(&x->root, l->target, l->path, flags);
+}
+
+/*
+ * --symlinks=root with a journal: make the links that waited for every
+ * name to be in place (make_now()), or, when the run failed, none.
+ */
+static void
+make_deferred(struct xtr *x)
+{
+	struct xtr_symlink *l;
+	bool io;
+	size_t i;
+	int r;
+
+	for (i = 0; i < x->nlinks; i++) {
+		l = &x->links[i];
+		if (l->path == NULL || !l->deferred)
+			continue;
+		l->deferred = false;
+		r = x->fatal ? -ECANCELED : make_link(x, l, PFX_ROOT_REPLACE);
+		if (r == 0) {
+			(void)link_meta(x, l);
+			continue;
+		}
+		l->why = r == -ECANCELED ? "stopped" :
+		    xtr_errno_reason(-r, &io);
+		unqueue(x, i);
+	}
 }
 
 /* Make the links SETTLE_LINKS kept; those not made leave the set. */
@@ -1167,7 +1217,7 @@ make_links(struct xtr *x, const char **outcome)
 	for (i = 0; i < x->nlinks; i++) {
 		if (x->links[i].path == NULL || outcome[i] != NULL)
 			continue;
-		r = make_link(x, &x->links[i]);
+		r = make_link(x, &x->links[i], replace_flags(x));
 		/* The link's own owner and time are best effort: the link is
 		 * made and contained whatever happens to them. */
 		if (r == 0)
@@ -1298,6 +1348,7 @@ xtr_finish_symlinks(struct xtr *x)
 	x->lcache = &lc;
 	/* --symlinks=root: made already; what is on disk is final. */
 	if (x->opt->symlinks == PFX_SYMLINKS_ROOT) {
+		make_deferred(x);
 		for (i = 0; i < x->nlinks; i++)
 			outcome[i] = x->links[i].why;
 		lc_changed(x);

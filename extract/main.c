@@ -128,6 +128,7 @@ struct cli {
 	size_t not_found;	/* member operands that selected nothing */
 	size_t kept_old;	/* -k: entries refused as they exist */
 	bool warned;		/* the wildcards warning was given */
+	bool started;		/* -K: the starting member was seen */
 	const struct pfx_entry *said;	/* -v: a dump directory whose line
 					   was written before its purge */
 };
@@ -495,8 +496,28 @@ report_entry(void *arg, const struct pfx_entry *e)
 			put_problem(e);
 		break;
 	case PFX_ENTRY_SKIPPED:
+		/* --keep-newer-files: GNU tar's warning, exit status 0. */
+		if (e->reason != NULL && strcmp(e->reason, "newer_exists") == 0
+		    && !a->quiet) {
+			fputs("pfextract: Current '", stderr);
+			put_safe(stderr, e->name, strlen(e->name), true);
+			fputs("' is newer or same age\n", stderr);
+		}
 		break;
 	}
+}
+
+/* The library's decide hook: the CLI's own selection (select.c). */
+static int
+decide_entry(void *arg, const struct pfx_entry *e, char *rename,
+    size_t rename_cap)
+{
+	struct cli *c = arg;
+
+	(void)rename;
+	(void)rename_cap;
+	return xtr_select_skip(c->a, &c->started, e) ? PFX_HOOK_SKIP :
+	    PFX_HOOK_CONTINUE;
 }
 
 /* Write what the sandbox enforced as a JSON object, or null. */
@@ -803,6 +824,12 @@ main(int argc, char **argv)
 		xtr_args_free(&a);
 		return flush_stdout() == 0 ? 0 : PFX_FATAL;
 	}
+	if (a.show_defaults) {
+		/* As GNU tar's --show-defaults: what -x assumes. */
+		puts("-f- -b20 --quoting-style=escape");
+		xtr_args_free(&a);
+		return flush_stdout() == 0 ? 0 : PFX_FATAL;
+	}
 	if (a.version) {
 		puts("pfextract " PFX_VERSION);
 		xtr_args_free(&a);
@@ -847,7 +874,7 @@ main(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	c.a = &a;
 	c.ugswidth = LIST_UGS_WIDTH;
-	a.opt.hooks.decide = NULL;
+	a.opt.hooks.decide = xtr_select_needed(&a) ? decide_entry : NULL;
 	a.opt.hooks.report = report_entry;
 	a.opt.hooks.unmatched = report_unmatched;
 	if (a.xforms != NULL)

@@ -111,6 +111,8 @@ static const struct {
 	{ "unsupported", "entry type not supported" },
 	{ "exists", "already exists and --keep-old-files was given" },
 	{ "skipped_existing", "already exists (--skip-old-files)" },
+	{ "newer_exists", "an existing file is newer or the same age "
+	  "(--keep-newer-files)" },
 	{ "symlink_in_path", "a symbolic link on its path already exists in "
 	  "the destination and is never followed (remove it, or extract "
 	  "elsewhere)" },

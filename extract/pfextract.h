@@ -79,7 +79,27 @@ enum pfx_existing {
 	PFX_EXISTING_REPLACE = 0,	/* tar's default: a new file is renamed
 					   over the old name */
 	PFX_EXISTING_KEEP,		/* -k: refuse and report */
-	PFX_EXISTING_SKIP		/* --skip-old-files: skip quietly */
+	PFX_EXISTING_SKIP,		/* --skip-old-files: skip quietly */
+	PFX_EXISTING_KEEP_NEWER		/* --keep-newer-files: as REPLACE,
+					   but an existing non-directory
+					   whose mtime is not older than
+					   the entry's is kept (skipped,
+					   reason "newer_exists") */
+};
+
+/*
+ * Backups of an existing file an entry replaces (GNU tar's --backup):
+ * the old name is renamed to NAME + suffix (SIMPLE), NAME.~N~ with N one
+ * more than the highest there (NUMBERED), or NUMBERED where such a
+ * backup of NAME exists, else SIMPLE (EXISTING), in its directory beneath
+ * the root, just before the new file is renamed in.  Directories are
+ * never backed up.
+ */
+enum pfx_backup {
+	PFX_BACKUP_NONE = 0,
+	PFX_BACKUP_SIMPLE,
+	PFX_BACKUP_NUMBERED,
+	PFX_BACKUP_EXISTING
 };
 
 /* Option flags. */
@@ -102,6 +122,12 @@ enum pfx_existing {
 					   one gets each file beside its
 					   name, all put in place at the
 					   end; nothing if PFX_FATAL */
+#define PFX_OPT_IGNORE_ZEROS	0x0200u	/* -i: read a tar archive past
+					   its zero blocks, to its end */
+#define PFX_OPT_RECURSIVE_UNLINK 0x0800u /* a directory where a file goes
+					   is removed with what is beneath
+					   it (never through a symlink or
+					   into another mount) */
 #define PFX_OPT_FSYNC		0x0400u	/* make the result durable: each
 					   file synced before its rename,
 					   each directory after its
@@ -177,6 +203,14 @@ enum pfx_existing {
 #define PFX_OPT_SANDBOX_CHILD	0x4000u
 #define PFX_OPT_SANDBOX_REQUIRE	0x2000u	/* ... or fail if the kernel
 					   cannot */
+
+/*
+ * The input is a Debian package (an ar whose first member is
+ * debian-binary): its data.tar member (any compression) is read as the
+ * archive; pfx_options.formats is not used.  The limits count the
+ * member's bytes as the input.
+ */
+#define PFX_OPT_DEB		0x100000u
 
 /*
  * One entry, as the hooks see it.  Strings are valid only during the hook
@@ -379,6 +413,20 @@ struct pfx_options {
 	 * none.
 	 */
 	unsigned int stall_timeout;
+	/* Backups of replaced files (enum pfx_backup); the suffix of
+	 * SIMPLE backups, NULL: "~".  No '/' in it. */
+	enum pfx_backup backup;
+	const char *backup_suffix;
+	/*
+	 * With PFX_OPT_XATTRS: only the attributes whose name matches a
+	 * pattern of XATTRS_INCLUDE (fnmatch(3); none given: all), and
+	 * none that matches one of XATTRS_EXCLUDE.  security.*, trusted.*
+	 * and system.* are never set, whatever the patterns.
+	 */
+	const char *const *xattrs_include;
+	size_t nxattrs_include;
+	const char *const *xattrs_exclude;
+	size_t nxattrs_exclude;
 };
 
 #define PFX_DEFAULT_IDLE_TIMEOUT 600u	/* ten minutes */

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,13 @@
 #include <unistd.h>
 
 #include <archive.h>
+#include <archive_entry.h>
 
 #include "decode.h"
 #include "extract.h"
+
+/* Where a zip's end record may be: itself (22) and a comment (64 KiB). */
+#define XTR_ZIP_TAIL (22u + 65535u)
 
 /* The formats read when the caller names none. */
 static const char default_formats[] = "tar,zip,cpio,7zip,ar";
@@ -75,6 +80,9 @@ static const struct filter filters[] = {
 	{ archive_read_support_filter_zstd, archive_libzstd_version },
 	{ archive_read_support_filter_lz4, archive_liblz4_version },
 	{ archive_read_support_filter_compress, builtin },
+	/* An rpm package: its lead and headers are skipped, and what
+	 * follows (a compressed cpio) is read by the filters above. */
+	{ archive_read_support_filter_rpm, builtin },
 };
 
 static int
@@ -183,6 +191,72 @@ looks_like_zip(const struct pfx_input *in)
 	if (in->path != NULL || in->fd < 0)
 		return false;
 	return pread(in->fd, head, 4, 0) == 4 && memcmp(head, magic, 4) == 0;
+}
+
+/* The little-endian 16-bit number at P. */
+static size_t
+le16(const unsigned char *p)
+{
+	return (size_t)p[0] | (size_t)p[1] << 8;
+}
+
+/*
+ * In the last N bytes T of a zip: is the central directory whole, its
+ * end record in place, and only the record's signature unrecognised?
+ * The last central directory header (its signature "PK\1\2") must end
+ * within T, and what follows it must be exactly an end record's 22 bytes
+ * and the comment its length field gives.  A zip cut anywhere in its
+ * directory or end record fails this, and stays refused.
+ */
+static bool
+end_unsigned(const unsigned char *t, size_t n)
+{
+	static const unsigned char cen[4] = { 'P', 'K', 1, 2 };
+	static const unsigned char end[4] = { 'P', 'K', 5, 6 };
+	size_t i, at = SIZE_MAX, stop;
+
+	for (i = 0; i + 4 <= n; i++) {
+		if (memcmp(t + i, end, 4) == 0)
+			return false;	/* signed: a directory to read by */
+		if (memcmp(t + i, cen, 4) == 0)
+			at = i;
+	}
+	if (at == SIZE_MAX || n - at < 46)
+		return false;
+	stop = at + 46 + le16(t + at + 28) + le16(t + at + 30) +
+	    le16(t + at + 32);
+	return stop + 22 <= n && n - stop == 22 + le16(t + stop + 20);
+}
+
+/*
+ * Is the zip IN whole but for its end of central directory record's
+ * signature (end_unsigned, over its last 64 KiB + 22 bytes, where the
+ * record and its comment must be)?  Then there is no directory to read
+ * the zip by: only its local headers, as from a pipe.  An input that
+ * cannot be read says no, and is refused as before.
+ */
+static bool
+zip_end_unsigned(const struct pfx_input *in)
+{
+	unsigned char tail[XTR_ZIP_TAIL];
+	const unsigned char *t = tail;
+	struct stat st;
+	ssize_t got;
+	size_t n;
+
+	if (in->buf != NULL) {
+		n = in->len < sizeof(tail) ? in->len : sizeof(tail);
+		t = (const unsigned char *)in->buf + in->len - n;
+	} else {
+		if (fstat(in->fd, &st) == -1 || st.st_size < 0)
+			return false;
+		n = (uint64_t)st.st_size < sizeof(tail) ?
+		    (size_t)st.st_size : sizeof(tail);
+		got = pread(in->fd, tail, n, st.st_size - (off_t)n);
+		if (got < 0 || (size_t)got != n)
+			return false;
+	}
+	return end_unsigned(t, n);
 }
 
 /*
@@ -472,32 +546,176 @@ xtr_input_drain(int fd, struct xtr_decoder *dec,
 	return n < 0 ? (int)n : 0;
 }
 
+/*
+ * A reader with every built-in filter and the formats NAMES (SEEKABLE:
+ * how a zip is read).  Return: it, or NULL with MSG set.
+ */
+static struct archive *
+new_reader(const char *names, bool seekable, char *msg, size_t cap)
+{
+	struct archive *a = archive_read_new();
+
+	if (a == NULL) {
+		snprintf(msg, cap, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	if (enable_filters(a, msg, cap) < 0 ||
+	    enable_formats(a, names, seekable, msg, cap) < 0) {
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/*
+ * A Debian package (XTR_READ_DEB): an ar archive of "debian-binary",
+ * "control.tar.*" and "data.tar.*".  The data member is read as the
+ * archive, by a second reader whose input is the member's bytes as the
+ * first one gives them: nothing is stored, and the member's (compressed)
+ * bytes are what the second reader counts as its input, for the ratio.
+ */
+struct deb {
+	struct archive *outer;		/* the ar: owned */
+	char buf[XTR_BLOCK];
+};
+
+/* The inner reader's input: the member's next bytes. */
+static la_ssize_t
+deb_read(struct archive *inner, void *arg, const void **out)
+{
+	struct deb *d = arg;
+	la_ssize_t n;
+
+	n = archive_read_data(d->outer, d->buf, sizeof(d->buf));
+	if (n < 0)
+		archive_set_error(inner, EIO, "%s",
+		    archive_error_string(d->outer) != NULL ?
+		    archive_error_string(d->outer) : "cannot read the package");
+	*out = d->buf;
+	return n;
+}
+
+static int
+deb_close(struct archive *inner, void *arg)
+{
+	struct deb *d = arg;
+
+	(void)inner;
+	archive_read_free(d->outer);
+	free(d);
+	return ARCHIVE_OK;
+}
+
+/* Is NAME the data member: "data.tar", or "data.tar." and a suffix? */
+static bool
+is_deb_data(const char *name)
+{
+	return strncmp(name, "data.tar", 8) == 0 &&
+	    (name[8] == '\0' || (name[8] == '.' && strchr(name + 9, '/') ==
+	    NULL));
+}
+
+/*
+ * Open the data member of the package that OUTER (owned: freed with the
+ * reader returned, or here on failure) reads.  Return: a reader of the
+ * member's tar, or NULL with MSG set.
+ */
+static struct archive *
+open_deb(struct archive *outer, char *msg, size_t cap)
+{
+	struct archive_entry *ae;
+	struct archive *inner;
+	struct deb *d;
+	const char *name;
+	char member[64];
+	bool first = true;
+	int r;
+
+	for (;;) {
+		r = archive_read_next_header(outer, &ae);
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+			snprintf(msg, cap, "cannot read the Debian package: %s",
+			    r == ARCHIVE_EOF ? "it has no data.tar member" :
+			    archive_error_string(outer) != NULL ?
+			    archive_error_string(outer) : "corrupt");
+			archive_read_free(outer);
+			return NULL;
+		}
+		name = archive_entry_pathname(ae);
+		if (name == NULL)
+			name = "";
+		/* SECURITY: what dpkg-deb demands of its first member, so
+		 * that --deb never reads an ar that is no package. */
+		if (first && strcmp(name, "debian-binary") != 0) {
+			snprintf(msg, cap, "not a Debian package: its first "
+			    "member is not debian-binary");
+			archive_read_free(outer);
+			return NULL;
+		}
+		first = false;
+		if (is_deb_data(name))
+			break;
+	}
+	/* The name is the package reader's, gone with it. */
+	snprintf(member, sizeof(member), "%s", name);
+	inner = new_reader("tar", false, msg, cap);
+	d = inner != NULL ? malloc(sizeof(*d)) : NULL;
+	if (d == NULL) {
+		if (inner != NULL) {
+			archive_read_free(inner);
+			snprintf(msg, cap, "%s", strerror(ENOMEM));
+		}
+		archive_read_free(outer);
+		return NULL;
+	}
+	d->outer = outer;
+	/* The close callback frees D and the package's reader. */
+	if (archive_read_open(inner, d, NULL, deb_read, deb_close) !=
+	    ARCHIVE_OK) {
+		snprintf(msg, cap, "cannot read the package's %s: %s", member,
+		    archive_error_string(inner) != NULL ?
+		    archive_error_string(inner) : "corrupt");
+		archive_read_free(inner);
+		return NULL;
+	}
+	return inner;
+}
+
 /* see extract.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
     struct xtr_decoder **dec, char *msg, size_t cap)
 {
-	struct opening o = { cancel, dec_flags, dec, false };
+	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT | XTR_READ_DEB), dec,
+	    false };
 	struct archive *a;
 	bool seekable;
+	off_t start;
 	int r;
 
 	if (names == NULL)
 		names = default_formats;
+	/* A package is an ar, whatever else the caller named. */
+	if ((dec_flags & XTR_READ_DEB) != 0)
+		names = "ar";
+	o.dec_flags &= ~XTR_READ_DEB;
 	*dec = NULL;
 	/* A path is read as a file (libarchive seeks a regular file); an
 	 * fd only if it can seek. */
 	seekable = in->path != NULL || in->buf != NULL ||
 	    (in->fd >= 0 && lseek(in->fd, 0, SEEK_CUR) != -1);
-	a = archive_read_new();
-	if (a == NULL) {
-		snprintf(msg, cap, "%s", strerror(ENOMEM));
+	a = new_reader(names, seekable, msg, cap);
+	if (a == NULL)
 		return NULL;
-	}
-	if (enable_filters(a, msg, cap) < 0 ||
-	    enable_formats(a, names, seekable, msg, cap) < 0)
+	/* -i: GNU tar's --ignore-zeros; libarchive's tar reader only. */
+	if ((dec_flags & XTR_READ_CONCAT) != 0 &&
+	    archive_read_set_format_option(a, "tar",
+	    "read_concatenated_archives", "1") == ARCHIVE_FATAL) {
+		snprintf(msg, cap, "cannot read past zero blocks: %s",
+		    archive_error_string(a));
 		goto fail;
+	}
 	/*
 	 * A compressed stream that holds nothing (`gzip </dev/null`) is an
 	 * empty archive, as for bsdtar and GNU tar; an input of no byte at
@@ -509,7 +727,23 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 		    archive_error_string(a));
 		goto fail;
 	}
+	start = in->buf == NULL && in->fd >= 0 && seekable ?
+	    lseek(in->fd, 0, SEEK_CUR) : -1;
 	r = open_input(a, in, seekable, &o);
+	/*
+	 * A zip whole but for its end record's signature has no directory
+	 * to read it by, nor one to disagree with its local headers: it is
+	 * read by them, as from a pipe, with every entry's checks.
+	 */
+	if (r != ARCHIVE_OK && seekable && looks_like_zip(in) &&
+	    zip_end_unsigned(in) && (in->buf != NULL || start >= 0) &&
+	    (start < 0 || lseek(in->fd, start, SEEK_SET) == start)) {
+		archive_read_free(a);
+		a = new_reader(names, false, msg, cap);
+		if (a == NULL)
+			return NULL;
+		r = open_input(a, in, seekable, &o);
+	}
 	if (r == ARCHIVE_OK && o.raw_empty && !format_named(names, "empty")) {
 		snprintf(msg, cap, "cannot read archive: the input is empty "
 		    "(0 bytes), which is no archive");
@@ -528,6 +762,10 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 		    "no input" : "not an archive of an enabled format, or "
 		    "truncated or corrupt");
 		goto fail;
+	}
+	if ((dec_flags & XTR_READ_DEB) != 0) {
+		*dec = NULL;	/* an ar is never ours to decode */
+		return open_deb(a, msg, cap);
 	}
 	return a;
 fail:

@@ -11,6 +11,8 @@ PKGS="$PKGS libisal-dev liblzma-dev"	# ISA-L, liblzma: decoders, bench/floor.c
 # compressors that make its archives.
 PKGS="$PKGS libarchive-tools cpio zip 7zip binutils bzip2 xz-utils zstd \
 lz4 lzip ncompress"
+# tests/formats.sh: rpmbuild makes the rpm packages it reads.
+PKGS="$PKGS rpm"
 # make fuzz: clang and its libFuzzer runtime (Debian 12 names).
 PKGS="$PKGS clang libclang-rt-14-dev"
 # make prove: Frama-C's WP, Why3 and the SMT solvers it proves with.
@@ -21,6 +23,13 @@ PKGS="$PKGS frama-c-base why3 cvc4 cvc5"
 if [ "${1:-}" = bench ]; then
 	PKGS="$PKGS unzip openssl tar"
 	command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
+fi
+
+# make compat-suite (mk/deps.sh compat-suite): fetch, unpack and build
+# GNU tar 1.34 and run its Autotest suite (tests/testsuite is shipped
+# generated, so no autom4te).
+if [ "${1:-}" = compat-suite ]; then
+	PKGS="$PKGS curl xz-utils bash gcc make"
 fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -37,6 +37,7 @@
 #ifndef PFX_ROOT_H
 #define PFX_ROOT_H
 
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include <time.h>
@@ -416,6 +417,39 @@ PFX_API int pfx_root_link_meta(const struct pfx_root *root, const char *rel,
  */
 PFX_API int pfx_root_list_links(const struct pfx_root *root,
     int (*fn)(void *arg, const char *rel, const char *target), void *arg);
+
+/*
+ * What the pending file PEND would replace: fstatat(2) of its name in its
+ * parent, without following a symlink.  The name may change before the
+ * commit.  Return: 0 and *ST, or -errno (-ENOENT: nothing there).
+ */
+PFX_API int pfx_pending_existing(const struct pfx_pending *pend,
+    struct stat *st);
+
+/*
+ * Move what PEND's name holds aside as a backup, in the same directory:
+ * to NAME + SUFFIX (NULL: "~"), replacing an earlier such backup
+ * (SIMPLE), to NAME.~N~ with N one past the highest present (NUMBERED),
+ * or NUMBERED where one exists, else SIMPLE (EXISTING).  Nothing there,
+ * or a directory: nothing is done.  The backup name is one component of
+ * at most NAME_MAX bytes (else -ENAMETOOLONG), written to BAK (CAP
+ * bytes; "" when none was made).  A name that appears between this
+ * call and the commit is replaced unbacked, as with GNU tar.
+ * Return: 0, or -errno.
+ */
+#define PFX_PENDING_BACKUP_SIMPLE 1
+#define PFX_PENDING_BACKUP_NUMBERED 2
+#define PFX_PENDING_BACKUP_EXISTING 3
+PFX_API int pfx_pending_backup(const struct pfx_pending *pend, int how,
+    const char *suffix, char *bak, size_t cap);
+
+/*
+ * Remove the directory at PEND's name and everything beneath it, with
+ * pfx_remove_tree() (never through a symlink, never into another
+ * mount).  -ENOTDIR if the name is not a directory.  Return: 0, or
+ * -errno.
+ */
+PFX_API int pfx_pending_remove_dir(const struct pfx_pending *pend);
 
 /* Remove the non-directory REL (a symlink itself, never its target). */
 PFX_API int pfx_root_unlink(const struct pfx_root *root, const char *rel);

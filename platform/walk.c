@@ -16,13 +16,16 @@
  * listings of the top KEEP_LEVELS levels stay open while their
  * subdirectories are walked, deeper levels keep only a telldir(3)
  * position and are listed on from there after the climb back, so neither
- * the stack nor the descriptor count grows with depth.  Nothing is
+ * the stack nor the descriptor count grows with depth.  Out of
+ * descriptors (EMFILE, ENFILE), the top levels' listings are let go too
+ * (shed_levels) and the step tried again: they only save relisting.  Nothing is
  * changed, so a position is only stale if someone else changes that
  * directory meanwhile; then, as with any listing of a live tree, an entry
  * may be missed or seen twice.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +152,36 @@ enter(const struct pfx_root *root, int dirfd, const char *name,
 	return fd;
 }
 
+/* Is R the error of a process or system out of descriptors? */
+static bool
+out_of_fds(int r)
+{
+	return r == -EMFILE || r == -ENFILE;
+}
+
+/*
+ * Out of descriptors: let the listings kept open above DEPTH go, each
+ * left as a position to list on from after the climb back, as deeper
+ * levels always are -- they are kept for speed only.
+ * Return: whether any was let go (the caller tries once more).
+ */
+static bool
+shed_levels(struct walk *w, size_t depth)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < depth; i++) {
+		if (w->w[i].d == NULL)
+			continue;
+		w->w[i].pos = telldir(w->w[i].d);
+		(void)closedir(w->w[i].d);
+		w->w[i].d = NULL;
+		any = true;
+	}
+	return any;
+}
+
 /*
  * Go down from the directory open as *FD, at DEPTH, into its entry NAME:
  * on success *FD is the child and DEPTH + 1 its level, and the parent's
@@ -168,6 +201,8 @@ descend(struct walk *w, int *fd, size_t depth, const char *name)
 	if (len < 0)
 		return (int)len;
 	cfd = enter(w->root, *fd, name, &c->id);
+	if (out_of_fds(cfd) && shed_levels(w, depth))
+		cfd = enter(w->root, *fd, name, &c->id);
 	if (cfd < 0) {
 		w->path[l->plen] = '\0';
 		return cfd == -EXDEV || cfd == -ENOENT ? 0 : cfd;
@@ -203,6 +238,8 @@ walk_tree(struct walk *w, int *fd)
 
 		if (l->d == NULL) {
 			r = plat_listing_open(*fd, l->pos, &l->d);
+			if (out_of_fds(r) && shed_levels(w, depth))
+				r = plat_listing_open(*fd, l->pos, &l->d);
 			if (r < 0)
 				return r;
 		}
@@ -216,6 +253,8 @@ walk_tree(struct walk *w, int *fd)
 			if (depth == 0)
 				return 0;
 			r = plat_climb(fd, &w->w[depth - 1].id);
+			if (out_of_fds(r) && shed_levels(w, depth))
+				r = plat_climb(fd, &w->w[depth - 1].id);
 			if (r < 0)
 				return r;
 			depth--;

@@ -336,6 +336,46 @@ static const struct ok_row ok_rows[] = {
 	  .help = true },
 	{ "--version", { "--version" }, .version = true },
 	{ "prefix --he", { "--he" }, .help = true },
+
+	/* opts2: the rest of GNU tar's and bsdtar's lists. */
+	{ "-i", { "-xif", "a" }, .archive = "a",
+	  .set = PFX_OPT_IGNORE_ZEROS },
+	{ "--ignore-zeros", { "--ignore-zeros", "a" }, .archive = "a",
+	  .set = PFX_OPT_IGNORE_ZEROS },
+	{ "--recursive-unlink", { "--recursive-unlink", "a" },
+	  .archive = "a", .set = PFX_OPT_RECURSIVE_UNLINK },
+	{ "--keep-newer-files", { "--keep-newer-files", "a" },
+	  .archive = "a", .existing = PFX_EXISTING_KEEP_NEWER },
+	{ "-U changes nothing", { "-xUf", "a" }, .archive = "a" },
+	{ "--unlink (bsdtar)", { "--unlink", "a" }, .archive = "a" },
+	{ "--no-overwrite-dir", { "--no-overwrite-dir", "a" },
+	  .archive = "a" },
+	{ "-b 20 takes its value", { "-xb", "20", "a" }, .archive = "a" },
+	{ "-b20 -B -S", { "-b20", "-BS", "a" }, .archive = "a" },
+	{ "-n is GNU's --seek", { "-xnf", "a" }, .archive = "a" },
+	{ "--atime-preserve", { "--atime-preserve", "a" }, .archive = "a" },
+	{ "--atime-preserve=system", { "--atime-preserve=system", "a" },
+	  .archive = "a" },
+	{ "--owner=x --group=y --mode=z --mtime=d",
+	  { "--owner=x", "--group", "y", "--mode=z", "--mtime=d", "a" },
+	  .archive = "a" },
+	{ "--add-file takes a member", { "-f", "a", "--add-file=-m" },
+	  .archive = "a", .members = "-m", .patterns = "-m" },
+	{ "-K is a member too", { "-f", "a", "-K", "d/x", "m" },
+	  .archive = "a", .members = "d/x|m", .patterns = "d/x|m" },
+	{ "--cd is -C", { "--cd", "d", "a" }, .archive = "a", .dir = "d" },
+	{ "--modification-time is -m", { "--modification-time", "a" },
+	  .archive = "a", .set = PFX_OPT_NO_MTIME },
+	{ "--preserve is -p", { "--preserve", "a" }, .archive = "a",
+	  .set = PFX_OPT_PRESERVE_PERMS },
+	{ "-? is --usage", { "-?" }, .help = true },
+	{ "--usage", { "--usage" }, .help = true },
+	{ "--no-acls --no-selinux --no-fflags",
+	  { "--no-acls", "--no-selinux", "--no-fflags", "a" },
+	  .archive = "a" },
+	{ "-y --lz4 --zstd", { "-xy", "--lz4", "--zstd", "a" },
+	  .archive = "a" },
+	{ "--quoting-style=c", { "--quoting-style=c", "a" }, .archive = "a" },
 };
 
 #define NOK (sizeof(ok_rows) / sizeof(ok_rows[0]))
@@ -397,9 +437,9 @@ static const struct err_row err_rows[] = {
 	{ "unknown long", { "--foo", "a" }, "unknown option '--foo'" },
 	{ "unknown long with a value", { "--foo=bar", "a" },
 	  "unknown option '--foo'" },
-	{ "unknown short", { "-y", "a" }, "unknown option '-y'" },
-	{ "unknown short in a bundle", { "-xyf", "a" },
-	  "unknown option '-y'" },
+	{ "unknown short", { "-Y", "a" }, "unknown option '-Y'" },
+	{ "unknown short in a bundle", { "-xYf", "a" },
+	  "unknown option '-Y'" },
 	{ "unknown after operands", { "a", "m", "--transmogrify=1" },
 	  "unknown option '--transmogrify'" },
 	{ "empty long name", { "--=x", "a" }, "unknown option '--'" },
@@ -528,6 +568,41 @@ static const struct err_row err_rows[] = {
 	{ "-C twice", { "a", "-C", "d1", "-C", "d2" },
 	  "only one destination" },
 	{ "-C empty", { "a", "-C", "" }, "-C needs a directory" },
+
+	/* opts2: refused with a reason, and bad values. */
+	{ "--acls", { "--acls", "a" }, "'--acls' is refused: POSIX ACLs" },
+	{ "--selinux", { "--selinux", "a" },
+	  "'--selinux' is refused: security.* attributes" },
+	{ "-w", { "-xwf", "a" }, "'-w' (--interactive) is refused: it "
+	  "prompts" },
+	{ "--confirmation", { "--confirmation", "a" },
+	  "'--confirmation' is refused" },
+	{ "--rsh-command", { "--rsh-command=ssh", "a" },
+	  "'--rsh-command' is refused: it runs a program" },
+	{ "--rmt-command", { "--rmt-command", "x", "a" },
+	  "'--rmt-command' is refused" },
+	{ "--insecure", { "--insecure", "a" },
+	  "'--insecure' is refused: it would let names escape" },
+	{ "--chroot", { "--chroot", "a" }, "'--chroot' is refused" },
+	{ "--passphrase", { "--passphrase=x", "a" },
+	  "'--passphrase' is refused" },
+	{ "--options", { "--options=hdrcharset=UTF-8", "a" },
+	  "'--options' is refused" },
+	{ "--fflags", { "--fflags", "a" }, "'--fflags' is refused" },
+	{ "--backup=bogus", { "--backup=bogus", "a" },
+	  "invalid --backup value 'bogus'" },
+	{ "--suffix with a /", { "--suffix=/x", "a" },
+	  "invalid --suffix value '/x'" },
+	{ "--suffix empty", { "--suffix=", "a" }, "invalid --suffix value" },
+	{ "-N bogus", { "-N", "yesterday", "a" }, "invalid date 'yesterday'" },
+	{ "-N bad month", { "-N", "2020-13-01", "a" }, "invalid date" },
+	{ "-N trailing junk", { "--newer=2020-01-01x", "a" }, "invalid date" },
+	{ "--newer-than missing", { "--newer-than=/nonexistent/x", "a" },
+	  "cannot stat '/nonexistent/x'" },
+	{ "--quoting-style=bogus", { "--quoting-style=bogus", "a" },
+	  "invalid --quoting-style value 'bogus'" },
+	{ "--unlink-first takes no value", { "--unlink-first=1", "a" },
+	  "does not take an argument" },
 };
 
 #define NERR (sizeof(err_rows) / sizeof(err_rows[0]))
@@ -1260,4 +1335,136 @@ Test(xtr_args_limits, values)
 	cr_expect_eq(a.opt.limits.max_bytes, def.limits.max_bytes);
 	cr_expect_eq(a.opt.limits.max_ratio, def.limits.max_ratio);
 	xtr_args_free(&a);
+}
+
+/* opts2: --backup and --suffix, as GNU tar (and $VERSION_CONTROL). */
+Test(xtr_args_opts2, backup)
+{
+	static const struct {
+		const char *argv[4];
+		enum pfx_backup want;
+		const char *suffix;
+	} rows[] = {
+		{ { "--backup", "a" }, PFX_BACKUP_EXISTING, NULL },
+		{ { "--backup=numbered", "a" }, PFX_BACKUP_NUMBERED, NULL },
+		{ { "--backup=t", "a" }, PFX_BACKUP_NUMBERED, NULL },
+		{ { "--backup=never", "a" }, PFX_BACKUP_SIMPLE, NULL },
+		{ { "--backup=nil", "a" }, PFX_BACKUP_EXISTING, NULL },
+		{ { "--backup=off", "a" }, PFX_BACKUP_NONE, NULL },
+		{ { "--suffix=.orig", "a" }, PFX_BACKUP_EXISTING, ".orig" },
+		{ { "--backup=simple", "--suffix", ".b" }, PFX_BACKUP_SIMPLE,
+		  ".b" },
+		{ { "a" }, PFX_BACKUP_NONE, NULL },
+	};
+	struct xtr_args a;
+	char *argv[MAXARGV + 1];
+	char err[256];
+	size_t i;
+	int argc;
+
+	unsetenv("VERSION_CONTROL");
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		argc = make_argv(rows[i].argv, argv);
+		cr_assert_eq(xtr_parse_args(argc, argv, &a, err, sizeof(err)),
+		    0, "%s: %s", rows[i].argv[0], err);
+		cr_expect_eq(a.opt.backup, rows[i].want, "%s: backup %d",
+		    rows[i].argv[0], (int)a.opt.backup);
+		expect_str(rows[i].argv[0], "suffix", a.opt.backup_suffix,
+		    rows[i].suffix);
+		xtr_args_free(&a);
+	}
+	setenv("VERSION_CONTROL", "simple", 1);
+	argc = make_argv(rows[0].argv, argv);
+	cr_assert_eq(xtr_parse_args(argc, argv, &a, err, sizeof(err)), 0);
+	cr_expect_eq(a.opt.backup, PFX_BACKUP_SIMPLE, "$VERSION_CONTROL");
+	xtr_args_free(&a);
+	unsetenv("VERSION_CONTROL");
+}
+
+/* opts2: the dates of -N and --older, and what the CLI then skips. */
+Test(xtr_args_opts2, dates_select)
+{
+	const char *newer[] = { "-N", "@1000", "a", NULL };
+	const char *older[] = { "--older=1970-01-01 00:20", "a", NULL };
+	const char *start[] = { "-K", "d/s/", "a", NULL };
+	const char *vcs[] = { "--exclude-vcs", "--exclude-backups", "a",
+	    NULL };
+	struct pfx_entry e;
+	struct xtr_args a;
+	char *argv[MAXARGV + 1];
+	char err[256];
+	bool started = false;
+	int argc;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	memset(&e, 0, sizeof(e));
+	e.name = "f";
+	argc = make_argv(newer, argv);
+	cr_assert_eq(xtr_parse_args(argc, argv, &a, err, sizeof(err)), 0,
+	    "%s", err);
+	cr_expect(a.newer_set && a.newer == 1000);
+	cr_expect(xtr_select_needed(&a));
+	e.mtime = 999;
+	cr_expect(xtr_select_skip(&a, &started, &e), "older than -N");
+	e.mtime = 1000;
+	cr_expect(!xtr_select_skip(&a, &started, &e), "as old as -N");
+	xtr_args_free(&a);
+
+	argc = make_argv(older, argv);
+	cr_assert_eq(xtr_parse_args(argc, argv, &a, err, sizeof(err)), 0,
+	    "%s", err);
+	cr_expect(a.older_set && a.older == 1200, "older %lld",
+	    (long long)a.older);
+	e.mtime = 1200;
+	cr_expect(xtr_select_skip(&a, &started, &e));
+	e.mtime = 1199;
+	cr_expect(!xtr_select_skip(&a, &started, &e));
+	xtr_args_free(&a);
+
+	argc = make_argv(start, argv);
+	cr_assert_eq(xtr_parse_args(argc, argv, &a, err, sizeof(err)), 0);
+	e.name = "d/sx";
+	cr_expect(xtr_select_skip(&a, &started, &e), "before -K");
+	e.name = "d/s/y";
+	cr_expect(!xtr_select_skip(&a, &started, &e), "beneath -K");
+	cr_expect(started);
+	e.name = "z";
+	cr_expect(!xtr_select_skip(&a, &started, &e), "after -K");
+	xtr_args_free(&a);
+
+	argc = make_argv(vcs, argv);
+	cr_assert_eq(xtr_parse_args(argc, argv, &a, err, sizeof(err)), 0);
+	started = false;
+	e.name = "p/.git/";
+	cr_expect(xtr_select_skip(&a, &started, &e), ".git");
+	e.name = "p/.git/config";
+	cr_expect(!xtr_select_skip(&a, &started, &e), "inside .git");
+	e.name = "p/x.c~";
+	cr_expect(xtr_select_skip(&a, &started, &e), "a backup");
+	e.name = "p/#x#";
+	cr_expect(xtr_select_skip(&a, &started, &e), "an autosave");
+	e.name = "p/CVSx";
+	cr_expect(!xtr_select_skip(&a, &started, &e), "CVSx");
+	xtr_args_free(&a);
+}
+
+/* opts2: --xattrs-include and --xattrs-exclude reach the library. */
+Test(xtr_args_opts2, xattrs_patterns)
+{
+	const char *v[] = { "--xattrs", "--xattrs-include=user.*",
+	    "--xattrs-exclude", "user.secret", "a", NULL };
+	struct xtr_args a;
+	char *argv[MAXARGV + 1];
+	char err[256];
+	int argc = make_argv(v, argv);
+
+	cr_assert_eq(xtr_parse_args(argc, argv, &a, err, sizeof(err)), 0,
+	    "%s", err);
+	cr_assert_eq(a.opt.nxattrs_include, 1);
+	cr_expect_str_eq(a.opt.xattrs_include[0], "user.*");
+	cr_assert_eq(a.opt.nxattrs_exclude, 1);
+	cr_expect_str_eq(a.opt.xattrs_exclude[0], "user.secret");
+	xtr_args_free(&a);
+	cr_expect_null(a.opt.xattrs_include);
 }

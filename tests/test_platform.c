@@ -3211,3 +3211,94 @@ ROOT_TEST(mount_bind_crossing_refused)
 	ASSERT_RET(pfx_root_mkdirs(&fx->root, "bind", 0755), -EXDEV);
 	fx_unmount(fx);
 }
+
+/* --- pfx_pending_existing, _backup, _remove_dir (opts2) -------------- */
+
+/*
+ * Backups are renames in the pending file's own directory: of the name
+ * itself (a symlink is moved, never followed), to a name of one bounded
+ * component; a name that cannot have one is left in place.
+ */
+PENDING_TEST(pending_backup)
+{
+	struct pfx_pending pend;
+	struct stat st;
+	char bak[256], longname[251];
+
+	put_file(fx->dest, "f", "old\n", 0644);
+	ASSERT_RET(pfx_root_begin(&fx->root, "f", 0644, &pend), 0);
+	ASSERT_RET(pfx_pending_existing(&pend, &st), 0);
+	cr_assert(S_ISREG(st.st_mode), "[%s] f is a file", fx->rname);
+	ASSERT_RET(pfx_pending_backup(&pend, PFX_PENDING_BACKUP_SIMPLE, NULL,
+	    bak, sizeof(bak)), 0);
+	cr_assert_str_eq(bak, "f~");
+	expect_content(fx, fx->dest, "f~", "old\n");
+	ASSERT_RET(pfx_pending_existing(&pend, &st), -ENOENT);
+	write_all(pend.fd, "new\n");
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, PFX_ROOT_REPLACE), 0);
+	expect_content(fx, fx->dest, "f", "new\n");
+
+	/* Numbered: one past the highest; existing: numbered then. */
+	put_file(fx->dest, "f.~7~", "seven\n", 0644);
+	put_file(fx->dest, "f.~x~", "not a number\n", 0644);
+	ASSERT_RET(pfx_root_begin(&fx->root, "f", 0644, &pend), 0);
+	ASSERT_RET(pfx_pending_backup(&pend, PFX_PENDING_BACKUP_EXISTING,
+	    ".s", bak, sizeof(bak)), 0);
+	cr_assert_str_eq(bak, "f.~8~");
+	expect_content(fx, fx->dest, "f.~8~", "new\n");
+	pfx_root_abort(&pend);
+
+	/* A symlink to outside/victim is moved itself. */
+	put_link(fx->dest, "l", "../outside/victim");
+	ASSERT_RET(pfx_root_begin(&fx->root, "l", 0644, &pend), 0);
+	ASSERT_RET(pfx_pending_backup(&pend, PFX_PENDING_BACKUP_SIMPLE,
+	    ".b", bak, sizeof(bak)), 0);
+	st = stat_at(fx->dest, "l.b");
+	cr_assert(S_ISLNK(st.st_mode), "[%s] l.b is the link", fx->rname);
+	pfx_root_abort(&pend);
+	expect_victim_intact(fx, "pfx_pending_backup");
+
+	/* No backup name longer than NAME_MAX: the file stays. */
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	put_file(fx->dest, longname, "long\n", 0644);
+	ASSERT_RET(pfx_root_begin(&fx->root, longname, 0644, &pend), 0);
+	ASSERT_RET(pfx_pending_backup(&pend, PFX_PENDING_BACKUP_SIMPLE,
+	    ".suffix", bak, sizeof(bak)), -ENAMETOOLONG);
+	cr_assert_str_eq(bak, "");
+	expect_content(fx, fx->dest, longname, "long\n");
+	pfx_root_abort(&pend);
+
+	/* Nothing there, or a directory: no backup. */
+	put_dir(fx->dest, "dir", 0755);
+	ASSERT_RET(pfx_root_begin(&fx->root, "dir", 0644, &pend), 0);
+	ASSERT_RET(pfx_pending_backup(&pend, PFX_PENDING_BACKUP_NUMBERED,
+	    NULL, bak, sizeof(bak)), 0);
+	cr_assert_str_eq(bak, "");
+	cr_assert(S_ISDIR(stat_at(fx->dest, "dir").st_mode));
+	pfx_root_abort(&pend);
+}
+
+/* A directory in the way goes with its tree; what a link in it points
+ * to stays; a file at the name is not a directory. */
+PENDING_TEST(pending_remove_dir)
+{
+	struct pfx_pending pend;
+
+	put_dir(fx->dest, "d", 0755);
+	put_dir(fx->dest, "d/sub", 0555);
+	put_link(fx->dest, "d/out", "../../outside");
+	put_link(fx->dest, "d/v", "../../outside/victim");
+	put_file(fx->dest, "f", "f\n", 0644);
+	ASSERT_RET(pfx_root_begin(&fx->root, "d", 0644, &pend), 0);
+	ASSERT_RET(pfx_pending_remove_dir(&pend), 0);
+	cr_assert(!exists_at(fx->dest, "d"), "[%s] d is left", fx->rname);
+	write_all(pend.fd, "file\n");
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, PFX_ROOT_REPLACE), 0);
+	expect_content(fx, fx->dest, "d", "file\n");
+	expect_victim_intact(fx, "pfx_pending_remove_dir");
+	ASSERT_RET(pfx_root_begin(&fx->root, "f", 0644, &pend), 0);
+	ASSERT_RET(pfx_pending_remove_dir(&pend), -ENOTDIR);
+	pfx_root_abort(&pend);
+	expect_content(fx, fx->dest, "f", "f\n");
+}

@@ -1,0 +1,82 @@
+/*
+ * fdbudget.c -- descriptors: what a run truly needs, and letting go of
+ * the ones kept only for speed when there are too few.
+ *
+ * A run holds a few descriptors it cannot do without: the standard three,
+ * the pinned root, the input, the decoder process's socket and pidfd (or
+ * the decoder thread's wake pipe), and the handful one entry's walk and
+ * file need at once (XTR_FD_MIN in all).  Everything else is held for
+ * speed: the parent directory kept for the next file (pfx_parent_cache)
+ * and the files queued for the worker thread (async.c), two each.  Those
+ * are sized from RLIMIT_NOFILE at the start (xtr_fd_queue_slots), and when
+ * the system still says EMFILE or ENFILE (another thread of a library
+ * caller took some), given back and the step tried again
+ * (xtr_fd_relieve): a shortage of descriptors slows a run, never fails it,
+ * unless even the ones it needs cannot be had.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "extract.h"
+
+/* see extract.h */
+int
+xtr_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > (rlim_t)XTR_FD_PLENTY)
+		return XTR_FD_PLENTY;
+	return (int)rl.rlim_cur;
+}
+
+/* see extract.h */
+size_t
+xtr_fd_queue_slots(size_t most)
+{
+	int spare = xtr_fd_limit() - XTR_FD_MIN - XTR_FD_SPARE;
+	size_t n;
+
+	/* Each queued file holds its descriptor and its parent's. */
+	n = spare > 0 ? (size_t)spare / 2 : 0;
+	return n < most ? n : most;
+}
+
+/* see extract.h */
+bool
+xtr_fd_relieve(struct xtr *x, int r)
+{
+	if (r != -EMFILE && r != -ENFILE)
+		return false;
+	xtr_async_drain(x);
+	pfx_parent_cache_drop(&x->parents);
+	return true;
+}
+
+/* see extract.h */
+int
+xtr_fd_check(const struct pfx_options *opt, struct pfx_result *res)
+{
+	int need = XTR_FD_MIN, have = xtr_fd_limit();
+
+	if ((opt->flags & PFX_OPT_LIST) != 0)
+		return 0;
+	/* Decoding here: the decoder thread's pipe beside the input. */
+	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0)
+		need += XTR_FD_INPROC;
+	if ((opt->flags & PFX_OPT_ATOMIC) != 0)
+		need += XTR_FD_ATOMIC;
+	if (have >= need)
+		return 0;
+	memset(res, 0, sizeof(*res));
+	res->status = PFX_FATAL;
+	res->error = EMFILE;
+	res->resolver = "none";
+	(void)snprintf(res->message, sizeof(res->message), "too few file "
+	    "descriptors: the limit (ulimit -n) is %d, extracting needs %d",
+	    have, need);
+	return -1;
+}

@@ -1,0 +1,147 @@
+/*
+ * replaced.c -- what a pending file is about to replace: look at it, move
+ * it aside as a backup, or remove a directory tree in its way.
+ *
+ * Each acts in the pending file's own parent, the directory already
+ * resolved beneath the root for it (pend->dirfd), on its one last
+ * component: nothing here resolves a path, follows a symlink or leaves
+ * that directory.  The name can change between one of these calls and
+ * pfx_root_commit(); what that costs is said at each function.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pfx_root.h"
+
+/* see pfx_root.h */
+int
+pfx_pending_existing(const struct pfx_pending *pend, struct stat *st)
+{
+	if (pend->dirfd < 0)
+		return -EBADF;
+	if (fstatat(pend->dirfd, pend->name, st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Is ENT "NAME.~N~" with N decimal and positive?  Return: N, or 0.
+ * A number past LONG_MAX / 2 is taken for none, so N + 1 never wraps.
+ */
+static long
+backup_number(const char *ent, const char *name, size_t nlen)
+{
+	const char *s;
+	char *end;
+	long n;
+
+	if (strncmp(ent, name, nlen) != 0 || ent[nlen] != '.' ||
+	    ent[nlen + 1] != '~')
+		return 0;
+	s = ent + nlen + 2;
+	if (*s < '1' || *s > '9')
+		return 0;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno != 0 || n > LONG_MAX / 2 || strcmp(end, "~") != 0)
+		return 0;
+	return n;
+}
+
+/*
+ * The highest N of the backups "NAME.~N~" in DIRFD, 0 if none.
+ * Cost: one pass over the directory's entries.  Return: N, or -errno.
+ */
+static long
+highest_backup(int dirfd, const char *name)
+{
+	struct dirent *de;
+	size_t nlen = strlen(name);
+	long n, max = 0;
+	DIR *d;
+	int fd;
+
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return -errno;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		n = -errno;
+		(void)close(fd);
+		return n;
+	}
+	while ((de = readdir(d)) != NULL) {
+		n = backup_number(de->d_name, name, nlen);
+		if (n > max)
+			max = n;
+	}
+	(void)closedir(d);
+	return max;
+}
+
+/* see pfx_root.h */
+int
+pfx_pending_backup(const struct pfx_pending *pend, int how,
+    const char *suffix, char *bak, size_t cap)
+{
+	struct stat st;
+	long n = 0;
+	int len;
+
+	bak[0] = '\0';
+	if (pend->dirfd < 0)
+		return -EBADF;
+	if (fstatat(pend->dirfd, pend->name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISDIR(st.st_mode))
+		return 0;	/* as GNU tar: directories are not backed up */
+	if (how != PFX_PENDING_BACKUP_SIMPLE) {
+		n = highest_backup(pend->dirfd, pend->name);
+		if (n < 0)
+			return (int)n;
+		if (how == PFX_PENDING_BACKUP_EXISTING && n == 0)
+			how = PFX_PENDING_BACKUP_SIMPLE;
+	}
+	if (how == PFX_PENDING_BACKUP_SIMPLE)
+		len = snprintf(bak, cap, "%s%s", pend->name,
+		    suffix != NULL ? suffix : "~");
+	else
+		len = snprintf(bak, cap, "%s.~%ld~", pend->name, n + 1);
+	/* SECURITY: the backup name is one component of NAME_MAX bytes
+	 * at most, in the same directory: never a path. */
+	if (len < 0 || (size_t)len >= cap || len > NAME_MAX ||
+	    strchr(bak, '/') != NULL || strcmp(bak, ".") == 0 ||
+	    strcmp(bak, "..") == 0) {
+		bak[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	/* As GNU tar, a simple backup replaces the previous one. */
+	if (renameat(pend->dirfd, pend->name, pend->dirfd, bak) == -1) {
+		bak[0] = '\0';
+		return errno == ENOENT ? 0 : -errno;
+	}
+	return 0;
+}
+
+/* see pfx_root.h */
+int
+pfx_pending_remove_dir(const struct pfx_pending *pend)
+{
+	struct stat st;
+
+	if (pend->dirfd < 0)
+		return -EBADF;
+	if (fstatat(pend->dirfd, pend->name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return pfx_remove_tree(pend->dirfd, pend->name);
+}
