@@ -28,6 +28,7 @@ PLATFORM_OS ?= $(if $(filter Linux,$(OS)),linux,posix)
 # The library: the decision core, the pinned-root platform layer and the
 # extractor.  The command-line files are not part of it.
 XTR_CLI   = extract/main.c extract/args.c extract/select.c extract/xform.c
+XTR_CLI  += extract/listing_out.c extract/progress_out.c
 LIB_SRCS  = $(wildcard core/*.c) \
             $(filter-out platform/os_%.c platform/sandbox_%.c,\
                 $(wildcard platform/*.c)) \
@@ -36,6 +37,7 @@ LIB_SRCS  = $(wildcard core/*.c) \
 HEADERS   = core/pfx_path.h platform/pfx_root.h platform/pfx_sandbox.h \
             extract/pfextract.h
 CLI_SRCS  = cli/json.c cli/resolver_env.c extract/args.c extract/select.c extract/xform.c
+CLI_SRCS += cli/quote.c extract/listing_out.c extract/progress_out.c
 INCLUDES  = -Icore -Iplatform -Iextract
 LIBS     := -larchive $(shell printf '\043include <isa-l/igzip_lib.h>\n' | \
             $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo -lisal) \
@@ -193,6 +195,7 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) sh tests/pipes.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/fdlimit.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/formats.sh obj/pfextract
+	TMPDIR=$(TEST_TMPDIR) sh tests/progress.sh obj/pfextract
 	sh tests/sandbox.sh obj/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo
 	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract

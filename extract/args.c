@@ -32,8 +32,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include "../cli/quote.h"
 #include "args.h"
 
 /*
@@ -143,11 +145,22 @@ enum opt_id {
 	OPT_STARTING_FILE,
 	OPT_ADD_FILE,
 	OPT_SHOW_DEFAULTS,
-	OPT_QUOTING_STYLE,
 	OPT_XATTRS_INCLUDE,
 	OPT_XATTRS_EXCLUDE,
 	OPT_INCREMENTAL,	/* -G, -g: GNU dump directories purge */
 	OPT_DEB,
+	OPT_QUOTING_STYLE,
+	OPT_QUOTE_CHARS,
+	OPT_NO_QUOTE_CHARS,
+	OPT_FULL_TIME,
+	OPT_UTC,
+	OPT_BLOCK_NUMBER,
+	OPT_TOTALS,
+	OPT_CHECKPOINT,
+	OPT_CHECKPOINT_ACTION,
+	OPT_INDEX_FILE,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -162,7 +175,8 @@ struct opt_def {
 /* GNU tar's options whose value is optional: only as "--name=value". */
 #define OPTIONAL_ARG(d) \
 	((d)->id == OPT_OCCURRENCE || (d)->id == OPT_ONE_TOP_LEVEL || \
-	(d)->id == OPT_BACKUP || (d)->id == OPT_IGNORED_OPTARG)
+	(d)->id == OPT_BACKUP || (d)->id == OPT_IGNORED_OPTARG || \
+	(d)->id == OPT_TOTALS || (d)->id == OPT_CHECKPOINT)
 
 #define WHY_OPERATION "pfextract only extracts and lists"
 #define WHY_MATCHING "pfextract does not implement it yet; names and " \
@@ -297,9 +311,6 @@ static const struct opt_def opts[] = {
 	{ "add-file", 0, true, OPT_ADD_FILE, NULL },
 	{ "show-defaults", 0, false, OPT_SHOW_DEFAULTS, NULL },
 	{ "usage", '?', false, OPT_HELP, NULL },
-	{ "quoting-style", 0, true, OPT_QUOTING_STYLE, NULL },
-	{ "quote-chars", 0, true, OPT_IGNORED, NULL },
-	{ "no-quote-chars", 0, true, OPT_IGNORED, NULL },
 	{ "xattrs-include", 0, true, OPT_XATTRS_INCLUDE, NULL },
 	{ "xattrs-exclude", 0, true, OPT_XATTRS_EXCLUDE, NULL },
 	{ "no-acls", 0, false, OPT_IGNORED, NULL },
@@ -422,6 +433,19 @@ static const struct opt_def opts[] = {
 	 */
 	{ "keep-directory-symlink", 0, false, OPT_IGNORED, NULL },
 	{ "deb", 0, false, OPT_DEB, NULL },
+	/* Listing and terminal output, as GNU tar (listing_out.c). */
+	{ "quoting-style", 0, true, OPT_QUOTING_STYLE, NULL },
+	{ "quote-chars", 0, true, OPT_QUOTE_CHARS, NULL },
+	{ "no-quote-chars", 0, true, OPT_NO_QUOTE_CHARS, NULL },
+	{ "full-time", 0, false, OPT_FULL_TIME, NULL },
+	{ "utc", 0, false, OPT_UTC, NULL },
+	{ "block-number", 'R', false, OPT_BLOCK_NUMBER, NULL },
+	{ "totals", 0, false, OPT_TOTALS, NULL },
+	{ "checkpoint", 0, false, OPT_CHECKPOINT, NULL },
+	{ "checkpoint-action", 0, true, OPT_CHECKPOINT_ACTION, NULL },
+	{ "index-file", 0, true, OPT_INDEX_FILE, NULL },
+	{ "progress", 0, false, OPT_PROGRESS, NULL },
+	{ "no-progress", 0, false, OPT_NO_PROGRESS, NULL },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
 	  "it would let names escape the destination" },
@@ -953,25 +977,6 @@ set_time_bound(struct parse *p, const struct opt_def *d, const char *v)
 	return 0;
 }
 
-/* --quoting-style: one of GNU tar's styles, or a usage error. */
-static int
-check_quoting_style(struct parse *p, const char *v)
-{
-	static const char *const styles[] = {
-		"literal", "shell", "shell-always", "shell-escape",
-		"shell-escape-always", "c", "c-maybe", "escape", "locale",
-		"clocale",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(styles) / sizeof(styles[0]); i++)
-		if (strcmp(v, styles[i]) == 0)
-			return 0;
-	return fail(p, "invalid --quoting-style value '%s' (literal, shell, "
-	    "shell-always, shell-escape, shell-escape-always, c, c-maybe, "
-	    "escape, locale or clocale)", v);
-}
-
 /* Read the exclude patterns of -X PATH ("-" is a file name here). */
 static int
 read_exclude_file(struct parse *p, const char *path)
@@ -1073,6 +1078,113 @@ set_mode(struct parse *p, char m)
 	p->a->mode = m;
 	p->mode_set = true;
 	return 0;
+}
+
+/* The signals --totals=SIGNAL may name, as GNU tar. */
+static const struct {
+	const char *name;
+	int sig;
+} totals_signals[] = {
+	{ "SIGHUP", SIGHUP }, { "SIGQUIT", SIGQUIT }, { "SIGINT", SIGINT },
+	{ "SIGUSR1", SIGUSR1 }, { "SIGUSR2", SIGUSR2 },
+};
+
+/* Parse --totals's SIGNAL: a name with or without "SIG", or a number.
+ * Return: the signal, or 0. */
+static int
+parse_totals_signal(const char *v)
+{
+	unsigned int n;
+	size_t i;
+
+	for (i = 0; i < sizeof(totals_signals) / sizeof(totals_signals[0]);
+	    i++) {
+		if (strcmp(v, totals_signals[i].name) == 0 ||
+		    strcmp(v, totals_signals[i].name + 3) == 0)
+			return totals_signals[i].sig;
+		if (parse_uint(v, &n) == 0 &&
+		    (int)n == totals_signals[i].sig)
+			return (int)n;
+	}
+	return 0;
+}
+
+/* Act on an option of listing or terminal output.  Return: 0, or -1. */
+static int
+apply_output(struct parse *p, const struct opt_def *d, const char *v)
+{
+	struct xtr_args *a = p->a;
+	const unsigned char *u;
+
+	switch (d->id) {
+	case OPT_QUOTING_STYLE:
+		if (quote_style_parse(v, &(enum quote_style){ 0 }) == -1)
+			return fail(p, "invalid --quoting-style value '%s' "
+			    "(literal, shell, shell-always, shell-escape, "
+			    "shell-escape-always, c, c-maybe, escape, locale "
+			    "or clocale)", v);
+		a->quoting_style = v;
+		return 0;
+	case OPT_QUOTE_CHARS:
+	case OPT_NO_QUOTE_CHARS:
+		for (u = (const unsigned char *)v; *u != '\0'; u++) {
+			if (d->id == OPT_QUOTE_CHARS)
+				a->quote_chars[*u / 32] |= 1u << (*u % 32);
+			else
+				a->quote_chars[*u / 32] &= ~(1u << (*u % 32));
+		}
+		return 0;
+	case OPT_FULL_TIME:
+		a->full_time = true;
+		return 0;
+	case OPT_UTC:
+		a->utc = true;
+		return 0;
+	case OPT_BLOCK_NUMBER:
+		a->block_number = true;
+		return 0;
+	case OPT_TOTALS:
+		a->totals = true;
+		if (v == NULL)
+			return 0;
+		a->totals_signal = parse_totals_signal(v);
+		if (a->totals_signal == 0)
+			return fail(p, "invalid --totals value '%s' (SIGHUP, "
+			    "SIGQUIT, SIGINT, SIGUSR1 or SIGUSR2)", v);
+		return 0;
+	case OPT_CHECKPOINT:
+		if (v == NULL) {
+			a->checkpoint = 10;
+			return 0;
+		}
+		if (parse_size(v, &a->checkpoint) == -1 || a->checkpoint == 0
+		    || v[strlen(v) - 1] < '0' || v[strlen(v) - 1] > '9')
+			return fail(p, "invalid --checkpoint value '%s' (a "
+			    "positive number of records)", v);
+		return 0;
+	case OPT_CHECKPOINT_ACTION:
+		if (a->nckpt_actions == XTR_CKPT_ACTIONS_MAX)
+			return fail(p, "more than %d --checkpoint-action "
+			    "options", XTR_CKPT_ACTIONS_MAX);
+		a->ckpt_actions[a->nckpt_actions++] = v;
+		if (a->checkpoint == 0)
+			a->checkpoint = 10;
+		return 0;
+	case OPT_INDEX_FILE:
+		if (*v == '\0')
+			return fail(p, "--index-file needs a file name");
+		a->index_file = v;
+		return 0;
+	case OPT_PROGRESS:
+		a->progress = 1;
+		return 0;
+	case OPT_NO_PROGRESS:
+		a->progress = 0;
+		return 0;
+	default:
+		break;
+	}
+	return fail(p, "internal error: option without an action");
 }
 
 /*
@@ -1372,14 +1484,25 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_SHOW_DEFAULTS:
 		a->show_defaults = true;
 		return 0;
-	case OPT_QUOTING_STYLE:
-		return check_quoting_style(p, v);
 	case OPT_XATTRS_INCLUDE:
 		return push(p, &a->xattrs_include, &a->nxattrs_include,
 		    &p->cap_xattrs_include, v, strlen(v));
 	case OPT_XATTRS_EXCLUDE:
 		return push(p, &a->xattrs_exclude, &a->nxattrs_exclude,
 		    &p->cap_xattrs_exclude, v, strlen(v));
+	case OPT_QUOTING_STYLE:
+	case OPT_QUOTE_CHARS:
+	case OPT_NO_QUOTE_CHARS:
+	case OPT_FULL_TIME:
+	case OPT_UTC:
+	case OPT_BLOCK_NUMBER:
+	case OPT_TOTALS:
+	case OPT_CHECKPOINT:
+	case OPT_CHECKPOINT_ACTION:
+	case OPT_INDEX_FILE:
+	case OPT_PROGRESS:
+	case OPT_NO_PROGRESS:
+		return apply_output(p, d, v);
 	case OPT_REFUSED:
 		if (as_short)
 			return fail(p, "'-%c' (--%s) is refused: %s",
@@ -1707,6 +1830,7 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 	memset(a, 0, sizeof(*a));
 	pfx_options_init(&a->opt);
 	a->mode = 'x';
+	a->progress = -1;
 	memset(&p, 0, sizeof(p));
 	p.a = a;
 	p.err = err;

@@ -22,6 +22,9 @@ enum xtr_sandbox {
 	XTR_SANDBOX_REQUIRE	/* --sandbox=require: fail unless enforced */
 };
 
+/* How many --checkpoint-action options may be given. */
+#define XTR_CKPT_ACTIONS_MAX 16
+
 struct xtr_args {
 	char mode;		/* 'x' extract (default), 't' list */
 	const char *archive;	/* -f; NULL or "-": standard input */
@@ -62,6 +65,20 @@ struct xtr_args {
 	size_t nxattrs_include;
 	char **xattrs_exclude;	/* --xattrs-exclude */
 	size_t nxattrs_exclude;
+	/* Listing and terminal output (listing_out.c, progress_out.c). */
+	const char *quoting_style;	/* --quoting-style, or NULL */
+	uint32_t quote_chars[8];	/* --quote-chars minus --no-... */
+	bool full_time;			/* --full-time */
+	bool utc;			/* --utc */
+	bool block_number;		/* -R */
+	bool totals;			/* --totals */
+	int totals_signal;		/* --totals=SIGNAL, or 0 */
+	uint64_t checkpoint;		/* --checkpoint=N, or 0 */
+	const char *ckpt_actions[XTR_CKPT_ACTIONS_MAX];
+	size_t nckpt_actions;
+	const char *index_file;		/* --index-file */
+	int progress;			/* -1 auto, 0 --no-progress,
+					   1 --progress */
 };
 
 /*

@@ -276,6 +276,14 @@ send_header(struct out *o, struct archive *ar, struct xtr_decoder *dec,
 	h.uid = archive_entry_uid(ae);
 	h.gid = archive_entry_gid(ae);
 	h.raw = raw_bytes(ar, dec);
+	/* A listing's device column and block number (wire.h's bounds). */
+	if (h.filetype == AE_IFCHR || h.filetype == AE_IFBLK) {
+		h.devmajor = (int64_t)archive_entry_rdevmajor(ae) & UINT32_MAX;
+		h.devminor = (int64_t)archive_entry_rdevminor(ae) & UINT32_MAX;
+	}
+	h.pos = archive_read_header_position(ar);
+	if (h.pos < 0)
+		h.pos = -1;
 	/* The name as the engine would take it (engine.c entry_name()). */
 	name = archive_entry_pathname(ae);
 	if (name == NULL)
@@ -423,6 +431,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
     const struct pfx_options *opt)
 {
 	static struct out o;	/* the queue: too big for the stack */
+	unsigned char m[WIRE_HEAD + 8];
 	struct xtr_decoder *dec;
 	struct archive_entry *ae;
 	struct archive *ar;
@@ -475,6 +484,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	 * costs no CPU, but the stall timer is given its seconds again at
 	 * each read; a writer that stalls is the parent's idle timeout's.
 	 */
+	queue(&o, m, wire_put_total(m, xtr_reader_archive_bytes(ar)));
 	flush(&o);
 	(void)xtr_input_drain(in->buf == NULL ? in->fd : -1, dec, NULL,
 	    arm_stall);

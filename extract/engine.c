@@ -412,10 +412,17 @@ fill_entry(struct pfx_entry *e, struct archive_entry *ae, const char *name)
 	e->mode = archive_entry_perm(ae);
 	e->size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
 	e->mtime = archive_entry_mtime(ae);
+	e->mtime_nsec = archive_entry_mtime_nsec(ae);
+	if (e->mtime_nsec < 0 || e->mtime_nsec > 999999999)
+		e->mtime_nsec = 0;
 	e->uname = archive_entry_uname(ae);
 	e->gname = archive_entry_gname(ae);
 	e->uid = archive_entry_uid(ae);
 	e->gid = archive_entry_gid(ae);
+	if (e->type == PFX_TYPE_CHAR || e->type == PFX_TYPE_BLOCK) {
+		e->devmajor = (int64_t)archive_entry_rdevmajor(ae);
+		e->devminor = (int64_t)archive_entry_rdevminor(ae);
+	}
 	if (e->type == PFX_TYPE_HARDLINK)
 		e->link_target = archive_entry_hardlink(ae);
 	else if (e->type == PFX_TYPE_SYMLINK)
@@ -757,6 +764,8 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 
 	name = entry_name(ae);
 	fill_entry(&e, ae, name != NULL ? name : "");
+	e.offset = xtr_source_header_pos(x);
+	e.input_read = (uint64_t)xtr_source_raw(x);
 	if (is_ar_index(x, name)) {
 		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "ar_index", 0);
 		return;
@@ -891,6 +900,9 @@ read_all(struct xtr *x)
 	while (!x->fatal && !xtr_cancelled(x)) {
 		r = xtr_source_next(x, ae);
 		if (r == ARCHIVE_EOF) {
+			x->res->archive_bytes = xtr_source_archive_bytes(x);
+			x->res->tar = (xtr_source_format(x) &
+			    ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR;
 			drain_input(x);
 			break;
 		}

@@ -170,6 +170,9 @@ struct xtr_decoder;
 #define XTR_READ_FLAGS(opt) \
 	((((opt)->flags & PFX_OPT_IGNORE_ZEROS) != 0 ? XTR_READ_CONCAT : 0u) | \
 	(((opt)->flags & PFX_OPT_DEB) != 0 ? XTR_READ_DEB : 0u))
+/* Return: the bytes of the decompressed archive AR's format reader has
+ * taken, what tar's --totals counts (0 when unknown). */
+uint64_t xtr_reader_archive_bytes(struct archive *ar);
 
 struct archive *xtr_reader_open(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
@@ -418,6 +421,10 @@ int xtr_source_data(struct xtr *x, const void **buf, size_t *size,
     int64_t *offset);
 int xtr_source_format(const struct xtr *x);
 int64_t xtr_source_raw(const struct xtr *x);
+/* Where the current entry's header begins in the decompressed archive
+ * (-1: unknown), and, once it ended well, the archive's bytes read. */
+int64_t xtr_source_header_pos(const struct xtr *x);
+uint64_t xtr_source_archive_bytes(const struct xtr *x);
 bool xtr_source_sparse(const struct xtr *x, struct archive_entry *ae);
 
 /*
@@ -466,6 +473,8 @@ int xtr_remote_data(struct xtr_remote *rm, const void **buf, size_t *size,
     int64_t *offset);
 int xtr_remote_format(const struct xtr_remote *rm);
 uint64_t xtr_remote_raw(const struct xtr_remote *rm);
+int64_t xtr_remote_header_pos(const struct xtr_remote *rm);
+uint64_t xtr_remote_archive_bytes(const struct xtr_remote *rm);
 bool xtr_remote_sparse(const struct xtr_remote *rm);
 const char *xtr_remote_error(const struct xtr_remote *rm, int *error,
     bool *channel);

@@ -73,6 +73,7 @@ report_link(struct xtr *x, const struct xtr_symlink *l,
 	struct pfx_entry e;
 
 	memset(&e, 0, sizeof(e));
+	e.offset = -1;
 	e.name = l->name;
 	e.path = l->path;
 	e.link_target = l->target;

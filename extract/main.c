@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -48,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,13 +57,15 @@
 #include "../cli/json.h"
 #include "../cli/resolver_env.h"
 #include "args.h"
+#include "listing_out.h"
 #include "pfextract.h"
-
-/* GNU tar's starting width of the owner and size columns of -tv. */
-#define LIST_UGS_WIDTH 19
+#include "progress_out.h"
 
 /* The signal that stopped the run, or 0; the library's cancellation. */
 static volatile sig_atomic_t caught;
+
+/* --totals=SIGNAL came: print the totals at the next entry. */
+static volatile sig_atomic_t totals_wanted;
 
 /* The signals that stop a run, and their names for the message. */
 static const struct {
@@ -123,7 +127,9 @@ signal_name(int sig)
 /* What the report hook needs. */
 struct cli {
 	const struct xtr_args *a;
-	int ugswidth;		/* only grows, as in GNU tar */
+	struct list_fmt fmt;	/* how names and lines are written */
+	FILE *listing;		/* stdout, or --index-file */
+	struct progress prog;
 	const char *probe;	/* $PFEXTRACT_SANDBOX_PROBE, or NULL */
 	size_t not_found;	/* member operands that selected nothing */
 	size_t kept_old;	/* -k: entries refused as they exist */
@@ -177,14 +183,6 @@ put_safe(FILE *f, const char *s, size_t len, bool backslash)
 	}
 }
 
-/* put_safe() for a NUL-terminated name; NULL writes nothing. */
-static void
-put_name(FILE *f, const char *s)
-{
-	if (s != NULL)
-		put_safe(f, s, strlen(s), true);
-}
-
 /* Write "pfextract: MSG" and the usage to standard error. */
 static void
 usage_error(const char *msg)
@@ -205,70 +203,6 @@ put_json_or_null(FILE *f, const char *s)
 		json_put_string(f, s, strlen(s));
 }
 
-/* Write E's "drwxr-xr-x" mode string, tar's letters, to BUF[11]. */
-static void
-mode_string(const struct pfx_entry *e, char *buf)
-{
-	static const char types[] = {
-		[PFX_TYPE_FILE] = '-',
-		[PFX_TYPE_DIR] = 'd',
-		[PFX_TYPE_SYMLINK] = 'l',
-		[PFX_TYPE_HARDLINK] = 'h',
-		[PFX_TYPE_CHAR] = 'c',
-		[PFX_TYPE_BLOCK] = 'b',
-		[PFX_TYPE_FIFO] = 'p',
-		[PFX_TYPE_SOCKET] = 's',
-		[PFX_TYPE_OTHER] = '?'
-	};
-	mode_t m = e->mode;
-
-	buf[0] = (size_t)e->type < sizeof(types) ? types[e->type] : '?';
-	buf[1] = (m & 0400) ? 'r' : '-';
-	buf[2] = (m & 0200) ? 'w' : '-';
-	buf[3] = (m & 04000) ? ((m & 0100) ? 's' : 'S') :
-	    ((m & 0100) ? 'x' : '-');
-	buf[4] = (m & 040) ? 'r' : '-';
-	buf[5] = (m & 020) ? 'w' : '-';
-	buf[6] = (m & 02000) ? ((m & 010) ? 's' : 'S') :
-	    ((m & 010) ? 'x' : '-');
-	buf[7] = (m & 04) ? 'r' : '-';
-	buf[8] = (m & 02) ? 'w' : '-';
-	buf[9] = (m & 01000) ? ((m & 01) ? 't' : 'T') :
-	    ((m & 01) ? 'x' : '-');
-	buf[10] = '\0';
-}
-
-/*
- * Write E's owner as "user/group" (names escaped, or the ids with
- * --numeric-owner or when the archive has no name) to new memory.
- * Return: the string and its length in *LEN, or NULL.
- */
-static char *
-owner_string(const struct cli *c, const struct pfx_entry *e, size_t *len)
-{
-	bool numeric = (c->a->opt.flags & PFX_OPT_NUMERIC_OWNER) != 0;
-	char *buf = NULL;
-	FILE *f;
-
-	f = open_memstream(&buf, len);
-	if (f == NULL)
-		return NULL;
-	if (!numeric && e->uname != NULL && e->uname[0] != '\0')
-		put_name(f, e->uname);
-	else
-		fprintf(f, "%jd", (intmax_t)e->uid);
-	putc('/', f);
-	if (!numeric && e->gname != NULL && e->gname[0] != '\0')
-		put_name(f, e->gname);
-	else
-		fprintf(f, "%jd", (intmax_t)e->gid);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 /*
  * The name to show for E: as stored, or with --show-transformed-names as
  * --transform made it (made again into BUF, PFX_PATH_MAX bytes).
@@ -281,47 +215,6 @@ shown_name(const struct cli *c, const struct pfx_entry *e, char *buf)
 	    PFX_PATH_MAX, NULL) != 1)
 		return e->name;
 	return buf;
-}
-
-/*
- * Write GNU tar's long listing line for E:
- * "-rw-r--r-- user/group    1234 2024-01-02 03:04 name", then
- * " -> target" for a symlink or " link to target" for a hard link.
- */
-static void
-put_long(FILE *f, struct cli *c, const struct pfx_entry *e)
-{
-	char modes[11], size[32], stamp[32], nbuf[PFX_PATH_MAX];
-	char *owner;
-	size_t olen = 0, slen;
-	int pad;
-	struct tm tm;
-	time_t t = (time_t)e->mtime;
-
-	mode_string(e, modes);
-	owner = owner_string(c, e, &olen);
-	snprintf(size, sizeof(size), "%jd", (intmax_t)e->size);
-	slen = strlen(size);
-	if (localtime_r(&t, &tm) == NULL ||
-	    strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M", &tm) == 0)
-		snprintf(stamp, sizeof(stamp), "%jd", (intmax_t)e->mtime);
-
-	/* As GNU tar: the owner and size columns widen, never narrow. */
-	if (olen + 1 + slen > (size_t)c->ugswidth && olen < 4096)
-		c->ugswidth = (int)(olen + 1 + slen);
-	pad = c->ugswidth - (int)(olen + 1 + slen) + (int)slen;
-	fprintf(f, "%s %s %*s %-16s ", modes, owner != NULL ? owner : "?/?",
-	    pad, size, stamp);
-	free(owner);
-	put_name(f, shown_name(c, e, nbuf));
-	if (e->type == PFX_TYPE_SYMLINK && e->link_target != NULL) {
-		fputs(" -> ", f);
-		put_name(f, e->link_target);
-	} else if (e->type == PFX_TYPE_HARDLINK && e->link_target != NULL) {
-		fputs(" link to ", f);
-		put_name(f, e->link_target);
-	}
-	putc('\n', f);
 }
 
 /* Write E's --report=json line to standard output. */
@@ -348,7 +241,7 @@ put_json_entry(const struct pfx_entry *e)
 
 /* Write "pfextract: NAME: TEXT[: strerror]" to standard error. */
 static void
-put_problem(const struct pfx_entry *e)
+put_problem(const struct cli *c, const struct pfx_entry *e)
 {
 	bool failed = e->status == PFX_ENTRY_FAILED && e->error != 0;
 	const char *text = NULL;
@@ -359,7 +252,7 @@ put_problem(const struct pfx_entry *e)
 	if (text == NULL && !failed)
 		text = e->status == PFX_ENTRY_FAILED ? "failed" : "refused";
 	fputs("pfextract: ", stderr);
-	put_name(stderr, e->name);
+	list_put_quoted(stderr, &c->fmt, e->name, true);
 	fputs(": ", stderr);
 	if (text != NULL)
 		put_safe(stderr, text, strlen(text), false);
@@ -374,13 +267,10 @@ static void
 put_verbose(FILE *f, struct cli *c, const struct pfx_entry *e, bool lng)
 {
 	char nbuf[PFX_PATH_MAX];
+	struct pfx_entry shown = *e;
 
-	if (lng) {
-		put_long(f, c, e);
-		return;
-	}
-	put_name(f, shown_name(c, e, nbuf));
-	putc('\n', f);
+	shown.name = shown_name(c, e, nbuf);
+	list_put_entry(f, &c->fmt, &shown, lng);
 }
 
 /* The library's transform hook: --transform, -s, --one-top-level. */
@@ -400,7 +290,7 @@ say_extracted(struct cli *c, const struct pfx_entry *e)
 {
 	bool to_fd = (c->a->opt.flags & PFX_OPT_TO_FD) != 0;
 
-	put_verbose(to_fd ? stderr : stdout, c, e, c->a->verbose >= 2);
+	put_verbose(to_fd ? stderr : c->listing, c, e, c->a->verbose >= 2);
 }
 
 /*
@@ -408,18 +298,18 @@ say_extracted(struct cli *c, const struct pfx_entry *e)
  * shows it: each record's code, a space, its name; an empty line last.
  */
 static void
-put_dumpdir(const struct pfx_entry *e)
+put_dumpdir(FILE *out, const struct pfx_entry *e)
 {
 	const char *p = e->dumpdir, *end = e->dumpdir + e->dumpdir_len;
 	size_t len;
 
 	for (; p < end; p += len + 1) {
 		len = strlen(p);
-		fprintf(stdout, "%c ", p[0]);
-		put_safe(stdout, p + 1, len - 1, true);
-		putc('\n', stdout);
+		fprintf(out, "%c ", p[0]);
+		put_safe(out, p + 1, len - 1, true);
+		putc('\n', out);
 	}
-	putc('\n', stdout);
+	putc('\n', out);
 }
 
 /*
@@ -440,11 +330,11 @@ report_purged(void *arg, const struct pfx_entry *dir, const char *name)
 	}
 	while (len > 1 && dir->name[len - 1] == '/')
 		len--;
-	fputs("pfextract: Deleting '", stdout);
-	put_safe(stdout, dir->name, len, true);
-	putc('/', stdout);
-	put_safe(stdout, name, strlen(name), true);
-	fputs("'\n", stdout);
+	fputs("pfextract: Deleting '", c->listing);
+	put_safe(c->listing, dir->name, len, true);
+	putc('/', c->listing);
+	put_safe(c->listing, name, strlen(name), true);
+	fputs("'\n", c->listing);
 }
 
 /* The library's report hook: one call per entry, with its outcome. */
@@ -460,6 +350,16 @@ report_entry(void *arg, const struct pfx_entry *e)
 
 	/* The purge's lines come right before the entry's report. */
 	c->said = NULL;
+	progress_clear(&c->prog);
+	/* As tar: checkpoints up to the record of this header first. */
+	if (e->offset >= 0)
+		list_checkpoints(&c->fmt, (uint64_t)e->offset, false,
+		    c->listing);
+	if (totals_wanted) {
+		totals_wanted = 0;
+		list_put_totals(stderr, &c->fmt, e->offset >= 0 ?
+		    (uint64_t)e->offset + 512 : 0, true);
+	}
 	if (a->report_json)
 		put_json_entry(e);
 	switch (e->status) {
@@ -476,9 +376,9 @@ report_entry(void *arg, const struct pfx_entry *e)
 				put_verbose(stderr, c, e, a->verbose >= 2);
 			break;
 		}
-		put_verbose(stdout, c, e, a->verbose >= 1);
+		put_verbose(c->listing, c, e, a->verbose >= 1);
 		if (a->verbose >= 2 && e->dumpdir != NULL)
-			put_dumpdir(e);
+			put_dumpdir(c->listing, e);
 		break;
 	case PFX_ENTRY_REFUSED:
 		/* -k over an existing name fails the run, as in GNU tar. */
@@ -487,13 +387,13 @@ report_entry(void *arg, const struct pfx_entry *e)
 			c->kept_old++;
 		/* -q silences refusals; they still count and are in JSON. */
 		if (!a->quiet)
-			put_problem(e);
+			put_problem(c, e);
 		break;
 	case PFX_ENTRY_FAILED:
 		/* An I/O error is never silenced, not even by -q; but to a
 		 * reader of -O that went away, tar says nothing. */
 		if (caught != SIGPIPE)
-			put_problem(e);
+			put_problem(c, e);
 		break;
 	case PFX_ENTRY_SKIPPED:
 		/* --keep-newer-files: GNU tar's warning, exit status 0. */
@@ -505,6 +405,7 @@ report_entry(void *arg, const struct pfx_entry *e)
 		}
 		break;
 	}
+	progress_entry(&c->prog, e);
 }
 
 /* The library's decide hook: the CLI's own selection (select.c). */
@@ -778,8 +679,9 @@ report_unmatched(void *arg, const char *pattern)
 	len = strlen(name);
 	while (len > 1 && name[len - 1] == '/')
 		len--;
+	progress_clear(&c->prog);
 	fputs("pfextract: ", stderr);
-	put_safe(stderr, name, len, true);
+	quote_put(stderr, &c->fmt.q, name, len, true, c->fmt.tty_err);
 	fputs(": Not found in archive\n", stderr);
 }
 
@@ -787,15 +689,124 @@ report_unmatched(void *arg, const char *pattern)
  * Names in zip and 7z archives are Unicode, and libarchive turns them into
  * the locale's bytes: in the "C" locale it cannot, and every such entry
  * would be refused.  Take the user's locale, and C.UTF-8 when that is
- * plain C, as file names on Linux are UTF-8 in practice.
+ * plain C, as file names on Linux are UTF-8 in practice.  Names are still
+ * quoted for the user's own locale, as tar quotes them: *MULTIBYTE says
+ * whether it is multibyte, *UTF8 whether it is UTF-8.
  */
 static void
-use_utf8_names(void)
+use_utf8_names(bool *multibyte, bool *utf8)
 {
 	const char *loc = setlocale(LC_CTYPE, "");
+	const char *cs = nl_langinfo(CODESET);
 
+	*multibyte = loc != NULL && MB_CUR_MAX > 1;
+	*utf8 = *multibyte && cs != NULL && (strcmp(cs, "UTF-8") == 0 ||
+	    strcmp(cs, "utf8") == 0);
 	if (loc == NULL || strcmp(loc, "C") == 0 || strcmp(loc, "POSIX") == 0)
 		(void)setlocale(LC_CTYPE, "C.UTF-8");
+}
+
+/* Only note that --totals=SIGNAL came; the totals are printed in the
+ * run's own time. */
+static void
+on_totals_signal(int sig)
+{
+	(void)sig;
+	totals_wanted = 1;
+}
+
+/*
+ * Set up what the listing and the terminal output need: the quoting,
+ * the columns' options, --index-file, --checkpoint-action's terminal,
+ * --totals=SIGNAL's handler (SA_RESTART: it must stop no read), the
+ * progress line.  Everything is opened now, before the sandbox.
+ * Return: 0, or -1 with a message in ERR (CAP bytes).
+ */
+static int
+setup_output(struct cli *c, const struct xtr_args *a, bool multibyte,
+    bool utf8, int input_fd, char *err, size_t cap)
+{
+	struct list_fmt *f = &c->fmt;
+	struct sigaction sa;
+	struct stat st;
+	size_t i;
+	bool on;
+	int fd;
+
+	list_fmt_init(f, multibyte, utf8);
+	if (a->quoting_style != NULL)
+		(void)quote_style_parse(a->quoting_style, &f->q.style);
+	memcpy(f->q.chars, a->quote_chars, sizeof(f->q.chars));
+	f->numeric = (a->opt.flags & PFX_OPT_NUMERIC_OWNER) != 0;
+	f->full_time = a->full_time;
+	f->utc = a->utc;
+	f->block_number = a->block_number;
+	f->ckpt_every = a->checkpoint;
+	for (i = 0; i < a->nckpt_actions; i++)
+		if (list_parse_ckpt_action(f, a->ckpt_actions[i], err,
+		    cap) == -1)
+			return -1;
+	for (i = 0; i < f->nckpt; i++)
+		if ((f->ckpt[i].kind == CKPT_BELL ||
+		    f->ckpt[i].kind == CKPT_TTYOUT) && f->tty == NULL)
+			f->tty = fopen("/dev/tty", "we");
+	c->listing = stdout;
+	if (a->index_file != NULL) {
+		fd = open(a->index_file, O_WRONLY | O_CREAT | O_TRUNC |
+		    O_CLOEXEC | O_NOCTTY, 0666);
+		c->listing = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (c->listing == NULL) {
+			snprintf(err, cap, "%s: cannot open index file: %s",
+			    a->index_file, strerror(errno));
+			if (fd >= 0)
+				(void)close(fd);
+			c->listing = stdout;
+			return -1;
+		}
+	}
+	f->tty_out = isatty(fileno(c->listing)) == 1;
+	f->tty_err = isatty(STDERR_FILENO) == 1;
+	if (a->totals_signal != 0 && a->totals_signal != SIGINT &&
+	    a->totals_signal != SIGHUP) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_totals_signal;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		(void)sigaction(a->totals_signal, &sa, NULL);
+	}
+	/* -v names on the same terminal would be torn by the line. */
+	on = a->progress == 1 || (a->progress == -1 && f->tty_err &&
+	    !a->report_json && !(a->verbose > 0 && f->tty_out));
+	progress_init(&c->prog, on && !a->quiet, stderr,
+	    input_fd >= 0 && fstat(input_fd, &st) == 0 && S_ISREG(st.st_mode) ?
+	    (uint64_t)st.st_size : 0);
+	return 0;
+}
+
+/* The end of the run's listing and terminal output: the progress line
+ * wiped, -R's last line, the last checkpoints, --totals. */
+static void
+finish_output(struct cli *c, const struct pfx_result *res,
+    enum pfx_status status)
+{
+	const struct xtr_args *a = c->a;
+	uint64_t n = res->archive_bytes;
+
+	progress_clear(&c->prog);
+	if (status != PFX_FATAL && !a->report_json && res->tar)
+		list_put_end_block(c->listing, &c->fmt, n);
+	if (n % 10240 != 0)
+		n += 10240 - n % 10240;
+	list_checkpoints(&c->fmt, n, true, c->listing);
+	if ((a->totals && a->totals_signal == 0) ||
+	    (a->totals_signal != 0 && caught == a->totals_signal))
+		list_put_totals(stderr, &c->fmt, res->archive_bytes,
+		    res->tar != 0);
+	if (c->listing != stdout && fclose(c->listing) != 0)
+		fprintf(stderr, "pfextract: %s: %s\n", a->index_file,
+		    strerror(errno));
+	if (c->fmt.tty != NULL)
+		(void)fclose(c->fmt.tty);
 }
 
 int
@@ -808,9 +819,10 @@ main(int argc, char **argv)
 	enum pfx_status status;
 	const char *env, *error = NULL;
 	char err[1024], stopped[64];
+	bool multibyte, utf8;
 	int rc;
 
-	use_utf8_names();
+	use_utf8_names(&multibyte, &utf8);
 	/* Read the time zone now (-tv): /etc/localtime may be out of the
 	 * sandbox's reach later. */
 	tzset();
@@ -873,7 +885,14 @@ main(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	c.a = &a;
-	c.ugswidth = LIST_UGS_WIDTH;
+	if (setup_output(&c, &a, multibyte, utf8, in.fd, err,
+	    sizeof(err)) == -1) {
+		usage_error(err);
+		if (in.fd > STDIN_FILENO)
+			(void)close(in.fd);
+		xtr_args_free(&a);
+		return XTR_EXIT_USAGE;
+	}
 	a.opt.hooks.decide = xtr_select_needed(&a) ? decide_entry : NULL;
 	a.opt.hooks.report = report_entry;
 	a.opt.hooks.unmatched = report_unmatched;
@@ -905,6 +924,7 @@ main(int argc, char **argv)
 		(void)close(in.fd);
 	if ((int)status < PFX_OK || status > PFX_FATAL)
 		status = PFX_FATAL;
+	finish_output(&c, &res, status);
 
 	if (status == PFX_FATAL && !(caught != 0 &&
 	    res.error == ECANCELED)) {

@@ -238,6 +238,14 @@ struct pfx_entry {
 	 */
 	const char *dumpdir;
 	size_t dumpdir_len;
+	/* Listings (tar -tv, -R) and progress; after the fields above,
+	 * which keep their places. */
+	int64_t devmajor, devminor;	/* a device's numbers, else 0 */
+	long mtime_nsec;		/* nanoseconds of MTIME */
+	int64_t offset;			/* where its header begins in the
+					   decompressed archive; -1 unknown */
+	uint64_t input_read;		/* bytes of the input read so far
+					   (compressed, as stored) */
 };
 
 /* Which name hooks.transform() is asked about. */
@@ -457,6 +465,11 @@ struct pfx_result {
 	struct pfx_sandbox_info sandbox; /* a sandbox: what was
 				   enforced; all zero, text "", when
 				   confinement was not attempted */
+	uint64_t archive_bytes;	/* bytes of the decompressed archive
+				   read, once it ended well (tar's
+				   --totals); else 0 */
+	int tar;		/* 1: that archive was a tar (ustar,
+				   pax, GNU, v7); else 0 */
 };
 
 /* Fill *OPT with the safe defaults. */

@@ -773,3 +773,12 @@ fail:
 	archive_read_free(a);
 	return NULL;
 }
+
+/* see extract.h */
+uint64_t
+xtr_reader_archive_bytes(struct archive *ar)
+{
+	la_int64_t n = archive_filter_bytes(ar, 0);
+
+	return n > 0 ? (uint64_t)n : 0;
+}

@@ -87,6 +87,9 @@ struct xtr_remote {
 	enum state state;
 	int format;
 	uint64_t raw;
+	int64_t header_pos;	/* the entry's, or -1 */
+	uint64_t archive_bytes;	/* TOTAL's count */
+	bool total_seen;
 	bool sparse;
 	int64_t data_end;	/* where the entry's last block ended */
 	/* scratch for a header's strings, terminated */
@@ -387,6 +390,8 @@ fill_entry(struct xtr_remote *rm, const struct wire_header *h,
 		    (long)h->atime_nsec);
 	archive_entry_set_uid(ae, h->uid);
 	archive_entry_set_gid(ae, h->gid);
+	archive_entry_set_rdevmajor(ae, (dev_t)h->devmajor);
+	archive_entry_set_rdevminor(ae, (dev_t)h->devminor);
 	if (s[WIRE_NAME] != NULL)
 		archive_entry_copy_pathname(ae, s[WIRE_NAME]);
 	if (s[WIRE_HARDLINK] != NULL)
@@ -405,6 +410,7 @@ fill_entry(struct xtr_remote *rm, const struct wire_header *h,
 		free(name);
 	}
 	rm->format = h->format;
+	rm->header_pos = h->pos;
 	rm->sparse = (h->flags & WIRE_SPARSE) != 0;
 	rm->data_end = 0;
 	return 0;
@@ -492,11 +498,23 @@ xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae)
 	if (rm->state == S_DONE)
 		return ARCHIVE_EOF;
 	type = next_msg(rm, &body, &len);
+	/* TOTAL: once, and only right before the END of an archive that
+	 * ended well (checked there). */
+	if (type == WIRE_TOTAL) {
+		if (rm->total_seen || wire_get_total(body, len,
+		    &rm->archive_bytes) < 0)
+			return protocol(rm, "a malformed total message");
+		rm->total_seen = true;
+		type = next_msg(rm, &body, &len);
+		if (type != WIRE_END && type != ARCHIVE_FATAL)
+			return protocol(rm, "a message out of order");
+	}
 	if (type == ARCHIVE_FATAL)
 		return ARCHIVE_FATAL;
 	if (type == WIRE_END) {
 		st = take_end(rm, body, len);
-		if (st < 0 || st == WIRE_BAD_DATA)
+		if (st < 0 || st == WIRE_BAD_DATA ||
+		    (rm->total_seen && st != WIRE_OK))
 			return st < 0 ? ARCHIVE_FATAL :
 			    protocol(rm, "a malformed end message");
 		rm->state = S_DONE;
@@ -568,6 +586,20 @@ uint64_t
 xtr_remote_raw(const struct xtr_remote *rm)
 {
 	return rm->raw;
+}
+
+/* see extract.h */
+int64_t
+xtr_remote_header_pos(const struct xtr_remote *rm)
+{
+	return rm->header_pos;
+}
+
+/* see extract.h */
+uint64_t
+xtr_remote_archive_bytes(const struct xtr_remote *rm)
+{
+	return rm->archive_bytes;
 }
 
 /* see extract.h */

@@ -109,6 +109,27 @@ xtr_source_raw(const struct xtr *x)
 }
 
 /* see extract.h */
+int64_t
+xtr_source_header_pos(const struct xtr *x)
+{
+	la_int64_t pos;
+
+	if (x->remote != NULL)
+		return xtr_remote_header_pos(x->remote);
+	pos = archive_read_header_position(x->ar);
+	return pos >= 0 ? pos : -1;
+}
+
+/* see extract.h */
+uint64_t
+xtr_source_archive_bytes(const struct xtr *x)
+{
+	if (x->remote != NULL)
+		return xtr_remote_archive_bytes(x->remote);
+	return xtr_reader_archive_bytes(x->ar);
+}
+
+/* see extract.h */
 bool
 xtr_source_sparse(const struct xtr *x, struct archive_entry *ae)
 {

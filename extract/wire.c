@@ -11,7 +11,7 @@
 #include "wire.h"
 
 /* The fixed part of a HEADER body. */
-#define HEADER_FIXED (4 * 4 + 8 * 8 + 4 * WIRE_NSTR + 4)
+#define HEADER_FIXED (4 * 4 + 11 * 8 + 4 * WIRE_NSTR + 4)
 
 #define CONFINED_BODY (WIRE_CONFINED_LEN - WIRE_HEAD)
 
@@ -186,6 +186,9 @@ wire_put_header(unsigned char *out, size_t cap, const struct wire_header *h,
 	put_i64(&c, h->uid);
 	put_i64(&c, h->gid);
 	put_i64(&c, (int64_t)h->raw);
+	put_i64(&c, h->devmajor);
+	put_i64(&c, h->devminor);
+	put_i64(&c, h->pos);
 	for (i = 0; i < WIRE_NSTR; i++)
 		put_u32(&c, h->str[i] != NULL ? h->len[i] : UINT32_MAX);
 	put_u32(&c, h->nxattr);
@@ -220,6 +223,18 @@ check_xattrs(const struct wire_header *h)
 	return c.left == 0 ? 0 : -1;
 }
 
+/* Are H's device numbers 32-bit, and 0 unless H is a device? */
+static bool
+device_numbers_ok(const struct wire_header *h)
+{
+	bool dev = h->filetype == 0020000u || h->filetype == 0060000u;
+
+	if (h->devmajor < 0 || h->devmajor > UINT32_MAX ||
+	    h->devminor < 0 || h->devminor > UINT32_MAX)
+		return false;
+	return dev || (h->devmajor == 0 && h->devminor == 0);
+}
+
 /* see wire.h */
 int
 wire_get_header(const unsigned char *body, size_t len,
@@ -235,7 +250,9 @@ wire_get_header(const unsigned char *body, size_t len,
 	    get(&c, &h->size, 8) < 0 || get(&c, &h->mtime, 8) < 0 ||
 	    get(&c, &h->mtime_nsec, 8) < 0 || get(&c, &h->atime, 8) < 0 ||
 	    get(&c, &h->atime_nsec, 8) < 0 || get(&c, &h->uid, 8) < 0 ||
-	    get(&c, &h->gid, 8) < 0 || get(&c, &raw, 8) < 0)
+	    get(&c, &h->gid, 8) < 0 || get(&c, &raw, 8) < 0 ||
+	    get(&c, &h->devmajor, 8) < 0 || get(&c, &h->devminor, 8) < 0 ||
+	    get(&c, &h->pos, 8) < 0)
 		return -1;
 	h->raw = (uint64_t)raw;
 	for (i = 0; i < WIRE_NSTR; i++)
@@ -247,7 +264,8 @@ wire_get_header(const unsigned char *body, size_t len,
 	    (h->flags & ~WIRE_FLAGS) != 0 || h->size < 0 ||
 	    ((h->flags & WIRE_SIZE_SET) == 0 && h->size != 0) ||
 	    h->mtime_nsec < 0 || h->mtime_nsec > 999999999 ||
-	    h->atime_nsec < 0 || h->atime_nsec > 999999999)
+	    h->atime_nsec < 0 || h->atime_nsec > 999999999 ||
+	    h->pos < -1 || !device_numbers_ok(h))
 		return -1;
 	for (i = 0; i < WIRE_NSTR; i++) {
 		if (h->len[i] == UINT32_MAX) {
@@ -355,6 +373,32 @@ wire_get_data_ring(const unsigned char *body, size_t len,
 	    (uint64_t)d->offset > (uint64_t)INT64_MAX - d->len)
 		return -1;
 	d->buf = ring->data + pos;
+	return 0;
+}
+
+/* see wire.h */
+size_t
+wire_put_total(unsigned char *out, uint64_t bytes)
+{
+	struct cur c = { out + WIRE_HEAD, NULL, 0 };
+
+	put_head(out, WIRE_TOTAL, 8);
+	put_i64(&c, (int64_t)bytes);
+	return WIRE_HEAD + 8;
+}
+
+/* see wire.h */
+int
+wire_get_total(const unsigned char *body, size_t len, uint64_t *bytes)
+{
+	int64_t n;
+
+	if (len != 8)
+		return -1;
+	memcpy(&n, body, 8);
+	if (n < 0)
+		return -1;
+	*bytes = (uint64_t)n;
 	return 0;
 }
 

@@ -14,6 +14,8 @@
  *
  *	CONFINED		once, before it reads a byte of the archive
  *	{ HEADER DATA* DATA_END }*
+ *	[TOTAL]			the archive ended well: how many bytes of
+ *				it (decompressed) were read
  *	END			the end of the archive, or why it stopped
  *
  * A DATA message carries its bytes, or (DATA_RING) says where they lie in
@@ -43,6 +45,7 @@
 #define WIRE_DATA_RING	'R'
 #define WIRE_DATA_END	'E'
 #define WIRE_END	'Z'
+#define WIRE_TOTAL	'T'
 
 /* The length and type before each body. */
 #define WIRE_HEAD	5
@@ -93,6 +96,10 @@ struct wire_header {
 	uint32_t flags;		/* WIRE_SIZE_SET ... */
 	int64_t size, mtime, mtime_nsec, atime, atime_nsec, uid, gid;
 	uint64_t raw;		/* archive bytes the child had read */
+	int64_t devmajor, devminor;	/* a device's numbers, 0 to
+					   UINT32_MAX; 0 for other types */
+	int64_t pos;		/* the header's first byte in the
+				   decompressed archive, or -1 */
 	const char *str[WIRE_NSTR];	/* NUL-free; NULL when absent */
 	uint32_t len[WIRE_NSTR];
 	uint32_t nxattr;
@@ -162,6 +169,10 @@ size_t wire_put_data_ring(unsigned char *out, int64_t offset, uint64_t raw,
 size_t wire_put_end(unsigned char *out, int type, int status, int error,
     const char *text);
 
+/* A TOTAL message: BYTES of the decompressed archive were read, into OUT
+ * (WIRE_HEAD + 8 bytes).  Return: its length. */
+size_t wire_put_total(unsigned char *out, uint64_t bytes);
+
 /* --- the parent's side: decode and check ------------------------------ */
 
 /* Split a message's head.  Return: the body's length, or -1 when it is
@@ -179,7 +190,8 @@ int wire_get_confined(const unsigned char *body, size_t len, int *r,
 
 /* Decode a HEADER body.  Return: 0, or -1 when it breaks the contract
  * (lengths, NUL bytes in strings, type or mode bits, a negative size, a
- * nanosecond out of range, unknown flags). */
+ * nanosecond out of range, unknown flags, device numbers beyond 32 bits
+ * or on an entry that is not a device, a position below -1). */
 int wire_get_header(const unsigned char *body, size_t len,
     struct wire_header *h);
 
@@ -198,6 +210,10 @@ int wire_get_data(const unsigned char *body, size_t len,
  * past the ring's end). */
 int wire_get_data_ring(const unsigned char *body, size_t len,
     const struct wire_ring *ring, struct wire_data *d);
+
+/* Decode a TOTAL body.  Return: 0, or -1 (not 8 bytes, or a count past
+ * INT64_MAX). */
+int wire_get_total(const unsigned char *body, size_t len, uint64_t *bytes);
 
 /*
  * Decode a DATA_END or END body; its text goes to TEXT (CAP bytes), with

@@ -34,7 +34,9 @@
  *     (pfx_reason_text() knows each); an extracted entry that is not
  *     "none"/allow or whose path is absolute, has an empty, "." or ".."
  *     component, or is too long; a refusal with "none"; a negative error;
- *     mode bits beyond 07777; a string not terminated within the largest
+ *     mode bits beyond 07777; device numbers past 32 bits or on an entry
+ *     that is not a device; a header position below -1; a nanosecond
+ *     out of range; a string not terminated within the largest
  *     message; an extracted entry in a listing; confined() or the
  *     result's sandbox with a boolean byte that is not 0 or 1 (read as a
  *     byte, never as a bool), an ABI out of range, or a text not
@@ -190,6 +192,17 @@ check_entry(const struct pfx_entry *e)
 		die("\"%s\": size %jd", e->name, (intmax_t)e->size);
 	if (e->error < 0)
 		die("\"%s\": error %d", e->name, e->error);
+	/* The wire's bounds: 32-bit device numbers, on devices only; a
+	 * header position of -1 or more; a nanosecond. */
+	if (e->devmajor < 0 || e->devmajor > UINT32_MAX ||
+	    e->devminor < 0 || e->devminor > UINT32_MAX ||
+	    (e->type != PFX_TYPE_CHAR && e->type != PFX_TYPE_BLOCK &&
+	    (e->devmajor != 0 || e->devminor != 0)))
+		die("\"%s\": device %jd,%jd", e->name,
+		    (intmax_t)e->devmajor, (intmax_t)e->devminor);
+	if (e->offset < -1 || e->mtime_nsec < 0 || e->mtime_nsec > 999999999)
+		die("\"%s\": offset %jd, nanoseconds %ld", e->name,
+		    (intmax_t)e->offset, e->mtime_nsec);
 	if (e->path != NULL && !fuzz_rel_ok(e->path))
 		die("\"%s\": path \"%s\"", e->name, e->path);
 }

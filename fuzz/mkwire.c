@@ -81,6 +81,7 @@ struct hdr {
 	const struct wire_xattr *xattrs;
 	uint32_t nxattr;
 	uint32_t name_len;	/* 0: strlen(name) */
+	int64_t devmajor, devminor;
 };
 
 static void
@@ -100,6 +101,9 @@ header(struct seed *s, const struct hdr *e)
 	h.uid = e->uid;
 	h.gid = e->gid;
 	h.raw = s->raw += 512;
+	h.pos = (int64_t)s->raw - 512;
+	h.devmajor = e->devmajor;
+	h.devminor = e->devminor;
 	h.str[WIRE_NAME] = e->name;
 	h.len[WIRE_NAME] = e->name_len != 0 ? e->name_len :
 	    (uint32_t)strlen(e->name);
@@ -379,6 +383,20 @@ broken(struct seed *s)
 	struct hdr e = { .type = AE_IFREG, .perm = 0644, .name = "f",
 		.size = 10 };
 	size_t at;
+
+	/* A listing of a device, then the archive's total, then END. */
+	begin(s, 0x04);
+	confined(s, 0, true, "x");
+	{
+		struct hdr d = { .type = AE_IFCHR, .perm = 0600,
+			.name = "dev", .devmajor = 8, .devminor = 17 };
+
+		header(s, &d);
+	}
+	end(s, WIRE_DATA_END, WIRE_OK, 0, NULL);
+	s->len += wire_put_total(room(s, WIRE_HEAD + 8), 10240);
+	end(s, WIRE_END, WIRE_OK, 0, NULL);
+	put(s, "list-device-total");
 
 	/* A boolean of 66 in CONFINED. */
 	begin(s, 0x00);

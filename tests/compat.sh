@@ -1474,6 +1474,75 @@ if selected incremental; then
 			done
 		done
 	done
+# --- listings, against GNU tar 1.34 -----------------------------------------
+
+# -tv byte for byte: a file, directories, a symlink, a hard link, a
+# character device and a FIFO (as root), setuid and sticky bits, a long
+# owner name, ids without names, a size past 4 GiB, old and future dates,
+# (a sparse file: the archive stays small) and names tar quotes (UTF-8, newline, tab, backslash, DEL, 0x80, 0xff);
+# with --numeric-owner, --full-time, --utc, -R, each --quoting-style, in
+# the C locale and a UTF-8 one; names in messages ("x\:y"); --index-file;
+# --totals's line (its speed aside); --checkpoint's default message.
+if selected listing; then
+	L=$T/ops/lsrc
+	mkdir -p "$L/d" "$L/stk" && chmod 1777 "$L/stk"
+	echo hi >"$L/a" && ln "$L/a" "$L/hl" && ln -s a "$L/sl"
+	printf 'x' >"$L/suid" && chmod 4755 "$L/suid"
+	: >"$L/old" && touch -d '1970-01-02 03:04:05' "$L/old"
+	: >"$L/fut" && touch -d '2300-01-01 12:34:56' "$L/fut"
+	truncate -s 5000000000 "$L/big"
+	for n in 'u\303\251' 'nl\nx' 't\tb\\c\177\200\377' 'sp ace:"q"' \
+	    "it's" "it's!" '#h' 'a#h' '{' 'q?'; do
+		: >"$L/$(printf "$n")"
+	done
+	if $ROOT; then
+		mknod "$L/cdev" c 4 5 && mkfifo "$L/ff"
+		chown 123456:654321 "$L/a"
+	fi
+	(cd "$T/ops" && tar -S -cf lst.tar -C lsrc . &&
+	    tar -cf lsto.tar --owner=averyveryverylongownername:1 \
+	    --group=grp:2 -C lsrc d a)
+	for o in "" --numeric-owner --full-time --utc -R "-R --full-time"; do
+		for loc in C C.UTF-8; do
+			LC_ALL=$loc like_tar "LC_ALL=$loc tar -tvf lst.tar $o" \
+			    -tvf lst.tar $o
+		done
+	done
+	like_tar "tar -tvf lsto.tar" -tvf lsto.tar
+	like_tar "tar -tf lst.tar -R" -tf lst.tar -R
+	for st in literal shell shell-always shell-escape \
+	    shell-escape-always c c-maybe escape locale clocale; do
+		LC_ALL=C.UTF-8 like_tar "tar --quoting-style=$st -tf lst.tar" \
+		    --quoting-style=$st -tf lst.tar
+	done
+	like_tar "tar --quote-chars=ai -tf lst.tar" --quote-chars=ai \
+	    -tf lst.tar
+	like_tar "tar -tf lst.tar x:y" -tf lst.tar x:y
+	(cd "$T/ops" && tar -tvf lst.tar --index-file=tidx >/dev/null &&
+	    "$PFX" -tvf lst.tar --index-file=pidx >"$T/pout")
+	if cmp -s "$T/ops/tidx" "$T/ops/pidx" && [ ! -s "$T/pout" ]; then
+		ok
+	else
+		bad "tar -tvf lst.tar --index-file: the files differ"
+	fi
+	(cd "$T/ops" && tar -cf ck.tar -C lsrc d a suid)
+	for op in -t -x; do
+		rm -rf "$T/ops/xt" && mkdir "$T/ops/xt"
+		(cd "$T/ops" && tar $op --totals -f ck.tar -C xt) \
+		    2>&1 >/dev/null | grep '^Total' |
+		    sed 's/, [^,]*\/s)$/)/' >"$T/twant"
+		rm -rf "$T/ops/xt" && mkdir "$T/ops/xt"
+		(cd "$T/ops" && "$PFX" $op --totals -f ck.tar -C xt \
+		    --symlinks=contain) 2>&1 >/dev/null | grep '^Total' |
+		    sed 's/, [^,]*\/s)$/)/' >"$T/pgot"
+		if [ -s "$T/twant" ] && cmp -s "$T/twant" "$T/pgot"; then
+			ok
+		else
+			bad "tar $op --totals: '$(cat "$T/twant")'" \
+			    "pfextract: '$(cat "$T/pgot")'"
+		fi
+	done
+	like_tar "tar --checkpoint=1 -tf ck.tar" --checkpoint=1 -tf ck.tar
 fi
 
 echo "compat: $passed passed, $failed failed"

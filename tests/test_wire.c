@@ -119,9 +119,11 @@ put_end(struct stream *s, int type, int status, int error)
 	    status == WIRE_OK ? NULL : "the archive's own error");
 }
 
-/* Play S through the engine into dest.  Return: the status. */
+/* Play S through the engine into dest with the defaults and FLAGS, and
+ * REPORT as the report hook.  Return: the status. */
 static enum pfx_status
-play(const struct stream *s, struct pfx_result *res)
+play_with(const struct stream *s, unsigned int flags,
+    void (*report)(void *, const struct pfx_entry *), struct pfx_result *res)
 {
 	struct pfx_options opt;
 	int p[2];
@@ -130,9 +132,18 @@ play(const struct stream *s, struct pfx_result *res)
 	cr_assert(write(p[1], s->buf, s->len) == (ssize_t)s->len);
 	cr_assert(close(p[1]) == 0);
 	pfx_options_init(&opt);
+	opt.flags |= flags;
+	opt.hooks.report = report;
 	opt.idle_timeout = 5;
 	opt.timeout = 20;
 	return xtr_extract_wire(p[0], destfd, ".", &opt, res);
+}
+
+/* Play S through the engine into dest.  Return: the status. */
+static enum pfx_status
+play(const struct stream *s, struct pfx_result *res)
+{
+	return play_with(s, 0, NULL, res);
 }
 
 /* Is dest empty: no file, no temporary? */
@@ -267,4 +278,116 @@ Test(wire, data_of_its_size_is_extracted)
 	cr_assert_eq(play(&s, &res), PFX_OK, "%s", res.message);
 	cr_assert_eq(res.stats.extracted, 1);
 	cr_assert(!dest_empty());
+}
+
+/* *H: a character device "dev" of a pax archive, MAJOR,MINOR, whose
+ * header starts at POS. */
+static void
+dev_header(struct wire_header *h, int64_t major, int64_t minor, int64_t pos)
+{
+	memset(h, 0, sizeof(*h));
+	h->format = 0x30002;	/* pax: a tar */
+	h->filetype = AE_IFCHR;
+	h->perm = 0600;
+	h->devmajor = major;
+	h->devminor = minor;
+	h->pos = pos;
+	h->str[WIRE_NAME] = "dev";
+	h->len[WIRE_NAME] = 3;
+}
+
+/* A device's numbers and the header's position travel; a regular file
+ * with device numbers, numbers past 32 bits or a position below -1
+ * break the contract. */
+Test(wire, header_device_numbers_and_position)
+{
+	struct stream s = { .len = 0 };
+	struct wire_header h, got;
+
+	dev_header(&h, 4, 5, 1536);
+	s.len = wire_put_header(s.buf, sizeof(s.buf), &h, NULL);
+	cr_assert(s.len > 0);
+	cr_assert_eq(wire_get_header(s.buf + WIRE_HEAD, s.len - WIRE_HEAD,
+	    &got), 0);
+	cr_assert(got.devmajor == 4 && got.devminor == 5 && got.pos == 1536);
+
+	h.filetype = AE_IFREG;
+	s.len = wire_put_header(s.buf, sizeof(s.buf), &h, NULL);
+	cr_assert_eq(wire_get_header(s.buf + WIRE_HEAD, s.len - WIRE_HEAD,
+	    &got), -1, "device numbers on a regular file");
+	h.filetype = AE_IFBLK;
+	h.devminor = (int64_t)UINT32_MAX + 1;
+	s.len = wire_put_header(s.buf, sizeof(s.buf), &h, NULL);
+	cr_assert_eq(wire_get_header(s.buf + WIRE_HEAD, s.len - WIRE_HEAD,
+	    &got), -1, "a minor past 32 bits");
+	h.devminor = 5;
+	h.pos = -2;
+	s.len = wire_put_header(s.buf, sizeof(s.buf), &h, NULL);
+	cr_assert_eq(wire_get_header(s.buf + WIRE_HEAD, s.len - WIRE_HEAD,
+	    &got), -1, "a position below -1");
+}
+
+/* The report hook of the listing test: the last entry seen. */
+static struct pfx_entry seen;
+
+static void
+keep_entry(void *arg, const struct pfx_entry *e)
+{
+	(void)arg;
+	seen = *e;
+	seen.name = seen.path = seen.link_target = NULL;
+	seen.uname = seen.gname = seen.reason = NULL;
+}
+
+/* Play S as a listing, with keep_entry() as the report hook. */
+static enum pfx_status
+play_list(const struct stream *s, struct pfx_result *res)
+{
+	return play_with(s, PFX_OPT_LIST, keep_entry, res);
+}
+
+/* TOTAL gives the result's archive_bytes; the entry its device numbers
+ * and header position. */
+Test(wire, total_and_entry_fields_reach_the_caller)
+{
+	struct stream s = { .len = 0 };
+	struct wire_header h;
+	struct pfx_result res;
+
+	put_confined(&s);
+	dev_header(&h, 8, 17, 3072);
+	s.len += wire_put_header(s.buf + s.len, sizeof(s.buf) - s.len, &h,
+	    NULL);
+	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
+	s.len += wire_put_total(s.buf + s.len, 10240);
+	put_end(&s, WIRE_END, WIRE_OK, 0);
+	memset(&seen, 0, sizeof(seen));
+	cr_assert_eq(play_list(&s, &res), PFX_OK, "%s", res.message);
+	cr_assert_eq(res.archive_bytes, 10240);
+	cr_assert_eq(res.tar, 1);
+	cr_assert(seen.type == PFX_TYPE_CHAR && seen.devmajor == 8 &&
+	    seen.devminor == 17 && seen.offset == 3072);
+}
+
+/* TOTAL twice, or before a fatal END, breaks the contract. */
+Test(wire, total_out_of_place_is_a_protocol_error)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_result res;
+
+	put_confined(&s);
+	s.len += wire_put_total(s.buf + s.len, 512);
+	s.len += wire_put_total(s.buf + s.len, 512);
+	put_end(&s, WIRE_END, WIRE_OK, 0);
+	cr_assert_eq(play_list(&s, &res), PFX_FATAL);
+	cr_assert_eq(res.error, EPROTO);
+	cr_assert(strncmp(res.message, EPROTO_PREFIX,
+	    strlen(EPROTO_PREFIX)) == 0, "%s", res.message);
+
+	s.len = 0;
+	put_confined(&s);
+	s.len += wire_put_total(s.buf + s.len, 512);
+	put_end(&s, WIRE_END, WIRE_FATAL, EIO);
+	cr_assert_eq(play_list(&s, &res), PFX_FATAL);
+	cr_assert_eq(res.error, EPROTO, "%s", res.message);
 }
