@@ -27,7 +27,7 @@ PLATFORM_OS ?= $(if $(filter Linux,$(OS)),linux,posix)
 
 # The library: the decision core, the pinned-root platform layer and the
 # extractor.  The command-line files are not part of it.
-XTR_CLI   = extract/main.c extract/args.c extract/select.c
+XTR_CLI   = extract/main.c extract/args.c extract/select.c extract/xform.c
 XTR_CLI  += extract/listing_out.c extract/progress_out.c
 LIB_SRCS  = $(wildcard core/*.c) \
             $(filter-out platform/os_%.c platform/sandbox_%.c,\
@@ -36,7 +36,7 @@ LIB_SRCS  = $(wildcard core/*.c) \
             $(filter-out $(XTR_CLI),$(wildcard extract/*.c))
 HEADERS   = core/pfx_path.h platform/pfx_root.h platform/pfx_sandbox.h \
             extract/pfextract.h
-CLI_SRCS  = cli/json.c cli/resolver_env.c extract/args.c extract/select.c
+CLI_SRCS  = cli/json.c cli/resolver_env.c extract/args.c extract/select.c extract/xform.c
 CLI_SRCS += cli/quote.c extract/listing_out.c extract/progress_out.c
 INCLUDES  = -Icore -Iplatform -Iextract
 LIBS     := -larchive $(shell printf '\043include <isa-l/igzip_lib.h>\n' | \

@@ -109,6 +109,21 @@ enum opt_id {
 	OPT_MAX_ENTRIES,
 	OPT_MAX_DEPTH,
 	OPT_MAX_LINKS,
+	OPT_FORMAT,		/* --format, -H: checked, then ignored */
+	OPT_TO_STDOUT,
+	OPT_FILES_FROM,
+	OPT_NULL,
+	OPT_NO_NULL,
+	OPT_VERBATIM,
+	OPT_NO_VERBATIM,
+	OPT_TRANSFORM,
+	OPT_BSD_SUBST,		/* bsdtar's -s /old/new/ (see parse_short) */
+	OPT_SHOW_TRANSFORMED,
+	OPT_SHOW_STORED,
+	OPT_OCCURRENCE,
+	OPT_ONE_TOP_LEVEL,
+	OPT_RECURSION,
+	OPT_NO_RECURSION,
 	OPT_MAX_MEMORY,
 	OPT_MAX_RATIO,
 	OPT_NO_LIMITS,
@@ -157,10 +172,16 @@ struct opt_def {
 	const char *why;	/* OPT_REFUSED: why, as a clause */
 };
 
-/* Options whose argument is optional: only "--name=value" gives one. */
-#define OPT_ARG_OPTIONAL(id) ((id) == OPT_TOTALS || (id) == OPT_CHECKPOINT)
+/* GNU tar's options whose value is optional: only as "--name=value". */
+#define OPTIONAL_ARG(d) \
+	((d)->id == OPT_OCCURRENCE || (d)->id == OPT_ONE_TOP_LEVEL || \
+	(d)->id == OPT_BACKUP || (d)->id == OPT_IGNORED_OPTARG || \
+	(d)->id == OPT_TOTALS || (d)->id == OPT_CHECKPOINT)
 
 #define WHY_OPERATION "pfextract only extracts and lists"
+#define WHY_MATCHING "pfextract does not implement it yet; names and " \
+	"patterns match case-sensitively, '*' matches '/', operands are " \
+	"anchored and --exclude patterns are not"
 
 /*
  * Every option.  Aliases share an id; a short letter is given on one row
@@ -231,6 +252,32 @@ static const struct opt_def opts[] = {
 	{ "stall-timeout", 0, true, OPT_STALL_TIMEOUT, NULL },
 	{ "help", 0, false, OPT_HELP, NULL },
 	{ "version", 0, false, OPT_VERSION, NULL },
+	/* GNU tar ignores the archive format when reading; so do we. */
+	{ "format", 'H', true, OPT_FORMAT, NULL },
+	{ "to-stdout", 'O', false, OPT_TO_STDOUT, NULL },
+	{ "files-from", 'T', true, OPT_FILES_FROM, NULL },
+	{ "null", 0, false, OPT_NULL, NULL },
+	{ "no-null", 0, false, OPT_NO_NULL, NULL },
+	{ "verbatim-files-from", 0, false, OPT_VERBATIM, NULL },
+	{ "no-verbatim-files-from", 0, false, OPT_NO_VERBATIM, NULL },
+	{ "transform", 0, true, OPT_TRANSFORM, NULL },
+	{ "xform", 0, true, OPT_TRANSFORM, NULL },
+	{ NULL, 's', false, OPT_BSD_SUBST, NULL },
+	{ "preserve-order", 0, false, OPT_IGNORED, NULL },
+	{ "same-order", 0, false, OPT_IGNORED, NULL },
+	{ "show-transformed-names", 0, false, OPT_SHOW_TRANSFORMED, NULL },
+	{ "show-stored-names", 0, false, OPT_SHOW_STORED, NULL },
+	{ "occurrence", 0, false, OPT_OCCURRENCE, NULL },
+	{ "one-top-level", 0, false, OPT_ONE_TOP_LEVEL, NULL },
+	{ "recursion", 0, false, OPT_RECURSION, NULL },
+	{ "no-recursion", 0, false, OPT_NO_RECURSION, NULL },
+	/* GNU tar's defaults for member names; the others are not done. */
+	{ "no-ignore-case", 0, false, OPT_IGNORED, NULL },
+	{ "wildcards-match-slash", 0, false, OPT_IGNORED, NULL },
+	{ "ignore-case", 0, false, OPT_REFUSED, WHY_MATCHING },
+	{ "no-wildcards-match-slash", 0, false, OPT_REFUSED, WHY_MATCHING },
+	{ "anchored", 0, false, OPT_REFUSED, WHY_MATCHING },
+	{ "no-anchored", 0, false, OPT_REFUSED, WHY_MATCHING },
 	/*
 	 * opts2: the rest of GNU tar 1.34's and bsdtar's lists.  The
 	 * classification of every option is in pfextract(1).
@@ -431,6 +478,15 @@ static const struct opt_def opts[] = {
  */
 #define MODE_LETTERS "xtcruAd"
 
+/* A -T file, as the options before it left the way to read it. */
+struct from_file {
+	const char *path;
+	bool null;		/* NUL-terminated names */
+	bool verbatim;		/* a name starting with '-' is a name */
+	bool glob;		/* --wildcards in force */
+	bool norec;		/* --no-recursion in force */
+};
+
 /* Parser state that does not outlive xtr_parse_args(). */
 struct parse {
 	struct xtr_args *a;
@@ -441,8 +497,17 @@ struct parse {
 	bool dir_set;
 	const char **ops;	/* operands, borrowed from argv */
 	bool *ops_glob;		/* per operand: --wildcards was in force */
+	bool *ops_norec;	/* per operand: --no-recursion was */
+	bool norec;		/* --no-recursion, until --recursion */
+	size_t cap_whole;
 	size_t nops;
 	bool wildcards;		/* --wildcards, until --no-wildcards */
+	bool null;		/* --null: -T files that follow hold
+				   NUL-terminated names */
+	bool verbatim;		/* --verbatim-files-from, for those too */
+	struct from_file *from;	/* -T files, read by finish() */
+	size_t nfrom;
+	bool top_level;		/* --one-top-level given */
 	size_t cap_members;
 	size_t cap_member_pat;
 	size_t cap_include;
@@ -655,8 +720,11 @@ parse_size(const char *s, uint64_t *out)
  * Return: 0, or -1 (error written).
  */
 static int
-add_exclude_line(struct parse *p, const char *line, size_t len)
+add_exclude_line(struct parse *p, const struct from_file *ff, size_t lineno,
+    const char *line, size_t len)
 {
+	(void)ff;
+	(void)lineno;
 	while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' ||
 	    line[len - 1] == '\r' || line[len - 1] == '\v' ||
 	    line[len - 1] == '\f'))
@@ -667,32 +735,72 @@ add_exclude_line(struct parse *p, const char *line, size_t len)
 	    line, len);
 }
 
+static int push_member_pattern(struct parse *p, const char *s, bool glob,
+    bool norec);
+
 /*
- * Read the exclude patterns of -X PATH, one per line.  PATH is a file
- * name; "-" is not standard input (that is the archive's).  Lines over
- * XTR_EXCLUDE_LINE_MAX bytes, files over XTR_EXCLUDE_FILE_MAX bytes and
- * NUL bytes are refused.
+ * Add one name of the -T file FF as a member operand, as GNU tar reads
+ * it: an empty line adds nothing.  A line that starts with '-' is an
+ * option to GNU tar unless --verbatim-files-from (or --null) was given;
+ * pfextract takes no options from a file, and says so.
  * Return: 0, or -1 (error written).
  */
 static int
-read_exclude_file(struct parse *p, const char *path)
+add_member_line(struct parse *p, const struct from_file *ff, size_t lineno,
+    const char *line, size_t len)
+{
+	struct xtr_args *a = p->a;
+
+	if (len == 0)
+		return 0;
+	if (line[0] == '-' && !ff->verbatim)
+		return fail(p, "file list '%s': line %zu ('%.*s') is an "
+		    "option; pfextract takes no options from a file list (use "
+		    "--verbatim-files-from to read it as a name)", ff->path,
+		    lineno, len > 64 ? 64 : (int)len, line);
+	if (push(p, &a->members, &a->nmembers, &p->cap_members, line,
+	    len) == -1)
+		return -1;
+	return push_member_pattern(p, a->members[a->nmembers - 1], ff->glob,
+	    ff->norec);
+}
+
+typedef int line_fn(struct parse *p, const struct from_file *ff,
+    size_t lineno, const char *line, size_t len);
+
+/*
+ * Read the list file FF (WHAT, for messages: "exclude file", "file
+ * list"), one entry per line -- or per NUL-terminated string with
+ * FF->null -- and give each to FN.  "-" is standard input for a file list
+ * only.  Lines over XTR_EXCLUDE_LINE_MAX bytes, files over
+ * XTR_EXCLUDE_FILE_MAX bytes, and NUL bytes in a file of lines, are
+ * refused.  Return: 0, or -1 (error written).
+ */
+static int
+read_list_file(struct parse *p, const struct from_file *ff, const char *what,
+    bool stdin_ok, line_fn *fn)
 {
 	char line[XTR_EXCLUDE_LINE_MAX];
+	const char *path = ff->path;
+	char sep = ff->null ? '\0' : '\n';
 	size_t len = 0, total = 0, lineno = 1;
 	FILE *f;
 	int fd, c, e, rc = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (stdin_ok && strcmp(path, "-") == 0)
+		fd = dup(STDIN_FILENO);
+	else
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd == -1) {
 		e = errno;
-		return fail(p, "cannot open exclude file '%s': %s", path,
+		return fail(p, "cannot open %s '%s': %s", what, path,
 		    strerror(e));
 	}
 	f = fdopen(fd, "r");
 	if (f == NULL) {
 		e = errno;
 		close(fd);
-		return fail(p, "cannot read exclude file '%s': %s", path,
+		return fail(p, "cannot read %s '%s': %s", what, path,
 		    strerror(e));
 	}
 	for (;;) {
@@ -700,36 +808,35 @@ read_exclude_file(struct parse *p, const char *path)
 		if (c == EOF)
 			break;
 		if (++total > XTR_EXCLUDE_FILE_MAX) {
-			fail(p, "exclude file '%s' is larger than %d bytes "
-			    "(1 MiB)", path, XTR_EXCLUDE_FILE_MAX);
+			fail(p, "%s '%s' is larger than %d bytes (1 MiB)",
+			    what, path, XTR_EXCLUDE_FILE_MAX);
 			goto out;
 		}
-		if (c == '\n') {
-			if (add_exclude_line(p, line, len) == -1)
+		if (c == sep) {
+			if (fn(p, ff, lineno, line, len) == -1)
 				goto out;
 			len = 0;
 			lineno++;
 			continue;
 		}
 		if (c == '\0') {
-			fail(p, "exclude file '%s': line %zu holds a NUL byte",
-			    path, lineno);
+			fail(p, "%s '%s': line %zu holds a NUL byte (--null "
+			    "reads NUL-terminated names)", what, path, lineno);
 			goto out;
 		}
 		if (len == sizeof(line)) {
-			fail(p, "exclude file '%s': line %zu is longer than "
-			    "%d bytes", path, lineno, XTR_EXCLUDE_LINE_MAX);
+			fail(p, "%s '%s': line %zu is longer than %d bytes",
+			    what, path, lineno, XTR_EXCLUDE_LINE_MAX);
 			goto out;
 		}
 		line[len++] = (char)c;
 	}
 	if (ferror(f)) {
 		e = errno;
-		fail(p, "cannot read exclude file '%s': %s", path,
-		    strerror(e));
+		fail(p, "cannot read %s '%s': %s", what, path, strerror(e));
 		goto out;
 	}
-	if (add_exclude_line(p, line, len) == -1)
+	if (fn(p, ff, lineno, line, len) == -1)
 		goto out;
 	rc = 0;
 out:
@@ -868,6 +975,97 @@ set_time_bound(struct parse *p, const struct opt_def *d, const char *v)
 		a->older = t;
 	}
 	return 0;
+}
+
+/* Read the exclude patterns of -X PATH ("-" is a file name here). */
+static int
+read_exclude_file(struct parse *p, const char *path)
+{
+	struct from_file ff = { path, false, true, false, false };
+
+	return read_list_file(p, &ff, "exclude file", false, add_exclude_line);
+}
+
+/* Note the -T file PATH, to be read by finish() once the archive is
+ * known (its "-" is standard input only when the archive is not). */
+static int
+note_files_from(struct parse *p, const char *path)
+{
+	struct from_file *grown;
+
+	if (*path == '\0')
+		return fail(p, "-T needs a file name");
+	grown = realloc(p->from, (p->nfrom + 1) * sizeof(*grown));
+	if (grown == NULL)
+		return fail(p, "out of memory");
+	p->from = grown;
+	grown[p->nfrom].path = path;
+	grown[p->nfrom].null = p->null;
+	/* GNU tar: --null implies --verbatim-files-from. */
+	grown[p->nfrom].verbatim = p->verbatim || p->null;
+	grown[p->nfrom].glob = p->wildcards;
+	grown[p->nfrom].norec = p->norec;
+	p->nfrom++;
+	return 0;
+}
+
+/*
+ * --one-top-level's default directory: the archive's base name without
+ * its ".tar" and compression suffixes, as GNU tar takes it (foo.tar.gz,
+ * foo.tgz: foo).  Return: 0 and *OUT (new memory), or -1 (error written).
+ */
+static int
+top_dir_of(struct parse *p, const char *archive, char **out)
+{
+	static const char *const sfx[] = { "gz", "tgz", "taz", "Z", "taZ",
+	    "bz2", "tbz", "tbz2", "tz2", "lz", "lzma", "tlz", "lzo", "xz",
+	    "txz", "zst", "tzst", "tar" };
+	const char *base, *dot;
+	size_t len, i;
+
+	if (archive == NULL || strcmp(archive, "-") == 0)
+		goto cannot;
+	base = strrchr(archive, '/');
+	base = base != NULL ? base + 1 : archive;
+	dot = strrchr(base, '.');
+	if (dot == NULL)
+		goto cannot;
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
+		if (strcmp(dot + 1, sfx[i]) == 0)
+			break;
+	if (i == sizeof(sfx) / sizeof(sfx[0]))
+		goto cannot;
+	len = (size_t)(dot - base);
+	/* "a.tar.gz": the ".tar" too, unless the suffix began with 't'. */
+	if (dot[1] != 't' && len > 4 && strncmp(dot - 4, ".tar", 4) == 0)
+		len -= 4;
+	if (len == 0)
+		goto cannot;
+	*out = strndup(base, len);
+	return *out == NULL ? fail(p, "out of memory") : 0;
+cannot:
+	return fail(p, "cannot deduce the top-level directory name from the "
+	    "archive's name; give it with --one-top-level=DIR");
+}
+
+/*
+ * --format, -H: GNU tar ignores the archive format when reading; a name it
+ * does not know is still an error, as in GNU tar.
+ * Return: 0, or -1 (error written).
+ */
+static int
+check_format(struct parse *p, const char *v)
+{
+	static const char *const gnu[] = { "gnu", "oldgnu", "pax", "posix",
+	    "ustar", "v7" };
+	size_t i;
+
+	for (i = 0; i < sizeof(gnu) / sizeof(gnu[0]); i++)
+		if (strcmp(v, gnu[i]) == 0)
+			return 0;
+	return fail(p, "invalid --format value '%s' (gnu, oldgnu, pax, "
+	    "posix, ustar or v7; ignored when reading: the format is "
+	    "detected)", v);
 }
 
 /* Select mode M ('x' or 't').  Return: 0, or -1 if another was given. */
@@ -1191,6 +1389,57 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_HELP:
 		a->help = true;
 		return 0;
+	case OPT_FORMAT:
+		return check_format(p, v);
+	case OPT_TO_STDOUT:
+		a->to_stdout = true;
+		return 0;
+	case OPT_FILES_FROM:
+		return note_files_from(p, v);
+	case OPT_NULL:
+	case OPT_NO_NULL:
+		/* As GNU tar: for the -T files that follow. */
+		p->null = d->id == OPT_NULL;
+		return 0;
+	case OPT_VERBATIM:
+	case OPT_NO_VERBATIM:
+		p->verbatim = d->id == OPT_VERBATIM;
+		return 0;
+	case OPT_TRANSFORM:
+	case OPT_BSD_SUBST:
+		if (v == NULL)
+			return 0;	/* GNU's -s in an old-style bundle */
+		return xtr_xform_add(&a->xforms, v, d->id == OPT_BSD_SUBST,
+		    p->err, p->errcap);
+	case OPT_SHOW_TRANSFORMED:
+	case OPT_SHOW_STORED:
+		a->show_transformed = d->id == OPT_SHOW_TRANSFORMED;
+		return 0;
+	case OPT_OCCURRENCE:
+		if (v == NULL) {
+			a->opt.occurrence = 1;
+			return 0;
+		}
+		if (parse_uint(v, &a->opt.occurrence) == -1)
+			return fail(p, "invalid --occurrence value '%s' (a "
+			    "positive integer)", v);
+		return 0;
+	case OPT_ONE_TOP_LEVEL:
+		p->top_level = true;
+		free(a->top_dir);
+		a->top_dir = NULL;
+		if (v == NULL)
+			return 0;
+		/* The directory is a name judged like the entries' own. */
+		if (*v == '\0')
+			return fail(p, "--one-top-level= needs a directory");
+		a->top_dir = strdup(v);
+		return a->top_dir == NULL ? fail(p, "out of memory") : 0;
+	case OPT_RECURSION:
+	case OPT_NO_RECURSION:
+		/* As GNU tar: for the operands and -T files that follow. */
+		p->norec = d->id == OPT_NO_RECURSION;
+		return 0;
 	case OPT_VERSION:
 		a->version = true;
 		return 0;
@@ -1282,10 +1531,8 @@ parse_long(struct parse *p, int argc, char **argv, int *i)
 	if (d->id == OPT_REFUSED)
 		return apply(p, d, NULL, false);
 	/* An optional value is only ever "--opt=value", as getopt. */
-	if (d->id == OPT_BACKUP || d->id == OPT_IGNORED_OPTARG)
+	if (OPTIONAL_ARG(d))
 		return apply(p, d, eq != NULL ? eq + 1 : NULL, false);
-	if (OPT_ARG_OPTIONAL(d->id) && eq != NULL)
-		return apply(p, d, eq + 1, false);
 	if (!d->has_arg && eq != NULL)
 		return fail(p, "option '--%s' does not take an argument",
 		    d->name);
@@ -1300,25 +1547,51 @@ parse_long(struct parse *p, int argc, char **argv, int *i)
 	return apply(p, d, v, false);
 }
 
+static int parse_short_from(struct parse *p, int argc, char **argv, int *i,
+    size_t j);
+
+/*
+ * The letter -s at ARGV[*I][J]: bsdtar's -s RULE when the rest of the word
+ * is a rule ("-s/a/b/"), or the word is "-s" alone and the next word is
+ * one ("-s /a/b/"); else GNU tar's -s (--preserve-order, which changes
+ * nothing here) and the bundle goes on.  Return: 0, or -1.
+ */
+static int
+parse_s(struct parse *p, int argc, char **argv, int *i, size_t j)
+{
+	const char *arg = argv[*i];
+	const struct opt_def *d = find_short('s');
+
+	if (arg[j + 1] != '\0' && xtr_xform_is_bsd_rule(arg + j + 1))
+		return apply(p, d, arg + j + 1, true);
+	if (j == 1 && arg[2] == '\0' && *i + 1 < argc &&
+	    xtr_xform_is_bsd_rule(argv[*i + 1]))
+		return apply(p, d, argv[++*i], true);
+	/* GNU's -s: the rest of the bundle is more letters. */
+	return arg[j + 1] == '\0' ? 0 : parse_short_from(p, argc, argv, i,
+	    j + 1);
+}
+
 /*
  * Parse the bundle of short options ARGV[*I] ("-xzvf"); a letter that
  * takes an argument takes the rest of the word, or else ARGV[*I + 1].
  * Return: 0, or -1.
  */
 static int
-parse_short(struct parse *p, int argc, char **argv, int *i)
+parse_short_from(struct parse *p, int argc, char **argv, int *i, size_t j)
 {
 	const char *arg = argv[*i];
 	const struct opt_def *d;
 	const char *v;
-	size_t j;
 
-	for (j = 1; arg[j] != '\0'; j++) {
+	for (; arg[j] != '\0'; j++) {
 		d = find_short(arg[j]);
 		if (d == NULL)
 			return fail(p, "unknown option '-%c'", arg[j]);
 		if (d->id == OPT_REFUSED)
 			return apply(p, d, NULL, true);
+		if (d->id == OPT_BSD_SUBST)
+			return parse_s(p, argc, argv, i, j);
 		if (!d->has_arg) {
 			if (apply(p, d, NULL, true) == -1)
 				return -1;
@@ -1337,6 +1610,13 @@ parse_short(struct parse *p, int argc, char **argv, int *i)
 		return apply(p, d, v, true);
 	}
 	return 0;
+}
+
+/* parse_short_from() from the word's first letter. */
+static int
+parse_short(struct parse *p, int argc, char **argv, int *i)
+{
+	return parse_short_from(p, argc, argv, i, 1);
 }
 
 /*
@@ -1397,12 +1677,38 @@ parse_bundle(struct parse *p, int argc, char **argv, int *next)
 }
 
 /*
- * Add the member operand S as a pattern for the library, as GNU tar
- * reads it: without its trailing '/'s, and, unless GLOB, literal -- its
- * '*', '?', '[' and '\' escaped.  Return: 0, or -1 (error written).
+ * Note for the member pattern just added whether it selects its name
+ * alone (--no-recursion).  Return: 0, or -1 (error written).
  */
 static int
-push_member_pattern(struct parse *p, const char *s, bool glob)
+push_whole(struct parse *p, bool norec)
+{
+	struct xtr_args *a = p->a;
+	bool *grown;
+	size_t ncap;
+
+	if (a->nmember_pat > p->cap_whole) {
+		ncap = p->cap_whole == 0 ? 8 : p->cap_whole * 2;
+		if (ncap < a->nmember_pat)
+			ncap = a->nmember_pat;
+		grown = realloc(a->member_whole, ncap * sizeof(*grown));
+		if (grown == NULL)
+			return fail(p, "out of memory");
+		a->member_whole = grown;
+		p->cap_whole = ncap;
+	}
+	a->member_whole[a->nmember_pat - 1] = norec;
+	return 0;
+}
+
+/*
+ * Add the member operand S as a pattern for the library, as GNU tar
+ * reads it: without its trailing '/'s, and, unless GLOB, literal -- its
+ * '*', '?', '[' and '\' escaped; with NOREC it selects its name alone.
+ * Return: 0, or -1 (error written).
+ */
+static int
+push_member_pattern(struct parse *p, const char *s, bool glob, bool norec)
 {
 	struct xtr_args *a = p->a;
 	size_t len = strlen(s), i, n = 0;
@@ -1413,7 +1719,8 @@ push_member_pattern(struct parse *p, const char *s, bool glob)
 		len--;
 	if (glob)
 		return push(p, &a->member_pat, &a->nmember_pat,
-		    &p->cap_member_pat, s, len);
+		    &p->cap_member_pat, s, len) == -1 ? -1 :
+		    push_whole(p, norec);
 	if (len > (SIZE_MAX - 1) / 2)
 		return fail(p, "out of memory");
 	pat = malloc(2 * len + 1);
@@ -1427,7 +1734,48 @@ push_member_pattern(struct parse *p, const char *s, bool glob)
 	rc = push(p, &a->member_pat, &a->nmember_pat, &p->cap_member_pat,
 	    pat, n);
 	free(pat);
-	return rc;
+	return rc == -1 ? -1 : push_whole(p, norec);
+}
+
+/*
+ * The options finish() can only give a meaning once the archive is known:
+ * -T files (a "-" is standard input unless the archive comes from it),
+ * --one-top-level's default name, -O, --occurrence.
+ * Return: 0, or -1 (error written).
+ */
+static int
+finish_tar_options(struct parse *p)
+{
+	struct xtr_args *a = p->a;
+	bool archive_stdin = a->archive == NULL ||
+	    strcmp(a->archive, "-") == 0;
+	size_t k;
+
+	for (k = 0; k < p->nfrom; k++) {
+		if (strcmp(p->from[k].path, "-") == 0 && archive_stdin)
+			return fail(p, "-T -: standard input is the archive's; "
+			    "give the archive with -f or the list as a file");
+		if (read_list_file(p, &p->from[k], "file list", true,
+		    add_member_line) == -1)
+			return -1;
+	}
+	if (a->opt.occurrence > 0 && a->nmembers == 0)
+		return fail(p, "--occurrence is meaningless without member "
+		    "names");
+	if (a->to_stdout && a->report_json)
+		return fail(p, "-O (--to-stdout) and --report=json both "
+		    "write to standard output");
+	if (a->to_stdout && a->mode == 'x') {
+		a->opt.flags |= PFX_OPT_TO_FD;
+		a->opt.out_fd = STDOUT_FILENO;
+	}
+	if (!p->top_level)
+		return 0;
+	if (a->top_dir == NULL && top_dir_of(p, a->archive, &a->top_dir) == -1)
+		return -1;
+	if (xtr_xform_top_dir(&a->xforms, a->top_dir) == -1)
+		return fail(p, "out of memory");
+	return 0;
 }
 
 /*
@@ -1446,9 +1794,12 @@ finish(struct parse *p)
 		if (push(p, &a->members, &a->nmembers, &p->cap_members,
 		    p->ops[k], strlen(p->ops[k])) == -1)
 			return -1;
-		if (push_member_pattern(p, p->ops[k], p->ops_glob[k]) == -1)
+		if (push_member_pattern(p, p->ops[k], p->ops_glob[k],
+		    p->ops_norec[k]) == -1)
 			return -1;
 	}
+	if (finish_tar_options(p) == -1)
+		return -1;
 	if (a->mode == 't')
 		a->opt.flags |= PFX_OPT_LIST;
 	else
@@ -1459,6 +1810,7 @@ finish(struct parse *p)
 	a->opt.nexclude = a->nexclude;
 	a->opt.members = (const char *const *)a->member_pat;
 	a->opt.nmembers = a->nmember_pat;
+	a->opt.member_whole = a->member_whole;
 	a->opt.xattrs_include = (const char *const *)a->xattrs_include;
 	a->opt.nxattrs_include = a->nxattrs_include;
 	a->opt.xattrs_exclude = (const char *const *)a->xattrs_exclude;
@@ -1489,7 +1841,9 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 		return finish(&p);
 	p.ops = calloc((size_t)argc, sizeof(*p.ops));
 	p.ops_glob = calloc((size_t)argc, sizeof(*p.ops_glob));
-	if (p.ops == NULL || p.ops_glob == NULL) {
+	p.ops_norec = calloc((size_t)argc, sizeof(*p.ops_norec));
+	if (p.ops == NULL || p.ops_glob == NULL || p.ops_norec == NULL) {
+		free(p.ops_norec);
 		free(p.ops);
 		free(p.ops_glob);
 		return fail(&p, "out of memory");
@@ -1503,6 +1857,7 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 
 		if (!options || arg[0] != '-' || arg[1] == '\0') {
 			p.ops_glob[p.nops] = p.wildcards;
+			p.ops_norec[p.nops] = p.norec;
 			p.ops[p.nops++] = arg;
 			continue;
 		}
@@ -1522,6 +1877,8 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 out:
 	free(p.ops);
 	free(p.ops_glob);
+	free(p.ops_norec);
+	free(p.from);
 	return rc;
 }
 
@@ -1545,8 +1902,15 @@ xtr_args_free(struct xtr_args *a)
 {
 	free_strings(&a->members, &a->nmembers);
 	free_strings(&a->member_pat, &a->nmember_pat);
+	free(a->member_whole);
+	a->member_whole = NULL;
+	a->opt.member_whole = NULL;
 	free_strings(&a->include, &a->ninclude);
 	free_strings(&a->exclude, &a->nexclude);
+	xtr_xforms_free(a->xforms);
+	a->xforms = NULL;
+	free(a->top_dir);
+	a->top_dir = NULL;
 	free_strings(&a->xattrs_include, &a->nxattrs_include);
 	free_strings(&a->xattrs_exclude, &a->nxattrs_exclude);
 	a->opt.xattrs_include = NULL;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "pfextract.h"
+#include "xform.h"
 
 /* Exit status for a usage error (sysexits' EX_USAGE, as the issue says). */
 #define XTR_EXIT_USAGE 64
@@ -35,17 +36,23 @@ struct xtr_args {
 	bool version;		/* --version */
 	enum xtr_sandbox sandbox;
 	struct pfx_options opt;	/* everything the library needs */
-	char **members;		/* operands: member names or patterns */
+	char **members;		/* operands (then the names of -T files):
+				   member names or patterns */
 	size_t nmembers;
 	char **member_pat;	/* the members as the library's patterns
 				   (opt.members): no trailing '/', and
 				   escaped unless --wildcards */
 	size_t nmember_pat;
+	bool *member_whole;	/* per member_pat: --no-recursion */
 	bool wildcards_given;	/* --wildcards or --no-wildcards given */
 	char **include;		/* --include */
 	size_t ninclude;
 	char **exclude;		/* --exclude and the lines of -X files */
 	size_t nexclude;
+	bool to_stdout;		/* -O: file data to standard output */
+	bool show_transformed;	/* --show-transformed-names */
+	struct xtr_xforms *xforms; /* --transform, -s, --one-top-level */
+	char *top_dir;		/* --one-top-level's directory, or NULL */
 	/* opts2: what the CLI's decide hook selects (select.c) */
 	bool exclude_vcs;	/* --exclude-vcs */
 	bool exclude_backups;	/* --exclude-backups */

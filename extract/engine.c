@@ -696,11 +696,67 @@ do_dumpdir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	xtr_dumpdir_free(x, &d);
 }
 
+/* transform_one()'s answer for a new name that does not fit. */
+static const char too_long[] = "";
+
+/*
+ * Ask the caller's transform hook about NAME (of KIND) into BUF (CAP
+ * bytes).  Return: the name to go on with (NAME or BUF), too_long, or
+ * NULL with the run failed.
+ */
+static const char *
+transform_one(struct xtr *x, struct pfx_entry *e, enum pfx_name_kind kind,
+    const char *name, char *buf, size_t cap)
+{
+	int r;
+
+	buf[0] = '\0';
+	r = x->opt->hooks.transform(x->opt->hooks.arg, kind, e, name, buf,
+	    cap);
+	if (r == 0)
+		return name;
+	if (r == 2)
+		return too_long;
+	/* Not terminated: a caller bug, as for a rename. */
+	if (r == 1 && memchr(buf, '\0', cap) != NULL)
+		return buf;
+	xtr_fail(x, ECANCELED, "%s: stopped by the caller's transform",
+	    e->name);
+	return NULL;
+}
+
+/*
+ * tar's --transform: the caller's new name for E, and for its link
+ * target (E->link_target then points into TBUF), before anything is
+ * judged.  Return: the name to judge, "" to skip the entry quietly,
+ * too_long, or NULL with the run failed.
+ */
+static const char *
+transform_names(struct xtr *x, struct pfx_entry *e, const char *name,
+    char *nbuf, char *tbuf, size_t cap)
+{
+	enum pfx_name_kind kind = e->type == PFX_TYPE_SYMLINK ?
+	    PFX_NAME_SYMLINK : PFX_NAME_HARDLINK;
+	const char *t;
+
+	if (x->opt->hooks.transform == NULL)
+		return name;
+	name = transform_one(x, e, PFX_NAME_ENTRY, name, nbuf, cap);
+	if (name == NULL || name[0] == '\0' || e->link_target == NULL)
+		return name;
+	t = transform_one(x, e, kind, e->link_target, tbuf, cap);
+	if (t == NULL || t == too_long)
+		return t;
+	e->link_target = t;
+	return name;
+}
+
 /* Decide on one entry and act on it. */
 static void
 do_entry(struct xtr *x, struct archive_entry *ae)
 {
 	char stripped[PFX_PATH_MAX], rename[PFX_PATH_MAX];
+	char xname[PFX_PATH_MAX], xtarget[PFX_PATH_MAX];
 	struct pfx_verdict v;
 	struct pfx_entry e;
 	const char *name, *reason;
@@ -728,9 +784,26 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		return;
 	}
 	reason = xtr_unselected(x->opt, name, x->include_hit);
+	if (reason == NULL && x->member_seen != NULL &&
+	    xtr_occurrence_skips(x->opt, name, x->member_seen))
+		reason = "not_selected";
 	if (reason != NULL) {
 		e.decision = PFX_DENY;
 		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, reason, 0);
+		return;
+	}
+	/* SECURITY: the transformed names are the ones judged below. */
+	name = transform_names(x, &e, name, xname, xtarget, sizeof(xname));
+	if (name == NULL)
+		return;
+	if (name == too_long) {
+		e.decision = PFX_REJECT;
+		xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, "too_long", 0);
+		return;
+	}
+	if (name[0] == '\0') {
+		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "transform_empty",
+		    0);
 		return;
 	}
 	if (x->opt->strip_components > 0) {
@@ -765,6 +838,11 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 	} else if (hook != PFX_HOOK_CONTINUE) {
 		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "vetoed", 0);
 		xtr_fail(x, ECANCELED, "%s: stopped by the caller", e.name);
+		return;
+	}
+	/* -O makes nothing, so it purges nothing either. */
+	if ((x->opt->flags & PFX_OPT_TO_FD) != 0) {
+		xtr_write_out(x, ae, &e);
 		return;
 	}
 	if (xtr_is_dumpdir(x, ae)) {
@@ -854,7 +932,10 @@ report_unmatched(struct xtr *x)
 	size_t i;
 
 	for (i = 0; i < opt->ninclude + opt->nmembers; i++) {
-		if (x->include_hit[i])
+		/* --occurrence=N: a member seen fewer times is not found. */
+		if (x->member_seen != NULL && i >= opt->ninclude ?
+		    x->member_seen[i - opt->ninclude] >= opt->occurrence :
+		    x->include_hit[i])
 			continue;
 		x->res->stats.unmatched++;
 		if (opt->hooks.unmatched != NULL)
@@ -871,6 +952,8 @@ free_state(struct xtr *x)
 	xtr_free_symlinks(x);
 	xtr_free_old_links(x);
 	free(x->include_hit);
+	free(x->member_seen);
+	x->member_seen = NULL;
 	xtr_table_free(&x->files);
 	xtr_table_free(&x->dirs);
 	xtr_table_free(&x->pending);
@@ -1019,6 +1102,15 @@ run(struct xtr *x)
 			return x->res->status;
 		}
 	}
+	if (opt->occurrence > 0 && opt->nmembers > 0) {
+		x->member_seen = calloc(opt->nmembers,
+		    sizeof(*x->member_seen));
+		if (x->member_seen == NULL) {
+			xtr_fail(x, ENOMEM, "%s", strerror(ENOMEM));
+			free_state(x);
+			return x->res->status;
+		}
+	}
 	/* A run without the worker thread is only slower; a journal
 	 * lists files on the reading thread alone. */
 	if (x->journal == NULL)
@@ -1084,8 +1176,8 @@ begin(struct xtr *x, int dirfd, const char *dest,
 		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);
 		x->deadline.tv_sec += (time_t)opt->timeout;
 	}
-	/* Listing writes nothing, so it needs no destination. */
-	if ((opt->flags & PFX_OPT_LIST) != 0)
+	/* Listing, and -O, write nothing there: no destination. */
+	if ((opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) != 0)
 		return 0;
 	r = pfx_root_open(&x->root, dirfd, dest, opt->resolver);
 	if (r < 0) {
@@ -1198,7 +1290,7 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
 		return result->status;
 	/* All or nothing (atomic.c); a listing writes nothing anyway. */
 	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&
-	    (opt->flags & PFX_OPT_LIST) == 0)
+	    (opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) == 0)
 		return xtr_extract_atomic(in, dirfd, dest, opt, result);
 	return xtr_extract(in, dirfd, dest, opt, result);
 }

@@ -111,6 +111,8 @@ void xtr_table_free(struct xtr_table *t);
 
 /* xtr_glob() flags. */
 #define XTR_GLOB_TAIL	0x1u	/* match NAME or any part after a '/' */
+#define XTR_GLOB_WHOLE	0x2u	/* NAME whole (but for trailing '/'s),
+				   not a leading directory of it */
 
 /*
  * Does the pattern PAT match NAME, as fnmatch(PAT, NAME, FNM_LEADING_DIR)
@@ -133,6 +135,15 @@ bool xtr_glob(const char *pat, const char *name, unsigned int flags,
  */
 const char *xtr_unselected(const struct pfx_options *opt, const char *name,
     bool *hits);
+
+/*
+ * GNU tar's --occurrence: is NAME, selected, not the wanted occurrence of
+ * the first member that matches it?  SEEN counts per member how many
+ * entries it selected by their own name (a directory's content does not
+ * count once the directory did).
+ */
+bool xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
+    uint64_t *seen);
 
 /* --- reader.c --------------------------------------------------------- */
 
@@ -235,6 +246,8 @@ struct xtr {
 					   entries changed, to sync */
 	bool *include_hit;		/* per include pattern, then per
 					   member: selected any */
+	uint64_t *member_seen;		/* opt->occurrence: per member, the
+					   entries it selected by name */
 	struct xtr_symlink *links;	/* symlinks to make at the end */
 	size_t nlinks, links_cap;
 	uint64_t link_entries;		/* hard and symbolic links taken on */
@@ -730,6 +743,13 @@ int xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 
 /* Report ENTRY after xtr_write_regular() returned R (not 0). */
 void xtr_finish_write_error(struct xtr *x, struct pfx_entry *entry, int r);
+
+/*
+ * PFX_OPT_TO_FD: write a regular file's data to opt->out_fd, or report
+ * any other entry as listed (file.c).
+ */
+void xtr_write_out(struct xtr *x, struct archive_entry *ae,
+    struct pfx_entry *e);
 
 /*
  * Write the regular file ENTRY at REL from the archive's data, with its

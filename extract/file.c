@@ -65,6 +65,32 @@ write_all(int fd, const char *buf, size_t len)
 }
 
 /*
+ * Skip a hole of LEN bytes in FD, now at POS: a seek in a file, zeros
+ * down a descriptor that cannot seek (PFX_OPT_TO_FD: a pipe, a
+ * terminal).  Return: 0, or -errno.
+ */
+static int
+put_hole(struct xtr *x, int fd, int64_t pos, uint64_t len)
+{
+	static const char zeros[4096];
+	size_t n;
+	int r;
+
+	if ((x->opt->flags & PFX_OPT_TO_FD) == 0)
+		return lseek(fd, (off_t)(pos + (int64_t)len), SEEK_SET) == -1 ?
+		    -errno : 0;
+	/* The hole was paid for (check_limits) before it is written. */
+	while (len > 0) {
+		n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
+		r = write_all(fd, zeros, n);
+		if (r < 0)
+			return r;
+		len -= n;
+	}
+	return 0;
+}
+
+/*
  * May entry E write ADD more bytes after a hole of HOLE bytes, its data
  * then ending at END?  Return: 0, or XTR_LIMIT with the run failed and the
  * limit named.
@@ -150,8 +176,8 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			r = xtr_async_segment(x, fd, buf, size,
 			    (uint64_t)offset);
 		else if (offset > pos &&
-		    lseek(fd, (off_t)offset, SEEK_SET) == -1)
-			r = -errno;
+		    (r = put_hole(x, fd, pos, hole)) < 0)
+			;	/* r is the error */
 		else
 			r = write_all(fd, buf, size);
 		if (r < 0)
@@ -167,8 +193,13 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		if (r != 0)
 			return r;
 		x->charged += hole;
-		if (ftruncate(fd, (off_t)archive_entry_size(ae)) == -1)
-			return -errno;
+		r = 0;
+		if ((x->opt->flags & PFX_OPT_TO_FD) != 0)
+			r = put_hole(x, fd, pos, hole);
+		else if (ftruncate(fd, (off_t)archive_entry_size(ae)) == -1)
+			r = -errno;
+		if (r < 0)
+			return r;
 		pos = archive_entry_size(ae);
 	}
 	/*
@@ -592,5 +623,24 @@ xtr_write_file(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	xtr_forget_symlink(x, rel);
 	if (relink != NULL)
 		xtr_relink_all(x, relink, rel, &st);
+	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
+}
+
+/* see extract.h */
+void
+xtr_write_out(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e)
+{
+	int r;
+
+	/* As tar's -O: only a regular file has data to give. */
+	if (e->type != PFX_TYPE_FILE) {
+		xtr_finish_entry(x, e, PFX_ENTRY_LISTED, "none", 0);
+		return;
+	}
+	r = copy_data(x, ae, e, x->opt->out_fd, NULL, false);
+	if (r != 0) {
+		xtr_finish_write_error(x, e, r);
+		return;
+	}
 	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
 }

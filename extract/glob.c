@@ -266,7 +266,9 @@ xtr_glob(const char *pat, const char *name, unsigned int flags,
 		}
 		if (*p == '\0') {
 			/* FNM_LEADING_DIR: "a*" matches "ab/c". */
-			if (*n == '\0' || *n == '/') {
+			if (*n == '\0' || (*n == '/' &&
+			    ((flags & XTR_GLOB_WHOLE) == 0 ||
+			    n[strspn(n, "/")] == '\0'))) {
 				ok = true;
 				goto out;
 			}

@@ -4,7 +4,8 @@
  * prints or exits; everything else is the library (pfextract.h).
  *
  * Output.  -v names each extracted member on standard output, as GNU tar
- * does (-vv: a long listing line); -t lists.  Refused and failed entries
+ * does (-vv: a long listing line), or on standard error with -O, whose
+ * file data is standard output; -t lists.  Refused and failed entries
  * go to standard error as "pfextract: NAME: REASON".  --report=json
  * replaces everything on standard output by one JSON object per entry and
  * a closing summary.
@@ -202,6 +203,20 @@ put_json_or_null(FILE *f, const char *s)
 		json_put_string(f, s, strlen(s));
 }
 
+/*
+ * The name to show for E: as stored, or with --show-transformed-names as
+ * --transform made it (made again into BUF, PFX_PATH_MAX bytes).
+ */
+static const char *
+shown_name(const struct cli *c, const struct pfx_entry *e, char *buf)
+{
+	if (!c->a->show_transformed || e->name == NULL ||
+	    xtr_xform_apply(c->a->xforms, PFX_NAME_ENTRY, e->name, buf,
+	    PFX_PATH_MAX, NULL) != 1)
+		return e->name;
+	return buf;
+}
+
 /* Write E's --report=json line to standard output. */
 static void
 put_json_entry(const struct pfx_entry *e)
@@ -247,11 +262,35 @@ put_problem(const struct cli *c, const struct pfx_entry *e)
 	fputc('\n', stderr);
 }
 
-/* -v: the line of the entry E extracted. */
+/* -v's line for E on F: the name, or with -vv the long listing line. */
+static void
+put_verbose(FILE *f, struct cli *c, const struct pfx_entry *e, bool lng)
+{
+	char nbuf[PFX_PATH_MAX];
+	struct pfx_entry shown = *e;
+
+	shown.name = shown_name(c, e, nbuf);
+	list_put_entry(f, &c->fmt, &shown, lng);
+}
+
+/* The library's transform hook: --transform, -s, --one-top-level. */
+static int
+transform_name(void *arg, enum pfx_name_kind kind,
+    const struct pfx_entry *e, const char *name, char *out, size_t cap)
+{
+	struct cli *c = arg;
+
+	(void)e;
+	return xtr_xform_apply(c->a->xforms, kind, name, out, cap, stderr);
+}
+
+/* -v: the line of the entry E extracted (on stderr with -O). */
 static void
 say_extracted(struct cli *c, const struct pfx_entry *e)
 {
-	list_put_entry(c->listing, &c->fmt, e, c->a->verbose >= 2);
+	bool to_fd = (c->a->opt.flags & PFX_OPT_TO_FD) != 0;
+
+	put_verbose(to_fd ? stderr : c->listing, c, e, c->a->verbose >= 2);
 }
 
 /*
@@ -304,7 +343,9 @@ report_entry(void *arg, const struct pfx_entry *e)
 {
 	struct cli *c = arg;
 	const struct xtr_args *a = c->a;
-
+	/* -O: the data is on standard output, so -v goes to stderr, and
+	 * every entry is named, as GNU tar does. */
+	bool to_fd = (a->opt.flags & PFX_OPT_TO_FD) != 0;
 	bool said = c->said == e;
 
 	/* The purge's lines come right before the entry's report. */
@@ -330,7 +371,12 @@ report_entry(void *arg, const struct pfx_entry *e)
 	case PFX_ENTRY_LISTED:
 		if (a->report_json)
 			break;
-		list_put_entry(c->listing, &c->fmt, e, a->verbose >= 1);
+		if (to_fd) {
+			if (a->verbose > 0)
+				put_verbose(stderr, c, e, a->verbose >= 2);
+			break;
+		}
+		put_verbose(c->listing, c, e, a->verbose >= 1);
 		if (a->verbose >= 2 && e->dumpdir != NULL)
 			put_dumpdir(c->listing, e);
 		break;
@@ -344,8 +390,10 @@ report_entry(void *arg, const struct pfx_entry *e)
 			put_problem(c, e);
 		break;
 	case PFX_ENTRY_FAILED:
-		/* An I/O error is never silenced, not even by -q. */
-		put_problem(c, e);
+		/* An I/O error is never silenced, not even by -q; but to a
+		 * reader of -O that went away, tar says nothing. */
+		if (caught != SIGPIPE)
+			put_problem(c, e);
 		break;
 	case PFX_ENTRY_SKIPPED:
 		/* --keep-newer-files: GNU tar's warning, exit status 0. */
@@ -848,6 +896,8 @@ main(int argc, char **argv)
 	a.opt.hooks.decide = xtr_select_needed(&a) ? decide_entry : NULL;
 	a.opt.hooks.report = report_entry;
 	a.opt.hooks.unmatched = report_unmatched;
+	if (a.xforms != NULL)
+		a.opt.hooks.transform = transform_name;
 	a.opt.hooks.confined = on_confined;
 	a.opt.hooks.purged = report_purged;
 	a.opt.hooks.arg = &c;

@@ -34,6 +34,14 @@ include_matches(const char *pat, const char *name)
 	    (name[n] == '\0' || name[n] == '/');
 }
 
+/* The xtr_glob() flags of member I: the name alone with --no-recursion. */
+static unsigned int
+member_flags(const struct pfx_options *opt, size_t i)
+{
+	return opt->member_whole != NULL && opt->member_whole[i] ?
+	    XTR_GLOB_WHOLE : 0;
+}
+
 /* see extract.h */
 const char *
 xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
@@ -67,11 +75,33 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 		}
 	}
 	for (i = 0; i < opt->nmembers; i++) {
-		if (xtr_glob(opt->members[i], stored, 0, NULL)) {
+		if (xtr_glob(opt->members[i], stored, member_flags(opt, i),
+		    NULL)) {
 			in = true;
 			if (hits != NULL)
 				hits[opt->ninclude + i] = true;
 		}
 	}
 	return in ? NULL : "not_selected";
+}
+
+/* see extract.h */
+bool
+xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
+    uint64_t *seen)
+{
+	size_t i;
+
+	for (i = 0; i < opt->nmembers; i++) {
+		if (!xtr_glob(opt->members[i], name, member_flags(opt, i),
+		    NULL))
+			continue;
+		/* As GNU tar: "d/x" counts for the member "d" only if "d"
+		 * itself was never seen. */
+		if (seen[i] == 0 ||
+		    xtr_glob(opt->members[i], name, XTR_GLOB_WHOLE, NULL))
+			seen[i]++;
+		return seen[i] != opt->occurrence;
+	}
+	return false;	/* selected by --include alone */
 }

@@ -14,6 +14,7 @@ pfx_options_init(struct pfx_options *opt)
 	opt->symlinks = PFX_SYMLINKS_REFUSE;
 	opt->existing = PFX_EXISTING_REPLACE;
 	opt->resolver = PFX_RESOLVER_AUTO;
+	opt->out_fd = -1;
 	opt->limits.max_bytes = PFX_DEFAULT_MAX_BYTES;
 	opt->limits.max_entry_bytes = PFX_DEFAULT_MAX_BYTES;
 	opt->limits.max_entries = PFX_DEFAULT_MAX_ENTRIES;
@@ -122,6 +123,7 @@ static const struct {
 	{ "excluded", "excluded" },
 	{ "not_selected", "not among the requested members" },
 	{ "stripped", "nothing left after --strip-components" },
+	{ "transform_empty", "the name transformed to nothing (--transform)" },
 	{ "vetoed", "skipped by the caller" },
 	{ "vanished", "a directory on its path, or its hard-link target, "
 	  "was removed by someone else during extraction" },

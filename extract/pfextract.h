@@ -19,6 +19,7 @@
 #define PFEXTRACT_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -146,6 +147,15 @@ enum pfx_backup {
 #define PFX_DUMPDIR_MAX		(16u << 20)	/* 16 MiB */
 
 /*
+ * Extract to a descriptor, as tar's -O: the data of each regular file is
+ * written to pfx_options.out_fd, in archive order, holes as zeros; no
+ * other entry is made (each is reported PFX_ENTRY_LISTED) and DEST is
+ * not opened.  Names are judged, and every limit counts, as when
+ * extracting.  A write error (EPIPE: the reader went away) fails the run.
+ */
+#define PFX_OPT_TO_FD		0x8000u
+
+/*
  * The sandbox.  The archive is parsed by libarchive and the compression
  * libraries; an archive that exploits one of them runs its own code in
  * the process that parses.  With PFX_OPT_SANDBOX or PFX_OPT_SANDBOX_CHILD
@@ -238,6 +248,13 @@ struct pfx_entry {
 					   (compressed, as stored) */
 };
 
+/* Which name hooks.transform() is asked about. */
+enum pfx_name_kind {
+	PFX_NAME_ENTRY = 0,	/* the entry's own name */
+	PFX_NAME_SYMLINK,	/* a symlink's target */
+	PFX_NAME_HARDLINK	/* a hard link's target (an archive name) */
+};
+
 /* What decide() may answer. */
 #define PFX_HOOK_CONTINUE 0	/* go on as decided */
 #define PFX_HOOK_SKIP 1		/* veto: the entry is skipped */
@@ -253,6 +270,20 @@ struct pfx_hooks {
 	 */
 	int (*decide)(void *arg, const struct pfx_entry *entry, char *rename,
 	    size_t rename_cap);
+	/*
+	 * Called, for each entry the member selection kept, with its name
+	 * and then with its link target, before --strip-components and
+	 * before anything is judged: tar's --transform.  Returns 0 to keep
+	 * NAME, 1 after writing the new name (NUL-terminated, at most CAP
+	 * bytes) to OUT, 2 when the new name would not fit (the entry is
+	 * refused, "too_long"), anything else to stop the run.  What
+	 * it gives is judged as the archive's own name would be; an entry
+	 * whose new name is "" is skipped (reason "transform_empty"), as
+	 * GNU tar does.  NULL: names as stored.
+	 */
+	int (*transform)(void *arg, enum pfx_name_kind kind,
+	    const struct pfx_entry *entry, const char *name, char *out,
+	    size_t cap);
 	/*
 	 * Called once per entry with its outcome, in archive order, on the
 	 * calling thread; the report of a file, or of an entry behind one,
@@ -340,11 +371,26 @@ struct pfx_options {
 	const char *const *members;
 	size_t nmembers;
 	/*
+	 * Per member, when not NULL: true selects the entry of that name
+	 * alone, not what a directory of that name holds (GNU tar's
+	 * --no-recursion).
+	 */
+	const bool *member_whole;
+	/*
+	 * GNU tar's --occurrence=N: with MEMBERS, only the Nth entry that
+	 * each member selects by its own name (the first member that
+	 * matches the entry counts it; entries beneath a selected
+	 * directory follow the directory) is selected.  A member selected
+	 * fewer than N times is unmatched.  0: every entry.
+	 */
+	unsigned int occurrence;
+	/*
 	 * Comma-separated libarchive format names to read, or NULL for the
 	 * default set: tar (ustar, pax, GNU, v7), zip, cpio, 7zip, ar.
 	 * "mtree" is always refused: it reads files named in the archive.
 	 */
 	const char *formats;
+	int out_fd;			/* PFX_OPT_TO_FD: where data goes */
 	enum pfx_resolver resolver;
 	struct pfx_hooks hooks;
 	/*

@@ -447,7 +447,7 @@ if have dpkg-deb && have ar; then
 	if [ -z "$DEB" ] && have apt-get; then
 		mkdir "$T/dl"
 		(cd "$T/dl" && timeout 30 apt-get download -q hello) \
-		    >/dev/null 2>&1
+		    >/dev/null 2>"$T/err"
 		for d in "$T/dl"/*.deb; do
 			[ -f "$d" ] && DEB=$d
 		done
@@ -959,16 +959,16 @@ fi
 
 # --- member operands, against GNU tar ---------------------------------------
 
-# like_tar LABEL ARG...: in $T/ops, `pfextract ARG...` prints what `tar
-# ARG...` prints, on standard output and on standard error ("tar:" read
+# like_tar LABEL ARG...: in $T/ops (or $LIKE_DIR), `pfextract ARG...`
+# prints what `tar ARG...` prints, on standard output and on standard error ("tar:" read
 # as "pfextract:", GNU tar's closing "Exiting with failure status" line
 # aside), and exits as it does.
 like_tar() {
 	label=$1
 	shift
-	(cd "$T/ops" && tar "$@") >"$T/tout" 2>"$T/terr"
+	(cd "${LIKE_DIR-$T/ops}" && tar "$@") >"$T/tout" 2>"$T/terr"
 	trc=$?
-	(cd "$T/ops" && "$PFX" "$@") >"$T/pout" 2>"$T/perr"
+	(cd "${LIKE_DIR-$T/ops}" && "$PFX" "$@") >"$T/pout" 2>"$T/perr"
 	prc=$?
 	sed -e 's/^tar: /pfextract: /' \
 	    -e '/^pfextract: Exiting with failure status/d' \
@@ -1063,6 +1063,172 @@ if selected operands; then
 			    "$(head -2 "$T/perr" | tr '\n' ' ')"
 		fi
 	done
+fi
+
+# --- issue 19: -O, transforms, -T, --occurrence, --one-top-level -----------
+
+# xo_tree DIR: each path below DIR with its type, link target and the
+# sha1 of its content.
+xo_tree() {
+	(cd "$1" && find . -mindepth 1 -printf '%y %p -> %l\n' | sort &&
+	    find . -type f -exec sha1sum {} + | sort -k 2)
+}
+
+# like_tar_tree LABEL ARG...: in $T/xo, `tar ARG... -C r` and `pfextract
+# ARG... --symlinks=contain -C p` make the same tree and exit alike.
+like_tar_tree() {
+	label=$1
+	shift
+	rm -rf "$T/xo/r" "$T/xo/p" && mkdir "$T/xo/r" "$T/xo/p"
+	# GNU tar's -C is positional: first, so that it covers every member.
+	(cd "$T/xo" && tar -C r "$@") >/dev/null 2>"$T/terr"
+	trc=$?
+	(cd "$T/xo" && "$PFX" "$@" --symlinks=contain -C p) >/dev/null \
+	    2>"$T/perr"
+	prc=$?
+	xo_tree "$T/xo/r" >"$T/twant"
+	xo_tree "$T/xo/p" >"$T/pgot"
+	if [ $prc -eq $trc ] && cmp -s "$T/twant" "$T/pgot"; then ok; else
+		bad "$label: tar exit $trc, pfextract $prc;" \
+		    "$(diff "$T/twant" "$T/pgot" | grep '^[<>]' | head -3 |
+		    tr '\n' ' ')" "$(head -2 "$T/perr" | tr '\n' ' ')"
+	fi
+}
+
+if selected xopts; then
+	LIKE_DIR=$T/xo
+	mkdir -p "$T/xo/src/d/sub" "$T/xo/s2/top" "$T/xo/s2/x" "$T/xo/oc"
+	echo hello >"$T/xo/src/d/a"
+	echo world >"$T/xo/src/b"
+	echo deep >"$T/xo/src/d/sub/c"
+	ln -s b "$T/xo/src/sl"
+	ln -s d/a "$T/xo/src/d2"
+	ln "$T/xo/src/b" "$T/xo/src/hl"
+	echo 1 >"$T/xo/s2/top/f"
+	echo 2 >"$T/xo/s2/x/g"
+	echo 3 >"$T/xo/s2/topx"
+	(cd "$T/xo" && tar -cf x.tar -C src . && tar -cf n.tar -C src b d sl &&
+	    tar -cf pkg-1.0.tar -C s2 top x topx &&
+	    gzip -c pkg-1.0.tar >pkg-1.0.tar.gz && cp pkg-1.0.tar.gz p.tgz &&
+	    tar -cf dot.tar -C s2 ./top ./x)
+	(cd "$T/xo/oc" && echo one >f && tar -cf ../occ.tar f &&
+	    echo two >f && tar -rf ../occ.tar f && echo three >f &&
+	    tar -rf ../occ.tar f && echo g >g && tar -rf ../occ.tar g)
+
+	# -O: the data in archive order; -v names on standard error.
+	for args in "-xOf x.tar" "-xvOf x.tar" "-xOf x.tar ./d/a ./b" \
+	    "-xOf x.tar ./nothere" "--to-stdout -xf n.tar d"; do
+		like_tar "tar $args" $args
+	done
+	# --format, -H: ignored when reading, as GNU tar; an unknown one is
+	# an error (GNU tar exits 2, pfextract 64: usage).
+	for args in "-tf x.tar --format=gnu" "-tf x.tar -H pax" \
+	    "-tf x.tar --format ustar" "-tf x.tar --forma=v7" \
+	    "-xOf n.tar -H oldgnu b"; do
+		like_tar "tar $args" $args
+	done
+	"$PFX" -tf "$T/xo/x.tar" --format=zip >/dev/null 2>"$T/err"
+	status "pfextract --format=zip" 64 $?
+
+	# --transform: the same tree as GNU tar, link targets included.
+	for x in 's/b/B/' 's,^\./d,dir,' 's/(h)l/\1L/x' 's/a/A/g' \
+	    's/[a-z]/X/2' 's/hl/HL/;s/sl/SL/' 's/b/B/S' 's/b/B/H' \
+	    's/b/B/R' 's|^|pre/|' 's/\.\///' 's/D/Q/i' \
+	    's/\(h\)\(l\)/\u\2\1/' 's/S/Z/g'; do
+		like_tar_tree "tar -xf x.tar --transform='$x'" -xf x.tar \
+		    --transform="$x"
+	done
+	like_tar_tree "tar -xf x.tar --xform twice" -xf x.tar \
+	    --xform='s/b/B/' --xform='s/B/C/'
+	like_tar_tree "tar -xf x.tar --transform --strip-components=1" \
+	    -xf x.tar --transform='s,^\./,./top/,' --strip-components=1
+	for args in "-tf x.tar --transform=s/b/B/" \
+	    "-tf x.tar --transform=s/b/B/ --show-transformed-names" \
+	    "-tvf x.tar --transform=s/b/B/ --show-transformed-names" \
+	    "-xvf x.tar --transform=s/b/B/ --show-transformed-names -O"; do
+		like_tar "tar $args" $args
+	done
+	"$PFX" -xf "$T/xo/x.tar" -C "$T/xo" --transform='s/\(a\)\1/b/' \
+	    >/dev/null 2>"$T/err"
+	status "--transform with a back-reference" 64 $?
+	# bsdtar's -s, against bsdtar.
+	for x in '/b/B/' ',^\./d,dir,' '/\(h\)l/\1~L/' '/a/A/g' '/b/B/S' \
+	    '/b/B/H' ',^\./d.*,,'; do
+		rm -rf "$T/xo/r" "$T/xo/p" && mkdir "$T/xo/r" "$T/xo/p"
+		(cd "$T/xo" && bsdtar -xf x.tar -s "$x" -C r) 2>/dev/null
+		trc=$?
+		(cd "$T/xo" && "$PFX" -xf x.tar -s "$x" --symlinks=contain \
+		    -C p) 2>/dev/null
+		prc=$?
+		xo_tree "$T/xo/r" >"$T/twant"
+		xo_tree "$T/xo/p" >"$T/pgot"
+		if [ $prc -eq $trc ] && cmp -s "$T/twant" "$T/pgot"; then ok
+		else
+			bad "bsdtar -xf x.tar -s '$x': bsdtar exit $trc," \
+			    "pfextract $prc;" "$(diff "$T/twant" "$T/pgot" |
+			    grep '^[<>]' | head -3 | tr '\n' ' ')"
+		fi
+	done
+	# Two -s rules: only the first that matches applies, as bsdtar.
+	rm -rf "$T/xo/r" "$T/xo/p" && mkdir "$T/xo/r" "$T/xo/p"
+	(cd "$T/xo" && bsdtar -xf x.tar -s /b/B/ -s /B/C/ -s /hl/H/ -C r)
+	(cd "$T/xo" && "$PFX" -xf x.tar -s /b/B/ -s /B/C/ -s /hl/H/ \
+	    --symlinks=contain -C p)
+	xo_tree "$T/xo/r" >"$T/twant"
+	xo_tree "$T/xo/p" >"$T/pgot"
+	if cmp -s "$T/twant" "$T/pgot"; then ok; else
+		bad "bsdtar -s, three rules: the trees differ"
+	fi
+	# GNU tar's -s (--preserve-order) takes no argument.
+	like_tar "tar -xsOf x.tar ./b" -xsOf x.tar ./b
+	like_tar "tar -x -s -Of x.tar ./b" -x -s -Of x.tar ./b
+
+	# -T, --null, --verbatim-files-from.
+	printf './b\n\n./d/a\n./nothere\n' >"$T/xo/list"
+	printf './b\000./d/a\000' >"$T/xo/nlist"
+	printf -- '-x\n' >"$T/xo/dlist"
+	for args in "-tf x.tar -T list" "-tf x.tar --files-from=list" \
+	    "-tf x.tar --null -T nlist" "-xOf x.tar -T list" \
+	    "-tf x.tar --verbatim-files-from -T dlist" \
+	    "-tf x.tar --wildcards -T list"; do
+		like_tar "tar $args" $args
+	done
+	(cd "$T/xo" && tar -tf x.tar -T - <list) >"$T/tout" 2>/dev/null
+	trc=$?
+	(cd "$T/xo" && "$PFX" -tf x.tar -T - <list) >"$T/pout" 2>/dev/null
+	prc=$?
+	if [ $prc -eq $trc ] && cmp -s "$T/tout" "$T/pout"; then ok; else
+		bad "tar -tf x.tar -T - (list on stdin): exit $trc, $prc"
+	fi
+
+	# --occurrence.
+	for args in "-xOf occ.tar --occurrence f" \
+	    "-xOf occ.tar --occurrence=2 f" "-xOf occ.tar --occurrence=3 f" \
+	    "-tf occ.tar --occurrence=2 f" "-xOf occ.tar --occurrence=0 f"; do
+		like_tar "tar $args" $args
+	done
+	like_tar_tree "tar -xf occ.tar --occurrence=2 f" -xf occ.tar \
+	    --occurrence=2 f
+
+	# --no-recursion, --recursion: positional, for the names after them.
+	for args in "-tf x.tar --no-recursion ./d" "-tf x.tar ./d --no-recursion" \
+	    "-tf x.tar --no-recursion ./d --recursion ./d/sub" \
+	    "-tf x.tar --no-recursion ./d/" "-tf x.tar --no-recursion -T list" \
+	    "-tf x.tar --no-ignore-case --wildcards-match-slash ./d"; do
+		like_tar "tar $args" $args
+	done
+
+	# --one-top-level (no hard links: GNU tar 1.34 does not move their
+	# targets, and fails them).
+	for a in pkg-1.0.tar pkg-1.0.tar.gz p.tgz dot.tar n.tar; do
+		like_tar_tree "tar -xf $a --one-top-level" -xf $a \
+		    --one-top-level
+		like_tar_tree "tar -xf $a --one-top-level=top" -xf $a \
+		    --one-top-level=top
+	done
+	like_tar_tree "tar -xf pkg-1.0.tar --one-top-level=x --transform" \
+	    -xf pkg-1.0.tar --one-top-level=x --transform='s/topx/y/'
+	unset LIKE_DIR
 fi
 
 # --- options (issue 19 section 2): every tar option is known ---------------

@@ -133,6 +133,19 @@ else
 			[ -z "$(grep -v '^pfextract: sandbox: ' "$T/err")" ] &&
 			    ok || bad "$l | head -1 $m: said $(head -2 "$T/err")"
 		done
+		# -O (issue 19): the reader of the data goes away.
+		head -c 2000000 /dev/urandom > "$T/big.bin"
+		tar -C "$T" -cf "$T/big.tar" big.bin
+		{ "$pfx" -xOf "$T/big.tar" $m 2> "$T/err"; echo $? \
+		    > "$T/rc"; } | head -c 10 > /dev/null
+		rc=$(cat "$T/rc")
+		[ "$rc" -eq 141 ] && ok ||
+		    bad "-xOf | head -c 10 $m: exit $rc, want 141"
+		[ -s "$T/err" ] && bad "-xOf | head $m: said $(head -2 \
+		    "$T/err")" || ok
+		# Whole, from a pipe, it is the file.
+		cat "$T/big.tar" | "$pfx" -xOf - $m | cmp -s - "$T/big.bin" &&
+		    ok || bad "cat big.tar | pfextract -xOf - $m: not the file"
 	done
 fi
 

@@ -22,6 +22,9 @@
 
 #define MAXARGV 24
 
+/* args.c's bound on one line of an -X or -T file. */
+#define XTR_T_LINE 4096
+
 /*
  * One spelling that parses.  Fields left out mean the default: mode 0 is
  * 'x', NULL strings are "none given", flags are the defaults of
@@ -49,9 +52,83 @@ struct ok_row {
 	bool help;
 	bool version;
 	const char *formats;
+	bool to_stdout;
+	bool show_transformed;
+	bool xforms;			/* a transform was compiled */
+	unsigned int occurrence;
+	const char *top_dir;
+	const char *whole;		/* member_whole as '0'/'1', 0-padded */
 };
 
 static const struct ok_row ok_rows[] = {
+	/* Issue 19: GNU tar's --format is checked and ignored; --formats is
+	 * pfextract's own, and exact names win over prefixes. */
+	{ "--format=gnu", { "--format=gnu", "a" }, .archive = "a" },
+	{ "--format ustar", { "--format", "ustar", "a" }, .archive = "a" },
+	{ "-H pax", { "-H", "pax", "a" }, .archive = "a" },
+	{ "-xHv7f bundle", { "-xHv7", "-f", "a" }, .archive = "a" },
+	{ "--forma=posix is --format", { "--forma=posix", "a" },
+	  .archive = "a" },
+	{ "--formats still exact", { "--formats=zip", "--format=gnu", "a" },
+	  .archive = "a", .formats = "zip" },
+	{ "-O", { "-xOf", "a" }, .archive = "a", .to_stdout = true,
+	  .set = PFX_OPT_TO_FD },
+	{ "--to-stdout", { "--to-stdout", "a", "m" }, .archive = "a",
+	  .members = "m", .patterns = "m", .to_stdout = true,
+	  .set = PFX_OPT_TO_FD },
+	{ "-tO lists", { "-tOf", "a" }, .mode = 't', .archive = "a",
+	  .to_stdout = true, .set = PFX_OPT_LIST },
+	{ "--transform", { "--transform", "s/a/b/", "a" }, .archive = "a",
+	  .xforms = true },
+	{ "--xform=two;rules", { "--xform=s,a,b,gi;s/x/y/3x", "a" },
+	  .archive = "a", .xforms = true },
+	{ "--transform flags rRsShH", { "--transform=s/a/b/rRsShH", "a" },
+	  .archive = "a", .xforms = true },
+	{ "-s /a/b/ is bsdtar's", { "-s", "/a/b/", "a" }, .archive = "a",
+	  .xforms = true },
+	{ "-s/a/b/gp attached", { "-s/a/b/gp", "a" }, .archive = "a",
+	  .xforms = true },
+	{ "-s ,x,y,HRS", { "-s", ",x,y,HRS", "-f", "a" }, .archive = "a",
+	  .xforms = true },
+	{ "-s before an operand is GNU's -s", { "-s", "a", "m" },
+	  .archive = "a", .members = "m", .patterns = "m" },
+	{ "-xsf bundle: GNU's -s", { "-xsf", "a" }, .archive = "a" },
+	{ "old-style xsf: GNU's -s", { "xsf", "a" }, .archive = "a" },
+	{ "--preserve-order", { "--preserve-order", "--same-order", "a" },
+	  .archive = "a" },
+	{ "--show-transformed-names", { "--show-transformed", "a" },
+	  .archive = "a", .show_transformed = true },
+	{ "--show-stored-names last wins",
+	  { "--show-transformed-names", "--show-stored-names", "a" },
+	  .archive = "a" },
+	{ "--occurrence", { "--occurrence", "a", "m" }, .archive = "a",
+	  .members = "m", .patterns = "m", .occurrence = 1 },
+	{ "--occurrence=3", { "--occurrence=3", "a", "m" }, .archive = "a",
+	  .members = "m", .patterns = "m", .occurrence = 3 },
+	{ "--occurrence=0: every one", { "--occurrence=0", "a" },
+	  .archive = "a" },
+	{ "--one-top-level=DIR", { "--one-top-level=top", "a" },
+	  .archive = "a", .xforms = true, .top_dir = "top" },
+	{ "--one-top-level: a.tar.gz", { "--one-top-level", "d/a.tar.gz" },
+	  .archive = "d/a.tar.gz", .xforms = true, .top_dir = "a" },
+	{ "--one-top-level: pkg-1.0.tgz",
+	  { "-f", "pkg-1.0.tgz", "--one-top-level" },
+	  .archive = "pkg-1.0.tgz", .xforms = true, .top_dir = "pkg-1.0" },
+	{ "--one-top-level: x.tbz2 keeps no .tar",
+	  { "--one-top-level", "x.tar.tbz2" }, .archive = "x.tar.tbz2",
+	  .xforms = true, .top_dir = "x.tar" },
+	{ "--one-top-level: c.tar", { "--one-top-level", "c.tar" },
+	  .archive = "c.tar", .xforms = true, .top_dir = "c" },
+	{ "--no-recursion: the operands after it",
+	  { "a", "m1", "--no-recursion", "m2", "--recursion", "m3" },
+	  .archive = "a", .members = "m1|m2|m3", .patterns = "m1|m2|m3",
+	  .whole = "010" },
+	{ "GNU defaults accepted",
+	  { "--no-ignore-case", "--wildcards-match-slash", "a" },
+	  .archive = "a" },
+	{ "--null --no-null --verbatim-files-from",
+	  { "--null", "--no-null", "--verbatim-files-from",
+	    "--no-verbatim-files-from", "a" }, .archive = "a" },
 	/* The spellings of issue 3. */
 	{ "archive operand, -C after it", { "a.tgz", "-C", "d" },
 	  .archive = "a.tgz", .dir = "d" },
@@ -102,7 +179,9 @@ static const struct ok_row ok_rows[] = {
 	  .archive = "a", .exclude = "x" },
 	{ "prefixes --fil and --dir", { "--fil", "a", "--dir", "d" },
 	  .archive = "a", .dir = "d" },
-	{ "prefix --verb", { "--verb", "a" }, .archive = "a", .verbose = 1 },
+	/* "--verb" is also --verbatim-files-from now, as in GNU tar. */
+	{ "prefix --verbo", { "--verbo", "a" }, .archive = "a",
+	  .verbose = 1 },
 	{ "prefix --gz", { "--gz", "a" }, .archive = "a" },
 	{ "prefix --same-perm", { "--same-perm", "a" }, .archive = "a",
 	  .set = PFX_OPT_PRESERVE_PERMS },
@@ -361,8 +440,8 @@ static const struct err_row err_rows[] = {
 	{ "unknown short", { "-Y", "a" }, "unknown option '-Y'" },
 	{ "unknown short in a bundle", { "-xYf", "a" },
 	  "unknown option '-Y'" },
-	{ "unknown after operands", { "a", "m", "--transform=s/a/b/" },
-	  "unknown option '--transform'" },
+	{ "unknown after operands", { "a", "m", "--transmogrify=1" },
+	  "unknown option '--transmogrify'" },
 	{ "empty long name", { "--=x", "a" }, "unknown option '--'" },
 
 	/* Two modes. */
@@ -411,7 +490,7 @@ static const struct err_row err_rows[] = {
 	/* Bad values. */
 	{ "--verbose=2", { "--verbose=2", "a" },
 	  "option '--verbose' does not take an argument" },
-	{ "prefix with a value", { "--verb=2", "a" },
+	{ "prefix with a value", { "--verbo=2", "a" },
 	  "option '--verbose' does not take an argument" },
 	{ "--strip-components=x", { "--strip-components=x", "a" },
 	  "invalid --strip-components value 'x'" },
@@ -440,6 +519,50 @@ static const struct err_row err_rows[] = {
 	{ "--report=xml", { "--report=xml", "a" },
 	  "invalid --report value 'xml'" },
 	{ "--formats=", { "--formats=", "a" }, "--formats needs" },
+	{ "--format=bogus", { "--format=bogus", "a" },
+	  "invalid --format value 'bogus'" },
+	{ "-H zip", { "-H", "zip", "a" }, "invalid --format value 'zip'" },
+	{ "-O with --report=json", { "-O", "--report=json", "a" },
+	  "both write to standard output" },
+	{ "--transform unterminated", { "--transform=s/a/b", "a" },
+	  "unterminated" },
+	{ "--transform not s", { "--transform=y/a/b/", "a" },
+	  "only s/regex/replacement/" },
+	{ "--transform unknown flag", { "--transform=s/a/b/q", "a" },
+	  "unknown flag" },
+	{ "--transform back-reference", { "--transform=s/\\(a\\)\\1/b/",
+	  "a" }, "back-references in the pattern are refused" },
+	{ "--transform bad regex", { "--transform=s/a\\{1/b/", "a" },
+	  "invalid transform expression" },
+	{ "--transform second rule bad", { "--transform=s/a/b/;s/c", "a" },
+	  "unterminated" },
+	{ "-s with bsdtar's p only", { "--transform=s/a/b/p", "a" },
+	  "unknown flag" },
+	{ "--occurrence=x", { "--occurrence=x", "a", "m" },
+	  "invalid --occurrence value 'x'" },
+	{ "--occurrence without members", { "--occurrence", "a" },
+	  "meaningless without member names" },
+	{ "--one-top-level from stdin", { "--one-top-level", "-f", "-" },
+	  "cannot deduce the top-level directory" },
+	{ "--one-top-level from a.zip", { "--one-top-level", "a.zip" },
+	  "cannot deduce the top-level directory" },
+	{ "--one-top-level from .tar", { "--one-top-level", ".tar" },
+	  "cannot deduce the top-level directory" },
+	{ "--one-top-level=", { "--one-top-level=", "a.tar" },
+	  "needs a directory" },
+	{ "-T - with the archive on stdin", { "-T", "-" },
+	  "standard input is the archive's" },
+	{ "-T missing", { "-T", "/nonexistent/list", "a" },
+	  "cannot open file list" },
+	{ "--verb is ambiguous", { "--verb", "a" }, "is ambiguous" },
+	{ "--ignore-case not done", { "--ignore-case", "a" },
+	  "'--ignore-case' is refused: pfextract does not implement it" },
+	{ "--anchored not done", { "--anchored", "a" },
+	  "'--anchored' is refused" },
+	{ "--no-anchored not done", { "--no-anchored", "a" },
+	  "'--no-anchored' is refused" },
+	{ "--no-wildcards-match-slash not done",
+	  { "--no-wildcards-match-slash", "a" }, "is refused" },
 	{ "-f twice", { "-f", "a", "-f", "b" }, "only one archive" },
 	{ "-f empty", { "-f", "", "x" }, "-f needs an archive name" },
 	{ "-C twice", { "a", "-C", "d1", "-C", "d2" },
@@ -603,6 +726,20 @@ ParameterizedTest(size_t *i, xtr_args_ok, parse)
 	cr_expect_eq(a.help, r->help, "%s: help", r->name);
 	cr_expect_eq(a.version, r->version, "%s: version", r->name);
 	expect_str(r->name, "formats", a.opt.formats, r->formats);
+	cr_expect_eq(a.to_stdout, r->to_stdout, "%s: to_stdout", r->name);
+	cr_expect_eq(a.opt.out_fd, r->set & PFX_OPT_TO_FD ? 1 : -1,
+	    "%s: out_fd %d", r->name, a.opt.out_fd);
+	cr_expect_eq(a.show_transformed, r->show_transformed,
+	    "%s: show_transformed", r->name);
+	cr_expect_eq(a.xforms != NULL, r->xforms, "%s: xforms", r->name);
+	cr_expect_eq(a.opt.occurrence, r->occurrence, "%s: occurrence %u",
+	    r->name, a.opt.occurrence);
+	expect_str(r->name, "top_dir", a.top_dir, r->top_dir);
+	for (size_t k = 0; k < a.nmember_pat; k++)
+		cr_expect_eq(a.member_whole[k], r->whole != NULL &&
+		    r->whole[k] == '1', "%s: member %zu whole", r->name, k);
+	cr_expect(a.opt.member_whole == a.member_whole, "%s: member_whole",
+	    r->name);
 
 	/* The library's view is the same arrays. */
 	cr_expect(a.opt.include == (const char *const *)a.include &&
@@ -970,6 +1107,138 @@ size_t __sanitizer_get_current_allocated_bytes(void);
 #else
 #define ALLOCATED() ((size_t)0)
 #endif
+
+/*
+ * -T files (issue 19): names, one per line or NUL-terminated with --null,
+ * as member operands; literal unless --wildcards came before -T.
+ */
+
+/* Parse ARGV (NULL-terminated, after "pfextract"). */
+static int
+parse_words(const char *const *words, struct xtr_args *a, char *err,
+    size_t errcap)
+{
+	char *argv[MAXARGV + 1];
+	int argc = make_argv(words, argv);
+
+	return xtr_parse_args(argc, argv, a, err, errcap);
+}
+
+Test(xtr_args_t, lines_are_members)
+{
+	static const char data[] = "a\n  b  \n\nd*r/\nlast";
+	char *path = temp_file(data, sizeof(data) - 1);
+	const char *w1[] = { "-f", "x.tar", "m", "-T", path, NULL };
+	const char *w2[] = { "-f", "x.tar", "--wildcards", "--files-from",
+	    path, NULL };
+	struct xtr_args a;
+	char err[256];
+
+	cr_assert_eq(parse_words(w1, &a, err, sizeof(err)), 0, "%s", err);
+	expect_list("-T", "members", a.members, a.nmembers,
+	    "m|a|  b  |d*r/|last");
+	expect_list("-T", "patterns", a.member_pat, a.nmember_pat,
+	    "m|a|  b  |d\\*r|last");
+	cr_expect(a.opt.members == (const char *const *)a.member_pat &&
+	    a.opt.nmembers == 5);
+	xtr_args_free(&a);
+	cr_assert_eq(parse_words(w2, &a, err, sizeof(err)), 0, "%s", err);
+	expect_list("--wildcards -T", "patterns", a.member_pat,
+	    a.nmember_pat, "a|  b  |d*r|last");
+	xtr_args_free(&a);
+	unlink(path);
+	free(path);
+}
+
+Test(xtr_args_t, null_and_verbatim)
+{
+	static const char data[] = "a\0-b\nc\0\0last";
+	static const char opt[] = "a\n-C\ndir\n";
+	char *path = temp_file(data, sizeof(data) - 1);
+	char *opath = temp_file(opt, sizeof(opt) - 1);
+	const char *w1[] = { "--null", "-T", path, "x.tar", NULL };
+	const char *w2[] = { "-T", path, "x.tar", NULL };
+	const char *w3[] = { "-T", opath, "x.tar", NULL };
+	const char *w4[] = { "--verbatim-files-from", "-T", opath, "x.tar",
+	    NULL };
+	const char *w5[] = { "--null", "--no-null", "--verbatim-files-from",
+	    "-T", opath, "x.tar", NULL };
+	struct xtr_args a;
+	char err[512];
+
+	cr_assert_eq(parse_words(w1, &a, err, sizeof(err)), 0, "%s", err);
+	expect_list("--null -T", "members", a.members, a.nmembers,
+	    "a|-b\nc|last");
+	cr_expect_str_eq(a.archive, "x.tar");
+	xtr_args_free(&a);
+	/* Without --null a NUL is refused, as in an -X file. */
+	cr_expect_eq(parse_words(w2, &a, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "holds a NUL byte") != NULL, "%s", err);
+	xtr_args_free(&a);
+	/* GNU tar would take "-C" as an option: refused, with why. */
+	cr_expect_eq(parse_words(w3, &a, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "line 2 ('-C') is an option") != NULL, "%s",
+	    err);
+	xtr_args_free(&a);
+	cr_assert_eq(parse_words(w4, &a, err, sizeof(err)), 0, "%s", err);
+	expect_list("--verbatim-files-from", "members", a.members,
+	    a.nmembers, "a|-C|dir");
+	xtr_args_free(&a);
+	cr_assert_eq(parse_words(w5, &a, err, sizeof(err)), 0, "%s", err);
+	expect_list("--no-null", "members", a.members, a.nmembers,
+	    "a|-C|dir");
+	xtr_args_free(&a);
+	unlink(path);
+	unlink(opath);
+	free(path);
+	free(opath);
+}
+
+Test(xtr_args_t, dash_is_stdin_when_the_archive_is_not)
+{
+	static const char data[] = "one\ntwo\n";
+	char *path = temp_file(data, sizeof(data) - 1);
+	const char *w[] = { "-f", "x.tar", "-T", "-", NULL };
+	struct xtr_args a;
+	char err[256];
+	int fd, saved;
+
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	saved = dup(STDIN_FILENO);
+	cr_assert_geq(saved, 0);
+	cr_assert_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+	cr_assert_eq(parse_words(w, &a, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+	close(saved);
+	close(fd);
+	expect_list("-T -", "members", a.members, a.nmembers, "one|two");
+	xtr_args_free(&a);
+	unlink(path);
+	free(path);
+}
+
+Test(xtr_args_t, limits)
+{
+	char *big = malloc(XTR_T_LINE + 2);
+	char *path;
+	const char *w[] = { "-T", NULL, "x.tar", NULL };
+	struct xtr_args a;
+	char err[256];
+
+	cr_assert_not_null(big);
+	memset(big, 'a', XTR_T_LINE + 1);
+	big[XTR_T_LINE + 1] = '\n';
+	path = temp_file(big, XTR_T_LINE + 2);
+	w[1] = path;
+	cr_expect_eq(parse_words(w, &a, err, sizeof(err)), -1);
+	cr_expect(strstr(err, "is longer than 4096 bytes") != NULL, "%s",
+	    err);
+	xtr_args_free(&a);
+	unlink(path);
+	free(path);
+	free(big);
+}
 
 Test(xtr_args, free_releases_everything)
 {

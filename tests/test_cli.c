@@ -3,12 +3,14 @@
  * bytes, and the PFEXTRACT_RESOLVER setting.
  */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../cli/json.h"
 #include "../cli/resolver_env.h"
+#include "../extract/xform.h"
 
 /* Return JSON for S (LEN bytes) in a malloc'd string. */
 static char *
@@ -116,4 +118,124 @@ Test(cli_resolver_env, values)
 	cr_expect_eq(r, PFX_RESOLVER_OPENAT2);
 	cr_expect_eq(cli_resolver_parse("Walk", &r), -1);
 	cr_expect_eq(cli_resolver_parse("openat", &r), -1);
+}
+
+/* --- name transforms (extract/xform.c, issue 19) ----------------------- */
+
+/* Apply the rules RULES (GNU's, or bsdtar's with BSD) to NAME of KIND;
+ * expect WANT (NULL: unchanged). */
+static void
+expect_xform(const char *const *rules, bool bsd, const char *top,
+    enum pfx_name_kind kind, const char *name, const char *want)
+{
+	struct xtr_xforms *xs = NULL;
+	char out[PFX_PATH_MAX], err[256];
+	size_t i;
+	int r;
+
+	for (i = 0; rules[i] != NULL; i++)
+		cr_assert_eq(xtr_xform_add(&xs, rules[i], bsd, err,
+		    sizeof(err)), 0, "%s: %s", rules[i], err);
+	if (top != NULL)
+		cr_assert_eq(xtr_xform_top_dir(&xs, top), 0);
+	r = xtr_xform_apply(xs, kind, name, out, sizeof(out), NULL);
+	if (want == NULL)
+		cr_expect_eq(r, 0, "%s: %s: changed to \"%s\"", rules[0],
+		    name, r == 1 ? out : "");
+	else
+		cr_expect(r == 1 && strcmp(out, want) == 0,
+		    "%s: %s: \"%s\" (%d), want \"%s\"", rules[0], name,
+		    r == 1 ? out : "", r, want);
+	xtr_xforms_free(xs);
+}
+
+#define R(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+Test(cli_xform, gnu_rules)
+{
+	expect_xform(R("s/b/B/"), false, NULL, PFX_NAME_ENTRY, "abcb",
+	    "aBcb");
+	expect_xform(R("s/b/B/g"), false, NULL, PFX_NAME_ENTRY, "abcb",
+	    "aBcB");
+	expect_xform(R("s/[a-z]/X/2"), false, NULL, PFX_NAME_ENTRY, "abcd",
+	    "aXcd");
+	expect_xform(R("s/[a-z]/X/2g"), false, NULL, PFX_NAME_ENTRY, "abcd",
+	    "aXXX");
+	expect_xform(R("s,\\(a\\)\\(b\\),<\\2\\1&>,"), false, NULL,
+	    PFX_NAME_ENTRY, "xaby", "x<baab>y");
+	expect_xform(R("s/(a)(b)/\\2\\1/x"), false, NULL, PFX_NAME_ENTRY,
+	    "ab", "ba");
+	expect_xform(R("s/B/x/i"), false, NULL, PFX_NAME_ENTRY, "abc", "axc");
+	expect_xform(R("s/.*/\\U&/"), false, NULL, PFX_NAME_ENTRY, "ab/c",
+	    "AB/C");
+	expect_xform(R("s/\\(.\\)\\(.*\\)/\\u\\1\\L\\2X\\EY/"), false, NULL,
+	    PFX_NAME_ENTRY, "aBC", "AbcxY");
+	expect_xform(R("s/x*/-/g"), false, NULL, PFX_NAME_ENTRY, "abc",
+	    "-a-b-c-");
+	expect_xform(R("s/a/b/;s/b/c/"), false, NULL, PFX_NAME_ENTRY, "a",
+	    "c");
+	expect_xform(R("s/a/b/", "s/b/c/"), false, NULL, PFX_NAME_ENTRY, "a",
+	    "c");
+	expect_xform(R("s/^\\.\\/d.*//"), false, NULL, PFX_NAME_ENTRY, "./d/a",
+	    "");
+	expect_xform(R("s|/|\\/x|"), false, NULL, PFX_NAME_ENTRY, "a/b",
+	    "a/xb");
+	/* Scope: r, s, h on by default; upper case turns one off. */
+	expect_xform(R("s/a/b/"), false, NULL, PFX_NAME_SYMLINK, "a", "b");
+	expect_xform(R("s/a/b/S"), false, NULL, PFX_NAME_SYMLINK, "a", NULL);
+	expect_xform(R("s/a/b/S"), false, NULL, PFX_NAME_ENTRY, "a", "b");
+	expect_xform(R("s/a/b/H"), false, NULL, PFX_NAME_HARDLINK, "a", NULL);
+	expect_xform(R("s/a/b/R"), false, NULL, PFX_NAME_ENTRY, "a", NULL);
+	expect_xform(R("s/a/b/Rr"), false, NULL, PFX_NAME_ENTRY, "a", "b");
+	expect_xform(R("s/z/y/"), false, NULL, PFX_NAME_ENTRY, "a", NULL);
+}
+
+Test(cli_xform, bsd_rules_and_top_dir)
+{
+	expect_xform(R("/b/B/"), true, NULL, PFX_NAME_ENTRY, "abcb", "aBcb");
+	expect_xform(R(",\\(h\\)\\(l\\),\\2~&\\1,"), true, NULL,
+	    PFX_NAME_ENTRY, "hl", "lhl&h");
+	/* Of bsdtar's rules, the first that matches is the only one. */
+	expect_xform(R("/b/B/", "/B/C/", "/h/H/"), true, NULL,
+	    PFX_NAME_ENTRY, "b", "B");
+	expect_xform(R("/b/B/", "/B/C/", "/h/H/"), true, NULL,
+	    PFX_NAME_ENTRY, "h", "H");
+	cr_expect(xtr_xform_is_bsd_rule("/a/b/"));
+	cr_expect(xtr_xform_is_bsd_rule(",a,b,gpS"));
+	cr_expect(!xtr_xform_is_bsd_rule("a.tar"));
+	cr_expect(!xtr_xform_is_bsd_rule("-xf"));
+	cr_expect(!xtr_xform_is_bsd_rule("/a/b"));
+	cr_expect(!xtr_xform_is_bsd_rule("/a/b/i"));
+	cr_expect(!xtr_xform_is_bsd_rule("/etc/passwd"));
+	/* --one-top-level, after the rules; not for symlink targets. */
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_ENTRY, "./x/g",
+	    "top/./x/g");
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_ENTRY, "./top/f",
+	    NULL);
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_ENTRY, "topx",
+	    "top/topx");
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_ENTRY, "./", "top");
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_HARDLINK, "a",
+	    "top/a");
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_SYMLINK, "a", NULL);
+}
+
+/* A new name past the buffer is "does not fit" (2), never cut short. */
+Test(cli_xform, too_long)
+{
+	struct xtr_xforms *xs = NULL;
+	char out[PFX_PATH_MAX], err[256];
+	char *name = malloc(3000);
+
+	cr_assert_not_null(name);
+	memset(name, 'a', 2999);
+	name[2999] = '\0';
+	cr_assert_eq(xtr_xform_add(&xs, "s/a/&&/g", false, err,
+	    sizeof(err)), 0);
+	cr_expect_eq(xtr_xform_apply(xs, PFX_NAME_ENTRY, name, out,
+	    sizeof(out), NULL), 2);
+	cr_expect_eq(xtr_xform_apply(xs, PFX_NAME_ENTRY, "a", out, 2, NULL),
+	    2);
+	xtr_xforms_free(xs);
+	free(name);
 }

@@ -715,14 +715,16 @@ check_run(struct fx *fx, enum pfx_status st)
 		    "message \"%s\", errno %d without a fatal error",
 		    fx->res.message, fx->res.error);
 		CHECK(fx->how == PFX_RESOLVER_AUTO ||
-		    (fx->opt.flags & PFX_OPT_LIST) != 0 ||
+		    (fx->opt.flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) != 0 ||
 		    strcmp(str_or_null(fx->res.resolver), fx->rname) == 0,
 		    "resolver \"%s\", asked for %s",
 		    str_or_null(fx->res.resolver), fx->rname);
-		CHECK((st == PFX_OK) == (s->refused == 0 && s->failed == 0),
-		    "status %s with %llu refused and %llu failed",
+		CHECK((st == PFX_OK) == (s->refused == 0 && s->failed == 0 &&
+		    s->unmatched == 0),
+		    "status %s with %llu refused, %llu failed, %llu unmatched",
 		    status_name(st), (unsigned long long)s->refused,
-		    (unsigned long long)s->failed);
+		    (unsigned long long)s->failed,
+		    (unsigned long long)s->unmatched);
 	}
 	for (i = 0; i < fx->rep.n; i++) {
 		r = &fx->rep.v[i];
@@ -3005,6 +3007,257 @@ case_hook_abort(struct fx *fx)
 Test(extract, hook_abort)
 {
 	each_resolver("hook_abort", case_hook_abort);
+}
+
+/*
+ * PFX_OPT_TO_FD (tar's -O): file data down the descriptor in archive
+ * order, nothing made in DEST (nor DEST needed), names still judged,
+ * limits still counted.
+ */
+static void
+case_to_fd(struct fx *fx)
+{
+	struct pfx_input in = { NULL, -1, NULL, 0 };
+	char out[256];
+	struct ab ab;
+	ssize_t n;
+	int p[2];
+
+	cr_assert(pipe(p) == 0, "pipe");
+	fx->opt.flags |= PFX_OPT_TO_FD;
+	fx->opt.out_fd = p[1];
+	ab_pax(&ab);
+	ab_dir(&ab, "d/", 0755);
+	ab_file(&ab, "d/f", "one\n", 0644);
+	ab_hardlink(&ab, "h", "d/f");
+	ab_symlink(&ab, "s", "d/f");
+	ab_node(&ab, "c", AE_IFCHR);
+	ab_file(&ab, "../x", "evil\n", 0644);
+	ab_file(&ab, "g", "two\n", 0600);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_LIST("", "");
+	EXPECT_OK("d/f");
+	EXPECT_OK("g");
+	EXPECT_ENTRY("h", PFX_ENTRY_LISTED, "none");
+	EXPECT_ENTRY("s", PFX_ENTRY_LISTED, "none");
+	EXPECT_ENTRY("c", PFX_ENTRY_LISTED, "none");
+	EXPECT_REFUSED("../x", "escapes", PFX_REJECT);
+	CHECK(fx->res.stats.bytes == 8, "%llu bytes",
+	    (unsigned long long)fx->res.stats.bytes);
+	n = read(p[0], out, sizeof(out));
+	CHECK(n == 8 && memcmp(out, "one\ntwo\n", 8) == 0,
+	    "read %zd bytes \"%.*s\"", n, n > 0 ? (int)n : 0, out);
+
+	/* No destination needed; and a limit stops it as when writing. */
+	in.buf = ab.buf;
+	in.len = ab.used;
+	fx->opt.limits.max_bytes = 6;
+	fx->opt.limits.max_entry_bytes = 6;
+	EXPECT_STATUS(fx_run(fx, &in, fx->topfd, "missing"), PFX_FATAL);
+	CHECK(fx->res.error == EFBIG && strstr(fx->res.message,
+	    "max-bytes") != NULL, "message \"%s\"", fx->res.message);
+	EXPECT_ABSENT_TOP("missing");
+	n = read(p[0], out, sizeof(out));
+	CHECK(n == 4 && memcmp(out, "one\n", 4) == 0, "read %zd bytes", n);
+
+	/* A reader gone: the run fails with EPIPE, it does not hang. */
+	fx->opt.limits.max_bytes = 0;
+	fx->opt.limits.max_entry_bytes = 0;
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	CHECK(rec_find(&fx->rep, "d/f", 0) != NULL &&
+	    rec_find(&fx->rep, "d/f", 0)->error == EPIPE,
+	    "d/f not failed with EPIPE");
+	signal(SIGPIPE, SIG_DFL);
+	close(p[1]);
+	ab_free(&ab);
+}
+
+Test(extract, to_fd)
+{
+	each_resolver("to_fd", case_to_fd);
+}
+
+/* A sparse file goes down -O with its holes as zeros. */
+static void
+case_to_fd_holes(struct fx *fx)
+{
+	static const char data[] = "ab";
+	struct archive_entry *e;
+	static unsigned char out[70000], file[70000];
+	size_t got = 0, i;
+	struct ab ab;
+	ssize_t n;
+	int p[2], fl;
+
+	cr_assert(pipe(p) == 0, "pipe");
+	fl = fcntl(p[1], F_GETPIPE_SZ);
+	if (fl < 70000)
+		(void)fcntl(p[1], F_SETPIPE_SZ, 1 << 17);
+	fx->opt.flags |= PFX_OPT_TO_FD;
+	fx->opt.out_fd = p[1];
+	ab_pax(&ab);
+	e = ent_new("sp", AE_IFREG, 0644);
+	archive_entry_set_size(e, 65536 + 2 + 100);
+	archive_entry_sparse_add_entry(e, 65536, 2);
+	/* The writer takes the whole file and stores only the run. */
+	memset(file, 0, sizeof(file));
+	memcpy(file + 65536, data, 2);
+	ab_write(&ab, e, file, 65536 + 2 + 100);
+	memset(file, 0, sizeof(file));
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	close(p[1]);
+	while ((n = read(p[0], out + got, sizeof(out) - got)) > 0)
+		got += (size_t)n;
+	close(p[0]);
+	EXPECT_LIST("", "");
+	/* The same bytes as the file extracted with its hole. */
+	fx->opt.flags &= ~PFX_OPT_TO_FD;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	fl = openat(fx->destfd, "sp", O_RDONLY);
+	cr_assert(fl >= 0, "open sp");
+	for (i = 0; i < got; i++) {
+		n = read(fl, file + i, 1);
+		if (n != 1 || file[i] != out[i])
+			break;
+	}
+	close(fl);
+	CHECK(got == 65536 + 2 + 100 && i == got, "%zu bytes, differ at %zu",
+	    got, i);
+	CHECK(memchr(out, 'a', got) != NULL, "the data is not there");
+	ab_free(&ab);
+}
+
+Test(extract, to_fd_holes)
+{
+	each_resolver("to_fd_holes", case_to_fd_holes);
+}
+
+/* One answer of fx_transform(): NAME of KIND becomes TO (NULL: 2). */
+struct xrule {
+	enum pfx_name_kind kind;
+	const char *name;
+	const char *to;
+};
+
+static const struct xrule xrules[] = {
+	{ PFX_NAME_ENTRY, "a", "top/a" },
+	{ PFX_NAME_ENTRY, "s", "top/s" },
+	{ PFX_NAME_SYMLINK, "a", "../top/a" },
+	{ PFX_NAME_SYMLINK, "../../x", "a" },
+	{ PFX_NAME_ENTRY, "h", "top/h" },
+	{ PFX_NAME_HARDLINK, "a", "top/a" },
+	{ PFX_NAME_ENTRY, "up", "../up" },
+	{ PFX_NAME_ENTRY, "gone", "" },
+	{ PFX_NAME_ENTRY, "long", NULL },
+	{ PFX_NAME_ENTRY, "ok/../../x", "fine" },
+	{ PFX_NAME_ENTRY, "s2", "top/s2" },
+	{ PFX_NAME_SYMLINK, "a2", "../../../etc/passwd" },
+};
+
+static int
+fx_transform(void *arg, enum pfx_name_kind kind, const struct pfx_entry *e,
+    const char *name, char *out, size_t cap)
+{
+	size_t i;
+
+	(void)arg;
+	(void)e;
+	for (i = 0; i < NELEM(xrules); i++) {
+		if (xrules[i].kind != kind || strcmp(xrules[i].name, name) != 0)
+			continue;
+		if (xrules[i].to == NULL)
+			return 2;
+		(void)snprintf(out, cap, "%s", xrules[i].to);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * hooks.transform renames before anything is judged: the new names and
+ * link targets are judged, an empty one skips the entry, one too long is
+ * refused.
+ */
+static void
+case_transform(struct fx *fx)
+{
+	struct ab ab;
+
+	fx->opt.hooks.transform = fx_transform;
+	fx->opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	fx->links_ok = true;
+	ab_pax(&ab);
+	ab_file(&ab, "a", "A\n", 0644);
+	ab_symlink(&ab, "s", "a");
+	ab_hardlink(&ab, "h", "a");
+	ab_file(&ab, "up", "up\n", 0644);
+	ab_file(&ab, "gone", "gone\n", 0644);
+	ab_file(&ab, "long", "long\n", 0644);
+	ab_file(&ab, "ok/../../x", "x\n", 0644);
+	ab_symlink(&ab, "s2", "a2");
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_FILE("top/a", "A\n", 0644);
+	EXPECT_LINK("top/s", "../top/a");
+	EXPECT_SAME_INODE("top/a", "top/h");
+	EXPECT_FILE("fine", "x\n", 0644);
+	EXPECT_REFUSED("up", "escapes", PFX_REJECT);
+	EXPECT_ENTRY("gone", PFX_ENTRY_SKIPPED, "transform_empty");
+	EXPECT_REFUSED("long", "too_long", PFX_REJECT);
+	EXPECT_REFUSED("s2", "symlink_escapes", PFX_REJECT);
+	EXPECT_LIST("", "fine top");
+	EXPECT_LIST("top", "a h s");
+	EXPECT_ABSENT_TOP("up");
+	/* The report names the entry as stored; its path is the new one. */
+	CHECK(strcmp(str_or_null(EXPECT_OK("a")->path), "top/a") == 0,
+	    "a reported at %s", str_or_null(rec_find(&fx->rep, "a",
+	    0)->path));
+	ab_free(&ab);
+}
+
+Test(extract, transform)
+{
+	each_resolver("transform", case_transform);
+}
+
+/* pfx_options.occurrence: the Nth entry of each member only. */
+static void
+case_occurrence(struct fx *fx)
+{
+	static const char *const members[] = { "f", "d", "g" };
+	struct ab ab;
+
+	fx->opt.members = members;
+	fx->opt.nmembers = NELEM(members);
+	fx->opt.occurrence = 2;
+	ab_pax(&ab);
+	ab_file(&ab, "f", "one\n", 0644);
+	ab_dir(&ab, "d/", 0755);
+	ab_file(&ab, "d/x", "x1\n", 0644);
+	ab_file(&ab, "f", "two\n", 0644);
+	ab_dir(&ab, "d/", 0755);
+	ab_file(&ab, "d/y", "y\n", 0644);
+	ab_file(&ab, "f", "three\n", 0644);
+	ab_file(&ab, "g", "g\n", 0644);
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_FILE("f", "two\n", 0644);
+	EXPECT_FILE("d/y", "y\n", 0644);
+	EXPECT_LIST("", "d f");
+	EXPECT_LIST("d", "y");
+	CHECK(fx->res.stats.unmatched == 1, "%llu unmatched (g)",
+	    (unsigned long long)fx->res.stats.unmatched);
+	ab_free(&ab);
+}
+
+Test(extract, occurrence)
+{
+	each_resolver("occurrence", case_occurrence);
 }
 
 /* PFX_OPT_LIST reads every entry and writes nothing. */

@@ -152,6 +152,24 @@ random_name(char *buf, size_t cap)
 
 /* --- the differential test -------------------------------------------- */
 
+/* XTR_GLOB_WHOLE's reference: PAT matches NAME less some trailing '/'s. */
+static bool
+ref_whole(const char *pat, const char *name)
+{
+	char buf[64];
+	size_t len = strlen(name);
+
+	for (;;) {
+		memcpy(buf, name, len);
+		buf[len] = '\0';
+		if (fnmatch(pat, buf, 0) == 0)
+			return true;
+		if (len == 0 || name[len - 1] != '/')
+			return false;
+		len--;
+	}
+}
+
 Test(match, glob_agrees_with_fnmatch)
 {
 	char pat[64], name[16];
@@ -175,8 +193,26 @@ Test(match, glob_agrees_with_fnmatch)
 			    pat, name, want, got);
 			bad++;
 		}
+		/* --occurrence's and --no-recursion's whole name. */
+		want = ref_whole(pat, name);
+		got = xtr_glob(pat, name, XTR_GLOB_WHOLE, NULL);
+		if (want != got) {
+			cr_log_error("whole: \"%s\" \"%s\": fnmatch %d, "
+			    "xtr_glob %d", pat, name, want, got);
+			bad++;
+		}
 	}
 	cr_assert_eq(bad, 0, "%u disagreements (first ones logged)", bad);
+}
+
+/* --occurrence's and --no-recursion's whole name (issue 19). */
+Test(match, glob_whole)
+{
+	cr_expect(xtr_glob("d", "d/", XTR_GLOB_WHOLE, NULL));
+	cr_expect(xtr_glob("d", "d//", XTR_GLOB_WHOLE, NULL));
+	cr_expect(!xtr_glob("d", "d/x", XTR_GLOB_WHOLE, NULL));
+	cr_expect(xtr_glob("d", "d/x", 0, NULL));
+	cr_expect(xtr_glob("d*", "d/x", XTR_GLOB_WHOLE, NULL));
 }
 
 Test(match, unselected_agrees_with_reference)

@@ -1,0 +1,498 @@
+/*
+ * xform.c -- tar's name transforms: GNU tar's --transform expressions
+ * ("s/regex/repl/flags", sed's syntax), bsdtar's -s rules
+ * ("/old/new/flags") and GNU tar's --one-top-level, applied to a name
+ * before the library judges it (pfx_hooks.transform).
+ *
+ * The patterns are POSIX regular expressions (regcomp(3)): basic, or
+ * extended with the 'x' flag.  GNU rules apply one after the other, each
+ * to what the last one left; of bsdtar's rules, the first that matches
+ * is the only one applied, as in bsdtar.
+ *
+ * Cost.  The patterns are the user's, the names the archive's.  A
+ * pattern with a back-reference (\1 to \9 in the regex itself) is
+ * refused: glibc's matcher then backtracks, in time exponential in the
+ * name's length.  Without one, each regexec(3) is polynomial in the
+ * name's length n (at most PFX_PATH_MAX - 1 bytes) and the pattern's
+ * size; a rule calls it at most n + 1 times per name (once per match,
+ * each match at least one byte further), and the new name is bounded by
+ * the caller's buffer (PFX_PATH_MAX): a longer one is refused.
+ */
+#include <ctype.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xform.h"
+
+/* Which names a rule applies to (GNU's and bsdtar's r, s and h flags). */
+#define SCOPE_NAME	0x1u
+#define SCOPE_SYMLINK	0x2u
+#define SCOPE_HARDLINK	0x4u
+#define SCOPE_ALL	(SCOPE_NAME | SCOPE_SYMLINK | SCOPE_HARDLINK)
+
+/* Back-references of a replacement: \0 (or & / ~) to \9. */
+#define NGROUPS 10
+
+struct rule {
+	regex_t re;
+	char *repl;		/* the replacement, delimiters unescaped */
+	unsigned int scope;
+	unsigned int nth;	/* GNU's N flag: from the Nth match; 0 none */
+	bool global;		/* g */
+	bool bsd;		/* a bsdtar rule: '~' is the match */
+	bool print;		/* bsdtar's p */
+};
+
+struct xtr_xforms {
+	struct rule *v;
+	size_t n, cap;
+	char *top_dir;		/* --one-top-level, or NULL */
+};
+
+/* The output being built: OUT, CAP bytes, LEN used; FULL once over. */
+struct buf {
+	char *out;
+	size_t cap, len;
+	bool full;
+	int upper_all;		/* \U: 1, \L: -1, else 0 */
+	int upper_one;		/* \u: 1, \l: -1 for the next byte */
+};
+
+static int
+errf(char *err, size_t cap, const char *msg, const char *expr)
+{
+	if (err != NULL && cap > 0)
+		snprintf(err, cap, "invalid transform expression '%s': %s",
+		    expr, msg);
+	return -1;
+}
+
+/* Allocate *XS if need be, and room for one more rule. */
+static struct rule *
+new_rule(struct xtr_xforms **xs)
+{
+	struct rule *grown;
+	size_t ncap;
+
+	if (*xs == NULL) {
+		*xs = calloc(1, sizeof(**xs));
+		if (*xs == NULL)
+			return NULL;
+	}
+	if ((*xs)->n == (*xs)->cap) {
+		ncap = (*xs)->cap == 0 ? 4 : (*xs)->cap * 2;
+		grown = realloc((*xs)->v, ncap * sizeof(*grown));
+		if (grown == NULL)
+			return NULL;
+		(*xs)->v = grown;
+		(*xs)->cap = ncap;
+	}
+	return &(*xs)->v[(*xs)->n];
+}
+
+/*
+ * Copy the part of S up to the unescaped DELIM into new memory (*OUT), a
+ * "\DELIM" becoming DELIM; other escapes are kept.
+ * Return: the byte after DELIM, or NULL if it never comes (or no memory).
+ */
+static const char *
+take_part(const char *s, char delim, char **out)
+{
+	size_t len = strlen(s), i, n = 0;
+	char *p = malloc(len + 1);
+
+	*out = p;
+	if (p == NULL)
+		return NULL;
+	for (i = 0; s[i] != '\0'; i++) {
+		if (s[i] == '\\' && s[i + 1] == delim) {
+			p[n++] = delim;
+			i++;
+			continue;
+		}
+		if (s[i] == '\\' && s[i + 1] != '\0') {
+			p[n++] = s[i++];
+			p[n++] = s[i];
+			continue;
+		}
+		if (s[i] == delim) {
+			p[n] = '\0';
+			return s + i + 1;
+		}
+		p[n++] = s[i];
+	}
+	free(p);
+	*out = NULL;
+	return NULL;
+}
+
+/* Does the regex RE hold a back-reference, \1 to \9? */
+static bool
+has_backref(const char *re)
+{
+	for (; *re != '\0'; re++) {
+		if (*re != '\\' || re[1] == '\0')
+			continue;
+		re++;
+		if (*re >= '1' && *re <= '9')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Read the flags at S into R, up to the end or (GNU) a ';'.  *END is left
+ * at the byte that ended them.  Return: 0, or -1 on an unknown flag.
+ */
+static int
+take_flags(const char *s, struct rule *r, int *cflags, const char **end)
+{
+	for (; *s != '\0' && (r->bsd || *s != ';'); s++) {
+		switch (*s) {
+		case 'g':
+			r->global = true;
+			break;
+		case 'r':
+			r->scope |= SCOPE_NAME;
+			break;
+		case 'R':
+			r->scope &= ~SCOPE_NAME;
+			break;
+		case 's':
+			r->scope |= SCOPE_SYMLINK;
+			break;
+		case 'S':
+			r->scope &= ~SCOPE_SYMLINK;
+			break;
+		case 'h':
+			r->scope |= SCOPE_HARDLINK;
+			break;
+		case 'H':
+			r->scope &= ~SCOPE_HARDLINK;
+			break;
+		case 'p':
+			if (!r->bsd)
+				return -1;
+			r->print = true;
+			break;
+		case 'i':
+			if (r->bsd)
+				return -1;
+			*cflags |= REG_ICASE;
+			break;
+		case 'x':
+			if (r->bsd)
+				return -1;
+			*cflags |= REG_EXTENDED;
+			break;
+		default:
+			if (r->bsd || *s < '0' || *s > '9')
+				return -1;
+			if (r->nth > 100000)
+				return -1;	/* no name has that many */
+			r->nth = r->nth * 10 + (unsigned int)(*s - '0');
+			break;
+		}
+	}
+	*end = s;
+	return 0;
+}
+
+/*
+ * Parse one rule at S (GNU: "s/re/repl/flags"; BSD: "/re/repl/flags")
+ * into R.  *END is left after it.  Return: 0, or -1 with ERR written.
+ */
+static int
+parse_rule(const char *s, bool bsd, struct rule *r, const char **end,
+    const char *expr, char *err, size_t cap)
+{
+	char *re = NULL;
+	const char *p = s;
+	char delim;
+	int cflags = 0, rc;
+
+	memset(r, 0, sizeof(*r));
+	r->bsd = bsd;
+	r->scope = SCOPE_ALL;
+	if (!bsd && *p++ != 's')
+		return errf(err, cap, "only s/regex/replacement/ is known",
+		    expr);
+	delim = *p++;
+	if (delim == '\0' || delim == '\\' || delim == '\n')
+		return errf(err, cap, "missing delimiter", expr);
+	p = take_part(p, delim, &re);
+	if (p != NULL)
+		p = take_part(p, delim, &r->repl);
+	if (p == NULL) {
+		free(re);
+		return errf(err, cap, "unterminated", expr);
+	}
+	if (take_flags(p, r, &cflags, end) == -1) {
+		rc = errf(err, cap, "unknown flag", expr);
+		goto out;
+	}
+	if (has_backref(re)) {
+		rc = errf(err, cap, "back-references in the pattern are "
+		    "refused (their matching time can grow exponentially "
+		    "with the length of the archive's names)", expr);
+		goto out;
+	}
+	rc = regcomp(&r->re, re, cflags);
+	if (rc != 0) {
+		char msg[128];
+
+		regerror(rc, NULL, msg, sizeof(msg));
+		rc = errf(err, cap, msg, expr);
+		goto out;
+	}
+	free(re);
+	return 0;
+out:
+	free(re);
+	free(r->repl);
+	r->repl = NULL;
+	return rc;
+}
+
+/* see xform.h */
+int
+xtr_xform_add(struct xtr_xforms **xs, const char *expr, bool bsd,
+    char *err, size_t cap)
+{
+	const char *s = expr;
+	struct rule *r;
+
+	do {
+		r = new_rule(xs);
+		if (r == NULL)
+			return errf(err, cap, "out of memory", expr);
+		if (parse_rule(s, bsd, r, &s, expr, err, cap) == -1)
+			return -1;
+		(*xs)->n++;
+		/* GNU: "s/a/b/;s/c/d/" is two rules. */
+	} while (!bsd && *s++ == ';' && *s != '\0');
+	return 0;
+}
+
+/* see xform.h */
+bool
+xtr_xform_is_bsd_rule(const char *s)
+{
+	struct rule r;
+	const char *end;
+
+	/* A letter or digit delimiter would take a name for a rule. */
+	if (s[0] == '\0' || isalnum((unsigned char)s[0]) || s[0] == '-')
+		return false;
+	if (parse_rule(s, true, &r, &end, s, NULL, 0) == -1)
+		return false;
+	regfree(&r.re);
+	free(r.repl);
+	return true;
+}
+
+/* see xform.h */
+int
+xtr_xform_top_dir(struct xtr_xforms **xs, const char *dir)
+{
+	if (*xs == NULL) {
+		*xs = calloc(1, sizeof(**xs));
+		if (*xs == NULL)
+			return -1;
+	}
+	free((*xs)->top_dir);
+	(*xs)->top_dir = strdup(dir);
+	return (*xs)->top_dir == NULL ? -1 : 0;
+}
+
+/* Append byte C to B, after the case conversion in force. */
+static void
+put(struct buf *b, char c)
+{
+	int up = b->upper_one != 0 ? b->upper_one : b->upper_all;
+
+	b->upper_one = 0;
+	if (up > 0)
+		c = (char)toupper((unsigned char)c);
+	else if (up < 0)
+		c = (char)tolower((unsigned char)c);
+	if (b->len + 1 >= b->cap) {
+		b->full = true;
+		return;
+	}
+	b->out[b->len++] = c;
+}
+
+static void
+put_n(struct buf *b, const char *s, size_t n)
+{
+	while (n-- > 0 && !b->full)
+		put(b, *s++);
+}
+
+/* Append R's replacement for the match M of S. */
+static void
+put_repl(struct buf *b, const struct rule *r, const char *s,
+    const regmatch_t *m)
+{
+	const char *p;
+	int g;
+
+	b->upper_all = 0;
+	b->upper_one = 0;
+	for (p = r->repl; *p != '\0' && !b->full; p++) {
+		g = -1;
+		if ((!r->bsd && *p == '&') || (r->bsd && *p == '~')) {
+			g = 0;
+		} else if (*p == '\\' && p[1] >= '0' && p[1] <= '9') {
+			g = *++p - '0';
+		} else if (*p == '\\' && p[1] != '\0') {
+			p++;
+			switch (r->bsd ? '\0' : *p) {
+			case 'U': b->upper_all = 1; continue;
+			case 'L': b->upper_all = -1; continue;
+			case 'E': b->upper_all = 0; b->upper_one = 0; continue;
+			case 'u': b->upper_one = 1; continue;
+			case 'l': b->upper_one = -1; continue;
+			case 'n': put(b, '\n'); continue;
+			default: break;
+			}
+		}
+		if (g < 0) {
+			put(b, *p);
+			continue;
+		}
+		if (m[g].rm_so >= 0 && m[g].rm_eo >= m[g].rm_so)
+			put_n(b, s + m[g].rm_so,
+			    (size_t)(m[g].rm_eo - m[g].rm_so));
+	}
+}
+
+/*
+ * Apply rule R to IN into B (emptied first).
+ * Return: true if it matched at all.
+ */
+static bool
+apply_rule(const struct rule *r, const char *in, struct buf *b)
+{
+	regmatch_t m[NGROUPS];
+	size_t pos = 0, len = strlen(in), so, eo;
+	unsigned int count = 0;
+	bool want, matched = false;
+
+	b->len = 0;
+	while (pos <= len && !b->full) {
+		if (regexec(&r->re, in + pos, NGROUPS, m,
+		    pos > 0 ? REG_NOTBOL : 0) != 0)
+			break;
+		matched = true;
+		count++;
+		so = (size_t)m[0].rm_so;
+		eo = (size_t)m[0].rm_eo;
+		want = r->nth == 0 ? (count == 1 || r->global) :
+		    (count == r->nth || (r->global && count > r->nth));
+		put_n(b, in + pos, so);
+		if (want)
+			put_repl(b, r, in + pos, m);
+		else
+			put_n(b, in + pos + so, eo - so);
+		/* An empty match moves on by one byte, kept as it is. */
+		if (eo == so && pos + eo < len)
+			put_n(b, in + pos + eo, 1);
+		pos += eo == so ? eo + 1 : eo;
+		if (want && !r->global)
+			break;
+		if (r->nth != 0 && count >= r->nth && !r->global)
+			break;
+	}
+	if (pos < len)
+		put_n(b, in + pos, len - pos);
+	if (b->len < b->cap)
+		b->out[b->len] = '\0';
+	return matched;
+}
+
+/* Is NAME under DIR already, as GNU tar judges it (leading "./" and '/'
+ * skipped)?  Sets *REST to the name past them. */
+static bool
+under_dir(const char *name, const char *dir, const char **rest)
+{
+	size_t n = strlen(dir);
+
+	while (*name == '/' || *name == '.')
+		name++;
+	*rest = name;
+	return strncmp(name, dir, n) == 0 &&
+	    (name[n] == '/' || name[n] == '\0');
+}
+
+/* see xform.h */
+int
+xtr_xform_apply(const struct xtr_xforms *xs, enum pfx_name_kind kind,
+    const char *name, char *out, size_t cap, FILE *log)
+{
+	static const unsigned int scopes[] = {
+		[PFX_NAME_ENTRY] = SCOPE_NAME,
+		[PFX_NAME_SYMLINK] = SCOPE_SYMLINK,
+		[PFX_NAME_HARDLINK] = SCOPE_HARDLINK
+	};
+	char tmp[PFX_PATH_MAX];
+	struct buf b;
+	const char *cur = name, *rest;
+	bool bsd_done = false, changed = false;
+	size_t i;
+	int n;
+
+	if (xs == NULL || cap == 0 || (size_t)kind >= 3)
+		return 0;
+	for (i = 0; i < xs->n; i++) {
+		const struct rule *r = &xs->v[i];
+
+		if ((r->scope & scopes[kind]) == 0 || (r->bsd && bsd_done))
+			continue;
+		memset(&b, 0, sizeof(b));
+		b.out = tmp;
+		b.cap = sizeof(tmp) < cap ? sizeof(tmp) : cap;
+		if (!apply_rule(r, cur, &b))
+			continue;
+		if (b.full)
+			return 2;
+		if (r->print && log != NULL)
+			fprintf(log, "%s >> %s\n", cur, tmp);
+		bsd_done = bsd_done || r->bsd;
+		memcpy(out, tmp, b.len + 1);
+		cur = out;
+		changed = true;
+	}
+	/* GNU tar's --one-top-level, after the transforms; hard-link
+	 * targets too, so that the links still find their files. */
+	if (xs->top_dir != NULL && kind != PFX_NAME_SYMLINK &&
+	    !under_dir(cur, xs->top_dir, &rest)) {
+		n = *rest == '\0' ? snprintf(tmp, sizeof(tmp), "%s",
+		    xs->top_dir) : snprintf(tmp, sizeof(tmp), "%s/%s",
+		    xs->top_dir, cur);
+		if (n < 0 || (size_t)n >= cap || (size_t)n >= sizeof(tmp))
+			return 2;
+		memcpy(out, tmp, (size_t)n + 1);
+		changed = true;
+	}
+	return changed ? 1 : 0;
+}
+
+/* see xform.h */
+void
+xtr_xforms_free(struct xtr_xforms *xs)
+{
+	size_t i;
+
+	if (xs == NULL)
+		return;
+	for (i = 0; i < xs->n; i++) {
+		regfree(&xs->v[i].re);
+		free(xs->v[i].repl);
+	}
+	free(xs->v);
+	free(xs->top_dir);
+	free(xs);
+}

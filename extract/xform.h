@@ -1,0 +1,43 @@
+/*
+ * xform.h -- tar's name transforms for pfextract(1): GNU tar's
+ * --transform (--xform) expressions, bsdtar's -s rules and GNU tar's
+ * --one-top-level.  Only the CLI uses this; the library sees the result
+ * through pfx_hooks.transform and judges it like any archive name.
+ */
+#ifndef XTR_XFORM_H
+#define XTR_XFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "pfextract.h"
+
+struct xtr_xforms;
+
+/*
+ * Add the GNU tar expression EXPR (one "s/regex/repl/flags", or several
+ * separated by ';') to *XS (allocated on first use).  With BSD, EXPR is one
+ * bsdtar rule ("/old/new/flags").  On error writes a message to ERR (CAP
+ * bytes).  Return: 0, or -1.
+ */
+int xtr_xform_add(struct xtr_xforms **xs, const char *expr, bool bsd,
+    char *err, size_t cap);
+
+/* Does S parse as one bsdtar -s rule (used to tell -s RULE from GNU's -s)? */
+bool xtr_xform_is_bsd_rule(const char *s);
+
+/* Prefix every entry name not already under DIR with "DIR/" (copied). */
+int xtr_xform_top_dir(struct xtr_xforms **xs, const char *dir);
+
+/*
+ * Apply *XS to NAME, of KIND, into OUT (CAP bytes).  Rules flagged 'p'
+ * (bsdtar) print "NAME >> NEW" on LOG when it is not NULL.
+ * Return: 0 NAME unchanged, 1 OUT holds the new name, 2 it does not fit.
+ */
+int xtr_xform_apply(const struct xtr_xforms *xs, enum pfx_name_kind kind,
+    const char *name, char *out, size_t cap, FILE *log);
+
+void xtr_xforms_free(struct xtr_xforms *xs);
+
+#endif /* XTR_XFORM_H */
