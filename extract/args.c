@@ -446,6 +446,25 @@ static const struct opt_def opts[] = {
 	{ "index-file", 0, true, OPT_INDEX_FILE, NULL },
 	{ "progress", 0, false, OPT_PROGRESS, NULL },
 	{ "no-progress", 0, false, OPT_NO_PROGRESS, NULL },
+	/*
+	 * GNU multi-volume archives and volume labels: not read yet.  -L
+	 * and --volno-file only matter with -M, at creation.
+	 */
+	{ "multi-volume", 'M', false, OPT_REFUSED,
+	  "pfextract does not read multi-volume archives yet" },
+	{ "tape-length", 'L', true, OPT_IGNORED, NULL },
+	{ "volno-file", 0, true, OPT_IGNORED, NULL },
+	{ "label", 'V', true, OPT_REFUSED,
+	  "pfextract does not check volume labels yet" },
+	{ "test-label", 0, false, OPT_REFUSED,
+	  "pfextract does not check volume labels yet" },
+	{ "verify", 'W', false, OPT_REFUSED,
+	  "it verifies an archive after writing it, as GNU tar refuses it "
+	  "with -x and -t" },
+	{ "info-script", 'F', true, OPT_REFUSED,
+	  "it runs a program" },
+	{ "new-volume-script", 0, true, OPT_REFUSED,
+	  "it runs a program" },
 	/* SECURITY: each of these would defeat containment. */
 	{ "absolute-names", 'P', false, OPT_REFUSED,
 	  "it would let names escape the destination" },

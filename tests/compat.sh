@@ -1237,14 +1237,7 @@ fi
 # and ignored, or refused with its reason -- never "unknown option".
 # OPTS_PENDING: names other branches of issue 19 add (opts1, list, vol,
 # root); empty it once they are all merged.
-OPTS_PENDING='-O --to-stdout --transform --xform -s -T --files-from --null
---no-null --verbatim-files-from --no-verbatim-files-from --occurrence
---one-top-level --anchored --no-anchored --ignore-case --no-ignore-case
---wildcards-match-slash --no-wildcards-match-slash --no-recursion
---recursion --norecurse --format -H --preserve-order --same-order
---show-stored-names --show-transformed-names -M
---multi-volume -L --tape-length -F --info-script --new-volume-script
---volno-file -V --label -W --verify --test-label'
+OPTS_PENDING=''
 opt_known() {
 	for o in $OPTS_PENDING; do
 		[ "$o" = "$1" ] && return 0
