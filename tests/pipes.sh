@@ -111,10 +111,12 @@ grep -q 'idle-timeout' "$T/err" && ok ||
 # A reader that goes away early: pfextract says nothing and ends killed
 # by SIGPIPE, as tar does.  (A signal ignored on entry stays ignored:
 # SigIgn bit 12 is SIGPIPE.)
+# The names are long enough that even -tf writes more than a pipe holds
+# (64 KiB): the writer cannot finish before the reader has gone.
 mkdir -p "$T/many"
 i=0
 while [ $i -lt 3000 ]; do
-	: > "$T/many/f$i"
+	: > "$T/many/file-with-a-long-enough-name-to-fill-the-pipe-$i"
 	i=$((i + 1))
 done
 tar -C "$T" -cf "$T/many.tar" many
