@@ -759,7 +759,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 	char xname[PFX_PATH_MAX], xtarget[PFX_PATH_MAX];
 	struct pfx_verdict v;
 	struct pfx_entry e;
-	const char *name, *reason;
+	const char *name, *stored, *reason;
 	int hook;
 
 	name = entry_name(ae);
@@ -793,6 +793,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		return;
 	}
 	/* SECURITY: the transformed names are the ones judged below. */
+	stored = name;
 	name = transform_names(x, &e, name, xname, xtarget, sizeof(xname));
 	if (name == NULL)
 		return;
@@ -801,7 +802,9 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, "too_long", 0);
 		return;
 	}
-	if (name[0] == '\0') {
+	/* Only a transform makes a name empty; an empty name as stored is
+	 * the decision core's to refuse. */
+	if (name[0] == '\0' && stored[0] != '\0') {
 		xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "transform_empty",
 		    0);
 		return;
