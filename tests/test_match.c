@@ -436,6 +436,40 @@ Test(match, members_as_gnu_tar)
 	    "not_selected");
 }
 
+/* pfx_options' per-pattern flags (issue 19), as GNU tar 1.34 matches. */
+Test(match, per_pattern_flags)
+{
+	const char *exc[] = { "dir1", "*.C" };
+	const char *mem[] = { "dir1", "testdir/dir1/*" };
+	unsigned int xf[] = { PFX_MATCH_ANCHORED, PFX_MATCH_CASEFOLD };
+	unsigned int mf[] = { 0, PFX_MATCH_ANCHORED | PFX_MATCH_NOSLASH };
+	struct pfx_options opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.exclude = exc;
+	opt.nexclude = 2;
+	/* Defaults: not anchored, case counts. */
+	cr_expect_str_eq(xtr_unselected(&opt, "t/dir1/a", NULL), "excluded");
+	cr_expect_null(xtr_unselected(&opt, "t/a.c", NULL));
+	opt.exclude_flags = xf;
+	cr_expect_null(xtr_unselected(&opt, "t/dir1/a", NULL));
+	cr_expect_str_eq(xtr_unselected(&opt, "dir1/a", NULL), "excluded");
+	cr_expect_str_eq(xtr_unselected(&opt, "t/a.c", NULL), "excluded");
+	/* Anchored, an exclude pattern sees the name as stored. */
+	cr_expect_null(xtr_unselected(&opt, "./dir1/a", NULL));
+	memset(&opt, 0, sizeof(opt));
+	opt.members = mem;
+	opt.nmembers = 2;
+	/* Members: anchored by default; "d/" then '*' not the entry "d/". */
+	cr_expect_str_eq(xtr_unselected(&opt, "testdir/dir1/", NULL),
+	    "not_selected");
+	cr_expect_null(xtr_unselected(&opt, "testdir/dir1/a/b", NULL));
+	opt.member_flags = mf;
+	cr_expect_null(xtr_unselected(&opt, "testdir/dir1/", NULL));
+	/* Not anchored: "dir1" selects every dir1 and what it holds. */
+	cr_expect_null(xtr_unselected(&opt, "x/dir1/b", NULL));
+}
+
 /* --- the cost, counted ------------------------------------------------ */
 
 /* "a/" REPS times, then LAST. */
