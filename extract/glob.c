@@ -8,7 +8,11 @@
  * '!' (or '^', unless POSIXLY_CORRECT is set) for negation, ranges in
  * byte order, [:class:] (wctype(3)), and [=c=] and [.c.] of one byte;
  * an unterminated '[' is an ordinary byte; and a name matches if the
- * whole pattern matches it or a part of it that a '/' follows.
+ * whole pattern matches it or a part of it that a '/' follows.  On
+ * request (GNU tar's --ignore-case, --no-wildcards-match-slash) also
+ * FNM_CASEFOLD, ASCII only, and FNM_PATHNAME, with glibc's quirks: [=c=]
+ * and a lone [.c.] compare the byte unfolded, and "\/" right after a
+ * star never matches.
  *
  * The algorithm is glibc's own order of trying (tests/test_match.c
  * compares the two on random patterns and names): a '*' first tries to
