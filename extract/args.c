@@ -15,6 +15,8 @@
  * Without -f the first operand is the archive; the other operands are
  * member names, taken literally as GNU tar takes them, or patterns when
  * --wildcards comes before them (and not --no-wildcards after that).
+ * --anchored, --ignore-case and --no-wildcards-match-slash (and their
+ * --no- forms) are positional too, for the patterns that follow them.
  *
  * SECURITY: options that would defeat containment, or run a program on
  * hostile input, are refused by name with the reason, never ignored.
@@ -84,6 +86,12 @@ enum opt_id {
 	OPT_EXCLUDE_FROM,
 	OPT_WILDCARDS,
 	OPT_NO_WILDCARDS,
+	OPT_ANCHORED,
+	OPT_NO_ANCHORED,
+	OPT_IGNORE_CASE,
+	OPT_NO_IGNORE_CASE,
+	OPT_WILDCARDS_MATCH_SLASH,
+	OPT_NO_WILDCARDS_MATCH_SLASH,
 	OPT_KEEP_OLD,
 	OPT_SKIP_OLD,
 	OPT_OVERWRITE,
@@ -179,9 +187,6 @@ struct opt_def {
 	(d)->id == OPT_TOTALS || (d)->id == OPT_CHECKPOINT)
 
 #define WHY_OPERATION "pfextract only extracts and lists"
-#define WHY_MATCHING "pfextract does not implement it yet; names and " \
-	"patterns match case-sensitively, '*' matches '/', operands are " \
-	"anchored and --exclude patterns are not"
 
 /*
  * Every option.  Aliases share an id; a short letter is given on one row
@@ -272,12 +277,13 @@ static const struct opt_def opts[] = {
 	{ "recursion", 0, false, OPT_RECURSION, NULL },
 	{ "no-recursion", 0, false, OPT_NO_RECURSION, NULL },
 	/* GNU tar's defaults for member names; the others are not done. */
-	{ "no-ignore-case", 0, false, OPT_IGNORED, NULL },
-	{ "wildcards-match-slash", 0, false, OPT_IGNORED, NULL },
-	{ "ignore-case", 0, false, OPT_REFUSED, WHY_MATCHING },
-	{ "no-wildcards-match-slash", 0, false, OPT_REFUSED, WHY_MATCHING },
-	{ "anchored", 0, false, OPT_REFUSED, WHY_MATCHING },
-	{ "no-anchored", 0, false, OPT_REFUSED, WHY_MATCHING },
+	{ "no-ignore-case", 0, false, OPT_NO_IGNORE_CASE, NULL },
+	{ "wildcards-match-slash", 0, false, OPT_WILDCARDS_MATCH_SLASH, NULL },
+	{ "ignore-case", 0, false, OPT_IGNORE_CASE, NULL },
+	{ "no-wildcards-match-slash", 0, false, OPT_NO_WILDCARDS_MATCH_SLASH,
+	    NULL },
+	{ "anchored", 0, false, OPT_ANCHORED, NULL },
+	{ "no-anchored", 0, false, OPT_NO_ANCHORED, NULL },
 	/*
 	 * opts2: the rest of GNU tar 1.34's and bsdtar's lists.  The
 	 * classification of every option is in pfextract(1).
@@ -504,6 +510,7 @@ struct from_file {
 	bool verbatim;		/* a name starting with '-' is a name */
 	bool glob;		/* --wildcards in force */
 	bool norec;		/* --no-recursion in force */
+	unsigned int match;	/* PFX_MATCH_* in force for members */
 };
 
 /* Parser state that does not outlive xtr_parse_args(). */
@@ -517,6 +524,11 @@ struct parse {
 	const char **ops;	/* operands, borrowed from argv */
 	bool *ops_glob;		/* per operand: --wildcards was in force */
 	bool *ops_norec;	/* per operand: --no-recursion was */
+	unsigned int *ops_match; /* per operand: member_match() then */
+	unsigned int match;	/* PFX_MATCH_* of --anchored, --ignore-case,
+				   --no-wildcards-match-slash in force */
+	bool no_anchored;	/* --no-anchored seen: members unanchored
+				   but for a later --anchored (GNU tar) */
 	bool norec;		/* --no-recursion, until --recursion */
 	size_t cap_whole;
 	size_t nops;
@@ -531,6 +543,8 @@ struct parse {
 	size_t cap_member_pat;
 	size_t cap_include;
 	size_t cap_exclude;
+	size_t cap_exclude_flags;
+	size_t cap_member_flags;
 	size_t cap_xattrs_include;
 	size_t cap_xattrs_exclude;
 };
@@ -734,6 +748,83 @@ parse_size(const char *s, uint64_t *out)
 }
 
 /*
+ * Give the pattern just added to the N of a list its PFX_MATCH_* flags
+ * FLAGS, in *ARR, a parallel array of capacity *CAP.
+ * Return: 0, or -1 (error written).
+ */
+static int
+set_flags(struct parse *p, unsigned int **arr, size_t *cap, size_t n,
+    unsigned int flags)
+{
+	unsigned int *grown;
+	size_t ncap;
+
+	if (n > *cap) {
+		ncap = *cap == 0 ? 8 : *cap * 2;
+		if (ncap < n)
+			ncap = n;
+		grown = realloc(*arr, ncap * sizeof(*grown));
+		if (grown == NULL)
+			return fail(p, "out of memory");
+		*arr = grown;
+		*cap = ncap;
+	}
+	(*arr)[n - 1] = flags;
+	return 0;
+}
+
+/* Add the exclude pattern S (LEN bytes) with the flags now in force
+ * (GNU tar: not anchored unless --anchored came before it).
+ * Return: 0, or -1 (error written). */
+static int
+push_exclude(struct parse *p, const char *s, size_t len)
+{
+	struct xtr_args *a = p->a;
+
+	if (push(p, &a->exclude, &a->nexclude, &p->cap_exclude, s, len) == -1)
+		return -1;
+	return set_flags(p, &a->exclude_flags, &p->cap_exclude_flags,
+	    a->nexclude, p->match);
+}
+
+/* The PFX_MATCH_* flags of a member operand given now: anchored as GNU
+ * tar's are, unless --no-anchored was ever given (and no --anchored
+ * since: GNU tar 1.34 forgets the default for good). */
+static unsigned int
+member_match(const struct parse *p)
+{
+	return p->no_anchored ? p->match : p->match | PFX_MATCH_ANCHORED;
+}
+
+/* --anchored, --ignore-case, --no-wildcards-match-slash, their --no-
+ * forms (ID): for the patterns that follow, as in GNU tar. */
+static void
+set_match(struct parse *p, enum opt_id id)
+{
+	switch (id) {
+	case OPT_ANCHORED:
+		p->match |= PFX_MATCH_ANCHORED;
+		break;
+	case OPT_NO_ANCHORED:
+		p->match &= ~PFX_MATCH_ANCHORED;
+		p->no_anchored = true;
+		break;
+	case OPT_IGNORE_CASE:
+		p->match |= PFX_MATCH_CASEFOLD;
+		break;
+	case OPT_NO_IGNORE_CASE:
+		p->match &= ~PFX_MATCH_CASEFOLD;
+		break;
+	case OPT_NO_WILDCARDS_MATCH_SLASH:
+		p->match |= PFX_MATCH_NOSLASH;
+		break;
+	default:	/* OPT_WILDCARDS_MATCH_SLASH */
+		p->match &= ~PFX_MATCH_NOSLASH;
+		break;
+	}
+}
+
+/*
  * Add one line of an -X file as an exclude pattern: trailing white space
  * is dropped and a blank line adds nothing, as GNU tar does.
  * Return: 0, or -1 (error written).
@@ -750,12 +841,11 @@ add_exclude_line(struct parse *p, const struct from_file *ff, size_t lineno,
 		len--;
 	if (len == 0)
 		return 0;
-	return push(p, &p->a->exclude, &p->a->nexclude, &p->cap_exclude,
-	    line, len);
+	return push_exclude(p, line, len);
 }
 
 static int push_member_pattern(struct parse *p, const char *s, bool glob,
-    bool norec);
+    bool norec, unsigned int match);
 
 /*
  * Add one name of the -T file FF as a member operand, as GNU tar reads
@@ -781,7 +871,7 @@ add_member_line(struct parse *p, const struct from_file *ff, size_t lineno,
 	    len) == -1)
 		return -1;
 	return push_member_pattern(p, a->members[a->nmembers - 1], ff->glob,
-	    ff->norec);
+	    ff->norec, ff->match);
 }
 
 typedef int line_fn(struct parse *p, const struct from_file *ff,
@@ -1000,7 +1090,7 @@ set_time_bound(struct parse *p, const struct opt_def *d, const char *v)
 static int
 read_exclude_file(struct parse *p, const char *path)
 {
-	struct from_file ff = { path, false, true, false, false };
+	struct from_file ff = { path, false, true, false, false, 0 };
 
 	return read_list_file(p, &ff, "exclude file", false, add_exclude_line);
 }
@@ -1024,6 +1114,7 @@ note_files_from(struct parse *p, const char *path)
 	grown[p->nfrom].verbatim = p->verbatim || p->null;
 	grown[p->nfrom].glob = p->wildcards;
 	grown[p->nfrom].norec = p->norec;
+	grown[p->nfrom].match = member_match(p);
 	p->nfrom++;
 	return 0;
 }
@@ -1251,8 +1342,7 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 			    UINT_MAX);
 		return 0;
 	case OPT_EXCLUDE:
-		return push(p, &a->exclude, &a->nexclude, &p->cap_exclude, v,
-		    strlen(v));
+		return push_exclude(p, v, strlen(v));
 	case OPT_INCLUDE:
 		return push(p, &a->include, &a->ninclude, &p->cap_include, v,
 		    strlen(v));
@@ -1263,6 +1353,14 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		/* As GNU tar: for the operands that follow. */
 		p->wildcards = d->id == OPT_WILDCARDS;
 		a->wildcards_given = true;
+		return 0;
+	case OPT_ANCHORED:
+	case OPT_NO_ANCHORED:
+	case OPT_IGNORE_CASE:
+	case OPT_NO_IGNORE_CASE:
+	case OPT_WILDCARDS_MATCH_SLASH:
+	case OPT_NO_WILDCARDS_MATCH_SLASH:
+		set_match(p, d->id);
 		return 0;
 	case OPT_KEEP_OLD:
 		a->opt.existing = PFX_EXISTING_KEEP;
@@ -1493,11 +1591,13 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		a->starting_file = v;
 		/* As GNU tar: the starting member is a member operand too. */
 		p->ops_glob[p->nops] = false;
+		p->ops_match[p->nops] = member_match(p);
 		p->ops[p->nops++] = v;
 		return 0;
 	case OPT_ADD_FILE:
 		/* A member operand, even one that starts with '-'. */
 		p->ops_glob[p->nops] = p->wildcards;
+		p->ops_match[p->nops] = member_match(p);
 		p->ops[p->nops++] = v;
 		return 0;
 	case OPT_SHOW_DEFAULTS:
@@ -1697,10 +1797,11 @@ parse_bundle(struct parse *p, int argc, char **argv, int *next)
 
 /*
  * Note for the member pattern just added whether it selects its name
- * alone (--no-recursion).  Return: 0, or -1 (error written).
+ * alone (--no-recursion), and how it matches (MATCH, PFX_MATCH_*).
+ * Return: 0, or -1 (error written).
  */
 static int
-push_whole(struct parse *p, bool norec)
+push_whole(struct parse *p, bool norec, unsigned int match)
 {
 	struct xtr_args *a = p->a;
 	bool *grown;
@@ -1717,7 +1818,8 @@ push_whole(struct parse *p, bool norec)
 		p->cap_whole = ncap;
 	}
 	a->member_whole[a->nmember_pat - 1] = norec;
-	return 0;
+	return set_flags(p, &a->member_flags, &p->cap_member_flags,
+	    a->nmember_pat, match);
 }
 
 /*
@@ -1727,7 +1829,8 @@ push_whole(struct parse *p, bool norec)
  * Return: 0, or -1 (error written).
  */
 static int
-push_member_pattern(struct parse *p, const char *s, bool glob, bool norec)
+push_member_pattern(struct parse *p, const char *s, bool glob, bool norec,
+    unsigned int match)
 {
 	struct xtr_args *a = p->a;
 	size_t len = strlen(s), i, n = 0;
@@ -1739,7 +1842,7 @@ push_member_pattern(struct parse *p, const char *s, bool glob, bool norec)
 	if (glob)
 		return push(p, &a->member_pat, &a->nmember_pat,
 		    &p->cap_member_pat, s, len) == -1 ? -1 :
-		    push_whole(p, norec);
+		    push_whole(p, norec, match);
 	if (len > (SIZE_MAX - 1) / 2)
 		return fail(p, "out of memory");
 	pat = malloc(2 * len + 1);
@@ -1753,7 +1856,7 @@ push_member_pattern(struct parse *p, const char *s, bool glob, bool norec)
 	rc = push(p, &a->member_pat, &a->nmember_pat, &p->cap_member_pat,
 	    pat, n);
 	free(pat);
-	return rc == -1 ? -1 : push_whole(p, norec);
+	return rc == -1 ? -1 : push_whole(p, norec, match);
 }
 
 /*
@@ -1814,7 +1917,7 @@ finish(struct parse *p)
 		    p->ops[k], strlen(p->ops[k])) == -1)
 			return -1;
 		if (push_member_pattern(p, p->ops[k], p->ops_glob[k],
-		    p->ops_norec[k]) == -1)
+		    p->ops_norec[k], p->ops_match[k]) == -1)
 			return -1;
 	}
 	if (finish_tar_options(p) == -1)
@@ -1830,6 +1933,8 @@ finish(struct parse *p)
 	a->opt.members = (const char *const *)a->member_pat;
 	a->opt.nmembers = a->nmember_pat;
 	a->opt.member_whole = a->member_whole;
+	a->opt.exclude_flags = a->exclude_flags;
+	a->opt.member_flags = a->member_flags;
 	a->opt.xattrs_include = (const char *const *)a->xattrs_include;
 	a->opt.nxattrs_include = a->nxattrs_include;
 	a->opt.xattrs_exclude = (const char *const *)a->xattrs_exclude;
@@ -1861,7 +1966,10 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 	p.ops = calloc((size_t)argc, sizeof(*p.ops));
 	p.ops_glob = calloc((size_t)argc, sizeof(*p.ops_glob));
 	p.ops_norec = calloc((size_t)argc, sizeof(*p.ops_norec));
-	if (p.ops == NULL || p.ops_glob == NULL || p.ops_norec == NULL) {
+	p.ops_match = calloc((size_t)argc, sizeof(*p.ops_match));
+	if (p.ops == NULL || p.ops_glob == NULL || p.ops_norec == NULL ||
+	    p.ops_match == NULL) {
+		free(p.ops_match);
 		free(p.ops_norec);
 		free(p.ops);
 		free(p.ops_glob);
@@ -1877,6 +1985,7 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 		if (!options || arg[0] != '-' || arg[1] == '\0') {
 			p.ops_glob[p.nops] = p.wildcards;
 			p.ops_norec[p.nops] = p.norec;
+			p.ops_match[p.nops] = member_match(&p);
 			p.ops[p.nops++] = arg;
 			continue;
 		}
@@ -1897,6 +2006,7 @@ out:
 	free(p.ops);
 	free(p.ops_glob);
 	free(p.ops_norec);
+	free(p.ops_match);
 	free(p.from);
 	return rc;
 }
@@ -1924,6 +2034,12 @@ xtr_args_free(struct xtr_args *a)
 	free(a->member_whole);
 	a->member_whole = NULL;
 	a->opt.member_whole = NULL;
+	free(a->member_flags);
+	a->member_flags = NULL;
+	a->opt.member_flags = NULL;
+	free(a->exclude_flags);
+	a->exclude_flags = NULL;
+	a->opt.exclude_flags = NULL;
 	free_strings(&a->include, &a->ninclude);
 	free_strings(&a->exclude, &a->nexclude);
 	xtr_xforms_free(a->xforms);

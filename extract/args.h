@@ -44,6 +44,8 @@ struct xtr_args {
 				   escaped unless --wildcards */
 	size_t nmember_pat;
 	bool *member_whole;	/* per member_pat: --no-recursion */
+	unsigned int *member_flags; /* per member_pat: PFX_MATCH_* */
+	unsigned int *exclude_flags; /* per exclude: PFX_MATCH_* */
 	bool wildcards_given;	/* --wildcards or --no-wildcards given */
 	char **include;		/* --include */
 	size_t ninclude;

@@ -113,6 +113,12 @@ void xtr_table_free(struct xtr_table *t);
 #define XTR_GLOB_TAIL	0x1u	/* match NAME or any part after a '/' */
 #define XTR_GLOB_WHOLE	0x2u	/* NAME whole (but for trailing '/'s),
 				   not a leading directory of it */
+#define XTR_GLOB_FOLD	0x4u	/* ASCII case does not count
+				   (fnmatch's FNM_CASEFOLD) */
+#define XTR_GLOB_NOSLASH 0x8u	/* '*', '?' and [...] never match '/'
+				   (FNM_PATHNAME) */
+#define XTR_GLOB_TRIM	0x10u	/* NAME's trailing '/'s are not part of
+				   it, as in GNU tar ("d/" is "d") */
 
 /*
  * Does the pattern PAT match NAME, as fnmatch(PAT, NAME, FNM_LEADING_DIR)
@@ -120,7 +126,9 @@ void xtr_table_free(struct xtr_table *t);
  * XTR_GLOB_TAIL, does it match NAME or any part of NAME after a '/'?
  * Adds to *WORK (if WORK is not NULL) the number of pattern elements
  * compared with a byte of NAME: at most (n + 1) * (m + 1) for a name of
- * n bytes and a pattern of m, XTR_GLOB_TAIL or not.
+ * n bytes and a pattern of m, XTR_GLOB_TAIL or not -- (n + 1) * (m + 1) *
+ * (s + 1) under XTR_GLOB_TAIL and XTR_GLOB_NOSLASH, for a pattern of s
+ * slashes.
  */
 bool xtr_glob(const char *pat, const char *name, unsigned int flags,
     uint64_t *work);

@@ -8,7 +8,11 @@
  * '!' (or '^', unless POSIXLY_CORRECT is set) for negation, ranges in
  * byte order, [:class:] (wctype(3)), and [=c=] and [.c.] of one byte;
  * an unterminated '[' is an ordinary byte; and a name matches if the
- * whole pattern matches it or a part of it that a '/' follows.
+ * whole pattern matches it or a part of it that a '/' follows.  On
+ * request (GNU tar's --ignore-case, --no-wildcards-match-slash) also
+ * FNM_CASEFOLD, ASCII only, and FNM_PATHNAME, with glibc's quirks: [=c=]
+ * and a lone [.c.] compare the byte unfolded, and "\/" right after a
+ * star never matches.
  *
  * The algorithm is glibc's own order of trying (tests/test_match.c
  * compares the two on random patterns and names): a '*' first tries to
@@ -29,6 +33,20 @@
 
 /* glibc's bound on a class name ([:name:]) in a bracket expression. */
 #define CLASS_MAX 256
+
+/* How to compare: xtr_glob()'s flags, read once. */
+struct how {
+	bool caret;	/* '^' negates a bracket expression, as '!' */
+	bool fold;	/* XTR_GLOB_FOLD: ASCII case does not count */
+	bool noslash;	/* XTR_GLOB_NOSLASH: only '/' matches '/' */
+};
+
+/* C as H compares it: folded to lower case under XTR_GLOB_FOLD. */
+static unsigned int
+fold(const struct how *h, unsigned int c)
+{
+	return h->fold && c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
 
 /* Scan a "[." ... ".]" symbol whose '.' is at *PP; return its length, or
  * -1 if it never ends.  *PP is left just past the ".]". */
@@ -97,13 +115,15 @@ skip_bracket(const unsigned char *p)
 }
 
 /*
- * Match the bracket expression at P (its '[') against the byte FN;
- * CARET says whether '^' negates as '!' does.
+ * Match the bracket expression at P (its '[') against the byte RAW, FN
+ * once folded as H says: glibc folds the members and ranges too, but
+ * compares [=c=] and a lone [.c.] with the byte as it is.
  * Return: the pattern after the expression if it matches, else NULL.
  * An unterminated expression is the ordinary byte '['.
  */
 static const char *
-bracket(const char *pat, unsigned int fn, bool caret)
+bracket(const char *pat, unsigned int fn, unsigned int raw,
+    const struct how *h)
 {
 	const unsigned char *p = (const unsigned char *)pat + 1, *start;
 	char name[CLASS_MAX + 1];
@@ -112,7 +132,7 @@ bracket(const char *pat, unsigned int fn, bool caret)
 	wctype_t wt;
 	long len;
 
-	neg = *p == '!' || (caret && *p == '^');
+	neg = *p == '!' || (h->caret && *p == '^');
 	if (neg)
 		p++;
 	c = *p++;
@@ -147,7 +167,7 @@ bracket(const char *pat, unsigned int fn, bool caret)
 		} else if (c == '[' && *p == '=' && p[1] != '\0' &&
 		    p[2] == '=' && p[3] == ']') {
 			p += 4;
-			if (fn == p[-3])
+			if (raw == p[-3])
 				goto matched;
 			c = *p++;
 			goto next;
@@ -159,7 +179,9 @@ bracket(const char *pat, unsigned int fn, bool caret)
 			if (len != 1)
 				return NULL;
 			range = p[0] == '-' && p[1] != '\0';
-			lo = start[1];
+			lo = range ? fold(h, start[1]) : start[1];
+			if (!range && raw == lo)
+				goto matched;
 		} else {
 			if (c == '\\') {
 				if (*p == '\0')
@@ -167,10 +189,10 @@ bracket(const char *pat, unsigned int fn, bool caret)
 				c = *p++;
 			}
 			range = p[0] == '-' && p[1] != '\0' && p[1] != ']';
-			lo = c;
+			lo = fold(h, c);
+			if (!range && fn == lo)
+				goto matched;
 		}
-		if (!range && fn == lo)
-			goto matched;
 		c = *p++;
 		if (c == '-' && *p != ']') {
 			hi = *p++;
@@ -185,6 +207,7 @@ bracket(const char *pat, unsigned int fn, bool caret)
 				if (hi == '\0')
 					return NULL;
 			}
+			hi = fold(h, hi);
 			if (lo <= fn && fn <= hi)
 				goto matched;
 			c = *p++;
@@ -205,18 +228,31 @@ matched:
  * Return: the pattern after the element if it matches, else NULL.
  */
 static const char *
-element(const char *p, unsigned char c, bool caret)
+element(const char *p, unsigned char c, const struct how *h)
 {
+	if (c == '/' && h->noslash)	/* FNM_PATHNAME: '/' matches '/' */
+		return *p == '/' ? p + 1 :
+		    p[0] == '\\' && p[1] == '/' ? p + 2 : NULL;
 	switch (*p) {
 	case '?':
 		return p + 1;
 	case '\\':
-		return p[1] != '\0' && (unsigned char)p[1] == c ? p + 2 : NULL;
+		return p[1] != '\0' && fold(h, (unsigned char)p[1]) ==
+		    fold(h, c) ? p + 2 : NULL;
 	case '[':
-		return bracket(p, c, caret);
+		return bracket(p, fold(h, c), c, h);
 	default:
-		return (unsigned char)*p == c ? p + 1 : NULL;
+		return fold(h, (unsigned char)*p) == fold(h, c) ? p + 1 : NULL;
 	}
+}
+
+/* Is [N, END) all '/' (or empty)? */
+static bool
+only_slashes(const char *n, const char *end)
+{
+	while (n < end && *n == '/')
+		n++;
+	return n == end;
 }
 
 /* see extract.h */
@@ -224,78 +260,103 @@ bool
 xtr_glob(const char *pat, const char *name, unsigned int flags,
     uint64_t *work)
 {
-	bool caret = getenv("POSIXLY_CORRECT") == NULL;
-	bool tail = (flags & XTR_GLOB_TAIL) != 0;
-	const char *p = pat, *n = name, *next;
+	struct how h = { getenv("POSIXLY_CORRECT") == NULL,
+	    (flags & XTR_GLOB_FOLD) != 0, (flags & XTR_GLOB_NOSLASH) != 0 };
+	bool whole = (flags & XTR_GLOB_WHOLE) != 0;
+	const char *p = pat, *n = name, *end = name + strlen(name), *next;
 	const char *sp = NULL, *sn = NULL;	/* the last '*': resume here */
+	const char *tn = NULL;	/* XTR_GLOB_TAIL: the tail being tried */
+	const char *slash;
 	uint64_t count = 0;
 	bool ok;
 
+	if (flags & XTR_GLOB_TRIM)
+		while (end > name + 1 && end[-1] == '/')
+			end--;
 	/*
 	 * XTR_GLOB_TAIL: PAT matches a tail of NAME after a '/' iff
 	 * "*" "/" PAT matches NAME, since '*' matches '/' too.  That
 	 * leading star is kept implicit: it resumes only where a tail
 	 * starts, and like any star it is given up for good once PAT's own
 	 * first '*' is reached -- the leftmost tail to get there leaves the
-	 * most name to the rest (see the head comment).
+	 * most name to the rest (see the head comment).  Under
+	 * XTR_GLOB_NOSLASH no star crosses a '/', so that argument fails
+	 * and the tails are kept: a try from one tail ends within s + 1
+	 * segments of NAME for a PAT of s slashes, so each byte of NAME is
+	 * compared by at most s + 1 tries.
 	 */
-	if (tail) {
-		sp = pat;
-		sn = name;
-	}
+	if (flags & XTR_GLOB_TAIL)
+		tn = name;
 	for (;;) {
 		if (*p == '*') {
 			while (*p == '*' || *p == '?') {
 				if (*p == '?') {
-					if (*n == '\0') {
+					if (n == end) {
 						ok = false;
 						goto out;
 					}
+					if (h.noslash && *n == '/')
+						goto mismatch;
 					n++;
 				}
 				p++;
 			}
+			if (!h.noslash)
+				tn = NULL;
 			if (*p == '\0') {
-				ok = true;
-				goto out;
+				/* FNM_LEADING_DIR, with FNM_PATHNAME. */
+				slash = h.noslash ? memchr(n, '/',
+				    (size_t)(end - n)) : NULL;
+				if (slash == NULL || !whole ||
+				    only_slashes(slash, end)) {
+					ok = true;
+					goto out;
+				}
+				goto mismatch;
+			}
+			/* glibc under FNM_PATHNAME: what follows a star is
+			 * tried before the next '/' only, and "\/" fails. */
+			if (h.noslash && p[0] == '\\' && p[1] == '/') {
+				sp = NULL;
+				goto mismatch;
 			}
 			sp = p;
 			sn = n;
-			tail = false;
 			continue;
 		}
 		if (*p == '\0') {
 			/* FNM_LEADING_DIR: "a*" matches "ab/c". */
-			if (*n == '\0' || (*n == '/' &&
-			    ((flags & XTR_GLOB_WHOLE) == 0 ||
-			    n[strspn(n, "/")] == '\0'))) {
+			if (n == end || (*n == '/' &&
+			    (!whole || only_slashes(n, end)))) {
 				ok = true;
 				goto out;
 			}
-		} else if (*n != '\0') {
+		} else if (n != end) {
 			count++;
-			next = element(p, (unsigned char)*n, caret);
+			next = element(p, (unsigned char)*n, &h);
 			if (next != NULL) {
 				p = next;
 				n++;
 				continue;
 			}
 		}
-		/* A mismatch: the last star takes one byte more. */
-		if (sp == NULL || *sn == '\0') {
+mismatch:
+		/* The last star takes one byte more, if it can. */
+		if (sp != NULL && sn != end && !(h.noslash && *sn == '/')) {
+			p = sp;
+			n = ++sn;
+			continue;
+		}
+		/* Else the next tail, if tails are tried. */
+		slash = tn == NULL ? NULL : memchr(tn, '/', (size_t)(end - tn));
+		if (slash == NULL) {
 			ok = false;
 			goto out;
 		}
-		if (tail) {
-			sn = strchr(sn, '/');
-			if (sn == NULL) {
-				ok = false;
-				goto out;
-			}
-		}
-		sn++;
-		p = sp;
-		n = sn;
+		tn = slash + 1;
+		p = pat;
+		n = tn;
+		sp = NULL;
 	}
 out:
 	if (work != NULL)

@@ -10,7 +10,9 @@
  * that had one is anchored, as it is in GNU tar on names stored with
  * "./" (no tail after a '/' starts with "./"): --exclude=./a leaves
  * "./d/a" alone.  One without sees the name as stored too, as in GNU
- * tar: --exclude='*' '/a' takes "./a".
+ * tar: --exclude='*' '/a' takes "./a".  --anchored exclude patterns see
+ * the name as stored, as GNU tar's do.  Each pattern carries its own
+ * PFX_MATCH_* flags (--anchored, --ignore-case, ...), positional in tar.
  */
 #include <string.h>
 
@@ -34,38 +36,70 @@ include_matches(const char *pat, const char *name)
 	    (name[n] == '\0' || name[n] == '/');
 }
 
-/* The xtr_glob() flags of member I: the name alone with --no-recursion. */
+/*
+ * The xtr_glob() flags of the PFX_MATCH_* bits M.  The name loses its
+ * trailing '/'s, as in GNU tar: a pattern "d/" then '*' does not match
+ * the entry "d/", whose name is "d".
+ */
 static unsigned int
-member_flags(const struct pfx_options *opt, size_t i)
+glob_flags(unsigned int m)
 {
+	return XTR_GLOB_TRIM |
+	    ((m & PFX_MATCH_ANCHORED) != 0 ? 0 : XTR_GLOB_TAIL) |
+	    ((m & PFX_MATCH_CASEFOLD) != 0 ? XTR_GLOB_FOLD : 0) |
+	    ((m & PFX_MATCH_NOSLASH) != 0 ? XTR_GLOB_NOSLASH : 0);
+}
+
+/* The xtr_glob() flags of member I: anchored unless told otherwise, the
+ * name alone with --no-recursion. */
+static unsigned int
+member_glob_flags(const struct pfx_options *opt, size_t i)
+{
+	unsigned int f = glob_flags(opt->member_flags != NULL ?
+	    opt->member_flags[i] : PFX_MATCH_ANCHORED);
+
 	return opt->member_whole != NULL && opt->member_whole[i] ?
-	    XTR_GLOB_WHOLE : 0;
+	    f | XTR_GLOB_WHOLE : f;
+}
+
+/*
+ * Does exclude pattern I match NAME (without its leading "./"), STORED
+ * its name as stored?  Anchored, it sees the stored name, as GNU tar's
+ * --anchored does; not anchored, the name or any tail of it.
+ */
+static bool
+excluded(const struct pfx_options *opt, size_t i, const char *name,
+    const char *stored)
+{
+	const char *pat = opt->exclude[i];
+	unsigned int flags = glob_flags(opt->exclude_flags != NULL ?
+	    opt->exclude_flags[i] : 0);
+
+	if (pat[0] == '.' && pat[1] == '/') {
+		while (pat[0] == '.' && pat[1] == '/')
+			pat += 2;
+		return xtr_glob(pat, name, flags & ~XTR_GLOB_TAIL, NULL);
+	}
+	if ((flags & XTR_GLOB_TAIL) == 0)
+		return xtr_glob(pat, stored, flags, NULL);
+	return xtr_glob(pat, name, flags, NULL) || (stored != name &&
+	    xtr_glob(pat, stored, flags & ~XTR_GLOB_TAIL, NULL));
 }
 
 /* see extract.h */
 const char *
 xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 {
-	const char *stored = name, *pat;
-	unsigned int flags;
+	const char *stored = name;
 	size_t i;
 	bool in = opt->ninclude == 0 && opt->nmembers == 0;
 
 	while (name[0] == '.' && name[1] == '/')
 		name += 2;
 	/* Exclusion wins, and says so. */
-	for (i = 0; i < opt->nexclude; i++) {
-		pat = opt->exclude[i];
-		flags = XTR_GLOB_TAIL;
-		while (pat[0] == '.' && pat[1] == '/') {
-			pat += 2;
-			flags = 0;
-		}
-		if (xtr_glob(pat, name, flags, NULL) ||
-		    (flags != 0 && stored != name &&
-		    xtr_glob(pat, stored, 0, NULL)))
+	for (i = 0; i < opt->nexclude; i++)
+		if (excluded(opt, i, name, stored))
 			return "excluded";
-	}
 	/* Every pattern that matches is marked, not only the first. */
 	for (i = 0; i < opt->ninclude; i++) {
 		if (include_matches(opt->include[i], name)) {
@@ -75,8 +109,8 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 		}
 	}
 	for (i = 0; i < opt->nmembers; i++) {
-		if (xtr_glob(opt->members[i], stored, member_flags(opt, i),
-		    NULL)) {
+		if (xtr_glob(opt->members[i], stored,
+		    member_glob_flags(opt, i), NULL)) {
 			in = true;
 			if (hits != NULL)
 				hits[opt->ninclude + i] = true;
@@ -90,16 +124,18 @@ bool
 xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
     uint64_t *seen)
 {
+	unsigned int flags;
 	size_t i;
 
 	for (i = 0; i < opt->nmembers; i++) {
-		if (!xtr_glob(opt->members[i], name, member_flags(opt, i),
-		    NULL))
+		flags = member_glob_flags(opt, i);
+		if (!xtr_glob(opt->members[i], name, flags, NULL))
 			continue;
 		/* As GNU tar: "d/x" counts for the member "d" only if "d"
 		 * itself was never seen. */
 		if (seen[i] == 0 ||
-		    xtr_glob(opt->members[i], name, XTR_GLOB_WHOLE, NULL))
+		    xtr_glob(opt->members[i], name, flags | XTR_GLOB_WHOLE,
+		    NULL))
 			seen[i]++;
 		return seen[i] != opt->occurrence;
 	}

@@ -342,6 +342,11 @@ struct pfx_limits {
 #define PFX_DEFAULT_RATIO_AFTER (64ull << 20)	/* 64 MiB */
 #define PFX_DEFAULT_MAX_MEMORY (1ull << 30)	/* 1 GiB */
 
+/* How one member or exclude pattern matches (pfx_options.exclude_flags). */
+#define PFX_MATCH_ANCHORED	0x1u	/* from the start of the name only */
+#define PFX_MATCH_CASEFOLD	0x2u	/* ASCII case does not count */
+#define PFX_MATCH_NOSLASH	0x4u	/* '*', '?' and [...] never match '/' */
+
 struct pfx_options {
 	unsigned int flags;		/* PFX_OPT_* */
 	struct pfx_limits limits;
@@ -376,6 +381,17 @@ struct pfx_options {
 	 * --no-recursion).
 	 */
 	const bool *member_whole;
+	/*
+	 * GNU tar's --anchored, --ignore-case and --no-wildcards-match-slash,
+	 * per pattern: EXCLUDE_FLAGS[i] for EXCLUDE[i], MEMBER_FLAGS[i] for
+	 * MEMBERS[i], each a set of PFX_MATCH_* bits.  NULL: tar's defaults,
+	 * 0 for an exclude pattern (it matches the name or any tail of it
+	 * after a '/') and PFX_MATCH_ANCHORED for a member.  A trailing '/'
+	 * of an entry's name is not part of it to either (a pattern "d/"
+	 * then '*' does not match the entry "d/": its name is "d").
+	 */
+	const unsigned int *exclude_flags;
+	const unsigned int *member_flags;
 	/*
 	 * GNU tar's --occurrence=N: with MEMBERS, only the Nth entry that
 	 * each member selects by its own name (the first member that

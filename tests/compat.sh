@@ -1250,6 +1250,74 @@ opt_known() {
 		ok
 	fi
 }
+# --anchored, --ignore-case, --no-wildcards-match-slash and their --no-
+# forms (issue 19): positional, for the --exclude and -X patterns and the
+# member operands and -T names after them; exclude patterns default to
+# not anchored, members to anchored; "testdir/dir1/*" does not match the
+# entry "testdir/dir1/" (GNU's exclude08-exclude16 are of this kind).
+if selected matching; then
+	LIKE_DIR=$T/xo
+	mkdir -p "$T/xo/mts/testdir/dir1/dir2" "$T/xo/mts/testdir/Dir3"
+	for f in testdir/file1 testdir/dir1/file1 testdir/dir1/File2 \
+	    testdir/dir1/dir2/file1 testdir/Dir3/x.C testdir/Dir3/y.c; do
+		echo "$f" >"$T/xo/mts/$f"
+	done
+	(cd "$T/xo/mts" && tar -cf ../mt.tar testdir &&
+	    tar -cf ../mtdot.tar ./testdir)
+	for opt in "" --anchored --no-anchored --ignore-case \
+	    --no-wildcards-match-slash "--ignore-case --anchored" \
+	    "--no-wildcards-match-slash --no-anchored --ignore-case"; do
+		for x in file1 FILE1 'dir1/*' 'testdir/*' 'testdir/dir1/*' \
+		    '*/file1' testdir/dir1 'testdir/*/file1' 'dir?' '*.c' \
+		    'testdir/D*' 'dir1/' '[d]ir2'; do
+			for a in mt.tar mtdot.tar; do
+				# shellcheck disable=SC2086 # $opt: words
+				like_tar "tar -tf $a $opt --exclude='$x'" \
+				    -tf $a $opt --exclude="$x"
+			done
+			# shellcheck disable=SC2086
+			like_tar "tar -tf mt.tar --exclude='$x' $opt (after)" \
+			    -tf mt.tar --exclude="$x" $opt
+		done
+		for m in testdir/dir1 TESTDIR/DIR1 dir1 file1 dir2/file1 \
+		    'testdir/dir1/*' '*/file1' 'testdir/*/file1' 'testdir/*' \
+		    'testdir/d*' 'T*/[d]*/F*'; do
+			# shellcheck disable=SC2086
+			like_tar "tar -tf mt.tar $opt '$m'" -tf mt.tar $opt "$m"
+			# shellcheck disable=SC2086
+			like_tar "tar -tf mt.tar $opt --wildcards '$m'" \
+			    -tf mt.tar $opt --wildcards "$m"
+			# shellcheck disable=SC2086
+			like_tar "tar -tf mtdot.tar $opt --wildcards '$m'" \
+			    -tf mtdot.tar $opt --wildcards "$m"
+		done
+		# Extraction, -X and -T: the same flags.
+		printf '%s\n' 'dir1/*' FILE2 'x.c' >"$T/xo/mt.x"
+		printf '%s\n' 'testdir/dir1/*' 'testdir/dir3' >"$T/xo/mt.t"
+		# shellcheck disable=SC2086
+		like_tar_tree "tar -xf mt.tar $opt --exclude='*/file1'" \
+		    -xf mt.tar $opt --exclude='*/file1'
+		# shellcheck disable=SC2086
+		like_tar_tree "tar -xf mt.tar $opt -X mt.x" -xf mt.tar $opt \
+		    -X mt.x
+		# shellcheck disable=SC2086
+		like_tar_tree "tar -xf mt.tar $opt --wildcards -T mt.t" \
+		    -xf mt.tar $opt --wildcards -T mt.t
+		# shellcheck disable=SC2086
+		like_tar "tar -tf mt.tar $opt -T mt.t" -tf mt.tar $opt -T mt.t
+	done
+	# Each pattern keeps the flags in force where it stands.
+	like_tar "tar -tf mt.tar --exclude=FILE1 --ignore-case --exclude=*.C" \
+	    -tf mt.tar --exclude=FILE1 --ignore-case --exclude='*.C'
+	like_tar "tar -tf mt.tar --anchored --exclude=file1 --no-anchored --exclude=File2" \
+	    -tf mt.tar --anchored --exclude=file1 --no-anchored --exclude=File2
+	like_tar "tar -tf mt.tar --ignore-case TESTDIR/FILE1 --no-ignore-case testdir/DIR3" \
+	    -tf mt.tar --ignore-case TESTDIR/FILE1 --no-ignore-case testdir/DIR3
+	like_tar "tar -tf mt.tar --no-anchored --anchored dir1 testdir/Dir3" \
+	    -tf mt.tar --no-anchored --anchored dir1 testdir/Dir3
+	unset LIKE_DIR
+fi
+
 if selected options; then
 	tar --help | awk '/^ +-/ { sub(/^ +/, ""); split($0, w, /   +/);
 	    print w[1] }' | grep -oE '(^|[ ,])--?[a-zA-Z?][-a-zA-Z0-9]*' |

@@ -58,6 +58,9 @@ struct ok_row {
 	unsigned int occurrence;
 	const char *top_dir;
 	const char *whole;		/* member_whole as '0'/'1', 0-padded */
+	const char *mflags;	/* member_flags, a digit (PFX_MATCH_*)
+				   each; NULL: all anchored (1) */
+	const char *xflags;	/* exclude_flags, the same; NULL: all 0 */
 };
 
 static const struct ok_row ok_rows[] = {
@@ -126,6 +129,23 @@ static const struct ok_row ok_rows[] = {
 	{ "GNU defaults accepted",
 	  { "--no-ignore-case", "--wildcards-match-slash", "a" },
 	  .archive = "a" },
+	/* Issue 19: --anchored, --ignore-case, --no-wildcards-match-slash
+	 * and their --no- forms, for the patterns after them.  Flags:
+	 * 1 anchored, 2 case folded, 4 '*' does not match '/'. */
+	{ "matching flags: members after them", { "a", "m1", "--ignore-case",
+	  "m2", "--no-anchored", "m3", "--no-wildcards-match-slash", "m4",
+	  "--anchored", "--no-ignore-case", "m5", "--wildcards-match-slash",
+	  "--no-anchored", "m6" }, .archive = "a",
+	  .members = "m1|m2|m3|m4|m5|m6", .patterns = "m1|m2|m3|m4|m5|m6",
+	  .mflags = "132650" },
+	{ "matching flags: --exclude after them", { "a",
+	  "--exclude=e1", "--anchored", "--exclude=e2", "--ignore-case",
+	  "--no-anchored", "--exclude", "e3", "--no-wildcards-match-slash",
+	  "--no-ignore-case", "--exclude=e4" }, .archive = "a",
+	  .exclude = "e1|e2|e3|e4", .xflags = "0124" },
+	{ "--no-anchored: members stay unanchored (GNU tar 1.34)",
+	  { "--no-anchored", "--ignore-case", "--no-ignore-case", "a", "m" },
+	  .archive = "a", .members = "m", .patterns = "m", .mflags = "0" },
 	{ "--null --no-null --verbatim-files-from",
 	  { "--null", "--no-null", "--verbatim-files-from",
 	    "--no-verbatim-files-from", "a" }, .archive = "a" },
@@ -555,14 +575,6 @@ static const struct err_row err_rows[] = {
 	{ "-T missing", { "-T", "/nonexistent/list", "a" },
 	  "cannot open file list" },
 	{ "--verb is ambiguous", { "--verb", "a" }, "is ambiguous" },
-	{ "--ignore-case not done", { "--ignore-case", "a" },
-	  "'--ignore-case' is refused: pfextract does not implement it" },
-	{ "--anchored not done", { "--anchored", "a" },
-	  "'--anchored' is refused" },
-	{ "--no-anchored not done", { "--no-anchored", "a" },
-	  "'--no-anchored' is refused" },
-	{ "--no-wildcards-match-slash not done",
-	  { "--no-wildcards-match-slash", "a" }, "is refused" },
 	{ "-f twice", { "-f", "a", "-f", "b" }, "only one archive" },
 	{ "-f empty", { "-f", "", "x" }, "-f needs an archive name" },
 	{ "-C twice", { "a", "-C", "d1", "-C", "d2" },
@@ -740,6 +752,16 @@ ParameterizedTest(size_t *i, xtr_args_ok, parse)
 		    r->whole[k] == '1', "%s: member %zu whole", r->name, k);
 	cr_expect(a.opt.member_whole == a.member_whole, "%s: member_whole",
 	    r->name);
+	for (size_t k = 0; k < a.nmember_pat; k++)
+		cr_expect_eq(a.member_flags[k], r->mflags != NULL ?
+		    (unsigned int)(r->mflags[k] - '0') : PFX_MATCH_ANCHORED,
+		    "%s: member %zu flags %u", r->name, k, a.member_flags[k]);
+	for (size_t k = 0; k < a.nexclude; k++)
+		cr_expect_eq(a.exclude_flags[k], r->xflags != NULL ?
+		    (unsigned int)(r->xflags[k] - '0') : 0u,
+		    "%s: exclude %zu flags %u", r->name, k, a.exclude_flags[k]);
+	cr_expect(a.opt.member_flags == a.member_flags &&
+	    a.opt.exclude_flags == a.exclude_flags, "%s: flags", r->name);
 
 	/* The library's view is the same arrays. */
 	cr_expect(a.opt.include == (const char *const *)a.include &&

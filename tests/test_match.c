@@ -77,17 +77,33 @@ ref_excluded(const char *pat, const char *stored, const char *name)
 	    fnmatch(pat, stored, FNM_LEADING_DIR) == 0;
 }
 
+/* Copy NAME to BUF (of 64) without its trailing '/'s, as GNU tar sees
+ * an entry's name: "d/" is "d" (but "/" stays "/"). */
+static const char *
+ref_trim(char *buf, const char *name)
+{
+	size_t len = strlen(name);
+
+	while (len > 1 && name[len - 1] == '/')
+		len--;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return buf;
+}
+
 static const char *
 ref_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 {
 	const char *stored = name;
+	char tn[64], ts[64];
 	size_t i;
 	bool in = opt->ninclude == 0;
 
 	while (name[0] == '.' && name[1] == '/')
 		name += 2;
 	for (i = 0; i < opt->nexclude; i++) {
-		if (ref_excluded(opt->exclude[i], stored, name))
+		if (ref_excluded(opt->exclude[i], ref_trim(ts, stored),
+		    ref_trim(tn, name)))
 			return "excluded";
 	}
 	for (i = 0; i < opt->ninclude; i++) {
@@ -203,6 +219,84 @@ Test(match, glob_agrees_with_fnmatch)
 		}
 	}
 	cr_assert_eq(bad, 0, "%u disagreements (first ones logged)", bad);
+}
+
+/*
+ * GNU tar's --ignore-case and --no-wildcards-match-slash (issue 19): the
+ * reference is fnmatch with FNM_CASEFOLD and FNM_PATHNAME, and GNU's
+ * exclude_fnmatch() for the tails; names get upper-case letters too.
+ */
+static bool
+ref_flags(const char *pat, const char *name, unsigned int flags)
+{
+	int fl = FNM_LEADING_DIR |
+	    ((flags & XTR_GLOB_FOLD) != 0 ? FNM_CASEFOLD : 0) |
+	    ((flags & XTR_GLOB_NOSLASH) != 0 ? FNM_PATHNAME : 0);
+	const char *p = name;
+
+	if (fnmatch(pat, name, fl) == 0)
+		return true;
+	while ((flags & XTR_GLOB_TAIL) != 0 && (p = strchr(p, '/')) != NULL)
+		if (fnmatch(pat, ++p, fl) == 0)
+			return true;
+	return false;
+}
+
+Test(match, glob_flags_agree_with_fnmatch)
+{
+	static const unsigned int flags[] = { XTR_GLOB_FOLD,
+	    XTR_GLOB_NOSLASH, XTR_GLOB_NOSLASH | XTR_GLOB_TAIL,
+	    XTR_GLOB_FOLD | XTR_GLOB_NOSLASH | XTR_GLOB_TAIL };
+	char pat[64], name[16];
+	unsigned int i, f, k, bad = 0;
+	bool want, got;
+
+	for (i = 0; i < 200000 && bad < 10; i++) {
+		random_pattern(pat, sizeof(pat));
+		random_name(name, sizeof(name));
+		for (k = 0; name[k] != '\0'; k++)
+			if ((name[k] == 'a' || name[k] == 'b') && rnd(2))
+				name[k] = (char)(name[k] - 'a' + 'A');
+		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+			want = ref_flags(pat, name, flags[f]);
+			got = xtr_glob(pat, name, flags[f], NULL);
+			if (want != got) {
+				cr_log_error("flags %#x: \"%s\" \"%s\": "
+				    "fnmatch %d, xtr_glob %d", flags[f], pat,
+				    name, want, got);
+				bad++;
+			}
+		}
+	}
+	cr_assert_eq(bad, 0, "%u disagreements (first ones logged)", bad);
+}
+
+/* The flags spelled out, as GNU tar 1.34 matches (issue 19). */
+Test(match, glob_flags_semantics)
+{
+	cr_expect(xtr_glob("*.C", "x/y/z.c", XTR_GLOB_TAIL | XTR_GLOB_FOLD,
+	    NULL));
+	cr_expect(!xtr_glob("*.C", "x/y/z.c", XTR_GLOB_TAIL, NULL));
+	cr_expect(xtr_glob("[A-C]", "b", XTR_GLOB_FOLD, NULL));
+	cr_expect(xtr_glob("TestDir", "testdir/dir1", XTR_GLOB_FOLD, NULL));
+	cr_expect(xtr_glob("x*c", "x/y/z.c", 0, NULL));
+	cr_expect(!xtr_glob("x*c", "x/y/z.c", XTR_GLOB_NOSLASH, NULL));
+	cr_expect(!xtr_glob("x?y", "x/y", XTR_GLOB_NOSLASH, NULL));
+	cr_expect(!xtr_glob("x[/]y", "x/y", XTR_GLOB_NOSLASH, NULL));
+	cr_expect(xtr_glob("*/a", "d/a", XTR_GLOB_NOSLASH, NULL));
+	cr_expect(!xtr_glob("*/a", "t/d/a", XTR_GLOB_NOSLASH, NULL));
+	cr_expect(xtr_glob("t/*", "t/d/a", XTR_GLOB_NOSLASH, NULL));
+	/* Tails are kept: "a*b" fails on "ac/..." but matches "ab". */
+	cr_expect(xtr_glob("a*b", "x/ac/ab", XTR_GLOB_NOSLASH |
+	    XTR_GLOB_TAIL, NULL));
+	cr_expect(!xtr_glob("t/*", "t/", XTR_GLOB_TRIM, NULL));
+	cr_expect(xtr_glob("t/*", "t/", 0, NULL));
+	cr_expect(xtr_glob("t", "t//", XTR_GLOB_TRIM, NULL));
+	cr_expect(!xtr_glob("t/", "t/", XTR_GLOB_TRIM, NULL));
+	/* glibc compares [=c=] and a lone [.c.] unfolded. */
+	cr_expect(!xtr_glob("[[=a=]]", "A", XTR_GLOB_FOLD, NULL));
+	cr_expect(!xtr_glob("[[.a.]]", "A", XTR_GLOB_FOLD, NULL));
+	cr_expect(xtr_glob("[[.a.]-b]", "A", XTR_GLOB_FOLD, NULL));
 }
 
 /* --occurrence's and --no-recursion's whole name (issue 19). */
@@ -342,6 +436,40 @@ Test(match, members_as_gnu_tar)
 	    "not_selected");
 }
 
+/* pfx_options' per-pattern flags (issue 19), as GNU tar 1.34 matches. */
+Test(match, per_pattern_flags)
+{
+	const char *exc[] = { "dir1", "*.C" };
+	const char *mem[] = { "dir1", "testdir/dir1/*" };
+	unsigned int xf[] = { PFX_MATCH_ANCHORED, PFX_MATCH_CASEFOLD };
+	unsigned int mf[] = { 0, PFX_MATCH_ANCHORED | PFX_MATCH_NOSLASH };
+	struct pfx_options opt;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.exclude = exc;
+	opt.nexclude = 2;
+	/* Defaults: not anchored, case counts. */
+	cr_expect_str_eq(xtr_unselected(&opt, "t/dir1/a", NULL), "excluded");
+	cr_expect_null(xtr_unselected(&opt, "t/a.c", NULL));
+	opt.exclude_flags = xf;
+	cr_expect_null(xtr_unselected(&opt, "t/dir1/a", NULL));
+	cr_expect_str_eq(xtr_unselected(&opt, "dir1/a", NULL), "excluded");
+	cr_expect_str_eq(xtr_unselected(&opt, "t/a.c", NULL), "excluded");
+	/* Anchored, an exclude pattern sees the name as stored. */
+	cr_expect_null(xtr_unselected(&opt, "./dir1/a", NULL));
+	memset(&opt, 0, sizeof(opt));
+	opt.members = mem;
+	opt.nmembers = 2;
+	/* Members: anchored by default; "d/" then '*' not the entry "d/". */
+	cr_expect_str_eq(xtr_unselected(&opt, "testdir/dir1/", NULL),
+	    "not_selected");
+	cr_expect_null(xtr_unselected(&opt, "testdir/dir1/a/b", NULL));
+	opt.member_flags = mf;
+	cr_expect_null(xtr_unselected(&opt, "testdir/dir1/", NULL));
+	/* Not anchored: "dir1" selects every dir1 and what it holds. */
+	cr_expect_null(xtr_unselected(&opt, "x/dir1/b", NULL));
+}
+
 /* --- the cost, counted ------------------------------------------------ */
 
 /* "a/" REPS times, then LAST. */
@@ -371,27 +499,34 @@ Test(match, work_is_linear_in_the_name)
 {
 	static const char *const pats[] = {
 		"*.o", "*a*a*a*a*b", "a/*.o", "[a]*[a]*[a]*b", "*/x.o",
-		"a*a*a*a*a*x.o", "?*?*?*x.o", "x",
+		"a*a*a*a*a*x.o", "?*?*?*x.o", "x", "*/*/*/*/x", "a/a/a/a/x",
 	};
-	static const unsigned int flags[] = { 0, XTR_GLOB_TAIL };
-	size_t n = 2000, i, f;
+	static const unsigned int flags[] = { 0, XTR_GLOB_TAIL,
+	    XTR_GLOB_FOLD | XTR_GLOB_TAIL, XTR_GLOB_NOSLASH,
+	    XTR_GLOB_NOSLASH | XTR_GLOB_TAIL };
+	size_t n = 2000, i, f, k, slashes;
 	char *s1 = many_slashes(n, "x.c"), *s4 = many_slashes(4 * n, "x.c");
 	uint64_t w1, w4, bound;
 
 	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
-		for (f = 0; f < 2; f++) {
+		for (slashes = 0, k = 0; pats[i][k] != '\0'; k++)
+			slashes += pats[i][k] == '/';
+		for (f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
 			w1 = work(pats[i], s1, flags[f]);
 			w4 = work(pats[i], s4, flags[f]);
 			bound = (uint64_t)(strlen(s4) + 1) *
 			    (strlen(pats[i]) + 1);
-			cr_log_info("%-16s %s: %llu at n, %llu at 4n",
-			    pats[i], flags[f] ? "tails" : "whole",
+			/* Tails kept under NOSLASH: s + 1 tries a byte. */
+			if (flags[f] == (XTR_GLOB_NOSLASH | XTR_GLOB_TAIL))
+				bound *= slashes + 1;
+			cr_log_info("%-16s %#x: %llu at n, %llu at 4n",
+			    pats[i], flags[f],
 			    (unsigned long long)w1, (unsigned long long)w4);
 			cr_expect(w4 <= bound, "%s: %llu over (n+1)(m+1)",
 			    pats[i], (unsigned long long)w4);
-			cr_expect(w4 <= 4 * w1 + 64, "%s (%s): %llu at n, "
-			    "%llu at 4n", pats[i], flags[f] ? "tails" :
-			    "whole", (unsigned long long)w1,
+			cr_expect(w4 <= 4 * w1 + 64, "%s (%#x): %llu at n, "
+			    "%llu at 4n", pats[i], flags[f],
+			    (unsigned long long)w1,
 			    (unsigned long long)w4);
 		}
 	}
@@ -415,6 +550,15 @@ Test(match, work_is_linear_without_slashes)
 	w4 = work("*a*a*a*a*b", s4, XTR_GLOB_TAIL);
 	cr_expect(w4 <= 4 * w1 + 64, "%llu at n, %llu at 4n",
 	    (unsigned long long)w1, (unsigned long long)w4);
+	/* The same under --ignore-case and --no-wildcards-match-slash. */
+	w1 = work("*A*A*A*A*B", s1, XTR_GLOB_TAIL | XTR_GLOB_FOLD |
+	    XTR_GLOB_NOSLASH);
+	w4 = work("*A*A*A*A*B", s4, XTR_GLOB_TAIL | XTR_GLOB_FOLD |
+	    XTR_GLOB_NOSLASH);
+	cr_expect(w4 <= 4 * w1 + 64, "folded: %llu at n, %llu at 4n",
+	    (unsigned long long)w1, (unsigned long long)w4);
+	cr_expect(w4 <= (uint64_t)(4 * n + 1) * 11, "folded: %llu",
+	    (unsigned long long)w4);
 	free(s1);
 	free(s4);
 }
