@@ -276,7 +276,8 @@ static const struct opt_def opts[] = {
 	{ "one-top-level", 0, false, OPT_ONE_TOP_LEVEL, NULL },
 	{ "recursion", 0, false, OPT_RECURSION, NULL },
 	{ "no-recursion", 0, false, OPT_NO_RECURSION, NULL },
-	/* GNU tar's defaults for member names; the others are not done. */
+	{ "norecurse", 0, false, OPT_NO_RECURSION, NULL },	/* bsdtar */
+	/* Positional, as GNU tar: they govern the patterns after them. */
 	{ "no-ignore-case", 0, false, OPT_NO_IGNORE_CASE, NULL },
 	{ "wildcards-match-slash", 0, false, OPT_WILDCARDS_MATCH_SLASH, NULL },
 	{ "ignore-case", 0, false, OPT_IGNORE_CASE, NULL },
@@ -285,7 +286,7 @@ static const struct opt_def opts[] = {
 	{ "anchored", 0, false, OPT_ANCHORED, NULL },
 	{ "no-anchored", 0, false, OPT_NO_ANCHORED, NULL },
 	/*
-	 * opts2: the rest of GNU tar 1.34's and bsdtar's lists.  The
+	 * The rest of GNU tar 1.34's and bsdtar's lists.  The
 	 * classification of every option is in pfextract(1).
 	 */
 	{ "ignore-zeros", 'i', false, OPT_IGNORE_ZEROS, NULL },
