@@ -604,28 +604,42 @@ pfx_root_abort(struct pfx_pending *pend)
 	pending_release(pend);
 }
 
-/* see pfx_root.h */
-int
-pfx_root_link(const struct pfx_root *root, int fd, const char *rel,
-    unsigned int flags)
+/*
+ * For a hard link to FD at REL: FD must be a regular file on the root's
+ * filesystem.  Parse REL into *P and open its parent beneath ROOT.
+ * Return: the parent's descriptor, or -errno.
+ */
+static int
+link_parent(const struct pfx_root *root, int fd, const char *rel,
+    struct plat_path *p)
 {
-	struct plat_path p;
 	struct stat st;
-	int pfd, r, replace;
+	int r;
 
-	replace = replace_mode(flags);
-	if (replace < 0)
-		return replace;
 	if (fstat(fd, &st) == -1)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
 	if (st.st_dev != root->dev)
 		return -EXDEV;
-	r = parse_leaf(rel, &p);
+	r = parse_leaf(rel, p);
 	if (r < 0)
 		return r;
-	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
+	return plat_resolve_dir(root, p->parent, PLAT_DIR_SEARCH);
+}
+
+/* see pfx_root.h */
+int
+pfx_root_link(const struct pfx_root *root, int fd, const char *rel,
+    unsigned int flags)
+{
+	struct plat_path p;
+	int pfd, r, replace;
+
+	replace = replace_mode(flags);
+	if (replace < 0)
+		return replace;
+	pfd = link_parent(root, fd, rel, &p);
 	if (pfd < 0)
 		return pfd;
 	if (replace == 1) {
@@ -754,23 +768,13 @@ pfx_root_link_beside(const struct pfx_root *root, int fd, const char *rel,
     unsigned int flags, struct pfx_beside *out)
 {
 	struct plat_path p;
-	struct stat st;
 	int pfd, r, mode;
 
 	memset(out, 0, sizeof(*out));
 	mode = replace_mode(flags);
 	if (mode < 0)
 		return mode;
-	if (fstat(fd, &st) == -1)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if (st.st_dev != root->dev)
-		return -EXDEV;
-	r = parse_leaf(rel, &p);
-	if (r < 0)
-		return r;
-	pfd = plat_resolve_dir(root, p.parent, PLAT_DIR_SEARCH);
+	pfd = link_parent(root, fd, rel, &p);
 	if (pfd < 0)
 		return pfd;
 	r = judge_final(pfd, p.leaf, mode, out);
