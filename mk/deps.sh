@@ -11,8 +11,9 @@ PKGS="$PKGS libisal-dev liblzma-dev"	# ISA-L, liblzma: decoders, bench/floor.c
 # compressors that make its archives.
 PKGS="$PKGS libarchive-tools cpio zip 7zip binutils bzip2 xz-utils zstd \
 lz4 lzip ncompress"
-# tests/formats.sh: rpmbuild makes the rpm packages it reads.
-PKGS="$PKGS rpm"
+# tests/formats.sh: rpmbuild makes the rpm packages it reads;
+# tests/progress.sh drives a pty with python3; tests/fdlimit.sh is bash.
+PKGS="$PKGS rpm python3 bash"
 # make fuzz: clang and its libFuzzer runtime (Debian 12 names).
 PKGS="$PKGS clang libclang-rt-14-dev"
 # make prove: Frama-C's WP, Why3 and the SMT solvers it proves with.
