@@ -154,7 +154,10 @@ open_beneath(int dirfd, const char *rel)
 	memset(&how, 0, sizeof(how));
 	how.flags = O_RDONLY | O_CLOEXEC;
 	how.resolve = RESOLVE_BENEATH;
-	fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	/* EAGAIN: a rename anywhere (another test) raced the lookup. */
+	do
+		fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN);
 	return fd < 0 ? -errno : (int)fd;
 }
 

@@ -165,8 +165,11 @@ check_links_in_root(struct rfx *fx, int dirfd, const char *rel)
 			how.flags = O_PATH | O_CLOEXEC;
 			how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS |
 			    RESOLVE_NO_XDEV;
-			fd = syscall(SYS_openat2, fx->destfd, path, &how,
-			    sizeof(how));
+			/* EAGAIN: a rename elsewhere raced the lookup. */
+			do
+				fd = syscall(SYS_openat2, fx->destfd, path,
+				    &how, sizeof(how));
+			while (fd < 0 && errno == EAGAIN);
 			cr_assert(fd >= 0 || errno == ENOENT ||
 			    errno == ENOTDIR, "[%s] %s: %s", fx->rname, path,
 			    strerror(errno));
@@ -316,7 +319,9 @@ expect_file(const struct rfx *fx, const char *rel, const char *data)
 	memset(&how, 0, sizeof(how));
 	how.flags = O_RDONLY | O_CLOEXEC;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
-	fd = syscall(SYS_openat2, fx->destfd, rel, &how, sizeof(how));
+	do	/* EAGAIN: a rename elsewhere raced the lookup. */
+		fd = syscall(SYS_openat2, fx->destfd, rel, &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN);
 	cr_assert(fd >= 0, "[%s] %s: %s", fx->rname, rel, strerror(errno));
 	n = read((int)fd, buf, sizeof(buf) - 1);
 	(void)close((int)fd);
