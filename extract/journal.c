@@ -99,6 +99,18 @@ open_dir_as(struct xtr *x, const char *dir, dev_t dev, ino_t ino)
 	return fd;
 }
 
+/*
+ * The directory S was made in, opened beneath the root again and checked
+ * to be that one.  Return: its descriptor, or -errno as open_dir_as().
+ */
+static int
+open_dir_of(struct xtr *x, const struct xtr_staged *s)
+{
+	char dir[PFX_PATH_MAX];
+
+	return open_dir_as(x, dir_of(s, dir), s->b.dir_dev, s->b.dir_ino);
+}
+
 /* see extract.h */
 int
 xtr_journal_start(struct xtr *x)
@@ -164,10 +176,9 @@ touch(struct xtr *x, const char *dir, dev_t dev, ino_t ino,
 static int
 drop(struct xtr *x, struct xtr_staged *s)
 {
-	char dir[PFX_PATH_MAX];
 	int fd, r;
 
-	fd = open_dir_as(x, dir_of(s, dir), s->b.dir_dev, s->b.dir_ino);
+	fd = open_dir_of(x, s);
 	if (fd < 0)
 		return fd;
 	r = pfx_beside_drop(fd, s->b.tmp, s->b.dev, s->b.ino);
@@ -390,6 +401,8 @@ xtr_journal_touch_parent(struct xtr *x, const char *rel)
 		return -ENAMETOOLONG;
 	memcpy(dir, rel, n);
 	dir[n] = '\0';
+	if (xtr_table_find(&x->journal->touched, dir) != NULL)
+		return 0;	/* its mtime is kept already */
 	fd = pfx_root_open_dir(&x->root, n == 0 ? "." : dir);
 	if (fd < 0)
 		return fd == -ENOENT ? 0 : fd;	/* made new: removed whole */
@@ -448,15 +461,13 @@ sorted(struct xtr *x, struct xtr_staged ***order, size_t *n)
 static int
 sync_dirs(struct xtr *x, struct xtr_staged **order, size_t n)
 {
-	char dir[PFX_PATH_MAX];
 	size_t i;
 	int fd, r = 0;
 
 	for (i = 0; i < n && r == 0; i++) {
 		if (i > 0 && same_dir(order[i - 1], order[i]))
 			continue;
-		fd = open_dir_as(x, dir_of(order[i], dir),
-		    order[i]->b.dir_dev, order[i]->b.dir_ino);
+		fd = open_dir_of(x, order[i]);
 		if (fd < 0)
 			return fd;
 		r = fsync(fd) == -1 ? -errno : 0;
@@ -494,10 +505,9 @@ put(int fd, struct xtr_staged *s)
 static int
 unput(struct xtr *x, struct xtr_staged *s)
 {
-	char dir[PFX_PATH_MAX];
 	int fd, r;
 
-	fd = open_dir_as(x, dir_of(s, dir), s->b.dir_dev, s->b.dir_ino);
+	fd = open_dir_of(x, s);
 	if (fd < 0)
 		return fd;
 	if (s->state == ST_NEW) {
@@ -540,8 +550,7 @@ put_all(struct xtr *x, struct xtr_staged **order, size_t n,
 					break;
 			}
 			first = i;
-			fd = open_dir_as(x, dir_of(order[i], dir),
-			    order[i]->b.dir_dev, order[i]->b.dir_ino);
+			fd = open_dir_of(x, order[i]);
 			if (fd < 0) {
 				r = fd;
 				*bad = order[i];
@@ -579,7 +588,6 @@ static size_t
 drop_replaced(struct xtr *x, struct xtr_staged **order, size_t n)
 {
 	const struct xtr_staged *at = NULL;	/* FD is its directory */
-	char dir[PFX_PATH_MAX];
 	size_t i, left = 0;
 	int fd = -1;
 
@@ -590,8 +598,7 @@ drop_replaced(struct xtr *x, struct xtr_staged **order, size_t n)
 			if (fd >= 0)
 				(void)close(fd);
 			at = order[i];
-			fd = open_dir_as(x, dir_of(order[i], dir),
-			    order[i]->b.dir_dev, order[i]->b.dir_ino);
+			fd = open_dir_of(x, order[i]);
 		}
 		if (fd < 0 || pfx_beside_drop(fd, order[i]->b.tmp,
 		    order[i]->b.had_dev, order[i]->b.had_ino) < 0)
