@@ -28,7 +28,13 @@
  *    files as a job the worker only passes on (xtr_async_defer), so that
  *    it keeps its place without waiting for them; a failure waits;
  *  - with --strict, where the first failure must stop everything after
- *    it, there is no worker at all.
+ *    it, there is no worker at all;
+ *  - a full disk met by a stashed file's write may be a later file's
+ *    doing (the reader writes the bigger ones itself): that job stops the
+ *    commits behind it until the reader, which has given back the space
+ *    of any file of its own that failed, writes it once more
+ *    (retry_no_space), so that the full disk is reported for the file
+ *    that filled it, as with one thread.
  * A failure the worker meets is reported as the same entry would have
  * been, a few entries later; the files queued behind it are finished and
  * reported too (they were complete).
@@ -129,6 +135,9 @@ struct xtr_job {
 	struct xtr_stash stash;		/* owned: a small file's data */
 	int r;				/* the job's result */
 	atomic_bool sealed;		/* all but the commit done */
+	atomic_bool no_space;		/* sealed, but its stash met a full
+					   disk: kept for the reader's retry
+					   (retry_no_space), R unset */
 	enum job_kind kind;
 	int seg_fd;			/* JOB_SEGMENT: borrowed */
 	uint64_t seg_off;
@@ -296,7 +305,8 @@ commit_ready(struct xtr_async *a)
 		for (m = atomic_load(&a->mid); m < atomic_load(&a->tail);
 		    m++) {
 			j = slot(a, m);
-			if (!atomic_load(&j->sealed))
+			if (!atomic_load(&j->sealed) ||
+			    atomic_load(&j->no_space))
 				break;
 			if (j->kind == JOB_FILE && j->r == 0)
 				j->r = xtr_commit(a->x, &j->tail);
@@ -305,7 +315,26 @@ commit_ready(struct xtr_async *a)
 		atomic_store(&a->committing, false);
 		m = atomic_load(&a->mid);
 	} while (m < atomic_load(&a->tail) &&
-	    atomic_load(&slot(a, m)->sealed));
+	    atomic_load(&slot(a, m)->sealed) &&
+	    !atomic_load(&slot(a, m)->no_space));
+}
+
+/* Is the first job not committed one that waits for retry_no_space()? */
+static bool
+stalled(struct xtr_async *a)
+{
+	size_t m = atomic_load(&a->mid);
+
+	return m < atomic_load(&a->tail) &&
+	    atomic_load(&slot(a, m)->sealed) &&
+	    atomic_load(&slot(a, m)->no_space);
+}
+
+/* Is the disk (or the user's quota) full? */
+static bool
+is_no_space(int r)
+{
+	return r == -ENOSPC || r == -EDQUOT;
 }
 
 /*
@@ -330,6 +359,23 @@ run_job(struct xtr_async *a, size_t i)
 			atomic_store(&a->seg_err, r);
 		break;
 	case JOB_FILE:
+		/*
+		 * A full disk here may be a later file's doing: the reader
+		 * writes some files itself, and may have filled the disk
+		 * with one this file comes before.  The job waits for the
+		 * reader, which retries it once (retry_no_space) in archive
+		 * order, after it gave up the file it failed on.
+		 */
+		r = xtr_write_stash(&j->tail, false);
+		if (is_no_space(r)) {
+			atomic_store(&j->no_space, true);
+			break;
+		}
+		if (r != 0) {
+			pfx_root_abort(&j->tail.pend);
+			j->r = r;
+			break;
+		}
 		j->r = xtr_seal_data(&j->tail);
 		break;
 	case JOB_REPORT:
@@ -360,9 +406,11 @@ worker_main(void *arg)
 			continue;
 		}
 		run_job(a, i);
-		/* The reader waits only for jobs it could not take. */
+		/* The reader waits only for jobs it could not take, and
+		 * retries the one that met a full disk. */
 		if (atomic_load(&a->waiting) &&
-		    atomic_load(&a->mid) >= atomic_load(&a->want))
+		    (atomic_load(&a->mid) >= atomic_load(&a->want) ||
+		    stalled(a)))
 			wake(a, &a->done);
 	}
 	return NULL;
@@ -433,6 +481,31 @@ take_result(struct xtr *x, struct xtr_job *j)
 }
 
 /*
+ * On the reader: the first job not committed met a full disk with its
+ * stash; write it once more, then commit what can be.  A failure of the
+ * reader's own (a file it wrote, that filled the disk) has given that
+ * file's space back by now (xtr_write_data), so that a full disk is
+ * reported for the file that filled it, as without the worker; a disk
+ * still full is this file's failure.  Nothing after it was committed
+ * meanwhile, so archive order holds.
+ */
+static void
+retry_no_space(struct xtr_async *a)
+{
+	struct xtr_job *j = slot(a, atomic_load(&a->mid));
+	int r;
+
+	r = xtr_write_stash(&j->tail, true);
+	if (r == 0)
+		r = xtr_seal_data(&j->tail);
+	else
+		pfx_root_abort(&j->tail.pend);
+	j->r = r;
+	atomic_store(&j->no_space, false);
+	commit_ready(a);
+}
+
+/*
  * Until job WANT - 1 is finished, do the jobs before it no thread took
  * yet, then wait for the worker's (one wake-up at most).  Segments are
  * left to the worker: they are one file's, whose writes the kernel makes
@@ -444,17 +517,24 @@ wait_done(struct xtr_async *a, size_t want)
 {
 	size_t i;
 
-	while (atomic_load(&a->mid) < want && take_job(a, want, false, &i))
-		run_job(a, i);
-	if (atomic_load(&a->mid) >= want)
-		return;
-	(void)pthread_mutex_lock(&a->mu);
-	atomic_store(&a->want, want);
-	atomic_store(&a->waiting, true);
-	while (atomic_load(&a->mid) < want)
-		(void)pthread_cond_wait(&a->done, &a->mu);
-	atomic_store(&a->waiting, false);
-	(void)pthread_mutex_unlock(&a->mu);
+	for (;;) {
+		while (atomic_load(&a->mid) < want &&
+		    take_job(a, want, false, &i))
+			run_job(a, i);
+		if (atomic_load(&a->mid) >= want)
+			return;
+		if (stalled(a)) {
+			retry_no_space(a);
+			continue;
+		}
+		(void)pthread_mutex_lock(&a->mu);
+		atomic_store(&a->want, want);
+		atomic_store(&a->waiting, true);
+		while (atomic_load(&a->mid) < want && !stalled(a))
+			(void)pthread_cond_wait(&a->done, &a->mu);
+		atomic_store(&a->waiting, false);
+		(void)pthread_mutex_unlock(&a->mu);
+	}
 }
 
 /*
@@ -644,6 +724,7 @@ publish(struct xtr_async *a)
 	int idle;
 
 	atomic_store(&slot(a, t)->sealed, false);
+	atomic_store(&slot(a, t)->no_space, false);
 	atomic_store(&a->tail, t + 1);
 	idle = atomic_load(&a->idle);
 	if (idle == IDLE_SLEEP || (idle == IDLE_NAP &&

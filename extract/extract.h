@@ -737,6 +737,14 @@ xtr_replaces(const struct pfx_options *opt)
  */
 int xtr_seal_data(struct xtr_tail *t);
 
+/*
+ * The stashed part of xtr_seal_data(): write T's stash, if any, to its
+ * file; AGAIN, from the start over what an earlier try left.  The
+ * temporary is kept, failed or not, for a retry or xtr_seal_data().
+ * Return: 0 or -errno.
+ */
+int xtr_write_stash(struct xtr_tail *t, bool again);
+
 /* AE's access and modification times, for futimens(2). */
 void xtr_entry_times(struct archive_entry *ae, struct timespec ts[2]);
 

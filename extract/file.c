@@ -423,6 +423,24 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 
 /* see extract.h */
 int
+xtr_write_stash(struct xtr_tail *t, bool again)
+{
+	int r;
+
+	if (t->stash == NULL || t->stash->len == 0)
+		return 0;
+	/* A retry starts over: what a short write left goes first. */
+	if (again && (ftruncate(t->pend.fd, 0) == -1 ||
+	    lseek(t->pend.fd, 0, SEEK_SET) == -1))
+		return -errno;
+	r = write_all(t->pend.fd, t->stash->buf, t->stash->len);
+	if (r == 0)
+		t->stash->len = 0;	/* written: xtr_seal_data() skips it */
+	return r;
+}
+
+/* see extract.h */
+int
 xtr_seal_data(struct xtr_tail *t)
 {
 	int r = 0;
