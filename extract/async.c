@@ -505,15 +505,42 @@ retry_no_space(struct xtr_async *a)
 	commit_ready(a);
 }
 
+/* Are the jobs before WANT all sealed, but for their commits? */
+static bool
+all_sealed(struct xtr_async *a, size_t want)
+{
+	size_t m;
+
+	for (m = atomic_load(&a->mid); m < want; m++)
+		if (!atomic_load(&slot(a, m)->sealed))
+			return false;
+	return true;
+}
+
+/*
+ * Is the wait for job WANT - 1 over?  It is finished; or, where a job
+ * before it waits for a retry (stalled), RETRY is false and every job
+ * before WANT is sealed: xtr_async_settle(), whose file may hold the space
+ * the retry needs.
+ */
+static bool
+waited(struct xtr_async *a, size_t want, bool retry)
+{
+	return atomic_load(&a->mid) >= want ||
+	    (!retry && stalled(a) && all_sealed(a, want));
+}
+
 /*
  * Until job WANT - 1 is finished, do the jobs before it no thread took
- * yet, then wait for the worker's (one wake-up at most).  Segments are
- * left to the worker: they are one file's, whose writes the kernel makes
- * one at a time, and a second thread writing them only spun on the
- * file's lock (a third of the CPU time on huge.tar).
+ * yet, then wait for the worker's (one wake-up at most, unless a job
+ * waits for a retry).  With RETRY, a job that met a full disk is written
+ * again (retry_no_space); without, see waited().  Segments are left to
+ * the worker: they are one file's, whose writes the kernel makes one at a
+ * time, and a second thread writing them only spun on the file's lock (a
+ * third of the CPU time on huge.tar).
  */
 static void
-wait_done(struct xtr_async *a, size_t want)
+wait_done(struct xtr_async *a, size_t want, bool retry)
 {
 	size_t i;
 
@@ -521,16 +548,16 @@ wait_done(struct xtr_async *a, size_t want)
 		while (atomic_load(&a->mid) < want &&
 		    take_job(a, want, false, &i))
 			run_job(a, i);
-		if (atomic_load(&a->mid) >= want)
+		if (waited(a, want, retry))
 			return;
-		if (stalled(a)) {
+		if (retry && stalled(a)) {
 			retry_no_space(a);
 			continue;
 		}
 		(void)pthread_mutex_lock(&a->mu);
 		atomic_store(&a->want, want);
 		atomic_store(&a->waiting, true);
-		while (atomic_load(&a->mid) < want && !stalled(a))
+		while (!waited(a, want, retry) && !(retry && stalled(a)))
 			(void)pthread_cond_wait(&a->done, &a->mu);
 		atomic_store(&a->waiting, false);
 		(void)pthread_mutex_unlock(&a->mu);
@@ -547,7 +574,7 @@ take_finished(struct xtr *x, size_t want)
 	struct xtr_async *a = x->async;
 	size_t mid;
 
-	wait_done(a, want);
+	wait_done(a, want, true);
 	mid = atomic_load(&a->mid);
 	a->taking = true;
 	for (; a->head < mid; a->head++)
@@ -801,7 +828,9 @@ xtr_async_settle(struct xtr *x)
 {
 	struct xtr_async *a = x->async;
 
-	wait_done(a, atomic_load(&a->tail));
+	/* No retry here: this file may hold the space it needs, until its
+	 * caller gives the file up on this function's failure. */
+	wait_done(a, atomic_load(&a->tail), false);
 	return atomic_exchange(&a->seg_err, 0);
 }
 
