@@ -25,20 +25,20 @@ TEST_TMPDIR = $(if $(wildcard /dev/shm/.),/dev/shm,/tmp)
 OS          ?= $(shell uname -s)
 PLATFORM_OS ?= $(if $(filter Linux,$(OS)),linux,posix)
 
-# The library: the decision core, the pinned-root platform layer and the
-# extractor.  The command-line files are not part of it.
-XTR_CLI   = extract/main.c extract/args.c extract/select.c extract/xform.c
-XTR_CLI  += extract/listing_out.c extract/progress_out.c
+# The library: the decision core, the pinned-root platform layer, the
+# stream decoders and the extractor.  The commands (cli/) are not part of
+# it.
 LIB_SRCS  = $(wildcard core/*.c) \
             $(filter-out platform/os_%.c platform/sandbox_%.c,\
                 $(wildcard platform/*.c)) \
             platform/os_$(PLATFORM_OS).c platform/sandbox_$(PLATFORM_OS).c \
-            $(filter-out $(XTR_CLI),$(wildcard extract/*.c))
+            $(wildcard decode/*.c) $(wildcard extract/*.c)
 HEADERS   = core/pfx_path.h platform/pfx_root.h platform/pfx_sandbox.h \
             extract/pfextract.h
-CLI_SRCS  = cli/json.c cli/resolver_env.c extract/args.c extract/select.c extract/xform.c
-CLI_SRCS += cli/quote.c extract/listing_out.c extract/progress_out.c
-INCLUDES  = -Icore -Iplatform -Iextract
+# What both commands' mains (cli/pfextract.c, cli/pathfence.c) link.
+CLI_SRCS  = cli/json.c cli/resolver_env.c cli/args.c cli/select.c cli/xform.c
+CLI_SRCS += cli/quote.c cli/listing_out.c cli/progress_out.c
+INCLUDES  = -Icore -Iplatform -Idecode -Iextract
 LIBS     := -larchive $(shell printf '\043include <isa-l/igzip_lib.h>\n' | \
             $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo -lisal) \
             -lzstd -llzma -lz -lpthread
@@ -99,10 +99,10 @@ obj/san/pathfence: obj/san/cli/pathfence.o obj/san/cli/json.o \
     obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDFLAGS)
 
-obj/pfextract: obj/extract/main.o $(CLI_OBJS) obj/libpfextract.a
+obj/pfextract: obj/cli/pfextract.o $(CLI_OBJS) obj/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
-obj/san/pfextract: obj/san/extract/main.o $(SAN_CLI_OBJS) \
+obj/san/pfextract: obj/san/cli/pfextract.o $(SAN_CLI_OBJS) \
     obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
@@ -128,7 +128,7 @@ obj/san/tests/run: $(TEST_SRCS:%.c=obj/san/%.o) obj/san/tests/fixture.o \
     $(SAN_CLI_OBJS) obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS) $(LIBS)
 
-obj/tsan/pfextract: obj/tsan/extract/main.o $(TSAN_CLI_OBJS) \
+obj/tsan/pfextract: obj/tsan/cli/pfextract.o $(TSAN_CLI_OBJS) \
     obj/tsan/libpfextract.a
 	$(CC) $(TSANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
@@ -148,7 +148,7 @@ obj/hostile/libpfextract.a: $(HOSTILE_LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-obj/hostile/pfextract: obj/hostile/extract/main.o $(HOSTILE_CLI_OBJS) \
+obj/hostile/pfextract: obj/hostile/cli/pfextract.o $(HOSTILE_CLI_OBJS) \
     obj/hostile/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 

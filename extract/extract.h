@@ -201,13 +201,6 @@ struct archive *xtr_reader_open(const struct pfx_input *in,
 int xtr_input_drain(int fd, struct xtr_decoder *dec,
     const volatile sig_atomic_t *cancel, void (*tick)(void));
 
-/*
- * The raw (compressed) bytes decoder D had consumed when it finished the
- * last block that libarchive took: the ratio limit's denominator, outer
- * compression only when it is nested (decode.c).  Call it from the thread
- * that reads the archive.
- */
-uint64_t xtr_decoder_raw_bytes(const struct xtr_decoder *d);
 
 /* --- the state of one extraction -------------------------------------- */
 
@@ -802,7 +795,7 @@ void xtr_owner_ids(const struct xtr *x, struct archive_entry *ae,
  * decoder process's socket and pidfd (or the decoder thread's pipe), and
  * what one entry needs at once: a walk's two and the check's climb, a
  * file and its parent.  A run under a lower RLIMIT_NOFILE stops at once,
- * saying so (main.c, the CLI; the library fails with EMFILE as it meets
+ * saying so (cli/pfextract.c, the CLI; the library fails with EMFILE as it meets
  * it).
  */
 #define XTR_FD_MIN 10

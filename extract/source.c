@@ -8,6 +8,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "decode.h"
 #include "extract.h"
 
 /*

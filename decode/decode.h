@@ -159,7 +159,13 @@ void xtr_decoder_stop(struct xtr_decoder *d);
 /* How often a read waiting for the decoder looks at the cancel flag. */
 #define XTR_DEC_TICK_MS 50
 
-/* xtr_decoder_raw_bytes(): see extract.h. */
+/*
+ * The raw (compressed) bytes decoder D had consumed when it finished the
+ * last block that libarchive took: the ratio limit's denominator, outer
+ * compression only when it is nested.  Call it from the thread that reads
+ * the archive.
+ */
+uint64_t xtr_decoder_raw_bytes(const struct xtr_decoder *d);
 
 /* --- the codecs' side --------------------------------------------------- */
 

@@ -45,7 +45,6 @@
 #include <archive.h>
 
 #include "decode.h"
-#include "extract.h"
 
 /* The room for a decoder's error message. */
 #define DEC_MSG 256

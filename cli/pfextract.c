@@ -1,5 +1,5 @@
 /*
- * main.c -- pfextract(1): extract an untrusted archive beneath one
+ * pfextract.c -- pfextract(1): extract an untrusted archive beneath one
  * directory, as a drop-in for `tar -xf`.  The only file of pfextract that
  * prints or exits; everything else is the library (pfextract.h).
  *
@@ -54,8 +54,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cli/json.h"
-#include "../cli/resolver_env.h"
+#include "json.h"
+#include "resolver_env.h"
 #include "args.h"
 #include "listing_out.h"
 #include "pfextract.h"
