@@ -431,6 +431,52 @@ fill_entry(struct pfx_entry *e, struct archive_entry *ae, const char *name)
 	e->reason = "none";
 }
 
+/* xtr_meta.xattrs over libarchive's entry ARG. */
+static int
+entry_xattrs(void *arg, int (*fn)(void *fnarg, const char *name,
+    const void *value, size_t size), void *fnarg)
+{
+	struct archive_entry *ae = arg;
+	const char *name;
+	const void *value;
+	size_t size;
+	int r;
+
+	archive_entry_xattr_reset(ae);
+	while (archive_entry_xattr_next(ae, &name, &value, &size) ==
+	    ARCHIVE_OK) {
+		if (name == NULL)
+			continue;
+		r = fn(fnarg, name, value, size);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * What the writers need of AE beyond its struct pfx_entry: the one place
+ * where libarchive's entry becomes theirs.  M borrows AE, for the
+ * entry's time.
+ */
+static void
+fill_meta(struct xtr *x, struct xtr_meta *m, struct archive_entry *ae)
+{
+	long nsec;
+
+	memset(m, 0, sizeof(*m));
+	m->size_set = archive_entry_size_is_set(ae) != 0;
+	m->sparse = xtr_source_sparse(x, ae);
+	if (archive_entry_atime_is_set(ae)) {
+		m->atime_set = true;
+		m->atime.tv_sec = (time_t)archive_entry_atime(ae);
+		nsec = archive_entry_atime_nsec(ae);
+		m->atime.tv_nsec = nsec >= 0 && nsec <= 999999999 ? nsec : 0;
+	}
+	m->xattrs = entry_xattrs;
+	m->xattrs_arg = ae;
+}
+
 /*
  * Remove the first N components of NAME into OUT (CAP bytes), as tar's
  * --strip-components: empty components do not count, "." does.
@@ -547,7 +593,7 @@ judge_link_target(struct xtr *x, struct pfx_entry *e, char *buf, size_t cap,
 
 /* Hand an allowed entry at REL to the writer for its type. */
 static void
-write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+write_entry(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel)
 {
 	char tbuf[PFX_PATH_MAX];
@@ -570,10 +616,10 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		xtr_async_drain(x);
 	switch (e->type) {
 	case PFX_TYPE_FILE:
-		xtr_write_file(x, ae, e, rel, NULL);
+		xtr_write_file(x, m, e, rel, NULL);
 		return;
 	case PFX_TYPE_DIR:
-		xtr_make_dir(x, ae, e, rel);
+		xtr_make_dir(x, m, e, rel);
 		return;
 	case PFX_TYPE_HARDLINK:
 		reason = judge_link_target(x, e, tbuf, sizeof(tbuf), &tv);
@@ -581,10 +627,10 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, 0);
 			return;
 		}
-		xtr_make_hardlink(x, ae, e, rel, verdict_rel(&tv));
+		xtr_make_hardlink(x, m, e, rel, verdict_rel(&tv));
 		return;
 	case PFX_TYPE_SYMLINK:
-		xtr_queue_symlink(x, ae, e, rel);
+		xtr_queue_symlink(x, e, rel);
 		return;
 	case PFX_TYPE_CHAR:
 	case PFX_TYPE_BLOCK:
@@ -664,8 +710,8 @@ is_ar_index(const struct xtr *x, const char *name)
  * the list lacks, then make it.
  */
 static void
-do_dumpdir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
-    const char *rel)
+do_dumpdir(struct xtr *x, struct archive_entry *ae,
+    const struct xtr_meta *m, struct pfx_entry *e, const char *rel)
 {
 	struct xtr_dumpdir d;
 	const char *reason = NULL;
@@ -685,7 +731,7 @@ do_dumpdir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			if (r < 0)
 				xtr_finish_error(x, e, r);
 			else
-				write_entry(x, ae, e, rel);
+				write_entry(x, m, e, rel);
 		}
 	} else {
 		r = x->res->error;
@@ -759,11 +805,13 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 	char xname[PFX_PATH_MAX], xtarget[PFX_PATH_MAX];
 	struct pfx_verdict v;
 	struct pfx_entry e;
+	struct xtr_meta m;
 	const char *name, *stored, *reason;
 	int hook;
 
 	name = entry_name(ae);
 	fill_entry(&e, ae, name != NULL ? name : "");
+	fill_meta(x, &m, ae);
 	e.offset = xtr_source_header_pos(x);
 	e.input_read = (uint64_t)xtr_source_raw(x);
 	if (is_ar_index(x, name)) {
@@ -845,18 +893,18 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 	}
 	/* -O makes nothing, so it purges nothing either. */
 	if ((x->opt->flags & PFX_OPT_TO_FD) != 0) {
-		xtr_write_out(x, ae, &e);
+		xtr_write_out(x, &m, &e);
 		return;
 	}
 	if (xtr_is_dumpdir(x, ae)) {
-		do_dumpdir(x, ae, &e, verdict_rel(&v));
+		do_dumpdir(x, ae, &m, &e, verdict_rel(&v));
 		return;
 	}
 	if ((x->opt->flags & PFX_OPT_LIST) != 0) {
 		xtr_finish_entry(x, &e, PFX_ENTRY_LISTED, "none", 0);
 		return;
 	}
-	write_entry(x, ae, &e, verdict_rel(&v));
+	write_entry(x, &m, &e, verdict_rel(&v));
 }
 
 /* The core's policy flags for the archive being read. */
