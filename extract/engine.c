@@ -1076,16 +1076,48 @@ tell_writer(struct pfx_result *res, const struct pfx_sandbox_info *self)
 }
 
 /*
- * Open the source of entries: libarchive here, or with a sandbox the
- * decoder process, and this process confined too with PFX_OPT_SANDBOX.
- * Return: 0, or -1 with the run failed.
+ * Read entries from SRC's socket, as from a decoder process, through a
+ * descriptor of the run's own: the sender's stays the sender's.  Return:
+ * 0, or -1 with the run failed.
  */
 static int
-open_source(struct xtr *x, const struct pfx_input *in)
+open_wire(struct xtr *x, const struct xtr_in *src)
+{
+	int fd = fcntl(src->wire, F_DUPFD_CLOEXEC, 3);
+
+	if (fd < 0) {
+		xtr_fail(x, errno, "cannot read the entries: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (xtr_remote_open_fd(&x->remote, fd, src->who, x->opt,
+	    x->res) < 0) {
+		if (x->remote == NULL)
+			(void)close(fd);
+		x->fatal = true;
+		return -1;
+	}
+	/* As below: the caller is told what the sender said it
+	 * enforced, so that a fuzzer sees that report too. */
+	if (x->opt->hooks.confined != NULL)
+		x->opt->hooks.confined(x->opt->hooks.arg, &x->res->sandbox);
+	return 0;
+}
+
+/*
+ * Open the source of entries: libarchive here, or with a sandbox the
+ * decoder process, and this process confined too with PFX_OPT_SANDBOX;
+ * or SRC's socket.  Return: 0, or -1 with the run failed.
+ */
+static int
+open_source(struct xtr *x, const struct xtr_in *src)
 {
 	const struct pfx_options *opt = x->opt;
+	const struct pfx_input *in = src->in;
 	struct pfx_sandbox_info self;
 
+	if (in == NULL)
+		return open_wire(x, src);
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
 		x->ar = xtr_reader_open(in, opt->formats, opt->cancel,
 		    XTR_READ_FLAGS(opt), &x->dec, x->res->message,
@@ -1246,7 +1278,7 @@ begin(struct xtr *x, int dirfd, const char *dest,
 
 /* xtr_extract(), with a journal (journal.c) when JOURNAL. */
 static enum pfx_status
-extract(const struct pfx_input *in, int dirfd, const char *dest,
+extract(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result, bool journal)
 {
 	struct pfx_options defaults;
@@ -1264,7 +1296,7 @@ extract(const struct pfx_input *in, int dirfd, const char *dest,
 	}
 	if (journal && xtr_journal_start(&x) < 0)
 		xtr_fail(&x, ENOMEM, "--atomic: %s", strerror(ENOMEM));
-	if (x.fatal || open_source(&x, in) < 0) {
+	if (x.fatal || open_source(&x, src) < 0) {
 		free_state(&x);
 		return result->status;
 	}
@@ -1273,15 +1305,15 @@ extract(const struct pfx_input *in, int dirfd, const char *dest,
 
 /* see extract.h */
 enum pfx_status
-xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
+xtr_extract(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
-	return extract(in, dirfd, dest, opt, result, false);
+	return extract(src, dirfd, dest, opt, result, false);
 }
 
 /* see extract.h */
 enum pfx_status
-xtr_extract_journaled(const struct pfx_input *in, int dirfd,
+xtr_extract_journaled(const struct xtr_in *src, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result)
 {
@@ -1300,7 +1332,7 @@ xtr_extract_journaled(const struct pfx_input *in, int dirfd,
 		    "over a populated destination cannot take back", dest);
 		return result->status;
 	}
-	return extract(in, dirfd, dest, opt, result, true);
+	return extract(src, dirfd, dest, opt, result, true);
 }
 
 /* see extract.h */
@@ -1308,21 +1340,27 @@ enum pfx_status
 xtr_extract_wire(int fd, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
-	struct xtr x;
+	struct xtr_in src = { NULL, fd, NULL };
+	enum pfx_status status;
 
-	if (begin(&x, dirfd, dest, opt, result) < 0 ||
-	    xtr_remote_open_fd(&x.remote, fd, opt, result) < 0) {
-		if (x.remote == NULL)
-			(void)close(fd);
-		x.fatal = true;
-		free_state(&x);
+	status = xtr_extract(&src, dirfd, dest, opt, result);
+	(void)close(fd);
+	return status;
+}
+
+/* see extract.h */
+enum pfx_status
+xtr_extract_any(const struct xtr_in *src, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result)
+{
+	/* Below what it needs, a run would stop part way: not begun. */
+	if (xtr_fd_check(opt, result) < 0)
 		return result->status;
-	}
-	/* As open_source(): the caller is told what the decoder process
-	 * said it enforced, so that a fuzzer sees that report too. */
-	if (opt->hooks.confined != NULL)
-		opt->hooks.confined(opt->hooks.arg, &result->sandbox);
-	return run(&x);
+	/* All or nothing (atomic.c); a listing writes nothing anyway. */
+	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&
+	    (opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) == 0)
+		return xtr_extract_atomic(src, dirfd, dest, opt, result);
+	return xtr_extract(src, dirfd, dest, opt, result);
 }
 
 /* see pfextract.h */
@@ -1331,17 +1369,11 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
 	struct pfx_options defaults;
+	struct xtr_in src = { in, -1, NULL };
 
 	if (opt == NULL) {
 		pfx_options_init(&defaults);
 		opt = &defaults;
 	}
-	/* Below what it needs, a run would stop part way: not begun. */
-	if (xtr_fd_check(opt, result) < 0)
-		return result->status;
-	/* All or nothing (atomic.c); a listing writes nothing anyway. */
-	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&
-	    (opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) == 0)
-		return xtr_extract_atomic(in, dirfd, dest, opt, result);
-	return xtr_extract(in, dirfd, dest, opt, result);
+	return xtr_extract_any(&src, dirfd, dest, opt, result);
 }

@@ -394,10 +394,30 @@ int xtr_confine(const struct pfx_options *opt, int destfd,
     struct pfx_sandbox_info *info, struct pfx_result *res);
 
 /*
+ * Where a run's entries come from: an archive (IN) that libarchive reads,
+ * here or in the decoder process; or, IN NULL, a socket (WIRE, owned)
+ * that carries the decoder process's messages (wire.h) from a sender in
+ * this process: pfx_writer_*() (writer.c), the fuzzer, the tests.
+ */
+struct xtr_in {
+	const struct pfx_input *in;
+	int wire;
+	const char *who;	/* WIRE's sender, as messages name it */
+};
+
+/*
+ * pfx_extract() of SRC, whatever the flags: the descriptor check, then
+ * all or nothing (atomic.c) or not.  Return: RESULT->status.
+ */
+enum pfx_status xtr_extract_any(const struct xtr_in *src, int dirfd,
+    const char *dest, const struct pfx_options *opt,
+    struct pfx_result *result);
+
+/*
  * pfx_extract() without PFX_OPT_ATOMIC: extract beneath DEST, resolved
  * from DIRFD, as it is.  Return: RESULT->status.
  */
-enum pfx_status xtr_extract(const struct pfx_input *in, int dirfd,
+enum pfx_status xtr_extract(const struct xtr_in *src, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result);
 
@@ -472,8 +492,9 @@ struct xtr_remote;
 int xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
     const struct pfx_options *opt, struct pfx_result *res);
 
-/* The same over FD (owned), with no process. */
-int xtr_remote_open_fd(struct xtr_remote **out, int fd,
+/* The same over FD (owned), with no process: WHO sends (NULL: "the
+ * decoder process"), as messages name it. */
+int xtr_remote_open_fd(struct xtr_remote **out, int fd, const char *who,
     const struct pfx_options *opt, struct pfx_result *res);
 
 int xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae);
@@ -558,7 +579,7 @@ void xtr_append_notice(struct pfx_result *res, const char *notice);
  * pfx_extract() with PFX_OPT_ATOMIC over a populated destination DEST:
  * every name beside its own until the archive is read whole (journal.c).
  */
-enum pfx_status xtr_extract_journaled(const struct pfx_input *in, int dirfd,
+enum pfx_status xtr_extract_journaled(const struct xtr_in *src, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result);
 
@@ -569,7 +590,7 @@ enum pfx_status xtr_extract_journaled(const struct pfx_input *in, int dirfd,
  * beside DEST and publish it at DEST, or remove it; DEST is left as it
  * was unless the tree is published.  Return: RESULT->status.
  */
-enum pfx_status xtr_extract_atomic(const struct pfx_input *in, int dirfd,
+enum pfx_status xtr_extract_atomic(const struct xtr_in *src, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result);
 

@@ -146,6 +146,14 @@ copy_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 			xtr_fail_read(x, e->name);
 			return XTR_READ_FAILED;
 		}
+		/* SECURITY: nor does data run past that size. */
+		if (m->size_set && (offset > e->size ||
+		    (uint64_t)size > (uint64_t)(e->size - offset))) {
+			xtr_fail(x, EIO, "%s: archive data cannot be read: "
+			    "the entry's data runs past its size (%" PRId64
+			    " bytes)", xtr_short_name(e->name, nb), e->size);
+			return XTR_READ_FAILED;
+		}
 		/* SECURITY: a hole costs what its bytes would. */
 		hole = (uint64_t)(offset - pos);
 		r = check_limits(x, e, size, hole, (uint64_t)offset + size);
@@ -202,7 +210,7 @@ copy_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	}
 	/*
 	 * SECURITY: data that ends short of the size its header gave is a
-	 * read error, whatever the reader said: a file cut short (a rar5
+	 * read error too, whatever the reader said: a file cut short (a rar5
 	 * volume's part, which libarchive ends without an error) never gets
 	 * its name.  Formats that give no size are not judged.
 	 */
