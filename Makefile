@@ -128,6 +128,18 @@ obj/san/tests/run: $(TEST_SRCS:%.c=obj/san/%.o) obj/san/tests/fixture.o \
     $(SAN_CLI_OBJS) obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS) $(LIBS)
 
+# The push API's second reader (tests/push_tar.c): the pfextract command
+# with its archives read by the tests' own tar reader and given to
+# pfx_writer_*(); corpus/run.sh runs the attack corpus through it too.
+obj/push/cli/pfextract.o: cli/pfextract.c
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) $(INCLUDES) -Itests -DPFX_PUSH_TEST $(CPPFLAGS) \
+	    $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+
+obj/tests/pfextract-push: obj/push/cli/pfextract.o obj/tests/push_tar.o \
+    $(CLI_OBJS) obj/libpfextract.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
 obj/tsan/pfextract: obj/tsan/cli/pfextract.o $(TSAN_CLI_OBJS) \
     obj/tsan/libpfextract.a
 	$(CC) $(TSANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
@@ -186,7 +198,7 @@ check: deps
 	    obj/platform/sandbox_posix.o obj/tests/faultshim.so \
 	    obj/mkcorpus $(FUZZ_REPLAYS) obj/fuzz/mkwire obj/hostile/pfextract \
 	    obj/hostile/tests/hostile_lib obj/tests/confine_probe \
-	    obj/tests/inroot_check
+	    obj/tests/inroot_check obj/tests/pfextract-push
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
@@ -215,6 +227,11 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) obj/fuzz/replay_wire fuzz/corpus/wire
 	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/pfextract obj/mkcorpus
 	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/san/pfextract obj/mkcorpus
+	rm -f obj/tests/push.log
+	TMPDIR=$(TEST_TMPDIR) PFX_PUSH_LOG=$(CURDIR)/obj/tests/push.log \
+	    sh corpus/run.sh obj/tests/pfextract-push obj/mkcorpus
+	sh tests/push_count.sh obj/tests/push.log
+	TMPDIR=$(TEST_TMPDIR) sh tests/writer_example.sh $(CC)
 	TMPDIR=$(TEST_TMPDIR) sh tests/compat.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/root.sh obj/pfextract \
 	    obj/tests/inroot_check
@@ -375,6 +392,8 @@ install: all
 	$(INSTALL) -D -m 644 man/pfx_root.3 $(DESTDIR)$(MANDIR)/man3/pfx_root.3
 	$(INSTALL) -D -m 644 man/pfx_sandbox.3 \
 	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3
+	$(INSTALL) -D -m 644 man/pfx_writer.3 \
+	    $(DESTDIR)$(MANDIR)/man3/pfx_writer.3
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pfextract $(DESTDIR)$(INCDIR)/pfextract.h \
@@ -387,7 +406,8 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man1/pathfence.1 \
 	    $(DESTDIR)$(MANDIR)/man3/pfx_path.3 $(DESTDIR)$(MANDIR)/man3/pfx_root.3
 	rm -f $(DESTDIR)$(INCDIR)/pfx_sandbox.h \
-	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3
+	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3 \
+	    $(DESTDIR)$(MANDIR)/man3/pfx_writer.3
 
 clean:
 	rm -rf obj

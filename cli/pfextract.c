@@ -61,6 +61,16 @@
 #include "pfextract.h"
 #include "progress_out.h"
 
+/*
+ * The push API's test build (obj/tests/pfextract-push, never installed):
+ * the same command, with archives read by the tests' own tar reader and
+ * given to pfx_writer_*() (tests/push_tar.h).
+ */
+#ifdef PFX_PUSH_TEST
+#include "push_tar.h"
+#define pfx_extract push_tar_extract
+#endif
+
 /* The signal that stopped the run, or 0; the library's cancellation. */
 static volatile sig_atomic_t caught;
 
