@@ -140,6 +140,15 @@ obj/tests/pfextract-push: obj/push/cli/pfextract.o obj/tests/push_tar.o \
     $(CLI_OBJS) obj/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
+obj/tsan/push/cli/pfextract.o: cli/pfextract.c
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) $(INCLUDES) -Itests -DPFX_PUSH_TEST $(CPPFLAGS) \
+	    $(TSANFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+
+obj/tsan/tests/pfextract-push: obj/tsan/push/cli/pfextract.o \
+    obj/tsan/tests/push_tar.o $(TSAN_CLI_OBJS) obj/tsan/libpfextract.a
+	$(CC) $(TSANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
 obj/tsan/pfextract: obj/tsan/cli/pfextract.o $(TSAN_CLI_OBJS) \
     obj/tsan/libpfextract.a
 	$(CC) $(TSANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
@@ -198,7 +207,8 @@ check: deps
 	    obj/platform/sandbox_posix.o obj/tests/faultshim.so \
 	    obj/mkcorpus $(FUZZ_REPLAYS) obj/fuzz/mkwire obj/hostile/pfextract \
 	    obj/hostile/tests/hostile_lib obj/tests/confine_probe \
-	    obj/tests/inroot_check obj/tests/pfextract-push
+	    obj/tests/inroot_check obj/tests/pfextract-push \
+	    obj/tsan/tests/pfextract-push
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
@@ -210,7 +220,8 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) sh tests/progress.sh obj/pfextract
 	sh tests/sandbox.sh obj/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo
-	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract
+	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract \
+	    obj/tsan/tests/pfextract-push
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/san/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/faults.sh obj/pfextract \
