@@ -510,16 +510,23 @@ run_list(const char *rec, size_t len, struct seen *s,
 	return st;
 }
 
+/* run_list(), which must succeed. */
+static void
+run_ok(const char *rec, size_t len, struct seen *s)
+{
+	struct pfx_result res;
+
+	cr_assert_eq(run_list(rec, len, s, &res), PFX_OK, "%s", res.message);
+}
+
 /* 'R'/'T' move a directory, with what it holds, before the purge. */
 Test(dumpdir, renames_move_directories)
 {
 	static const char rec[] = "Dz\0Db\0Dc\0Rd/a\0Td/z\0";
-	struct pfx_result res;
 	struct seen s;
 
 	populate_abc();
-	cr_assert_eq(run_list(rec, sizeof(rec), &s, &res), PFX_OK, "%s",
-	    res.message);
+	run_ok(rec, sizeof(rec), &s);
 	cr_expect(!exists("dest/d/a"));
 	cr_expect(holds("dest/d/z", "fa", "dest/d/a/fa"));
 	cr_expect(holds("dest/d/b", "fb", "dest/d/b/fb"));
@@ -530,12 +537,10 @@ Test(dumpdir, renames_move_directories)
 Test(dumpdir, renames_make_missing_parents)
 {
 	static const char rec[] = "Db\0Dc\0Rd/a\0Tnew/deep/a\0";
-	struct pfx_result res;
 	struct seen s;
 
 	populate_abc();
-	cr_assert_eq(run_list(rec, sizeof(rec), &s, &res), PFX_OK, "%s",
-	    res.message);
+	run_ok(rec, sizeof(rec), &s);
 	cr_expect(holds("dest/new/deep/a", "fa", "dest/d/a/fa"));
 	cr_expect(!exists("dest/d/a"));
 }
@@ -545,12 +550,10 @@ Test(dumpdir, cyclic_renames_through_a_temporary)
 {
 	static const char rec[] = "Da\0Db\0Dc\0Xd\0Rd/c\0T\0Rd/b\0Td/c\0"
 	    "Rd/a\0Td/b\0R\0Td/a\0";
-	struct pfx_result res;
 	struct seen s;
 
 	populate_abc();
-	cr_assert_eq(run_list(rec, sizeof(rec), &s, &res), PFX_OK, "%s",
-	    res.message);
+	run_ok(rec, sizeof(rec), &s);
 	cr_expect(holds("dest/d/a", "fc", "dest/d/c/fc"));
 	cr_expect(holds("dest/d/b", "fa", "dest/d/a/fa"));
 	cr_expect(holds("dest/d/c", "fb", "dest/d/b/fb"));
@@ -564,14 +567,12 @@ Test(dumpdir, temporary_name_taken_is_not_replaced)
 {
 	static const char rec[] = "Da\0Db\0Dc\0D.pfx-rename.0\0Xd\0Rd/c\0T\0"
 	    "Rd/b\0Td/c\0Rd/a\0Td/b\0R\0Td/a\0";
-	struct pfx_result res;
 	struct seen s;
 
 	populate_abc();
 	put_dir("dest/d/.pfx-rename.0");
 	put("dest/d/.pfx-rename.0/mine");
-	cr_assert_eq(run_list(rec, sizeof(rec), &s, &res), PFX_OK, "%s",
-	    res.message);
+	run_ok(rec, sizeof(rec), &s);
 	cr_expect(holds("dest/d/a", "fc", "dest/d/c/fc"));
 	cr_expect(holds("dest/d/.pfx-rename.0", "mine",
 	    "dest/d/.pfx-rename.0/mine"));
@@ -656,13 +657,11 @@ Test(dumpdir, renames_refused_with_links_under_contain)
 Test(dumpdir, renames_under_contain_without_links)
 {
 	static const char rec[] = "Dz\0Db\0Dc\0Rd/a\0Td/z\0";
-	struct pfx_result res;
 	struct seen s;
 
 	populate_abc();
 	run_symlinks = PFX_SYMLINKS_CONTAIN;
-	cr_expect_eq(run_list(rec, sizeof(rec), &s, &res), PFX_OK, "%s",
-	    res.message);
+	run_ok(rec, sizeof(rec), &s);
 	cr_expect(holds("dest/d/z", "fa", "dest/d/a/fa"));
 }
 
