@@ -11,8 +11,9 @@
  * core's every rule), so that a list with one refused name moves
  * nothing; then each move is pfx_root_rename_dir(): both parents reached
  * beneath the root without symlinks, a directory only (a symlink moved
- * would resolve elsewhere), never over an existing name (the temporary
- * included: its name is tried again, not replaced).  With
+ * would resolve elsewhere), over nothing but an empty directory, as
+ * rename(2) has it in GNU tar (and never over anything for the
+ * temporary: a name taken is passed over for the next).  With
  * --symlinks=contain a move could make a link that stays inside lead out
  * (moved shallower, or moved into another link's path): the renames are
  * then refused if the destination holds a link or the run queued one.
@@ -161,9 +162,10 @@ move(struct xtr *x, const char *from, const char *to)
 {
 	int r;
 
-	r = pfx_root_rename_dir(&x->root, from, to);
+	/* As rename(2) in GNU tar: an empty directory at TO is replaced. */
+	r = pfx_root_rename_dir(&x->root, from, to, PFX_ROOT_REPLACE);
 	if (r == -ENOENT && xtr_make_parents(x, to) == 0)
-		r = pfx_root_rename_dir(&x->root, from, to);
+		r = pfx_root_rename_dir(&x->root, from, to, PFX_ROOT_REPLACE);
 	if (r < 0)
 		return r;
 	return note_moved(x, from, to);
@@ -182,7 +184,8 @@ move_to_temp(struct renames *st, const char *from)
 		if (n < 0 || (size_t)n >= sizeof(st->temp))
 			r = -ENAMETOOLONG;	/* judge() left room */
 		else
-			r = pfx_root_rename_dir(&st->x->root, from, st->temp);
+			r = pfx_root_rename_dir(&st->x->root, from, st->temp,
+			    PFX_ROOT_NOREPLACE);
 	}
 	if (r < 0) {
 		st->temp[0] = '\0';
@@ -224,6 +227,24 @@ one_record(struct renames *st, const char *rec)
 	return move(st->x, st->from, to);
 }
 
+/*
+ * A move failed with R: the entry's refusal for what the list got wrong
+ * (1 with *REASON), or R to report as any failure is.
+ */
+static int
+failed_move(int r, const char **reason)
+{
+	if (r == -ENOENT) {
+		*reason = "dumpdir_rename_missing";
+		return 1;
+	}
+	if (r == -EEXIST || r == -ENOTEMPTY) {
+		*reason = "dumpdir_rename_taken";
+		return 1;
+	}
+	return r;
+}
+
 /* see extract.h */
 int
 xtr_dumpdir_rename(struct xtr *x, const struct xtr_dumpdir *d,
@@ -253,7 +274,7 @@ xtr_dumpdir_rename(struct xtr *x, const struct xtr_dumpdir *d,
 			return -ECANCELED;
 		r = one_record(&st, rec);
 		if (r < 0)
-			return r;
+			return failed_move(r, reason);
 	}
 	return 0;
 }

@@ -950,8 +950,9 @@ void xtr_dumpdir_free(struct xtr *x, struct xtr_dumpdir *d);
 /*
  * dumprename.c: make D's renames ('R'/'T' pairs, 'X' temporaries), if
  * the directory REL is there.  Return: 0; 1 with *REASON the refusal (a
- * name refused, or links that a move could lead out: nothing moved); or
- * -errno (a move failed; those before it were made).
+ * name refused, or links that a move could lead out: nothing moved; or
+ * a move whose old path is missing or new one taken: those before it
+ * were made); or -errno (a move failed otherwise, likewise).
  */
 int xtr_dumpdir_rename(struct xtr *x, const struct xtr_dumpdir *d,
     const char *rel, const char **reason);

@@ -137,6 +137,11 @@ static const struct {
 	{ "dumpdir_rename_unsafe", "GNU dump directory renames a path that "
 	  "is refused as an entry's name would be (absolute, \"..\", too "
 	  "long, ...) or the destination itself" },
+	{ "dumpdir_rename_missing", "GNU dump directory renames a "
+	  "directory that is not there (the renames before it were made)" },
+	{ "dumpdir_rename_taken", "GNU dump directory renames a directory "
+	  "to a name that holds something other than an empty directory "
+	  "(the renames before it were made)" },
 	{ "dumpdir_rename_links", "GNU dump directory renames directories "
 	  "while the destination holds symlinks (--symlinks=contain): a "
 	  "move could make one lead outside" },

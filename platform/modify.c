@@ -141,9 +141,13 @@ pfx_root_rename(const struct pfx_root *root, const char *from,
 /* see pfx_root.h */
 int
 pfx_root_rename_dir(const struct pfx_root *root, const char *from,
-    const char *to)
+    const char *to, unsigned int flags)
 {
-	return rename_beneath(root, from, to, 0, true);
+	int replace = plat_replace_flags(flags);
+
+	if (replace < 0)
+		return replace;
+	return rename_beneath(root, from, to, replace, true);
 }
 
 /* see pfx_root.h */

@@ -578,6 +578,30 @@ Test(dumpdir, temporary_name_taken_is_not_replaced)
 	    "dest/d/.pfx-rename.0/mine"));
 }
 
+/* As rename(2) in GNU tar: an empty directory is replaced, no other. */
+Test(dumpdir, renames_over_an_empty_directory_only)
+{
+	static const char rec[] = "Db\0Dc\0De\0Rd/a\0Td/e\0";
+	static const char onto_c[] = "Db\0Dc\0Rd/b\0Td/c\0";
+	static const char missing[] = "Db\0Dc\0Rd/nothere\0Td/f\0";
+	struct pfx_result res;
+	struct seen s;
+
+	populate_abc();
+	put_dir("dest/d/e");
+	run_ok(rec, sizeof(rec), &s);
+	cr_expect(holds("dest/d/e", "fa", "dest/d/a/fa"));
+	cr_expect_eq(run_list(onto_c, sizeof(onto_c), &s, &res),
+	    PFX_REFUSED, "%s", res.message);
+	cr_expect_str_eq(s.refused[0], "d/:dumpdir_rename_taken");
+	cr_expect(holds("dest/d/b", "fb", "dest/d/b/fb"));
+	cr_expect(holds("dest/d/c", "fc", "dest/d/c/fc"));
+	cr_expect_eq(run_list(missing, sizeof(missing), &s, &res),
+	    PFX_REFUSED, "%s", res.message);
+	cr_expect_str_eq(s.refused[0], "d/:dumpdir_rename_missing");
+	cr_expect(!exists("dest/d/f"));
+}
+
 /* A row's records: the literal with its NUL (the empty record that ends). */
 #define REC(lit) lit, sizeof(lit)
 
