@@ -121,11 +121,47 @@ links_forbid(struct xtr *x)
 	return x->dest_links == 2 ? 1 : 0;
 }
 
+/* Remember that a move took or gave the path REL.  0, or -ENOMEM. */
+static int
+note_path(struct xtr *x, const char *rel)
+{
+	if (xtr_table_find(&x->moved, rel) != NULL ||
+	    xtr_table_add(&x->moved, rel) != NULL)
+		return 0;
+	return -ENOMEM;
+}
+
+/* see extract.h */
+bool
+xtr_dumpdir_moved(const struct xtr *x, const char *rel)
+{
+	char buf[PFX_PATH_MAX];
+	size_t n = strlen(rel);
+
+	if (x->moved.used == 0)
+		return false;
+	if (n >= sizeof(buf))
+		return true;	/* cannot say: as moved */
+	memcpy(buf, rel, n + 1);
+	for (;;) {
+		if (xtr_table_find(&x->moved, buf) != NULL)
+			return true;
+		while (n > 0 && buf[n - 1] != '/')
+			n--;
+		if (n == 0)
+			return false;
+		buf[--n] = '\0';
+	}
+}
+
 /*
  * The directory FROM moved to TO: dirs.c knows the directories this run
  * made by name, so the one moved is known by its new name too (its
  * identity is checked at the end, so the old name can stay).  Those
- * beneath it keep their old names: dirs.c then trusts only an identity.
+ * beneath it keep their old names: dirs.c then trusts only an identity,
+ * and sets no mode on one known by name alone at or beneath FROM or TO.
+ * Cost: O(1) table work per move; at the end, one lookup per component
+ * of each directory known by name alone.
  * Return: 0, or -ENOMEM.
  */
 static int
@@ -133,7 +169,8 @@ note_moved(struct xtr *x, const char *from, const char *to)
 {
 	struct xtr_slot *s, *t, copy;
 
-	x->renamed = true;
+	if (note_path(x, from) != 0 || note_path(x, to) != 0)
+		return -ENOMEM;
 	s = xtr_table_find(&x->dirs, from);
 	if (s == NULL || !s->has_id)
 		return 0;

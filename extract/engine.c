@@ -1031,6 +1031,7 @@ free_state(struct xtr *x)
 	xtr_table_free(&x->dirs);
 	xtr_table_free(&x->pending);
 	xtr_table_free(&x->changed);
+	xtr_table_free(&x->moved);
 	xtr_journal_free(x);
 	/* Its close callback also stops and joins our decoder thread. */
 	if (x->ar != NULL)
@@ -1276,6 +1277,7 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	xtr_table_init(&x->dirs, x);
 	xtr_table_init(&x->pending, x);
 	xtr_table_init(&x->changed, x);
+	xtr_table_init(&x->moved, x);
 	pfx_parent_cache_init(&x->parents);
 	if (opt->timeout != 0) {
 		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);

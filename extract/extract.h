@@ -267,10 +267,11 @@ struct xtr {
 	 * the worker thread commits files too.
 	 */
 	struct old_links *old_listed;	/* owned, or NULL */
-	/* dumpdir.c: a GNU rename moved a directory this run (dirs.c then
-	 * trusts no directory it knows by name alone); whether the
-	 * destination held a symlink at the first (0: not asked yet). */
-	bool renamed;
+	/* dumprename.c: the old and new paths of the directories GNU
+	 * renames moved (dirs.c trusts no directory it knows by name alone
+	 * at or beneath one); whether the destination held a symlink at
+	 * the first rename (0: not asked yet). */
+	struct xtr_table moved;
 	int dest_links;			/* 0, 1: none, 2: some */
 	pthread_mutex_t old_mu;
 	uint64_t queued_bytes;		/* written by files queued there */
@@ -946,6 +947,9 @@ int xtr_dumpdir_read(struct xtr *x, struct archive_entry *ae,
     struct xtr_dumpdir *d, const char **reason);
 
 void xtr_dumpdir_free(struct xtr *x, struct xtr_dumpdir *d);
+
+/* Is REL, or a directory above it, a path a GNU rename moved from or to? */
+bool xtr_dumpdir_moved(const struct xtr *x, const char *rel);
 
 /*
  * dumprename.c: make D's renames ('R'/'T' pairs, 'X' temporaries), if

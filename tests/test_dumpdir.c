@@ -729,3 +729,34 @@ Test(dumpdir, listing_renames_moves_nothing)
 	cr_expect(!exists("dest/d/z"));
 	free(t.buf);
 }
+
+/*
+ * One run (concatenated levels): a directory the run made as a parent,
+ * known by name alone, is moved away, and a directory that was there
+ * before the run takes its name.  The end of the run must not give that
+ * one the made directory's mode; the one it made by the entry keeps its
+ * own, found under its new name.
+ */
+Test(dumpdir, moved_names_not_chmodded_at_the_end)
+{
+	static const char rec[] = "Dp\0Dp_old\0Rp\0Tp_old\0Rkeep\0Tp\0";
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+	struct stat st;
+	char p[PATH_MAX];
+
+	put_dir("dest/keep");
+	at_base(p, "dest/keep");
+	cr_assert_eq(chmod(p, 0711), 0);
+	tar_file(&t, "p/q/f", "f");
+	tar_dumpdir(&t, "./", rec, sizeof(rec));
+	tar_end(&t);
+	cr_assert_eq(run(&t, PFX_OPT_INCREMENTAL, 0, &s, &res), PFX_OK, "%s",
+	    res.message);
+	cr_expect(holds("dest/p_old/q", "f", "f"));
+	at_base(p, "dest/p");
+	cr_assert_eq(stat(p, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0711, "mode %o", st.st_mode & 07777);
+	free(t.buf);
+}
