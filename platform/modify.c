@@ -76,17 +76,17 @@ is_real_dir(int dfd, const char *leaf)
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 }
 
-/*
- * pfx_root_rename(), and pfx_root_rename_dir() with DIR_ONLY.  REPLACE:
- * plat_replace_flags()'s answer.
- */
+/* pfx_root_rename(), and pfx_root_rename_dir() with DIR_ONLY. */
 static int
 rename_beneath(const struct pfx_root *root, const char *from,
-    const char *to, int replace, bool dir_only)
+    const char *to, unsigned int flags, bool dir_only)
 {
 	struct plat_path pf, pt;
-	int ffd = -1, tfd = -1, r;
+	int ffd = -1, tfd = -1, r, replace;
 
+	replace = plat_replace_flags(flags);
+	if (replace < 0)
+		return replace;
 	ffd = open_parent(root, from, &pf);
 	if (ffd < 0)
 		return ffd;
@@ -131,11 +131,7 @@ int
 pfx_root_rename(const struct pfx_root *root, const char *from,
     const char *to, unsigned int flags)
 {
-	int replace = plat_replace_flags(flags);
-
-	if (replace < 0)
-		return replace;
-	return rename_beneath(root, from, to, replace, false);
+	return rename_beneath(root, from, to, flags, false);
 }
 
 /* see pfx_root.h */
@@ -143,11 +139,7 @@ int
 pfx_root_rename_dir(const struct pfx_root *root, const char *from,
     const char *to, unsigned int flags)
 {
-	int replace = plat_replace_flags(flags);
-
-	if (replace < 0)
-		return replace;
-	return rename_beneath(root, from, to, replace, true);
+	return rename_beneath(root, from, to, flags, true);
 }
 
 /* see pfx_root.h */
