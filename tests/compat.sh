@@ -1570,6 +1570,16 @@ if selected incremental; then
 		    "$(diff "$R/rtree" "$R/ptree" | grep '^[<>]' | head -3 |
 		    tr '\n' ' ')"
 	fi
+	# -tvv shows the renames as tar does ('T' with no name for 'X').
+	(cd "$R" && tar -tvvf l1.tar -g /dev/null) >"$R/tout" 2>/dev/null
+	(cd "$R" && "$PFX" -tvvf l1.tar -g /dev/null) >"$R/pout" 2>/dev/null
+	if cmp -s "$R/tout" "$R/pout" && grep -q '^X ' "$R/pout"; then
+		ok
+	else
+		bad "tar -tvvf l1.tar -g (renames): the listings differ:" \
+		    "$(diff "$R/tout" "$R/pout" | grep '^[<>]' | head -3 |
+		    tr '\n' ' ')"
+	fi
 fi
 
 # --- listings, against GNU tar 1.34 -----------------------------------------

@@ -562,6 +562,25 @@ Test(dumpdir, cyclic_renames_through_a_temporary)
 	cr_expect(!exists("dest/d/.pfx-rename.0"));
 }
 
+/* The same, the archive read by the decoder process. */
+Test(dumpdir, cyclic_renames_with_the_decoder_process)
+{
+	static const char rec[] = "Da\0Db\0Dc\0Xd\0Rd/c\0T\0Rd/b\0Td/c\0"
+	    "Rd/a\0Td/b\0R\0Td/a\0";
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+
+	populate_abc();
+	tar_dumpdir(&t, "d/", rec, sizeof(rec));
+	tar_end(&t);
+	cr_assert_eq(run(&t, PFX_OPT_INCREMENTAL | PFX_OPT_SANDBOX_CHILD, 0,
+	    &s, &res), PFX_OK, "%s", res.message);
+	cr_expect(holds("dest/d/a", "fc", "dest/d/c/fc"));
+	cr_expect(holds("dest/d/b", "fa", "dest/d/a/fa"));
+	free(t.buf);
+}
+
 /* The temporary never replaces a name that is there: the next is tried. */
 Test(dumpdir, temporary_name_taken_is_not_replaced)
 {
