@@ -1342,8 +1342,9 @@ xtr_extract_journaled(const struct xtr_in *src, int dirfd,
     struct pfx_result *result)
 {
 	/*
-	 * An incremental restore removes names at once (dumpdir.c): no
-	 * journal could take that back, so not over a populated DEST.
+	 * An incremental restore removes names and moves directories at
+	 * once (dumpdir.c, dumprename.c): no journal could take that back,
+	 * so not over a populated DEST.
 	 */
 	if ((opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
 	    (opt->flags & PFX_OPT_LIST) == 0) {
