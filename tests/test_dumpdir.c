@@ -495,19 +495,27 @@ populate_abc(void)
 	put("out/sentinel");
 }
 
-/* Extract one dump directory "d/" listing REC (LEN bytes). */
+/* Extract one dump directory "d/" listing REC (LEN bytes), with -G and
+ * FLAGS. */
 static enum pfx_status
-run_list(const char *rec, size_t len, struct seen *s,
-    struct pfx_result *res)
+run_list_with(const char *rec, size_t len, unsigned int flags,
+    struct seen *s, struct pfx_result *res)
 {
 	struct tar t = { 0 };
 	enum pfx_status st;
 
 	tar_dumpdir(&t, "d/", rec, len);
 	tar_end(&t);
-	st = run(&t, PFX_OPT_INCREMENTAL, 0, s, res);
+	st = run(&t, PFX_OPT_INCREMENTAL | flags, 0, s, res);
 	free(t.buf);
 	return st;
+}
+
+static enum pfx_status
+run_list(const char *rec, size_t len, struct seen *s,
+    struct pfx_result *res)
+{
+	return run_list_with(rec, len, 0, s, res);
 }
 
 /* run_list(), which must succeed. */
@@ -567,18 +575,14 @@ Test(dumpdir, cyclic_renames_with_the_decoder_process)
 {
 	static const char rec[] = "Da\0Db\0Dc\0Xd\0Rd/c\0T\0Rd/b\0Td/c\0"
 	    "Rd/a\0Td/b\0R\0Td/a\0";
-	struct tar t = { 0 };
 	struct pfx_result res;
 	struct seen s;
 
 	populate_abc();
-	tar_dumpdir(&t, "d/", rec, sizeof(rec));
-	tar_end(&t);
-	cr_assert_eq(run(&t, PFX_OPT_INCREMENTAL | PFX_OPT_SANDBOX_CHILD, 0,
+	cr_assert_eq(run_list_with(rec, sizeof(rec), PFX_OPT_SANDBOX_CHILD,
 	    &s, &res), PFX_OK, "%s", res.message);
 	cr_expect(holds("dest/d/a", "fc", "dest/d/c/fc"));
 	cr_expect(holds("dest/d/b", "fa", "dest/d/a/fa"));
-	free(t.buf);
 }
 
 /* The temporary never replaces a name that is there: the next is tried. */
