@@ -1037,6 +1037,7 @@ open_source(struct xtr *x, const struct pfx_input *in)
 {
 	const struct pfx_options *opt = x->opt;
 	struct pfx_sandbox_info self;
+	int error;
 
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
 		x->ar = xtr_reader_open(in, opt->formats, opt->cancel,
@@ -1047,11 +1048,12 @@ open_source(struct xtr *x, const struct pfx_input *in)
 			x->drain_fd = in->fd;
 		if (x->ar != NULL)
 			return 0;
+		error = errno == PFX_ENOTARCHIVE ? PFX_ENOTARCHIVE : EINVAL;
 		/* A stop asked for while the first bytes were awaited. */
 		if (!xtr_cancelled(x)) {
 			x->fatal = true;
 			x->res->status = PFX_FATAL;
-			x->res->error = EINVAL;
+			x->res->error = error;
 		}
 		return -1;
 	}
