@@ -1135,6 +1135,11 @@ if selected astar; then
 	as_tar "-g -v Deleting" as_incr -g snar -xvf ../i1.tar
 	as_tar "--keep-newer-files" as_newer -xf ../plain.tar \
 	    --keep-newer-files
+	# The other lines that name the program.
+	as_tar "--checkpoint" as_none -tf ../plain.tar --checkpoint=1
+	as_tar "--checkpoint-action=echo" as_none -tf ../plain.tar \
+	    --checkpoint=1 --checkpoint-action=echo
+	as_tar "wildcards warning" as_none -tf ../plain.tar 'pk*'
 	# Run by a path, it is named by that path, as GNU tar is.
 	(cd "$T/as" && "$(command -v tar)" -tf junk) 2>&1 |
 	    sed "s#^$(command -v tar):#NAME:#" >"$T/twant"
