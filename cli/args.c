@@ -169,6 +169,7 @@ enum opt_id {
 	OPT_INDEX_FILE,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
+	OPT_VERIFY,		/* -W: GNU tar's usage error with -x, -t */
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -465,9 +466,9 @@ static const struct opt_def opts[] = {
 	  "pfextract does not check volume labels yet" },
 	{ "test-label", 0, false, OPT_REFUSED,
 	  "pfextract does not check volume labels yet" },
-	{ "verify", 'W', false, OPT_REFUSED,
-	  "it verifies an archive after writing it, as GNU tar refuses it "
-	  "with -x and -t" },
+	/* It verifies an archive after writing it: GNU tar refuses it
+	 * with -x and -t, in the same words (finish_tar_options). */
+	{ "verify", 'W', false, OPT_VERIFY, NULL },
 	{ "info-script", 'F', true, OPT_REFUSED,
 	  "it runs a program" },
 	{ "new-volume-script", 0, true, OPT_REFUSED,
@@ -540,6 +541,7 @@ struct parse {
 	struct from_file *from;	/* -T files, read by finish() */
 	size_t nfrom;
 	bool top_level;		/* --one-top-level given */
+	bool verify;		/* -W given */
 	size_t cap_members;
 	size_t cap_member_pat;
 	size_t cap_include;
@@ -1533,6 +1535,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_SHOW_STORED:
 		a->show_transformed = d->id == OPT_SHOW_TRANSFORMED;
 		return 0;
+	case OPT_VERIFY:
+		p->verify = true;
+		return 0;
 	case OPT_OCCURRENCE:
 		if (v == NULL) {
 			a->opt.occurrence = 1;
@@ -1882,9 +1887,15 @@ finish_tar_options(struct parse *p)
 		    add_member_line) == -1)
 			return -1;
 	}
+	/* GNU tar's usage errors, in its words. */
+	a->conflict = true;
+	if (p->verify)
+		return fail(p, "'--verify' cannot be used with '-%c'",
+		    a->mode);
 	if (a->opt.occurrence > 0 && a->nmembers == 0)
-		return fail(p, "--occurrence is meaningless without member "
-		    "names");
+		return fail(p, "--occurrence is meaningless without a file "
+		    "list");
+	a->conflict = false;
 	if (a->to_stdout && a->report_json)
 		return fail(p, "-O (--to-stdout) and --report=json both "
 		    "write to standard output");

@@ -81,6 +81,10 @@ struct xtr_args {
 	const char *index_file;		/* --index-file */
 	int progress;			/* -1 auto, 0 --no-progress,
 					   1 --progress */
+	/* tarout: the usage error is a conflict GNU tar finds once the
+	 * command line is read (its USAGE_ERROR, exit 2), not a malformed
+	 * one (exit 64 in both). */
+	bool conflict;
 };
 
 /*

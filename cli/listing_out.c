@@ -31,6 +31,7 @@ list_fmt_init(struct list_fmt *f, bool multibyte, bool utf8)
 {
 	memset(f, 0, sizeof(*f));
 	quote_init(&f->q, multibyte, utf8);
+	f->prog = "pfextract";
 	f->ugswidth = LIST_UGS_WIDTH;
 	f->datewidth = LIST_DATE_WIDTH;
 	(void)clock_gettime(CLOCK_MONOTONIC, &f->start);
@@ -330,7 +331,8 @@ checkpoint(struct list_fmt *f, uint64_t n, FILE *listing)
 	unsigned int secs;
 
 	if (f->nckpt == 0) {
-		fprintf(stderr, "pfextract: Read checkpoint %" PRIu64 "\n", n);
+		fprintf(stderr, "%s: Read checkpoint %" PRIu64 "\n", f->prog,
+		    n);
 		return;
 	}
 	for (i = 0; i < f->nckpt; i++) {
@@ -338,7 +340,7 @@ checkpoint(struct list_fmt *f, uint64_t n, FILE *listing)
 
 		switch (a->kind) {
 		case CKPT_ECHO:
-			fputs("pfextract: ", stderr);
+			fprintf(stderr, "%s: ", f->prog);
 			expand(stderr, f, a->text != NULL ? a->text :
 			    "Read checkpoint %u", n);
 			putc('\n', stderr);

@@ -37,6 +37,8 @@ struct ckpt_action {
 
 struct list_fmt {
 	struct quote q;
+	const char *prog;	/* what messages begin with: "pfextract", or
+				   the name it runs under (main.c) */
 	bool numeric;		/* --numeric-owner */
 	bool full_time;		/* --full-time */
 	bool utc;		/* --utc */

@@ -29,9 +29,20 @@
  * Sandbox.  Unless --no-sandbox, the library confines this whole process
  * (PFX_OPT_SANDBOX) once the archive and the destination are open and
  * before the first archive byte is decoded; everything pfextract needs
- * afterwards -- locale, time zone -- is loaded before.  -vv says what was
- * enforced on standard error (-v writes only what tar writes),
+ * afterwards -- locale, time zone -- is loaded before.  -vvv says what was
+ * enforced on standard error (-v and -vv write only what tar writes),
  * --report=json in the summary's "sandbox".
+ *
+ * Its name.  Messages begin with "pfextract:".  Installed or run under
+ * another name (as tar), pfextract speaks as GNU tar does: messages begin
+ * with argv[0] as given ("tar:", "/bin/tar:"); a usage error ends with
+ * tar's "Try 'tar --help' ..." line instead of the usage, and a conflict
+ * tar finds after parsing exits 2 as in tar (a malformed command line
+ * still 64, as tar's); an input in no known format is "This does not look
+ * like a tar archive"; a fatal error ends with "Error is not recoverable:
+ * exiting now", and exit status 2 otherwise with "Exiting with failure
+ * status due to previous errors".  --report=json is the same under any
+ * name.
  *
  * Exit status: 0 every entry extracted, 1 some refused or failed, 2 fatal,
  * a member operand not found or -k over an existing file (as GNU tar), 64
@@ -131,6 +142,41 @@ signal_name(int sig)
 	return "a signal";
 }
 
+/* What messages begin with: "pfextract", or argv[0] (program_name()). */
+static const char *progname = "pfextract";
+
+/* Speaking as GNU tar: run under a name other than pfextract's. */
+static bool
+as_tar(void)
+{
+	return strcmp(progname, "pfextract") != 0;
+}
+
+/*
+ * The name messages begin with: argv[0] as given, as GNU tar names
+ * itself (glibc's error() prints program_invocation_name: "/bin/tar:"),
+ * unless its last component is "pfextract".
+ */
+static const char *
+program_name(const char *argv0)
+{
+	const char *base;
+
+	if (argv0 == NULL || argv0[0] == '\0')
+		return "pfextract";
+	base = strrchr(argv0, '/');
+	base = base != NULL ? base + 1 : argv0;
+	return strcmp(base, "pfextract") == 0 ? "pfextract" : argv0;
+}
+
+/* Write "NAME: " to F, NAME what messages begin with. */
+static void
+put_prog(FILE *f)
+{
+	fputs(progname, f);
+	fputs(": ", f);
+}
+
 /* The test seam of pfextract(1)'s ENVIRONMENT: see probe_sandbox(). */
 #define PROBE_ENV "PFEXTRACT_SANDBOX_PROBE"
 
@@ -193,14 +239,27 @@ put_safe(FILE *f, const char *s, size_t len, bool backslash)
 	}
 }
 
-/* Write "pfextract: MSG" and the usage to standard error. */
+/*
+ * Write "pfextract: MSG" and the usage to standard error; as tar, GNU
+ * tar's pointer to its help instead of the usage.  CONFLICT: the error
+ * is one tar finds after parsing (xtr_args.conflict).
+ */
 static void
-usage_error(const char *msg)
+usage_error(const char *msg, bool conflict)
 {
-	fputs("pfextract: ", stderr);
+	/* GNU tar's own usage errors name it as argv[0] does; its option
+	 * parser's (argp) by argv[0]'s last component. */
+	const char *tar_name = strrchr(progname, '/');
+
+	tar_name = conflict || tar_name == NULL ? progname : tar_name + 1;
+	put_prog(stderr);
 	put_safe(stderr, msg, strlen(msg), false);
 	fputc('\n', stderr);
-	fputs(xtr_usage, stderr);
+	if (as_tar())
+		fprintf(stderr, "Try '%s --help' or '%s --usage' for more "
+		    "information.\n", tar_name, tar_name);
+	else
+		fputs(xtr_usage, stderr);
 }
 
 /* Write S to F as a JSON string, or null when S is NULL. */
@@ -249,6 +308,16 @@ put_json_entry(const struct pfx_entry *e)
 	fprintf(f, ",\"bytes\":%" PRIu64 "}\n", e->bytes);
 }
 
+/* Is E refused by -k as it exists (GNU tar's "Cannot open: File
+ * exists")? */
+static bool
+kept_old(const struct cli *c, const struct pfx_entry *e)
+{
+	return e->status == PFX_ENTRY_REFUSED &&
+	    c->a->opt.existing == PFX_EXISTING_KEEP && e->reason != NULL &&
+	    strcmp(e->reason, "exists") == 0;
+}
+
 /* Write "pfextract: NAME: TEXT[: strerror]" to standard error. */
 static void
 put_problem(const struct cli *c, const struct pfx_entry *e)
@@ -261,7 +330,10 @@ put_problem(const struct cli *c, const struct pfx_entry *e)
 		text = pfx_reason_text(e->reason);
 	if (text == NULL && !failed)
 		text = e->status == PFX_ENTRY_FAILED ? "failed" : "refused";
-	fputs("pfextract: ", stderr);
+	/* -k: in GNU tar's words, which scripts match. */
+	if (kept_old(c, e))
+		text = "Cannot open: File exists";
+	put_prog(stderr);
 	list_put_quoted(stderr, &c->fmt, e->name, true);
 	fputs(": ", stderr);
 	if (text != NULL)
@@ -294,13 +366,60 @@ transform_name(void *arg, enum pfx_name_kind kind,
 	return xtr_xform_apply(c->a->xforms, kind, name, out, cap, stderr);
 }
 
+/*
+ * Write NAME (LEN bytes, hostile) to F as GNU tar's quote() does in its
+ * messages: 'name', or with U+2018 and U+2019 in a UTF-8 locale, and
+ * what is not printable escaped.
+ */
+static void
+put_tar_quoted(const struct cli *c, FILE *f, const char *name, size_t len)
+{
+	struct quote q = c->fmt.q;
+
+	q.style = QUOTE_LOCALE;
+	memset(q.chars, 0, sizeof(q.chars));
+	quote_put(f, &q, name, len, false,
+	    f == stderr ? c->fmt.tty_err : c->fmt.tty_out);
+}
+
+/*
+ * -v with --backup: "Renaming 'dir/f' to 'dir/f~'" after E's line, as
+ * GNU tar says it, on F.
+ */
+static void
+say_backup(struct cli *c, FILE *f, const struct pfx_entry *e)
+{
+	const char *slash;
+	size_t dlen, blen;
+	char *bak;
+
+	if (e->backup == NULL || e->path == NULL)
+		return;
+	slash = strrchr(e->path, '/');
+	dlen = slash != NULL ? (size_t)(slash - e->path) + 1 : 0;
+	blen = strlen(e->backup);
+	bak = malloc(dlen + blen + 1);
+	if (bak == NULL)
+		return;
+	memcpy(bak, e->path, dlen);
+	memcpy(bak + dlen, e->backup, blen);
+	fputs("Renaming ", f);
+	put_tar_quoted(c, f, e->path, strlen(e->path));
+	fputs(" to ", f);
+	put_tar_quoted(c, f, bak, dlen + blen);
+	putc('\n', f);
+	free(bak);
+}
+
 /* -v: the line of the entry E extracted (on stderr with -O). */
 static void
 say_extracted(struct cli *c, const struct pfx_entry *e)
 {
 	bool to_fd = (c->a->opt.flags & PFX_OPT_TO_FD) != 0;
+	FILE *f = to_fd ? stderr : c->listing;
 
-	put_verbose(to_fd ? stderr : c->listing, c, e, c->a->verbose >= 2);
+	put_verbose(f, c, e, c->a->verbose >= 2);
+	say_backup(c, f, e);
 }
 
 /*
@@ -330,7 +449,8 @@ static void
 report_purged(void *arg, const struct pfx_entry *dir, const char *name)
 {
 	struct cli *c = arg;
-	size_t len = strlen(dir->name);
+	size_t len = strlen(dir->name), nlen;
+	char *full;
 
 	if (c->a->verbose == 0 || c->a->report_json)
 		return;
@@ -340,11 +460,18 @@ report_purged(void *arg, const struct pfx_entry *dir, const char *name)
 	}
 	while (len > 1 && dir->name[len - 1] == '/')
 		len--;
-	fputs("pfextract: Deleting '", c->listing);
-	put_safe(c->listing, dir->name, len, true);
-	putc('/', c->listing);
-	put_safe(c->listing, name, strlen(name), true);
-	fputs("'\n", c->listing);
+	nlen = strlen(name);
+	full = malloc(len + nlen + 1);
+	if (full == NULL)
+		return;
+	memcpy(full, dir->name, len);
+	full[len] = '/';
+	memcpy(full + len + 1, name, nlen);
+	put_prog(c->listing);
+	fputs("Deleting ", c->listing);
+	put_tar_quoted(c, c->listing, full, len + 1 + nlen);
+	putc('\n', c->listing);
+	free(full);
 }
 
 /* The library's report hook: one call per entry, with its outcome. */
@@ -391,10 +518,13 @@ report_entry(void *arg, const struct pfx_entry *e)
 			put_dumpdir(c->listing, e);
 		break;
 	case PFX_ENTRY_REFUSED:
-		/* -k over an existing name fails the run, as in GNU tar. */
-		if (a->opt.existing == PFX_EXISTING_KEEP &&
-		    e->reason != NULL && strcmp(e->reason, "exists") == 0)
+		/* -k over an existing name fails the run, as in GNU tar,
+		 * which names it with -v before it says so. */
+		if (kept_old(c, e)) {
 			c->kept_old++;
+			if (a->verbose > 0 && !a->report_json)
+				say_extracted(c, e);
+		}
 		/* -q silences refusals; they still count and are in JSON. */
 		if (!a->quiet)
 			put_problem(c, e);
@@ -409,9 +539,10 @@ report_entry(void *arg, const struct pfx_entry *e)
 		/* --keep-newer-files: GNU tar's warning, exit status 0. */
 		if (e->reason != NULL && strcmp(e->reason, "newer_exists") == 0
 		    && !a->quiet) {
-			fputs("pfextract: Current '", stderr);
-			put_safe(stderr, e->name, strlen(e->name), true);
-			fputs("' is newer or same age\n", stderr);
+			put_prog(stderr);
+			fputs("Current ", stderr);
+			put_tar_quoted(c, stderr, e->name, strlen(e->name));
+			fputs(" is newer or same age\n", stderr);
 		}
 		break;
 	}
@@ -585,8 +716,9 @@ on_confined(void *arg, const struct pfx_sandbox_info *info)
 	 * unconfined writer, where a probe proves nothing. */
 	bool child = (c->a->opt.flags & PFX_OPT_ATOMIC) != 0;
 
-	if (c->a->verbose >= 2) {
-		fputs("pfextract: sandbox: ", stderr);
+	if (c->a->verbose >= 3) {
+		put_prog(stderr);
+		fputs("sandbox: ", stderr);
 		put_safe(stderr, info->text, strlen(info->text), false);
 		fputs(child ? " (the decoder process; this one publishes)\n" :
 		    "\n", stderr);
@@ -609,12 +741,13 @@ flush_stdout(void)
 		/* The reader went away: SIGPIPE tells it (die_of_sigpipe). */
 		if (caught == SIGPIPE)
 			return -1;
-		fprintf(stderr, "pfextract: standard output: %s\n",
+		fprintf(stderr, "%s: standard output: %s\n", progname,
 		    strerror(errno));
 		return -1;
 	}
 	if (ferror(stdout)) {
-		fputs("pfextract: standard output: write error\n", stderr);
+		put_prog(stderr);
+		fputs("standard output: write error\n", stderr);
 		return -1;
 	}
 	return 0;
@@ -678,11 +811,13 @@ report_unmatched(void *arg, const char *pattern)
 		name = a->members[i];
 		if (!a->wildcards_given && !c->warned &&
 		    has_wildcards(name)) {
-			fputs("pfextract: Pattern matching characters used in "
-			    "file names\n"
-			    "pfextract: Use --wildcards to enable pattern "
-			    "matching, or --no-wildcards to suppress this "
-			    "warning\n", stderr);
+			put_prog(stderr);
+			fputs("Pattern matching characters used in file "
+			    "names\n", stderr);
+			put_prog(stderr);
+			fputs("Use --wildcards to enable pattern matching, or "
+			    "--no-wildcards to suppress this warning\n",
+			    stderr);
 			c->warned = true;
 		}
 	}
@@ -690,7 +825,7 @@ report_unmatched(void *arg, const char *pattern)
 	while (len > 1 && name[len - 1] == '/')
 		len--;
 	progress_clear(&c->prog);
-	fputs("pfextract: ", stderr);
+	put_prog(stderr);
 	quote_put(stderr, &c->fmt.q, name, len, true, c->fmt.tty_err);
 	fputs(": Not found in archive\n", stderr);
 }
@@ -744,6 +879,7 @@ setup_output(struct cli *c, const struct xtr_args *a, bool multibyte,
 	int fd;
 
 	list_fmt_init(f, multibyte, utf8);
+	f->prog = progname;
 	if (a->quoting_style != NULL)
 		(void)quote_style_parse(a->quoting_style, &f->q.style);
 	memcpy(f->q.chars, a->quote_chars, sizeof(f->q.chars));
@@ -787,7 +923,7 @@ setup_output(struct cli *c, const struct xtr_args *a, bool multibyte,
 	/* -v names on the same terminal would be torn by the line. */
 	on = a->progress == 1 || (a->progress == -1 && f->tty_err &&
 	    !a->report_json && !(a->verbose > 0 && f->tty_out));
-	progress_init(&c->prog, on && !a->quiet, stderr,
+	progress_init(&c->prog, on && !a->quiet, stderr, progname,
 	    input_fd >= 0 && fstat(input_fd, &st) == 0 && S_ISREG(st.st_mode) ?
 	    (uint64_t)st.st_size : 0);
 	return 0;
@@ -813,10 +949,31 @@ finish_output(struct cli *c, const struct pfx_result *res,
 		list_put_totals(stderr, &c->fmt, res->archive_bytes,
 		    res->tar != 0);
 	if (c->listing != stdout && fclose(c->listing) != 0)
-		fprintf(stderr, "pfextract: %s: %s\n", a->index_file,
+		fprintf(stderr, "%s: %s: %s\n", progname, a->index_file,
 		    strerror(errno));
 	if (c->fmt.tty != NULL)
 		(void)fclose(c->fmt.tty);
+}
+
+/*
+ * Say the fatal error ERROR (errno E): as tar, an input in no known
+ * format is GNU tar's "This does not look like a tar archive", and any
+ * other is followed by its "Error is not recoverable: exiting now".
+ */
+static void
+say_fatal(const char *error, int e)
+{
+	put_prog(stderr);
+	if (as_tar() && e == PFX_ENOTARCHIVE) {
+		fputs("This does not look like a tar archive\n", stderr);
+		return;
+	}
+	put_safe(stderr, error, strlen(error), false);
+	fputc('\n', stderr);
+	if (as_tar()) {
+		put_prog(stderr);
+		fputs("Error is not recoverable: exiting now\n", stderr);
+	}
 }
 
 int
@@ -832,14 +989,17 @@ main(int argc, char **argv)
 	bool multibyte, utf8;
 	int rc;
 
+	progname = program_name(argc > 0 ? argv[0] : NULL);
 	use_utf8_names(&multibyte, &utf8);
 	/* Read the time zone now (-tv): /etc/localtime may be out of the
 	 * sandbox's reach later. */
 	tzset();
 	if (xtr_parse_args(argc, argv, &a, err, sizeof(err)) == -1) {
-		usage_error(err[0] != '\0' ? err : "invalid arguments");
+		usage_error(err[0] != '\0' ? err : "invalid arguments",
+		    a.conflict);
+		rc = as_tar() && a.conflict ? PFX_FATAL : XTR_EXIT_USAGE;
 		xtr_args_free(&a);
-		return XTR_EXIT_USAGE;
+		return rc;
 	}
 	if (a.help) {
 		fputs(xtr_usage, stdout);
@@ -861,7 +1021,7 @@ main(int argc, char **argv)
 	if (cli_resolver_parse(env, &a.opt.resolver) == -1) {
 		snprintf(err, sizeof(err), "invalid %s value '%s' "
 		    "(auto, openat2 or walk)", RESOLVER_ENV, env);
-		usage_error(err);
+		usage_error(err, false);
 		xtr_args_free(&a);
 		return XTR_EXIT_USAGE;
 	}
@@ -880,13 +1040,14 @@ main(int argc, char **argv)
 			res.error = errno;
 			res.resolver = "none";
 			snprintf(res.message, sizeof(res.message),
+			    as_tar() ? "%s: Cannot open: %s" :
 			    "%s: cannot open archive: %s", a.archive,
 			    strerror(errno));
 		}
 	} else {
 		if (a.archive == NULL && isatty(STDIN_FILENO)) {
 			usage_error("refusing to read an archive from a "
-			    "terminal");
+			    "terminal", false);
 			xtr_args_free(&a);
 			return XTR_EXIT_USAGE;
 		}
@@ -897,7 +1058,7 @@ main(int argc, char **argv)
 	c.a = &a;
 	if (setup_output(&c, &a, multibyte, utf8, in.fd, err,
 	    sizeof(err)) == -1) {
-		usage_error(err);
+		usage_error(err, false);
 		if (in.fd > STDIN_FILENO)
 			(void)close(in.fd);
 		xtr_args_free(&a);
@@ -919,9 +1080,10 @@ main(int argc, char **argv)
 	if (a.sandbox == XTR_SANDBOX_REQUIRE)
 		a.opt.flags |= PFX_OPT_SANDBOX_REQUIRE;
 	if (a.sandbox == XTR_SANDBOX_OFF && res.status != PFX_FATAL) {
-		if (a.verbose >= 2)
-			fputs("pfextract: sandbox: off (--no-sandbox)\n",
-			    stderr);
+		if (a.verbose >= 3) {
+			put_prog(stderr);
+			fputs("sandbox: off (--no-sandbox)\n", stderr);
+		}
 		if (c.probe != NULL)
 			probe_sandbox(c.probe);
 	}
@@ -940,9 +1102,7 @@ main(int argc, char **argv)
 	    res.error == ECANCELED)) {
 		error = res.message[0] != '\0' ? res.message :
 		    res.error != 0 ? strerror(res.error) : "fatal error";
-		fputs("pfextract: ", stderr);
-		put_safe(stderr, error, strlen(error), false);
-		fputc('\n', stderr);
+		say_fatal(error, res.error);
 	}
 	/* A run a signal stopped says so, however far it got; but to a
 	 * reader that went away, tar says nothing. */
@@ -950,7 +1110,7 @@ main(int argc, char **argv)
 		snprintf(stopped, sizeof(stopped), "interrupted by %s",
 		    signal_name(caught));
 		if (caught != SIGPIPE)
-			fprintf(stderr, "pfextract: %s\n", stopped);
+			fprintf(stderr, "%s: %s\n", progname, stopped);
 		if (error == NULL)
 			error = stopped;
 		status = PFX_FATAL;
@@ -965,6 +1125,13 @@ main(int argc, char **argv)
 	 * file, is a failure once the rest is extracted. */
 	if (c.not_found > 0 || c.kept_old > 0)
 		rc = PFX_FATAL;
+	/* As tar: a failure it went on after is named at the end. */
+	if (as_tar() && rc == PFX_FATAL && (status != PFX_FATAL ||
+	    res.error == PFX_ENOTARCHIVE) && caught == 0) {
+		put_prog(stderr);
+		fputs("Exiting with failure status due to previous errors\n",
+		    stderr);
+	}
 	if (caught == SIGPIPE)
 		(void)fflush(stdout);	/* the reader is gone: no message */
 	else if (flush_stdout() == -1)

@@ -9,11 +9,13 @@
 
 /* see progress_out.h */
 void
-progress_init(struct progress *p, bool on, FILE *out, uint64_t size)
+progress_init(struct progress *p, bool on, FILE *out, const char *prog,
+    uint64_t size)
 {
 	memset(p, 0, sizeof(*p));
 	p->on = on;
 	p->out = out;
+	p->prog = prog;
 	p->size = size;
 	(void)clock_gettime(CLOCK_MONOTONIC, &p->start);
 	p->last = p->start;
@@ -58,8 +60,9 @@ draw(struct progress *p, const struct timespec *now)
 	brief((double)p->entries / t, er, sizeof(er));
 	brief((double)p->read, b, sizeof(b));
 	brief((double)p->read / t, br, sizeof(br));
-	n = snprintf(line, sizeof(line), "pfextract: %s entries (%s/s), "
-	    "%sB read (%sB/s)", e, er, b, br);
+	/* (A name too long for the line leaves it undrawn.) */
+	n = snprintf(line, sizeof(line), "%s: %s entries (%s/s), "
+	    "%sB read (%sB/s)", p->prog, e, er, b, br);
 	if (n > 0 && p->size > 0 && (size_t)n < sizeof(line))
 		n += snprintf(line + n, sizeof(line) - (size_t)n, ", %3u%%",
 		    (unsigned int)(p->read >= p->size ? 100 :

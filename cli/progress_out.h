@@ -19,14 +19,16 @@
 struct progress {
 	bool on;
 	FILE *out;
+	const char *prog;	/* the line's prefix: list_fmt's prog */
 	uint64_t size;		/* the input's size, or 0: unknown */
 	uint64_t entries, read;
 	struct timespec start, last;	/* CLOCK_MONOTONIC */
 	size_t drawn;		/* columns on screen now, 0: none */
 };
 
-/* Start *P: drawn on OUT when ON; SIZE the input's, or 0. */
-void progress_init(struct progress *p, bool on, FILE *out, uint64_t size);
+/* Start *P: drawn on OUT when ON, after "PROG: "; SIZE the input's, or 0. */
+void progress_init(struct progress *p, bool on, FILE *out, const char *prog,
+    uint64_t size);
 
 /* Count E; redraw if the last drawing is old enough. */
 void progress_entry(struct progress *p, const struct pfx_entry *e);

@@ -477,6 +477,8 @@ take_result(struct xtr *x, struct xtr_job *j)
 	}
 	xtr_note_file(x, j->rel, &j->tail.st);
 	xtr_forget_symlink(x, j->rel);
+	if (j->tail.backup[0] != '\0')
+		j->e.backup = j->tail.backup;
 	xtr_finish_entry(x, &j->e, PFX_ENTRY_EXTRACTED, "none", 0);
 }
 
@@ -900,6 +902,14 @@ xtr_async_defer(struct xtr *x, struct pfx_entry *e,
 	if (keep_strings(j, e->path) < 0) {
 		xtr_async_drain(x);
 		return false;
+	}
+	/* X's copy of a backup's name is the next file's. */
+	if (e->backup != NULL) {
+		size_t n = strnlen(e->backup, sizeof(j->tail.backup) - 1);
+
+		memcpy(j->tail.backup, e->backup, n);
+		j->tail.backup[n] = '\0';
+		j->e.backup = j->tail.backup;
 	}
 	j->kind = JOB_REPORT;
 	j->status = status;

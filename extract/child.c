@@ -447,7 +447,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	ar = xtr_reader_open(in, opt->formats, NULL, XTR_READ_FLAGS(opt),
 	    &dec, msg, sizeof(msg));
 	if (ar == NULL)
-		finish(&o, EINVAL, msg);
+		finish(&o, errno == PFX_ENOTARCHIVE ? PFX_ENOTARCHIVE : EINVAL,
+		    msg);
 	ae = archive_entry_new();
 	o.cap = 64u << 10;
 	o.buf = malloc(o.cap);

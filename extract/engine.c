@@ -1138,6 +1138,7 @@ open_source(struct xtr *x, const struct xtr_in *src)
 	const struct pfx_options *opt = x->opt;
 	const struct pfx_input *in = src->in;
 	struct pfx_sandbox_info self;
+	int error;
 
 	if (in == NULL)
 		return open_wire(x, src);
@@ -1150,11 +1151,12 @@ open_source(struct xtr *x, const struct xtr_in *src)
 			x->drain_fd = in->fd;
 		if (x->ar != NULL)
 			return 0;
+		error = errno == PFX_ENOTARCHIVE ? PFX_ENOTARCHIVE : EINVAL;
 		/* A stop asked for while the first bytes were awaited. */
 		if (!xtr_cancelled(x)) {
 			x->fatal = true;
 			x->res->status = PFX_FATAL;
-			x->res->error = EINVAL;
+			x->res->error = error;
 		}
 		return -1;
 	}

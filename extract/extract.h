@@ -13,6 +13,7 @@
 #ifndef XTR_EXTRACT_H
 #define XTR_EXTRACT_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -163,7 +164,8 @@ bool xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
  * in gzip, zstd or xz is decoded by our own decoder thread (decode.h;
  * DEC_FLAGS: XTR_DEC_*), which the reader owns: *DEC is set to it,
  * borrowed until the reader is freed, or to NULL when libarchive decodes.
- * On failure writes a message to MSG (CAP bytes).
+ * On failure writes a message to MSG (CAP bytes) and sets errno:
+ * PFX_ENOTARCHIVE when the input is no archive, else EINVAL.
  * Return: the reader, or NULL.
  */
 struct xtr_decoder;
@@ -228,6 +230,8 @@ struct xtr_symlink {
 
 struct xtr {
 	const struct pfx_options *opt;
+	char backup[NAME_MAX + 1];	/* the reader's last file's
+					   xtr_tail.backup, for its report */
 	struct pfx_result *res;
 	struct pfx_root root;
 	struct pfx_parent_cache parents;	/* the last file's parent
@@ -737,6 +741,9 @@ struct xtr_tail {
 	struct stat st;			/* out: the new file's identity */
 	int64_t mtime;			/* the entry's, for
 					   PFX_EXISTING_KEEP_NEWER */
+	char backup[NAME_MAX + 1];	/* out: --backup's new name (one
+					   component) of the file that was
+					   at its name, or "" */
 };
 
 /*

@@ -513,7 +513,6 @@ make_way(const struct xtr *x, struct xtr_tail *t)
 		[PFX_BACKUP_NUMBERED] = PFX_PENDING_BACKUP_NUMBERED,
 		[PFX_BACKUP_EXISTING] = PFX_PENDING_BACKUP_EXISTING,
 	};
-	char bak[NAME_MAX + 1];
 	struct stat st;
 	int r;
 
@@ -530,7 +529,7 @@ make_way(const struct xtr *x, struct xtr_tail *t)
 	if (x->opt->backup > PFX_BACKUP_NONE &&
 	    x->opt->backup <= PFX_BACKUP_EXISTING) {
 		r = pfx_pending_backup(&t->pend, how[x->opt->backup],
-		    x->opt->backup_suffix, bak, sizeof(bak));
+		    x->opt->backup_suffix, t->backup, sizeof(t->backup));
 		if (r < 0)
 			return r;
 	}
@@ -557,6 +556,7 @@ xtr_commit(struct xtr *x, struct xtr_tail *t)
 {
 	int r;
 
+	t->backup[0] = '\0';
 	if (kept_newer(x, t)) {
 		pfx_root_abort(&t->pend);
 		return XTR_KEPT_NEWER;
@@ -608,6 +608,11 @@ xtr_write_regular(struct xtr *x, const struct xtr_meta *m,
 		return r;
 	r = xtr_finish_data(x, &t);
 	*st = t.st;
+	/* The report comes after T is gone: the backup's name in X. */
+	if (r == 0 && t.backup[0] != '\0') {
+		memcpy(x->backup, t.backup, sizeof(x->backup));
+		e->backup = x->backup;
+	}
 	return r;
 }
 

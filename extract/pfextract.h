@@ -18,6 +18,7 @@
 #ifndef PFEXTRACT_H
 #define PFEXTRACT_H
 
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -246,6 +247,10 @@ struct pfx_entry {
 					   decompressed archive; -1 unknown */
 	uint64_t input_read;		/* bytes of the input read so far
 					   (compressed, as stored) */
+	/* --backup (pfx_options.backup): in report() of an extracted
+	 * file, the name, one component in PATH's directory, that the
+	 * file which was at PATH was renamed to; else NULL. */
+	const char *backup;
 };
 
 /* Which name hooks.transform() is asked about. */
@@ -487,6 +492,12 @@ struct pfx_result {
 	int tar;		/* 1: that archive was a tar (ustar,
 				   pax, GNU, v7); else 0 */
 };
+
+/*
+ * pfx_result.error when the input is no archive at all: empty, or in no
+ * format enabled (GNU tar's "This does not look like a tar archive").
+ */
+#define PFX_ENOTARCHIVE ENOEXEC
 
 /* Fill *OPT with the safe defaults. */
 PFX_API void pfx_options_init(struct pfx_options *opt);

@@ -692,8 +692,9 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	struct archive *a;
 	bool seekable;
 	off_t start;
-	int r;
+	int r, error = EINVAL;
 
+	errno = EINVAL;
 	if (names == NULL)
 		names = default_formats;
 	/* A package is an ar, whatever else the caller named. */
@@ -747,6 +748,7 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	if (r == ARCHIVE_OK && o.raw_empty && !format_named(names, "empty")) {
 		snprintf(msg, cap, "cannot read archive: the input is empty "
 		    "(0 bytes), which is no archive");
+		error = PFX_ENOTARCHIVE;
 		goto fail;
 	}
 	if (r != ARCHIVE_OK && seekable && looks_like_zip(in)) {
@@ -755,6 +757,11 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 		goto fail;
 	}
 	if (r != ARCHIVE_OK) {
+		/* No format reader took it: libarchive's "Unrecognized
+		 * archive format" (ARCHIVE_ERRNO_FILE_FORMAT, EILSEQ on
+		 * Linux) before any format was chosen. */
+		if (archive_errno(a) == EILSEQ && archive_format(a) == 0)
+			error = PFX_ENOTARCHIVE;
 		snprintf(msg, cap, "cannot read archive: %s",
 		    archive_error_string(a) != NULL ?
 		    archive_error_string(a) : r == ARCHIVE_FATAL &&
@@ -771,6 +778,7 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 fail:
 	*dec = NULL;
 	archive_read_free(a);
+	errno = error;
 	return NULL;
 }
 

@@ -973,12 +973,19 @@ like_tar() {
 	sed -e 's/^tar: /pfextract: /' \
 	    -e '/^pfextract: Exiting with failure status/d' \
 	    "$T/terr" >"$T/twant"
+	same_as_tar "$label" "$T/twant"
+}
+
+# same_as_tar LABEL WANT: exit statuses $trc and $prc are one, standard
+# outputs $T/tout and $T/pout the same, and pfextract's standard error
+# $T/perr is WANT.
+same_as_tar() {
 	if [ $prc -eq $trc ] && cmp -s "$T/tout" "$T/pout" &&
-	    cmp -s "$T/twant" "$T/perr"; then
+	    cmp -s "$2" "$T/perr"; then
 		ok
 	else
-		bad "$label: tar exit $trc, pfextract $prc;" \
-		    "tar: $(cat "$T/tout" "$T/twant" | head -4 | tr '\n' ' ')" \
+		bad "$1: tar exit $trc, pfextract $prc;" \
+		    "tar: $(cat "$T/tout" "$2" | head -4 | tr '\n' ' ')" \
 		    "pfextract: $(cat "$T/pout" "$T/perr" | head -4 | tr '\n' ' ')"
 	fi
 }
@@ -1063,6 +1070,89 @@ if selected operands; then
 			    "$(head -2 "$T/perr" | tr '\n' ' ')"
 		fi
 	done
+fi
+
+# --- issue 19 section 5: run as tar, it speaks as GNU tar -------------------
+
+# as_tar LABEL SETUP ARG...: in a fresh directory prepared by the shell
+# function SETUP, pfextract run under the name tar (a symlink first in
+# PATH, so that argv[0] is "tar", as GNU tar's is) prints byte for byte
+# what `tar ARG...` prints on standard output and standard error, GNU
+# tar's closing "Exiting with failure status" line included, and exits
+# as it does.
+as_tar() {
+	label=$1
+	setup=$2
+	shift 2
+	for d in r p; do
+		rm -rf "$T/as/$d" && mkdir -p "$T/as/$d" &&
+		    (cd "$T/as/$d" && $setup)
+	done
+	(cd "$T/as/r" && tar "$@") >"$T/tout" 2>"$T/terr"
+	trc=$?
+	(cd "$T/as/p" && PATH=$T/astar:$PATH tar "$@") >"$T/pout" 2>"$T/perr"
+	prc=$?
+	same_as_tar "as tar: $label" "$T/terr"
+}
+
+as_none() { :; }
+as_old() { mkdir -p pkg && echo old >pkg/package.json && echo old >file1; }
+as_incr() {
+	tar -g snar -xf "$T/as/i0.tar" && cp "$T/as/snar0" snar
+}
+as_newer() { echo newer >file1 && touch -d '2030-01-01' file1; }
+
+if selected astar; then
+	mkdir -p "$T/astar" "$T/as/src/dirA" "$T/as/src/pkg/sub"
+	ln -s "$PFX" "$T/astar/tar"
+	(cd "$T/as" && echo p >src/pkg/package.json && echo x >src/pkg/sub/x &&
+	    echo 1 >src/file1 && (cd src && tar -cf ../plain.tar pkg file1) &&
+	    awk 'BEGIN { for (i = 0; i < 511; i++) printf "%c", 97 + i % 23 }' \
+	    >junk && : >empty &&
+	    echo a >src/dirA/a && echo b >src/dirA/b &&
+	    (cd src && tar -g ../snar0 -cf ../i0.tar dirA && cp ../snar0 \
+	    ../snar1 && rm dirA/a && tar -g ../snar1 -cf ../i1.tar dirA))
+	# -k over existing files, an operand not found: the failure named
+	# at the end, exit 2.
+	as_tar "-k" as_old -xf ../plain.tar -k
+	as_tar "-xvf -k" as_old -xvf ../plain.tar --keep-old-files
+	as_tar "not found" as_none -tf ../plain.tar nothere ./file1
+	# No archive: junk, an empty file, a missing one.
+	as_tar "junk" as_none -tf ../junk
+	as_tar "junk -x" as_none -xf ../junk
+	as_tar "empty" as_none -xvf ../empty
+	as_tar "missing archive" as_none -tf ../nope.tar
+	# GNU tar's usage errors: its words, its pointer to --help, exit 2.
+	as_tar "--occurrence" as_none --occurrence -tf ../plain.tar
+	as_tar "-tW" as_none -tWf ../plain.tar
+	as_tar "-xW" as_none -x --verify -f ../plain.tar
+	# -v and -vv print what tar prints (no sandbox line), --backup's
+	# "Renaming", -g's "Deleting", --keep-newer-files' warning.
+	as_tar "-xvvf" as_none -xvvf ../plain.tar
+	as_tar "--backup -v" as_old -xvf ../plain.tar --backup
+	as_tar "--backup=numbered -v" as_old -xvf ../plain.tar \
+	    --backup=numbered
+	as_tar "-g -v Deleting" as_incr -g snar -xvf ../i1.tar
+	as_tar "--keep-newer-files" as_newer -xf ../plain.tar \
+	    --keep-newer-files
+	# The other lines that name the program.
+	as_tar "--checkpoint" as_none -tf ../plain.tar --checkpoint=1
+	as_tar "--checkpoint-action=echo" as_none -tf ../plain.tar \
+	    --checkpoint=1 --checkpoint-action=echo
+	as_tar "wildcards warning" as_none -tf ../plain.tar 'pk*'
+	# Run by a path, it is named by that path, as GNU tar is.
+	(cd "$T/as" && "$(command -v tar)" -tf junk) 2>&1 |
+	    sed "s#^$(command -v tar):#NAME:#" >"$T/twant"
+	(cd "$T/as" && "$T/astar/tar" -tf junk) 2>&1 |
+	    sed "s#^$T/astar/tar:#NAME:#" >"$T/pgot"
+	if cmp -s "$T/twant" "$T/pgot"; then ok; else
+		bad "as tar by its path: $(head -2 "$T/pgot" | tr '\n' ' ')"
+	fi
+	# Under its own name: "pfextract:", none of tar's closing lines.
+	(cd "$T/as" && "$PFX" -tf junk) >/dev/null 2>"$T/err"
+	if [ "$(cut -c1-11 "$T/err")" = "pfextract: " ]; then ok; else
+		bad "pfextract -tf junk: $(cat "$T/err")"
+	fi
 fi
 
 # --- issue 19: -O, transforms, -T, --occurrence, --one-top-level -----------
@@ -1499,7 +1589,8 @@ if selected incremental; then
 		(cd "$I" && LC_ALL=C tar -xvf l1.tar $g -C r) >"$I/tout" \
 		    2>"$I/terr"
 		trc=$?
-		(cd "$I" && "$PFX" -xvf l1.tar $g -C p) >"$I/pout" 2>"$I/perr"
+		(cd "$I" && LC_ALL=C "$PFX" -xvf l1.tar $g -C p) >"$I/pout" \
+		    2>"$I/perr"
 		prc=$?
 		sed 's/^tar: /pfextract: /' "$I/tout" >"$I/twant"
 		tree_of "$I/r" >"$I/rtree"

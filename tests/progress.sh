@@ -91,6 +91,17 @@ rm -rf "$T/out" && mkdir "$T/out"
 if grep -q 'entries (' "$T/err"; then ok; else
 	bad "--progress on a pipe drew nothing"
 fi
+# It begins with the name pfextract runs by: "pfextract: ", or run as
+# tar, "tar: ", as its other messages.
+if grep -q '^.\{0,1\}pfextract: [0-9.]* entries (' "$T/err"; then ok; else
+	bad "--progress: not 'pfextract: ': '$(head -c 80 "$T/err")'"
+fi
+mkdir "$T/bin" && ln -s "$PFX" "$T/bin/tar"
+rm -rf "$T/out" && mkdir "$T/out"
+PATH=$T/bin:$PATH tar -xf "$T/a.tar" -C "$T/out" $SLOW --progress 2>"$T/err"
+if grep -q '^.\{0,1\}tar: [0-9.]* entries (' "$T/err"; then ok; else
+	bad "--progress as tar: '$(head -c 80 "$T/err")'"
+fi
 
 echo "progress: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -30,7 +30,7 @@ tar -C "$T/src" -czf "$T/a.tgz" d
 "$mkdemo" "$T/demo.tgz"
 
 # Is the sandbox enforced at all here?
-"$pfx" -vv -xf "$T/a.tgz" -C "$T" 2> "$T/probe-stderr" > /dev/null
+"$pfx" -vvv -xf "$T/a.tgz" -C "$T" 2> "$T/probe-stderr" > /dev/null
 rm -rf "$T/d"
 if ! grep -q '^pfextract: sandbox: landlock ABI' "$T/probe-stderr"; then
 	echo "sandbox.sh: skipped: $(grep 'sandbox:' "$T/probe-stderr")"
@@ -237,10 +237,10 @@ done
 # Listing is confined too, with nothing writable: not even the current
 # directory.  The system-call filter refuses the create (EPERM) before
 # Landlock would (EACCES).
-(cd "$T" && PFEXTRACT_SANDBOX_PROBE=listed "$pfx" -tvvf a.tgz) \
+(cd "$T" && PFEXTRACT_SANDBOX_PROBE=listed "$pfx" -tvvvf a.tgz) \
     > "$T/list-on" 2> "$T/list-on.err"
 rc_on=$?
-(cd "$T" && "$pfx" -tvvf a.tgz --no-sandbox) > "$T/list-off" 2>/dev/null
+(cd "$T" && "$pfx" -tvvvf a.tgz --no-sandbox) > "$T/list-off" 2>/dev/null
 rc_off=$?
 if [ "$rc_on" -eq 0 ] && [ "$rc_off" -eq 0 ] &&
     cmp -s "$T/list-on" "$T/list-off"; then ok; else
@@ -256,25 +256,26 @@ if grep -q '^pfextract: sandbox: landlock ABI [0-9]* (fs read-only' \
 	bad "listing: no read-only sandbox line: $(head -2 "$T/list-on.err")"
 fi
 
-# -vv says what holds, one line on standard error; and what is off.
+# -vvv says what holds, one line on standard error; and what is off.
 rm -rf "$T/v" && mkdir "$T/v"
-"$pfx" -xvvf "$T/a.tgz" -C "$T/v" > "$T/v.out" 2> "$T/v.err"
+"$pfx" -xvvvf "$T/a.tgz" -C "$T/v" > "$T/v.out" 2> "$T/v.err"
 if [ "$(grep -c '^pfextract: sandbox: ' "$T/v.err")" -eq 1 ] &&
     grep -q 'no_new_privs, seccomp$' "$T/v.err" &&
     ! grep -q sandbox "$T/v.out"; then ok; else
-	bad "-vv: $(cat "$T/v.err")"
+	bad "-vvv: $(cat "$T/v.err")"
 fi
 rm -rf "$T/v" && mkdir "$T/v"
-"$pfx" -xvvf "$T/a.tgz" -C "$T/v" --no-sandbox > /dev/null 2> "$T/v.err"
+"$pfx" -xvvvf "$T/a.tgz" -C "$T/v" --no-sandbox > /dev/null 2> "$T/v.err"
 if grep -qx 'pfextract: sandbox: off (--no-sandbox)' "$T/v.err"; then ok
-else bad "-vv --no-sandbox: $(cat "$T/v.err")"; fi
-# -v writes what GNU tar writes: the names, and nothing on standard error.
-for how in "" --no-sandbox; do
+else bad "-vvv --no-sandbox: $(cat "$T/v.err")"; fi
+# -v and -vv write what GNU tar writes: the names or the long lines, and
+# nothing on standard error.
+for how in "-v" "-v --no-sandbox" "-vv" "-vv --no-sandbox"; do
 	rm -rf "$T/v" && mkdir "$T/v"
-	"$pfx" -xvf "$T/a.tgz" -C "$T/v" --symlinks=contain $how \
+	"$pfx" -xf "$T/a.tgz" -C "$T/v" --symlinks=contain $how \
 	    > "$T/v.out" 2> "$T/v.err"
-	if [ ! -s "$T/v.err" ] && grep -qx 'd/a.txt' "$T/v.out"; then ok
-	else bad "-v $how wrote on standard error: $(cat "$T/v.err")"; fi
+	if [ ! -s "$T/v.err" ] && grep -q 'd/a.txt$' "$T/v.out"; then ok
+	else bad "$how wrote on standard error: $(cat "$T/v.err")"; fi
 done
 rm -rf "$T/v" && mkdir "$T/v"
 "$pfx" -xf "$T/a.tgz" -C "$T/v" --symlinks=contain > /dev/null 2> "$T/v.err"
@@ -335,7 +336,7 @@ if cc -shared -fPIC -o "$T/nolandlock.so" "$T/nolandlock.c" -ldl \
 	# Without require it degrades, says so, and extracts.
 	rm -rf "$T/v" && mkdir "$T/v"
 	LD_PRELOAD="$T/nolandlock.so" PFEXTRACT_SANDBOX_PROBE="$T/pf" \
-	    "$pfx" -xvvf "$T/a.tgz" -C "$T/v" --symlinks=contain > /dev/null \
+	    "$pfx" -xvvvf "$T/a.tgz" -C "$T/v" --symlinks=contain > /dev/null \
 	    2> "$T/v.err"
 	rc=$?
 	if [ "$rc" -eq 0 ] && [ "$(cat "$T/v/d/a.txt")" = one ] &&

@@ -561,7 +561,7 @@ static const struct err_row err_rows[] = {
 	{ "--occurrence=x", { "--occurrence=x", "a", "m" },
 	  "invalid --occurrence value 'x'" },
 	{ "--occurrence without members", { "--occurrence", "a" },
-	  "meaningless without member names" },
+	  "meaningless without a file list" },
 	{ "--one-top-level from stdin", { "--one-top-level", "-f", "-" },
 	  "cannot deduce the top-level directory" },
 	{ "--one-top-level from a.zip", { "--one-top-level", "a.zip" },

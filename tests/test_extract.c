@@ -101,6 +101,7 @@ struct rec {
 	int64_t mtime;
 	int error;
 	uint64_t bytes;
+	char *backup;		/* pfx_entry.backup, or NULL */
 };
 
 struct reports {
@@ -375,6 +376,7 @@ reports_add(struct reports *rp, const struct pfx_entry *e)
 	r->path = dup_or_null(e->path, &rp->oom);
 	r->target = dup_or_null(e->link_target, &rp->oom);
 	r->reason = dup_or_null(e->reason, &rp->oom);
+	r->backup = dup_or_null(e->backup, &rp->oom);
 	r->type = e->type;
 	r->decision = e->decision;
 	r->status = e->status;
@@ -395,6 +397,7 @@ reports_free(struct reports *rp)
 		free(rp->v[i].path);
 		free(rp->v[i].target);
 		free(rp->v[i].reason);
+		free(rp->v[i].backup);
 	}
 	free(rp->v);
 	memset(rp, 0, sizeof(*rp));
@@ -1858,6 +1861,117 @@ case_existing_replaced(struct fx *fx)
 Test(extract, existing_replaced)
 {
 	each_resolver("existing_replaced", case_existing_replaced);
+}
+
+/* The report of FX's entry NAME, or NULL. */
+static const struct rec *
+report_of(const struct fx *fx, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < fx->rep.n; i++)
+		if (fx->rep.v[i].name != NULL &&
+		    strcmp(fx->rep.v[i].name, name) == 0)
+			return &fx->rep.v[i];
+	return NULL;
+}
+
+/*
+ * --backup: each file's report names the backup made of what was at its
+ * path (tar -v's "Renaming"), and only such a file's: through the worker
+ * thread and the reports it defers alike, several files in a row.
+ */
+static void
+case_backup_reported(struct fx *fx)
+{
+	static const char *const names[] = { "a", "d/b", "c", "d/e", "f" };
+	const struct rec *r;
+	char want[16];
+	struct ab ab;
+	size_t i;
+
+	put_file(fx->destfd, "a", "old a\n", 0644);
+	cr_assert(mkdirat(fx->destfd, "d", 0755) == 0, "fixture: mkdir");
+	put_file(fx->destfd, "d/b", "old b\n", 0644);
+	put_file(fx->destfd, "d/e", "old e\n", 0644);
+	fx_rebase(fx, false);
+	fx->opt.backup = PFX_BACKUP_SIMPLE;
+
+	ab_pax(&ab);
+	ab_dir(&ab, "d", 0755);
+	for (i = 0; i < NELEM(names); i++)
+		ab_file(&ab, names[i], "new\n", 0644);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("a~", "old a\n", 0644);
+	EXPECT_FILE("d/b~", "old b\n", 0644);
+	for (i = 0; i < NELEM(names); i++) {
+		r = report_of(fx, names[i]);
+		CHECK(r != NULL, "no report for %s", names[i]);
+		(void)snprintf(want, sizeof(want), "%s~",
+		    strrchr(names[i], '/') != NULL ?
+		    strrchr(names[i], '/') + 1 : names[i]);
+		if (strcmp(names[i], "c") == 0 || strcmp(names[i], "f") == 0)
+			CHECK(r->backup == NULL, "%s: backup \"%s\", none "
+			    "made", names[i], r->backup);
+		else
+			CHECK(r->backup != NULL && strcmp(r->backup,
+			    want) == 0, "%s: backup %s, want %s", names[i],
+			    str_or_null(r->backup), want);
+	}
+	r = report_of(fx, "d");
+	if (r == NULL)
+		r = report_of(fx, "d/");
+	CHECK(r != NULL && r->backup == NULL, "d: a directory has no backup");
+	ab_free(&ab);
+}
+
+Test(extract, backup_reported)
+{
+	each_resolver("backup_reported", case_backup_reported);
+}
+
+/*
+ * An input in no known format, or empty, fails with PFX_ENOTARCHIVE
+ * (tar's "This does not look like a tar archive"), parsed here or in the
+ * decoder process; a tar archive cut short is another error.
+ */
+static void
+case_not_archive(struct fx *fx)
+{
+	static const unsigned int flags[] = { 0, PFX_OPT_SANDBOX_CHILD };
+	char junk[511];
+	struct ab ab;
+	size_t i, k;
+
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)('a' + i % 23);
+	ab_pax(&ab);
+	ab_file(&ab, "f", "some data that the cut leaves out\n", 0644);
+	ab_close(&ab);
+	for (k = 0; k < NELEM(flags); k++) {
+		fx->opt.flags = (fx->opt.flags & ~PFX_OPT_SANDBOX_CHILD) |
+		    flags[k];
+		EXPECT_STATUS(fx_extract_bytes(fx, junk, sizeof(junk)),
+		    PFX_FATAL);
+		CHECK(fx->res.error == PFX_ENOTARCHIVE, "junk (flags %#x): "
+		    "error %d (%s)", flags[k], fx->res.error,
+		    fx->res.message);
+		EXPECT_STATUS(fx_extract_bytes(fx, junk, 0), PFX_FATAL);
+		CHECK(fx->res.error == PFX_ENOTARCHIVE, "empty (flags %#x): "
+		    "error %d (%s)", flags[k], fx->res.error,
+		    fx->res.message);
+		EXPECT_STATUS(fx_extract_bytes(fx, ab.buf, 600), PFX_FATAL);
+		CHECK(fx->res.error != PFX_ENOTARCHIVE, "a cut tar (flags "
+		    "%#x) is no junk: %s", flags[k], fx->res.message);
+	}
+	ab_free(&ab);
+}
+
+Test(extract, not_archive)
+{
+	each_resolver("not_archive", case_not_archive);
 }
 
 /*
