@@ -81,6 +81,8 @@ struct xtr_args {
 	const char *index_file;		/* --index-file */
 	int progress;			/* -1 auto, 0 --no-progress,
 					   1 --progress */
+	char **volumes;			/* -M: the -f after the first */
+	size_t nvolumes;
 };
 
 /*

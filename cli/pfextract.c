@@ -347,6 +347,43 @@ report_purged(void *arg, const struct pfx_entry *dir, const char *name)
 	fputs("'\n", c->listing);
 }
 
+/*
+ * -M: open the volumes after the first (A's VOLUMES; "-" is standard
+ * input) into FDS, as tar opens -f, before the library confines anything.
+ * On failure fills RES.  Return: 0, or -1.
+ */
+static int
+open_volumes(const struct xtr_args *a, int *fds, struct pfx_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < a->nvolumes; i++) {
+		fds[i] = strcmp(a->volumes[i], "-") == 0 ? STDIN_FILENO :
+		    open(a->volumes[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fds[i] == -1) {
+			res->status = PFX_FATAL;
+			res->error = errno;
+			res->resolver = "none";
+			snprintf(res->message, sizeof(res->message),
+			    "%s: cannot open archive: %s", a->volumes[i],
+			    strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Close what open_volumes() opened of A's volumes (-1: not opened). */
+static void
+close_volumes(const struct xtr_args *a, int *fds)
+{
+	size_t i;
+
+	for (i = 0; i < a->nvolumes; i++)
+		if (fds[i] > STDIN_FILENO)
+			(void)close(fds[i]);
+}
+
 /* The library's report hook: one call per entry, with its outcome. */
 static void
 report_entry(void *arg, const struct pfx_entry *e)
@@ -825,6 +862,7 @@ main(int argc, char **argv)
 	struct xtr_args a;
 	struct pfx_input in;
 	struct pfx_result res;
+	int volumes[PFX_MAX_VOLUMES];
 	struct cli c;
 	enum pfx_status status;
 	const char *env, *error = NULL;
@@ -892,6 +930,11 @@ main(int argc, char **argv)
 		}
 		in.fd = STDIN_FILENO;
 	}
+	memset(volumes, -1, sizeof(volumes));
+	in.volumes = volumes;
+	in.nvolumes = a.nvolumes;
+	if (res.status != PFX_FATAL && a.nvolumes > 0)
+		(void)open_volumes(&a, volumes, &res);
 
 	memset(&c, 0, sizeof(c));
 	c.a = &a;
@@ -900,6 +943,7 @@ main(int argc, char **argv)
 		usage_error(err);
 		if (in.fd > STDIN_FILENO)
 			(void)close(in.fd);
+		close_volumes(&a, volumes);
 		xtr_args_free(&a);
 		return XTR_EXIT_USAGE;
 	}
@@ -932,6 +976,7 @@ main(int argc, char **argv)
 		    ".", &a.opt, &res);
 	if (in.fd > STDIN_FILENO)
 		(void)close(in.fd);
+	close_volumes(&a, volumes);
 	if ((int)status < PFX_OK || status > PFX_FATAL)
 		status = PFX_FATAL;
 	finish_output(&c, &res, status);

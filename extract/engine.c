@@ -1038,6 +1038,8 @@ free_state(struct xtr *x)
 		archive_read_free(x->ar);
 	x->ar = NULL;
 	x->dec = NULL;
+	xtr_volumes_free(x->vols);
+	x->vols = NULL;
 	xtr_remote_free(x->remote);
 	x->remote = NULL;
 	pfx_parent_cache_drop(&x->parents);
@@ -1143,7 +1145,7 @@ open_source(struct xtr *x, const struct xtr_in *src)
 		return open_wire(x, src);
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
 		x->ar = xtr_reader_open(in, opt->formats, opt->cancel,
-		    XTR_READ_FLAGS(opt), &x->dec, x->res->message,
+		    XTR_READ_FLAGS(opt), &x->dec, &x->vols, x->res->message,
 		    sizeof(x->res->message));
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)

@@ -273,13 +273,9 @@ struct pipe_in {
 	char buf[XTR_BLOCK];
 };
 
-/*
- * One read(2) of FD into BUF (CAP bytes).  Return: the bytes read (0 at
- * the end), -ECANCELED when a signal cut the read short and *CANCEL is
- * set (any other interruption is retried), or -errno.
- */
-static ssize_t
-read_cancellable(int fd, void *buf, size_t cap,
+/* see extract.h */
+ssize_t
+xtr_read_cancellable(int fd, void *buf, size_t cap,
     const volatile sig_atomic_t *cancel)
 {
 	ssize_t n;
@@ -324,7 +320,7 @@ pipe_read(struct archive *a, void *arg, const void **buf)
 		return n;
 	}
 	*buf = p->buf;
-	n = read_cancellable(p->fd, p->buf, sizeof(p->buf), p->cancel);
+	n = xtr_read_cancellable(p->fd, p->buf, sizeof(p->buf), p->cancel);
 	if (n < 0) {
 		read_error(a, p->fd, n);
 		return -1;
@@ -397,7 +393,7 @@ open_stream(struct archive *a, int fd, bool own_fd, struct opening *o)
 	ssize_t n;
 
 	while (got < sizeof(head)) {
-		n = read_cancellable(fd, head + got, sizeof(head) - got,
+		n = xtr_read_cancellable(fd, head + got, sizeof(head) - got,
 		    o->cancel);
 		if (n < 0) {
 			read_error(a, fd, n);
@@ -488,6 +484,40 @@ open_path(struct archive *a, const char *path, struct opening *o)
 }
 
 /*
+ * Open A on the volumes of IN (tar -M), joined (volumes.c): the first
+ * from PATH or FD, the rest IN's VOLUMES; *VOLS is the joiner.
+ * Return: libarchive's status.
+ */
+static int
+open_volumes(struct archive *a, const struct pfx_input *in,
+    const struct opening *o, struct xtr_volumes **vols)
+{
+	int fds[PFX_MAX_VOLUMES], own = -1;
+
+	if (in->nvolumes >= PFX_MAX_VOLUMES || (in->nvolumes > 0 &&
+	    in->volumes == NULL) || (in->path == NULL && (in->buf != NULL ||
+	    in->fd < 0))) {
+		archive_set_error(a, EINVAL, "multi-volume: the first volume "
+		    "must be a file or a descriptor, and at most %d volumes "
+		    "may be given", PFX_MAX_VOLUMES);
+		return ARCHIVE_FATAL;
+	}
+	if (in->path != NULL) {
+		own = pfx_input_open(in->path);
+		if (own < 0) {
+			archive_set_error(a, -own, "%s: %s", in->path,
+			    strerror(-own));
+			return ARCHIVE_FATAL;
+		}
+	}
+	fds[0] = own >= 0 ? own : in->fd;
+	if (in->nvolumes > 0)
+		memcpy(fds + 1, in->volumes, in->nvolumes * sizeof(fds[0]));
+	return xtr_volumes_open(a, fds, in->nvolumes + 1, own, o->cancel,
+	    vols);
+}
+
+/*
  * Open A on IN (SEEKABLE: a path, a buffer or an fd that can seek),
  * through our decoder when its head says so.
  * Return: libarchive's status.
@@ -539,7 +569,7 @@ xtr_input_drain(int fd, struct xtr_decoder *dec,
 	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		return 0;
 	do {
-		n = read_cancellable(fd, buf, sizeof(buf), cancel);
+		n = xtr_read_cancellable(fd, buf, sizeof(buf), cancel);
 		if (tick != NULL)
 			tick();
 	} while (n > 0);
@@ -681,19 +711,73 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 	return inner;
 }
 
+/*
+ * xtr_reader_open() for tar -M: the volumes joined, read as tar.
+ * SECURITY: as GNU tar, never compressed -- a filter would have to read
+ * across the joins, and GNU tar writes no such archive.
+ */
+static struct archive *
+open_multivolume(const struct pfx_input *in,
+    const volatile sig_atomic_t *cancel, unsigned int dec_flags,
+    struct xtr_volumes **vols, char *msg, size_t cap)
+{
+	struct opening o = { cancel, 0, NULL, false };
+	struct xtr_volumes *joiner;
+	struct archive *a;
+	int r;
+
+	a = new_reader("tar", false, msg, cap);
+	if (a == NULL)
+		return NULL;
+	if ((dec_flags & XTR_READ_CONCAT) != 0 &&
+	    archive_read_set_format_option(a, "tar",
+	    "read_concatenated_archives", "1") == ARCHIVE_FATAL) {
+		snprintf(msg, cap, "cannot read past zero blocks: %s",
+		    archive_error_string(a));
+		archive_read_free(a);
+		return NULL;
+	}
+	joiner = NULL;
+	r = open_volumes(a, in, &o, &joiner);
+	if (r == ARCHIVE_OK && archive_filter_count(a) > 1) {
+		snprintf(msg, cap, "cannot read a compressed multi-volume "
+		    "archive (%s): GNU tar writes none",
+		    archive_filter_name(a, 0));
+		r = ARCHIVE_FATAL;
+	} else if (r != ARCHIVE_OK) {
+		snprintf(msg, cap, "cannot read archive: %s",
+		    xtr_volumes_error(joiner, NULL) != NULL ?
+		    xtr_volumes_error(joiner, NULL) :
+		    archive_error_string(a) != NULL ?
+		    archive_error_string(a) : "not a tar archive");
+	}
+	if (r != ARCHIVE_OK) {
+		archive_read_free(a);
+		xtr_volumes_free(joiner);
+		return NULL;
+	}
+	*vols = joiner;
+	return a;
+}
+
 /* see extract.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
-    struct xtr_decoder **dec, char *msg, size_t cap)
+    struct xtr_decoder **dec, struct xtr_volumes **vols, char *msg,
+    size_t cap)
 {
-	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT | XTR_READ_DEB), dec,
-	    false };
+	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT |
+	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false };
 	struct archive *a;
 	bool seekable;
 	off_t start;
 	int r;
 
+	if (vols != NULL)
+		*vols = NULL;
+	if ((dec_flags & XTR_READ_MULTIVOL) != 0)
+		return open_multivolume(in, cancel, dec_flags, vols, msg, cap);
 	if (names == NULL)
 		names = default_formats;
 	/* A package is an ar, whatever else the caller named. */
