@@ -350,30 +350,23 @@ report_purged(void *arg, const struct pfx_entry *dir, const char *name)
 /*
  * -M: open the volumes after the first (A's VOLUMES; "-" is standard
  * input) into FDS, as tar opens -f, before the library confines anything.
- * On failure fills RES.  Return: 0, or -1.
+ * One that cannot be opened is -errno: GNU tar opens a volume only when
+ * the archive reaches it, and so it fails only then.
  */
-static int
-open_volumes(const struct xtr_args *a, int *fds, struct pfx_result *res)
+static void
+open_volumes(const struct xtr_args *a, int *fds)
 {
 	size_t i;
 
 	for (i = 0; i < a->nvolumes; i++) {
 		fds[i] = strcmp(a->volumes[i], "-") == 0 ? STDIN_FILENO :
 		    open(a->volumes[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (fds[i] == -1) {
-			res->status = PFX_FATAL;
-			res->error = errno;
-			res->resolver = "none";
-			snprintf(res->message, sizeof(res->message),
-			    "%s: cannot open archive: %s", a->volumes[i],
-			    strerror(errno));
-			return -1;
-		}
+		if (fds[i] == -1)
+			fds[i] = -errno;
 	}
-	return 0;
 }
 
-/* Close what open_volumes() opened of A's volumes (-1: not opened). */
+/* Close what open_volumes() opened of A's volumes (< 0: not opened). */
 static void
 close_volumes(const struct xtr_args *a, int *fds)
 {
@@ -934,7 +927,7 @@ main(int argc, char **argv)
 	in.volumes = volumes;
 	in.nvolumes = a.nvolumes;
 	if (res.status != PFX_FATAL && a.nvolumes > 0)
-		(void)open_volumes(&a, volumes, &res);
+		open_volumes(&a, volumes);
 
 	memset(&c, 0, sizeof(c));
 	c.a = &a;

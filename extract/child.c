@@ -542,7 +542,8 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	struct pfx_input input = *in;
 	char msg[WIRE_TEXT_MAX];
 	unsigned int flags = PFX_SANDBOX_NO_DEST;
-	int keep[1 + PFX_MAX_VOLUMES], n = 1, r, open_err = 0;
+	int keep[1 + PFX_MAX_VOLUMES], vols[PFX_MAX_VOLUMES];
+	int n = 1, r, open_err = 0;
 	size_t i, nvol = 0;
 
 	reset_signals();
@@ -569,12 +570,15 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	if ((opt->flags & PFX_OPT_MULTI_VOLUME) != 0 && n > 1)
 		nvol = in->nvolumes < PFX_MAX_VOLUMES && in->volumes != NULL ?
 		    in->nvolumes : 0;
+	/* One the caller could not open (-errno) stays so: the reader
+	 * fails on it if the archive reaches it.  VOLS: where each is in
+	 * KEEP, or that -errno. */
 	for (i = 0; i < nvol && open_err == 0; i++) {
-		r = plat_input_readonly(in->volumes[i]);
+		r = in->volumes[i] < 0 ? in->volumes[i] :
+		    plat_input_readonly(in->volumes[i]);
+		vols[i] = r >= 0 ? n : r;
 		if (r >= 0)
 			keep[n++] = r;
-		else
-			open_err = -r;
 	}
 	r = plat_child_fds(keep, n);
 	fd = keep[0];	/* the socket, whether or not it moved */
@@ -589,7 +593,10 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	input.path = NULL;
 	if (in->buf == NULL)
 		input.fd = n > 1 ? keep[1] : -1;
-	input.volumes = nvol > 0 && open_err == 0 ? keep + 2 : NULL;
+	for (i = 0; i < nvol; i++)
+		if (vols[i] >= 0)
+			vols[i] = keep[vols[i]];
+	input.volumes = nvol > 0 && open_err == 0 ? vols : NULL;
 
 	/*
 	 * SECURITY: what the decoders may allocate for a hostile archive (a

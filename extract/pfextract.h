@@ -514,7 +514,9 @@ struct pfx_input {
 	/*
 	 * Read only with PFX_OPT_MULTI_VOLUME: the volumes after the first
 	 * (PATH or FD; never BUF), NVOLUMES open descriptors, borrowed,
-	 * read from where they are; at most PFX_MAX_VOLUMES - 1.  They are
+	 * read from where they are; at most PFX_MAX_VOLUMES - 1.  One that
+	 * could not be opened may be given as -errno: the run fails with
+	 * that error only if the archive reaches that volume.  They are
 	 * joined into one archive.  Each later volume's label is dropped,
 	 * and so is the continuation of the member cut at the end of the
 	 * volume before, once it names that member, with its size and the

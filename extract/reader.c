@@ -774,6 +774,7 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	off_t start;
 	int r;
 
+	*dec = NULL;
 	if (vols != NULL)
 		*vols = NULL;
 	if ((dec_flags & XTR_READ_MULTIVOL) != 0)

@@ -670,6 +670,10 @@ next_volume(struct archive *a, struct xtr_volumes *v)
 		return -1;
 	}
 	v->cur++;
+	if (v->fds[v->cur] < 0)
+		return fail(a, v, -v->fds[v->cur], "volume %zu cannot be read: "
+		    "it could not be opened (%s)", v->cur + 1,
+		    strerror(-v->fds[v->cur]));
 	if (read_head(a, v) < 0)
 		return -1;
 	v->spans[v->nspans].joined = v->joined;

@@ -248,6 +248,14 @@ expect "last volume missing" 2 "no more volumes" \
 # shellcheck disable=SC2046
 expect "a volume missing" 2 "not continued\|out of sequence\|out of order" \
     -M -f "$d/v01" $(vols "$N" "$d" | sed 's/^\(-f [^ ]* \)\{2\}//')
+# A volume that cannot be opened: an error only once it is needed, as
+# GNU tar opens each when the archive reaches it.
+# shellcheck disable=SC2046
+expect "a volume that cannot be opened" 2 "could not be opened" \
+    -M $(vols $((N - 1)) "$d") -f "$T/nonexistent"
+# shellcheck disable=SC2086
+expect "an extra volume that cannot be opened" 0 "" --symlinks=contain \
+    -M $all -f "$T/nonexistent"
 # The first volume missing: the second begins with a continuation.
 # shellcheck disable=SC2046
 expect "first volume missing" 2 "earlier volume" \
