@@ -726,6 +726,11 @@ open_multivolume(const struct pfx_input *in,
 	struct archive *a;
 	int r;
 
+	if ((dec_flags & XTR_READ_DEB) != 0) {
+		snprintf(msg, cap, "a Debian package is not read as volumes "
+		    "(-M)");
+		return NULL;
+	}
 	a = new_reader("tar", false, msg, cap);
 	if (a == NULL)
 		return NULL;
