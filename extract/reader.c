@@ -578,10 +578,12 @@ xtr_input_drain(int fd, struct xtr_decoder *dec,
 
 /*
  * A reader with every built-in filter and the formats NAMES (SEEKABLE:
- * how a zip is read).  Return: it, or NULL with MSG set.
+ * how a zip is read), reading past zero blocks with XTR_READ_CONCAT in
+ * FLAGS.  Return: it, or NULL with MSG set.
  */
 static struct archive *
-new_reader(const char *names, bool seekable, char *msg, size_t cap)
+new_reader(const char *names, bool seekable, unsigned int flags, char *msg,
+    size_t cap)
 {
 	struct archive *a = archive_read_new();
 
@@ -591,6 +593,15 @@ new_reader(const char *names, bool seekable, char *msg, size_t cap)
 	}
 	if (enable_filters(a, msg, cap) < 0 ||
 	    enable_formats(a, names, seekable, msg, cap) < 0) {
+		archive_read_free(a);
+		return NULL;
+	}
+	/* -i: GNU tar's --ignore-zeros; libarchive's tar reader only. */
+	if ((flags & XTR_READ_CONCAT) != 0 &&
+	    archive_read_set_format_option(a, "tar",
+	    "read_concatenated_archives", "1") == ARCHIVE_FATAL) {
+		snprintf(msg, cap, "cannot read past zero blocks: %s",
+		    archive_error_string(a));
 		archive_read_free(a);
 		return NULL;
 	}
@@ -688,7 +699,7 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 	}
 	/* The name is the package reader's, gone with it. */
 	snprintf(member, sizeof(member), "%s", name);
-	inner = new_reader("tar", false, msg, cap);
+	inner = new_reader("tar", false, 0, msg, cap);
 	d = inner != NULL ? malloc(sizeof(*d)) : NULL;
 	if (d == NULL) {
 		if (inner != NULL) {
@@ -731,17 +742,9 @@ open_multivolume(const struct pfx_input *in,
 		    "(-M)");
 		return NULL;
 	}
-	a = new_reader("tar", false, msg, cap);
+	a = new_reader("tar", false, dec_flags, msg, cap);
 	if (a == NULL)
 		return NULL;
-	if ((dec_flags & XTR_READ_CONCAT) != 0 &&
-	    archive_read_set_format_option(a, "tar",
-	    "read_concatenated_archives", "1") == ARCHIVE_FATAL) {
-		snprintf(msg, cap, "cannot read past zero blocks: %s",
-		    archive_error_string(a));
-		archive_read_free(a);
-		return NULL;
-	}
 	joiner = NULL;
 	r = open_volumes(a, in, &o, &joiner);
 	if (r == ARCHIVE_OK && archive_filter_count(a) > 1) {
@@ -795,17 +798,9 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	 * fd only if it can seek. */
 	seekable = in->path != NULL || in->buf != NULL ||
 	    (in->fd >= 0 && lseek(in->fd, 0, SEEK_CUR) != -1);
-	a = new_reader(names, seekable, msg, cap);
+	a = new_reader(names, seekable, dec_flags, msg, cap);
 	if (a == NULL)
 		return NULL;
-	/* -i: GNU tar's --ignore-zeros; libarchive's tar reader only. */
-	if ((dec_flags & XTR_READ_CONCAT) != 0 &&
-	    archive_read_set_format_option(a, "tar",
-	    "read_concatenated_archives", "1") == ARCHIVE_FATAL) {
-		snprintf(msg, cap, "cannot read past zero blocks: %s",
-		    archive_error_string(a));
-		goto fail;
-	}
 	/*
 	 * A compressed stream that holds nothing (`gzip </dev/null`) is an
 	 * empty archive, as for bsdtar and GNU tar; an input of no byte at
@@ -829,7 +824,7 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	    zip_end_unsigned(in) && (in->buf != NULL || start >= 0) &&
 	    (start < 0 || lseek(in->fd, start, SEEK_SET) == start)) {
 		archive_read_free(a);
-		a = new_reader(names, false, msg, cap);
+		a = new_reader(names, false, 0, msg, cap);
 		if (a == NULL)
 			return NULL;
 		r = open_input(a, in, seekable, &o);
