@@ -579,8 +579,10 @@ read_head(struct archive *a, struct xtr_volumes *v)
 		(void)fail(a, v, EINVAL, "volume %zu is empty", v->cur + 1);
 		return -1;
 	}
-	/* Zeros: the end of an archive that filled the volume before. */
-	if (!is_header(b) && !all_zero(b)) {
+	/* Zeros: the end of an archive that filled the volume before.
+	 * Data where a member was cut: check_cont() says it is not its
+	 * continuation, as GNU tar does. */
+	if (!is_header(b) && !all_zero(b) && v->body == B_NONE) {
 		(void)fail(a, v, EINVAL, "volume %zu does not look like a "
 		    "tar volume (of an uncompressed archive)", v->cur + 1);
 		return -1;
@@ -626,12 +628,10 @@ check_cont(struct archive *a, struct xtr_volumes *v)
 	size_t no = v->cur + 1;
 	uint64_t s = c->size + c->offset;
 
-	if (!c->set || !c->name_set) {
-		(void)fail(a, v, EINVAL, "'%s' is not continued on volume "
-		    "%zu: the volumes are out of order, or one is missing",
-		    v->name, no);
-		return -1;
-	}
+	if (!c->set || !c->name_set)
+		return fail(a, v, EINVAL, "'%s' is not continued on volume "
+		    "%zu (it begins with no continuation): the volumes are "
+		    "out of order, or one is missing", v->name, no);
 	if (!v->name_long && !c->name_long && strcmp(c->name, v->name) != 0 &&
 	    !(c->gnu && strlen(v->name) >= 100 &&
 	    strncmp(c->name, v->name, 100) == 0)) {
