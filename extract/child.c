@@ -501,7 +501,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	queue(&o, m, wire_put_total(m, xtr_volumes_physical(vols,
 	    xtr_reader_archive_bytes(ar))));
 	flush(&o);
-	(void)xtr_input_drain(in->buf == NULL ? in->fd : -1, dec, NULL,
+	(void)xtr_input_drain(vols != NULL ? xtr_volumes_fd(vols) :
+	    in->buf == NULL ? in->fd : -1, dec, NULL,
 	    arm_stall);
 	send_end(&o, WIRE_END, WIRE_OK, 0, NULL);
 	/* Our decoder thread is stopped by now; the memory is the

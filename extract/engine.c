@@ -953,7 +953,8 @@ drain_input(struct xtr *x)
 {
 	if (x->remote != NULL)
 		return;
-	if (xtr_input_drain(x->drain_fd, x->dec, x->opt->cancel, NULL) < 0)
+	if (xtr_input_drain(x->vols != NULL ? xtr_volumes_fd(x->vols) :
+	    x->drain_fd, x->dec, x->opt->cancel, NULL) < 0)
 		(void)xtr_cancelled(x);
 }
 

@@ -228,6 +228,10 @@ uint64_t xtr_volumes_physical(const struct xtr_volumes *v, uint64_t joined);
  */
 const char *xtr_volumes_error(const struct xtr_volumes *v, int *error);
 
+/* The volume V reads now (the last, once the archive ended): what is
+ * left of it is drained as a pipe's (xtr_input_drain()).  -1: none. */
+int xtr_volumes_fd(const struct xtr_volumes *v);
+
 /* Free V (NULL: nothing), after its reader. */
 void xtr_volumes_free(struct xtr_volumes *v);
 

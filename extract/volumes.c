@@ -893,3 +893,10 @@ xtr_volumes_error(const struct xtr_volumes *v, int *error)
 		*error = v->err_no > 0 ? v->err_no : EIO;
 	return v->err;
 }
+
+/* see extract.h */
+int
+xtr_volumes_fd(const struct xtr_volumes *v)
+{
+	return v != NULL && v->fds[v->cur] >= 0 ? v->fds[v->cur] : -1;
+}

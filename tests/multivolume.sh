@@ -144,6 +144,23 @@ for fmt in gnu oldgnu posix; do
 	fi
 done
 
+# The last volume from a pipe, with 1 MiB after the archive's end: read
+# to its end, so that its writer ends well, not of SIGPIPE (issue 19 §4).
+d=$T/gnu
+N=$(ls "$d" | wc -l)
+last=$(printf '%s/v%02d' "$d" "$N")
+for sb in "" --no-sandbox; do
+	rm -rf "$T/out"
+	mkdir "$T/out"
+	# shellcheck disable=SC2046
+	{ cat "$last" && head -c 1048576 /dev/zero; echo $? > "$T/wrc"; } |
+	    "$PFX" $sb --symlinks=contain -x -M $(vols $((N - 1)) "$d") \
+	    -f - -C "$T/out" 2>"$T/err" ||
+	    bad "piped last volume $sb: $(cat "$T/err")"
+	[ "$(cat "$T/wrc")" = 0 ] && ok ||
+	    bad "piped last volume $sb: its writer exited $(cat "$T/wrc")"
+done
+
 # -R: blocks counted in the volumes, continuations included, as GNU tar
 # counts them (members GNU tar reads back; its posix -R is the x header's).
 for fmt in gnu oldgnu; do
