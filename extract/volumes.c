@@ -503,9 +503,8 @@ read_block(struct archive *a, struct xtr_volumes *v, unsigned char *b)
 	while (got < BLK) {
 		r = xtr_read_cancellable(v->fds[v->cur], b + got, BLK - got,
 		    v->cancel);
-		if (r < 0) {
+		if (r < 0)
 			return read_failed(a, v, r);
-		}
 		if (r == 0)
 			break;
 		got += (size_t)r;
@@ -527,12 +526,17 @@ static int
 drop_member(struct archive *a, struct xtr_volumes *v, unsigned char *b,
     bool pax)
 {
+	struct pax saved;
+	bool global = v->global;
 	uint64_t size, n;
 	int r;
 
 	if (field_num(b + 124, 12, &size) != 0)
 		size = 0;
 	v->dropped += BLK;
+	/* The walk may be inside an 'x' header's records cut at the end of
+	 * the volume before (multiv07): they go on after this head. */
+	saved = v->pax;
 	if (pax) {
 		v->global = true;
 		memset(&v->cont, 0, sizeof(v->cont));
@@ -552,7 +556,8 @@ drop_member(struct archive *a, struct xtr_volumes *v, unsigned char *b,
 		size -= n;
 		v->dropped += BLK;
 	}
-	v->global = false;
+	v->pax = saved;
+	v->global = global;
 	return 0;
 }
 
