@@ -1382,7 +1382,8 @@ xtr_extract_any(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
 	/* Below what it needs, a run would stop part way: not begun. */
-	if (xtr_fd_check(opt, result) < 0)
+	if (xtr_fd_check(opt, src->in != NULL && (opt->flags &
+	    PFX_OPT_MULTI_VOLUME) != 0 ? src->in->nvolumes : 0, result) < 0)
 		return result->status;
 	/* All or nothing (atomic.c); a listing writes nothing anyway. */
 	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&

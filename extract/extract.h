@@ -927,10 +927,12 @@ int xtr_fd_limit(void);
 size_t xtr_fd_queue_slots(size_t most);
 
 /*
- * Can a run with OPT have the descriptors it needs?  Return: 0, or -1
- * with RES filled as a failed run (PFX_FATAL, EMFILE, the numbers said).
+ * Can a run with OPT, and VOLUMES later volumes held open (tar -M), have
+ * the descriptors it needs?  Return: 0, or -1 with RES filled as a failed
+ * run (PFX_FATAL, EMFILE, the numbers said).
  */
-int xtr_fd_check(const struct pfx_options *opt, struct pfx_result *res);
+int xtr_fd_check(const struct pfx_options *opt, size_t volumes,
+    struct pfx_result *res);
 
 /*
  * If R is -EMFILE or -ENFILE, give back every descriptor held only for

@@ -161,6 +161,22 @@ for sb in "" --no-sandbox; do
 	    bad "piped last volume $sb: its writer exited $(cat "$T/wrc")"
 done
 
+# Descriptors: one more per volume after the first, said before the run
+# begins when the limit is short of it (a run needs 10 otherwise).
+rm -rf "$T/out"
+mkdir "$T/out"
+three=$(vols 3 "$d")
+# shellcheck disable=SC2086
+(ulimit -n $((10 + 2)) && exec "$PFX" --symlinks=contain -x -M $three \
+    -C "$T/out") 2>"$T/err"
+grep -q "no more volumes" "$T/err" && ok ||
+    bad "3 volumes at ulimit -n 12: $(cat "$T/err")"
+# shellcheck disable=SC2086
+(ulimit -n $((10 + 1)) && exec "$PFX" --symlinks=contain -x -M $three \
+    -C "$T/out") 2>"$T/err"
+[ $? = 2 ] && grep -q "each volume after the first" \
+    "$T/err" && ok || bad "3 volumes at ulimit -n 11: $(cat "$T/err")"
+
 # -R: blocks counted in the volumes, continuations included, as GNU tar
 # counts them (members GNU tar reads back; its posix -R is the x header's).
 for fmt in gnu oldgnu; do
