@@ -217,6 +217,8 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) sh tests/pipes.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/fdlimit.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/formats.sh obj/pfextract
+	TMPDIR=$(TEST_TMPDIR) sh tests/multivolume.sh obj/pfextract
+	TMPDIR=$(TEST_TMPDIR) sh tests/multivolume.sh obj/san/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/progress.sh obj/pfextract
 	sh tests/sandbox.sh obj/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo

@@ -170,6 +170,7 @@ enum opt_id {
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_VERIFY,		/* -W: GNU tar's usage error with -x, -t */
+	OPT_MULTI_VOLUME,	/* -M: the -f archives are the volumes */
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -455,11 +456,12 @@ static const struct opt_def opts[] = {
 	{ "progress", 0, false, OPT_PROGRESS, NULL },
 	{ "no-progress", 0, false, OPT_NO_PROGRESS, NULL },
 	/*
-	 * GNU multi-volume archives and volume labels: not read yet.  -L
-	 * and --volno-file only matter with -M, at creation.
+	 * GNU multi-volume archives: the volumes are read as they are, so
+	 * a volume's length (-L, tar's at creation) is not needed, and
+	 * --volno-file only matters at creation.  Volume labels: not
+	 * checked yet.
 	 */
-	{ "multi-volume", 'M', false, OPT_REFUSED,
-	  "pfextract does not read multi-volume archives yet" },
+	{ "multi-volume", 'M', false, OPT_MULTI_VOLUME, NULL },
 	{ "tape-length", 'L', true, OPT_IGNORED, NULL },
 	{ "volno-file", 0, true, OPT_IGNORED, NULL },
 	{ "label", 'V', true, OPT_REFUSED,
@@ -550,6 +552,7 @@ struct parse {
 	size_t cap_member_flags;
 	size_t cap_xattrs_include;
 	size_t cap_xattrs_exclude;
+	size_t cap_volumes;
 };
 
 static int fail(struct parse *p, const char *fmt, ...)
@@ -1315,11 +1318,12 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_LIST:
 		return set_mode(p, 't');
 	case OPT_FILE:
-		if (p->file_set)
-			return fail(p, "only one archive may be given "
-			    "(-f appears twice)");
 		if (*v == '\0')
 			return fail(p, "-f needs an archive name");
+		/* Several: the volumes, with -M (checked in finish()). */
+		if (p->file_set)
+			return push(p, &a->volumes, &a->nvolumes,
+			    &p->cap_volumes, v, strlen(v));
 		a->archive = v;
 		p->file_set = true;
 		return 0;
@@ -1628,6 +1632,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_PROGRESS:
 	case OPT_NO_PROGRESS:
 		return apply_output(p, d, v);
+	case OPT_MULTI_VOLUME:
+		a->opt.flags |= PFX_OPT_MULTI_VOLUME;
+		return 0;
 	case OPT_REFUSED:
 		if (as_short)
 			return fail(p, "'-%c' (--%s) is refused: %s",
@@ -1922,6 +1929,13 @@ finish(struct parse *p)
 	struct xtr_args *a = p->a;
 	size_t k = 0;
 
+	/* As GNU tar, which then reads them as the volumes. */
+	if (a->nvolumes > 0 && (a->opt.flags & PFX_OPT_MULTI_VOLUME) == 0)
+		return fail(p, "multiple archive files require '-M' option "
+		    "(-f appears twice)");
+	if (a->nvolumes >= PFX_MAX_VOLUMES)
+		return fail(p, "-M: at most %d volumes may be given",
+		    PFX_MAX_VOLUMES);
 	if (!p->file_set && p->nops > 0)
 		a->archive = p->ops[k++];
 	for (; k < p->nops; k++) {
@@ -2054,6 +2068,7 @@ xtr_args_free(struct xtr_args *a)
 	a->opt.exclude_flags = NULL;
 	free_strings(&a->include, &a->ninclude);
 	free_strings(&a->exclude, &a->nexclude);
+	free_strings(&a->volumes, &a->nvolumes);
 	xtr_xforms_free(a->xforms);
 	a->xforms = NULL;
 	free(a->top_dir);

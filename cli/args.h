@@ -85,6 +85,8 @@ struct xtr_args {
 	 * command line is read (its USAGE_ERROR, exit 2), not a malformed
 	 * one (exit 64 in both). */
 	bool conflict;
+	char **volumes;			/* -M: the -f after the first */
+	size_t nvolumes;
 };
 
 /*

@@ -474,6 +474,36 @@ report_purged(void *arg, const struct pfx_entry *dir, const char *name)
 	free(full);
 }
 
+/*
+ * -M: open the volumes after the first (A's VOLUMES; "-" is standard
+ * input) into FDS, as tar opens -f, before the library confines anything.
+ * One that cannot be opened is -errno: GNU tar opens a volume only when
+ * the archive reaches it, and so it fails only then.
+ */
+static void
+open_volumes(const struct xtr_args *a, int *fds)
+{
+	size_t i;
+
+	for (i = 0; i < a->nvolumes; i++) {
+		fds[i] = strcmp(a->volumes[i], "-") == 0 ? STDIN_FILENO :
+		    open(a->volumes[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (fds[i] == -1)
+			fds[i] = -errno;
+	}
+}
+
+/* Close what open_volumes() opened of A's volumes (< 0: not opened). */
+static void
+close_volumes(const struct xtr_args *a, int *fds)
+{
+	size_t i;
+
+	for (i = 0; i < a->nvolumes; i++)
+		if (fds[i] > STDIN_FILENO)
+			(void)close(fds[i]);
+}
+
 /* The library's report hook: one call per entry, with its outcome. */
 static void
 report_entry(void *arg, const struct pfx_entry *e)
@@ -982,6 +1012,7 @@ main(int argc, char **argv)
 	struct xtr_args a;
 	struct pfx_input in;
 	struct pfx_result res;
+	int volumes[PFX_MAX_VOLUMES];
 	struct cli c;
 	enum pfx_status status;
 	const char *env, *error = NULL;
@@ -1053,6 +1084,11 @@ main(int argc, char **argv)
 		}
 		in.fd = STDIN_FILENO;
 	}
+	memset(volumes, -1, sizeof(volumes));
+	in.volumes = volumes;
+	in.nvolumes = a.nvolumes;
+	if (res.status != PFX_FATAL && a.nvolumes > 0)
+		open_volumes(&a, volumes);
 
 	memset(&c, 0, sizeof(c));
 	c.a = &a;
@@ -1061,6 +1097,7 @@ main(int argc, char **argv)
 		usage_error(err, false);
 		if (in.fd > STDIN_FILENO)
 			(void)close(in.fd);
+		close_volumes(&a, volumes);
 		xtr_args_free(&a);
 		return XTR_EXIT_USAGE;
 	}
@@ -1094,6 +1131,7 @@ main(int argc, char **argv)
 		    ".", &a.opt, &res);
 	if (in.fd > STDIN_FILENO)
 		(void)close(in.fd);
+	close_volumes(&a, volumes);
 	if ((int)status < PFX_OK || status > PFX_FATAL)
 		status = PFX_FATAL;
 	finish_output(&c, &res, status);

@@ -71,6 +71,7 @@ struct out {
 	struct wire_ring *ring;	/* shared with the parent, or NULL */
 	uint32_t head;		/* ring bytes placed so far, modulo 2^32 */
 	bool lazy;		/* the input never stalls: send when full */
+	const struct xtr_volumes *vols;	/* tar -M: the joiner, or NULL */
 	size_t nq;
 	unsigned char q[QUEUE_CAP];
 };
@@ -197,17 +198,24 @@ raw_bytes(struct archive *ar, struct xtr_decoder *dec)
 	return n > 0 ? (uint64_t)n : 0;
 }
 
+/* AR's error, or the joiner's that libarchive may have worded over. */
 static const char *
-error_text(struct archive *ar, const char *dflt)
+error_text(const struct out *o, struct archive *ar, const char *dflt)
 {
-	const char *s = archive_error_string(ar);
+	const char *s = xtr_volumes_error(o->vols, NULL);
 
+	if (s == NULL)
+		s = archive_error_string(ar);
 	return s != NULL ? s : dflt;
 }
 
 static int
-error_of(struct archive *ar)
+error_of(const struct out *o, struct archive *ar)
 {
+	int e;
+
+	if (xtr_volumes_error(o->vols, &e) != NULL)
+		return e;
 	return archive_errno(ar) > 0 ? archive_errno(ar) : EIO;
 }
 
@@ -246,7 +254,7 @@ set_str(struct wire_header *h, enum wire_str i, const char *s)
 /* Send AE's header.  Return: 0, or -E2BIG when it exceeds a message. */
 static int
 send_header(struct out *o, struct archive *ar, struct xtr_decoder *dec,
-    struct archive_entry *ae)
+    const struct xtr_volumes *vols, struct archive_entry *ae)
 {
 	struct wire_header h;
 	struct wire_xattr *xs;
@@ -285,6 +293,8 @@ send_header(struct out *o, struct archive *ar, struct xtr_decoder *dec,
 	h.pos = archive_read_header_position(ar);
 	if (h.pos < 0)
 		h.pos = -1;
+	else	/* tar -M: where GNU tar counts it, in the volumes */
+		h.pos = (int64_t)xtr_volumes_physical(vols, (uint64_t)h.pos);
 	/* The name as the engine would take it (engine.c entry_name()). */
 	name = archive_entry_pathname(ae);
 	if (name == NULL)
@@ -401,8 +411,8 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 			break;
 		if (r != ARCHIVE_OK || offset < 0) {
 			send_end(o, WIRE_DATA_END, r == ARCHIVE_WARN ?
-			    WIRE_BAD_DATA : WIRE_FATAL, error_of(ar),
-			    error_text(ar, "truncated or corrupt"));
+			    WIRE_BAD_DATA : WIRE_FATAL, error_of(o, ar),
+			    error_text(o, ar, "truncated or corrupt"));
 			return -1;
 		}
 		do {
@@ -434,6 +444,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	static struct out o;	/* the queue: too big for the stack */
 	unsigned char m[WIRE_HEAD + 8];
 	struct xtr_decoder *dec;
+	struct xtr_volumes *vols;
 	struct archive_entry *ae;
 	struct archive *ar;
 	char msg[256];
@@ -445,10 +456,11 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	/* A buffer or a regular file never keeps the decoder waiting. */
 	o.lazy = in->buf != NULL || is_file(in->fd);
 	ar = xtr_reader_open(in, opt->formats, NULL, XTR_READ_FLAGS(opt),
-	    &dec, msg, sizeof(msg));
+	    &dec, &vols, msg, sizeof(msg));
 	if (ar == NULL)
 		finish(&o, errno == PFX_ENOTARCHIVE ? PFX_ENOTARCHIVE : EINVAL,
 		    msg);
+	o.vols = vols;
 	ae = archive_entry_new();
 	o.cap = 64u << 10;
 	o.buf = malloc(o.cap);
@@ -460,9 +472,10 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 			break;
 		/* RETRY too: see engine.c read_all(). */
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
-			finish(&o, error_of(ar), error_text(ar, "truncated or "
+			finish(&o, error_of(&o, ar), error_text(&o, ar,
+			    "truncated or "
 			    "corrupt (the decoder gave no detail)"));
-		r = send_header(&o, ar, dec, ae);
+		r = send_header(&o, ar, dec, vols, ae);
 		if (r < 0)
 			finish(&o, -r, r == -E2BIG ? "an entry's header is "
 			    "larger than the 4 MiB a decoder process may send" :
@@ -476,7 +489,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 			continue;
 		}
 		if (send_data(&o, ar, dec) < 0)
-			finish(&o, error_of(ar), error_text(ar,
+			finish(&o, error_of(&o, ar), error_text(&o, ar,
 			    "truncated or corrupt"));
 	}
 	/*
@@ -486,14 +499,17 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	 * costs no CPU, but the stall timer is given its seconds again at
 	 * each read; a writer that stalls is the parent's idle timeout's.
 	 */
-	queue(&o, m, wire_put_total(m, xtr_reader_archive_bytes(ar)));
+	queue(&o, m, wire_put_total(m, xtr_volumes_physical(vols,
+	    xtr_reader_archive_bytes(ar))));
 	flush(&o);
-	(void)xtr_input_drain(in->buf == NULL ? in->fd : -1, dec, NULL,
+	(void)xtr_input_drain(vols != NULL ? xtr_volumes_fd(vols) :
+	    in->buf == NULL ? in->fd : -1, dec, NULL,
 	    arm_stall);
 	send_end(&o, WIRE_END, WIRE_OK, 0, NULL);
 	/* Our decoder thread is stopped by now; the memory is the
 	 * kernel's to free, and sooner. */
 	archive_read_free(ar);
+	xtr_volumes_free(vols);
 	_exit(0);
 }
 
@@ -528,7 +544,9 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	struct pfx_input input = *in;
 	char msg[WIRE_TEXT_MAX];
 	unsigned int flags = PFX_SANDBOX_NO_DEST;
-	int keep[2], n = 1, r, open_err = 0;
+	int keep[1 + PFX_MAX_VOLUMES], vols[PFX_MAX_VOLUMES];
+	int n = 1, r, open_err = 0;
+	size_t i, nvol = 0;
 
 	reset_signals();
 #ifdef PR_SET_PDEATHSIG
@@ -550,6 +568,20 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 		else
 			open_err = -r;
 	}
+	/* tar -M: the later volumes too (reader.c checks the count). */
+	if ((opt->flags & PFX_OPT_MULTI_VOLUME) != 0 && n > 1)
+		nvol = in->nvolumes < PFX_MAX_VOLUMES && in->volumes != NULL ?
+		    in->nvolumes : 0;
+	/* One the caller could not open (-errno) stays so: the reader
+	 * fails on it if the archive reaches it.  VOLS: where each is in
+	 * KEEP, or that -errno. */
+	for (i = 0; i < nvol && open_err == 0; i++) {
+		r = in->volumes[i] < 0 ? in->volumes[i] :
+		    plat_input_readonly(in->volumes[i]);
+		vols[i] = r >= 0 ? n : r;
+		if (r >= 0)
+			keep[n++] = r;
+	}
 	r = plat_child_fds(keep, n);
 	fd = keep[0];	/* the socket, whether or not it moved */
 	if (r < 0) {
@@ -563,6 +595,10 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	input.path = NULL;
 	if (in->buf == NULL)
 		input.fd = n > 1 ? keep[1] : -1;
+	for (i = 0; i < nvol; i++)
+		if (vols[i] >= 0)
+			vols[i] = keep[vols[i]];
+	input.volumes = nvol > 0 && open_err == 0 ? vols : NULL;
 
 	/*
 	 * SECURITY: what the decoders may allocate for a hostile archive (a

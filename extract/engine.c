@@ -953,7 +953,8 @@ drain_input(struct xtr *x)
 {
 	if (x->remote != NULL)
 		return;
-	if (xtr_input_drain(x->drain_fd, x->dec, x->opt->cancel, NULL) < 0)
+	if (xtr_input_drain(x->vols != NULL ? xtr_volumes_fd(x->vols) :
+	    x->drain_fd, x->dec, x->opt->cancel, NULL) < 0)
 		(void)xtr_cancelled(x);
 }
 
@@ -1038,6 +1039,8 @@ free_state(struct xtr *x)
 		archive_read_free(x->ar);
 	x->ar = NULL;
 	x->dec = NULL;
+	xtr_volumes_free(x->vols);
+	x->vols = NULL;
 	xtr_remote_free(x->remote);
 	x->remote = NULL;
 	pfx_parent_cache_drop(&x->parents);
@@ -1144,7 +1147,7 @@ open_source(struct xtr *x, const struct xtr_in *src)
 		return open_wire(x, src);
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
 		x->ar = xtr_reader_open(in, opt->formats, opt->cancel,
-		    XTR_READ_FLAGS(opt), &x->dec, x->res->message,
+		    XTR_READ_FLAGS(opt), &x->dec, &x->vols, x->res->message,
 		    sizeof(x->res->message));
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)
@@ -1381,7 +1384,8 @@ xtr_extract_any(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
 	/* Below what it needs, a run would stop part way: not begun. */
-	if (xtr_fd_check(opt, result) < 0)
+	if (xtr_fd_check(opt, src->in != NULL && (opt->flags &
+	    PFX_OPT_MULTI_VOLUME) != 0 ? src->in->nvolumes : 0, result) < 0)
 		return result->status;
 	/* All or nothing (atomic.c); a listing writes nothing anyway. */
 	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&

@@ -169,6 +169,7 @@ bool xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
  * Return: the reader, or NULL.
  */
 struct xtr_decoder;
+struct xtr_volumes;
 
 /*
  * Reader flags, given with the XTR_DEC_* bits (which they do not reach):
@@ -178,17 +179,63 @@ struct xtr_decoder;
  */
 #define XTR_READ_DEB 0x100u
 #define XTR_READ_CONCAT 0x200u
+#define XTR_READ_MULTIVOL 0x400u	/* PFX_OPT_MULTI_VOLUME (volumes.c) */
 #define XTR_READ_FLAGS(opt) \
 	((((opt)->flags & PFX_OPT_IGNORE_ZEROS) != 0 ? XTR_READ_CONCAT : 0u) | \
-	(((opt)->flags & PFX_OPT_DEB) != 0 ? XTR_READ_DEB : 0u))
+	(((opt)->flags & PFX_OPT_DEB) != 0 ? XTR_READ_DEB : 0u) | \
+	(((opt)->flags & PFX_OPT_MULTI_VOLUME) != 0 ? XTR_READ_MULTIVOL : 0u))
 /* Return: the bytes of the decompressed archive AR's format reader has
  * taken, what tar's --totals counts (0 when unknown). */
 uint64_t xtr_reader_archive_bytes(struct archive *ar);
 
+/*
+ * With XTR_READ_MULTIVOL, *VOLS is set to the joiner of the volumes
+ * (volumes.c), for the caller to free after the reader, else NULL (VOLS
+ * may be NULL only without XTR_READ_MULTIVOL).
+ */
 struct archive *xtr_reader_open(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
-    unsigned int dec_flags, struct xtr_decoder **dec, char *msg,
-    size_t cap);
+    unsigned int dec_flags, struct xtr_decoder **dec,
+    struct xtr_volumes **vols, char *msg, size_t cap);
+
+/*
+ * One read(2) of FD into BUF (CAP bytes).  Return: the bytes read (0 at
+ * the end), -ECANCELED when a signal cut the read short and *CANCEL is
+ * set (any other interruption is retried), or -errno.
+ */
+ssize_t xtr_read_cancellable(int fd, void *buf, size_t cap,
+    const volatile sig_atomic_t *cancel);
+
+/* --- volumes.c: GNU tar's multi-volume archives, joined --------------- */
+
+/*
+ * Open A on the N volumes FDS (the caller's, read from where they are;
+ * but OWN, if not -1, which is closed with the reader) as one archive;
+ * *OUT is the joiner, to free with xtr_volumes_free() once A is freed
+ * (whether or not the open worked).  Return: libarchive's status.
+ */
+int xtr_volumes_open(struct archive *a, const int *fds, size_t n, int own,
+    const volatile sig_atomic_t *cancel, struct xtr_volumes **out);
+
+/*
+ * The offset in the volumes, as GNU tar counts blocks (-R), of the byte
+ * at JOINED in the joined stream; JOINED itself when V is NULL.
+ */
+uint64_t xtr_volumes_physical(const struct xtr_volumes *v, uint64_t joined);
+
+/*
+ * Why the join failed (and *ERROR, if not NULL, its errno), or NULL when
+ * V is NULL or has not failed.  libarchive may have put its own words
+ * ("Truncated input file") on the archive since: these are the cause.
+ */
+const char *xtr_volumes_error(const struct xtr_volumes *v, int *error);
+
+/* The volume V reads now (the last, once the archive ended): what is
+ * left of it is drained as a pipe's (xtr_input_drain()).  -1: none. */
+int xtr_volumes_fd(const struct xtr_volumes *v);
+
+/* Free V (NULL: nothing), after its reader. */
+void xtr_volumes_free(struct xtr_volumes *v);
 
 /*
  * The archive has ended: stop our decoder DEC (if not NULL; it stays the
@@ -239,6 +286,8 @@ struct xtr {
 	struct archive *ar;		/* libarchive reads here, or ... */
 	struct xtr_decoder *dec;	/* AR's own decoder (its close frees
 					   it), or NULL: libarchive decodes */
+	struct xtr_volumes *vols;	/* AR's joiner of volumes (tar -M,
+					   freed after AR), or NULL */
 	struct xtr_remote *remote;	/* ... the decoder process does
 					   (owned), or NULL */
 	int drain_fd;			/* AR's input, borrowed, read to its
@@ -885,10 +934,12 @@ int xtr_fd_limit(void);
 size_t xtr_fd_queue_slots(size_t most);
 
 /*
- * Can a run with OPT have the descriptors it needs?  Return: 0, or -1
- * with RES filled as a failed run (PFX_FATAL, EMFILE, the numbers said).
+ * Can a run with OPT, and VOLUMES later volumes held open (tar -M), have
+ * the descriptors it needs?  Return: 0, or -1 with RES filled as a failed
+ * run (PFX_FATAL, EMFILE, the numbers said).
  */
-int xtr_fd_check(const struct pfx_options *opt, struct pfx_result *res);
+int xtr_fd_check(const struct pfx_options *opt, size_t volumes,
+    struct pfx_result *res);
 
 /*
  * If R is -EMFILE or -ENFILE, give back every descriptor held only for

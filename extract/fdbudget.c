@@ -58,12 +58,15 @@ xtr_fd_relieve(struct xtr *x, int r)
 
 /* see extract.h */
 int
-xtr_fd_check(const struct pfx_options *opt, struct pfx_result *res)
+xtr_fd_check(const struct pfx_options *opt, size_t volumes,
+    struct pfx_result *res)
 {
 	int need = XTR_FD_MIN, have = xtr_fd_limit();
 
 	if ((opt->flags & PFX_OPT_LIST) != 0)
 		return 0;
+	/* tar -M: each later volume is held open for the whole run. */
+	need += volumes < PFX_MAX_VOLUMES ? (int)volumes : PFX_MAX_VOLUMES;
 	/* Decoding here: the decoder thread's pipe beside the input. */
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0)
 		need += XTR_FD_INPROC;
@@ -76,7 +79,8 @@ xtr_fd_check(const struct pfx_options *opt, struct pfx_result *res)
 	res->error = EMFILE;
 	res->resolver = "none";
 	(void)snprintf(res->message, sizeof(res->message), "too few file "
-	    "descriptors: the limit (ulimit -n) is %d, extracting needs %d",
-	    have, need);
+	    "descriptors: the limit (ulimit -n) is %d, extracting needs %d%s",
+	    have, need, volumes > 0 ? " (one for each volume after the "
+	    "first)" : "");
 	return -1;
 }

@@ -214,6 +214,13 @@ enum pfx_backup {
 #define PFX_OPT_DEB		0x100000u
 
 /*
+ * The input is GNU tar's multi-volume archive (tar -M): pfx_input's PATH
+ * or FD is its first volume, and VOLUMES the next, in order.  Only tar,
+ * uncompressed (GNU tar writes no other).  See struct pfx_input.
+ */
+#define PFX_OPT_MULTI_VOLUME	0x200000u
+
+/*
  * One entry, as the hooks see it.  Strings are valid only during the hook
  * call.  NAME is the archive's bytes, untrusted; PATH is the relative path
  * it was (or would be) written to, NULL when it has none.
@@ -515,7 +522,25 @@ struct pfx_input {
 	int fd;			/* an open descriptor, read from where it is */
 	const void *buf;	/* a memory buffer of LEN bytes */
 	size_t len;
+	/*
+	 * Read only with PFX_OPT_MULTI_VOLUME: the volumes after the first
+	 * (PATH or FD; never BUF), NVOLUMES open descriptors, borrowed,
+	 * read from where they are; at most PFX_MAX_VOLUMES - 1.  One that
+	 * could not be opened may be given as -errno: the run fails with
+	 * that error only if the archive reaches that volume.  They are
+	 * joined into one archive.  Each later volume's label is dropped,
+	 * and so is the continuation of the member cut at the end of the
+	 * volume before, once it names that member, with its size and the
+	 * offset reached, as GNU tar checks it: else the run fails (EINVAL,
+	 * "'NAME' is not continued on volume N", "volume N is out of
+	 * sequence", ...).  So does an archive that goes on past the last
+	 * volume ("no more volumes"): nothing prompts for another.
+	 */
+	const int *volumes;
+	size_t nvolumes;
 };
+
+#define PFX_MAX_VOLUMES 256
 
 /*
  * Extract (or, with PFX_OPT_LIST, list) the archive IN beneath the

@@ -273,13 +273,9 @@ struct pipe_in {
 	char buf[XTR_BLOCK];
 };
 
-/*
- * One read(2) of FD into BUF (CAP bytes).  Return: the bytes read (0 at
- * the end), -ECANCELED when a signal cut the read short and *CANCEL is
- * set (any other interruption is retried), or -errno.
- */
-static ssize_t
-read_cancellable(int fd, void *buf, size_t cap,
+/* see extract.h */
+ssize_t
+xtr_read_cancellable(int fd, void *buf, size_t cap,
     const volatile sig_atomic_t *cancel)
 {
 	ssize_t n;
@@ -324,7 +320,7 @@ pipe_read(struct archive *a, void *arg, const void **buf)
 		return n;
 	}
 	*buf = p->buf;
-	n = read_cancellable(p->fd, p->buf, sizeof(p->buf), p->cancel);
+	n = xtr_read_cancellable(p->fd, p->buf, sizeof(p->buf), p->cancel);
 	if (n < 0) {
 		read_error(a, p->fd, n);
 		return -1;
@@ -397,7 +393,7 @@ open_stream(struct archive *a, int fd, bool own_fd, struct opening *o)
 	ssize_t n;
 
 	while (got < sizeof(head)) {
-		n = read_cancellable(fd, head + got, sizeof(head) - got,
+		n = xtr_read_cancellable(fd, head + got, sizeof(head) - got,
 		    o->cancel);
 		if (n < 0) {
 			read_error(a, fd, n);
@@ -488,6 +484,40 @@ open_path(struct archive *a, const char *path, struct opening *o)
 }
 
 /*
+ * Open A on the volumes of IN (tar -M), joined (volumes.c): the first
+ * from PATH or FD, the rest IN's VOLUMES; *VOLS is the joiner.
+ * Return: libarchive's status.
+ */
+static int
+open_volumes(struct archive *a, const struct pfx_input *in,
+    const struct opening *o, struct xtr_volumes **vols)
+{
+	int fds[PFX_MAX_VOLUMES], own = -1;
+
+	if (in->nvolumes >= PFX_MAX_VOLUMES || (in->nvolumes > 0 &&
+	    in->volumes == NULL) || (in->path == NULL && (in->buf != NULL ||
+	    in->fd < 0))) {
+		archive_set_error(a, EINVAL, "multi-volume: the first volume "
+		    "must be a file or a descriptor, and at most %d volumes "
+		    "may be given", PFX_MAX_VOLUMES);
+		return ARCHIVE_FATAL;
+	}
+	if (in->path != NULL) {
+		own = pfx_input_open(in->path);
+		if (own < 0) {
+			archive_set_error(a, -own, "%s: %s", in->path,
+			    strerror(-own));
+			return ARCHIVE_FATAL;
+		}
+	}
+	fds[0] = own >= 0 ? own : in->fd;
+	if (in->nvolumes > 0)
+		memcpy(fds + 1, in->volumes, in->nvolumes * sizeof(fds[0]));
+	return xtr_volumes_open(a, fds, in->nvolumes + 1, own, o->cancel,
+	    vols);
+}
+
+/*
  * Open A on IN (SEEKABLE: a path, a buffer or an fd that can seek),
  * through our decoder when its head says so.
  * Return: libarchive's status.
@@ -539,7 +569,7 @@ xtr_input_drain(int fd, struct xtr_decoder *dec,
 	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		return 0;
 	do {
-		n = read_cancellable(fd, buf, sizeof(buf), cancel);
+		n = xtr_read_cancellable(fd, buf, sizeof(buf), cancel);
 		if (tick != NULL)
 			tick();
 	} while (n > 0);
@@ -548,10 +578,12 @@ xtr_input_drain(int fd, struct xtr_decoder *dec,
 
 /*
  * A reader with every built-in filter and the formats NAMES (SEEKABLE:
- * how a zip is read).  Return: it, or NULL with MSG set.
+ * how a zip is read), reading past zero blocks with XTR_READ_CONCAT in
+ * FLAGS.  Return: it, or NULL with MSG set.
  */
 static struct archive *
-new_reader(const char *names, bool seekable, char *msg, size_t cap)
+new_reader(const char *names, bool seekable, unsigned int flags, char *msg,
+    size_t cap)
 {
 	struct archive *a = archive_read_new();
 
@@ -561,6 +593,15 @@ new_reader(const char *names, bool seekable, char *msg, size_t cap)
 	}
 	if (enable_filters(a, msg, cap) < 0 ||
 	    enable_formats(a, names, seekable, msg, cap) < 0) {
+		archive_read_free(a);
+		return NULL;
+	}
+	/* -i: GNU tar's --ignore-zeros; libarchive's tar reader only. */
+	if ((flags & XTR_READ_CONCAT) != 0 &&
+	    archive_read_set_format_option(a, "tar",
+	    "read_concatenated_archives", "1") == ARCHIVE_FATAL) {
+		snprintf(msg, cap, "cannot read past zero blocks: %s",
+		    archive_error_string(a));
 		archive_read_free(a);
 		return NULL;
 	}
@@ -658,7 +699,7 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 	}
 	/* The name is the package reader's, gone with it. */
 	snprintf(member, sizeof(member), "%s", name);
-	inner = new_reader("tar", false, msg, cap);
+	inner = new_reader("tar", false, 0, msg, cap);
 	d = inner != NULL ? malloc(sizeof(*d)) : NULL;
 	if (d == NULL) {
 		if (inner != NULL) {
@@ -681,20 +722,72 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 	return inner;
 }
 
+/*
+ * xtr_reader_open() for tar -M: the volumes joined, read as tar.
+ * SECURITY: as GNU tar, never compressed -- a filter would have to read
+ * across the joins, and GNU tar writes no such archive.
+ */
+static struct archive *
+open_multivolume(const struct pfx_input *in,
+    const volatile sig_atomic_t *cancel, unsigned int dec_flags,
+    struct xtr_volumes **vols, char *msg, size_t cap)
+{
+	struct opening o = { cancel, 0, NULL, false };
+	struct xtr_volumes *joiner;
+	struct archive *a;
+	int r;
+
+	if ((dec_flags & XTR_READ_DEB) != 0) {
+		snprintf(msg, cap, "a Debian package is not read as volumes "
+		    "(-M)");
+		return NULL;
+	}
+	a = new_reader("tar", false, dec_flags, msg, cap);
+	if (a == NULL)
+		return NULL;
+	joiner = NULL;
+	r = open_volumes(a, in, &o, &joiner);
+	if (r == ARCHIVE_OK && archive_filter_count(a) > 1) {
+		snprintf(msg, cap, "cannot read a compressed multi-volume "
+		    "archive (%s): GNU tar writes none",
+		    archive_filter_name(a, 0));
+		r = ARCHIVE_FATAL;
+	} else if (r != ARCHIVE_OK) {
+		snprintf(msg, cap, "cannot read archive: %s",
+		    xtr_volumes_error(joiner, NULL) != NULL ?
+		    xtr_volumes_error(joiner, NULL) :
+		    archive_error_string(a) != NULL ?
+		    archive_error_string(a) : "not a tar archive");
+	}
+	if (r != ARCHIVE_OK) {
+		archive_read_free(a);
+		xtr_volumes_free(joiner);
+		return NULL;
+	}
+	*vols = joiner;
+	return a;
+}
+
 /* see extract.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
-    struct xtr_decoder **dec, char *msg, size_t cap)
+    struct xtr_decoder **dec, struct xtr_volumes **vols, char *msg,
+    size_t cap)
 {
-	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT | XTR_READ_DEB), dec,
-	    false };
+	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT |
+	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false };
 	struct archive *a;
 	bool seekable;
 	off_t start;
 	int r, error = EINVAL;
 
 	errno = EINVAL;
+	*dec = NULL;
+	if (vols != NULL)
+		*vols = NULL;
+	if ((dec_flags & XTR_READ_MULTIVOL) != 0)
+		return open_multivolume(in, cancel, dec_flags, vols, msg, cap);
 	if (names == NULL)
 		names = default_formats;
 	/* A package is an ar, whatever else the caller named. */
@@ -706,17 +799,9 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	 * fd only if it can seek. */
 	seekable = in->path != NULL || in->buf != NULL ||
 	    (in->fd >= 0 && lseek(in->fd, 0, SEEK_CUR) != -1);
-	a = new_reader(names, seekable, msg, cap);
+	a = new_reader(names, seekable, dec_flags, msg, cap);
 	if (a == NULL)
 		return NULL;
-	/* -i: GNU tar's --ignore-zeros; libarchive's tar reader only. */
-	if ((dec_flags & XTR_READ_CONCAT) != 0 &&
-	    archive_read_set_format_option(a, "tar",
-	    "read_concatenated_archives", "1") == ARCHIVE_FATAL) {
-		snprintf(msg, cap, "cannot read past zero blocks: %s",
-		    archive_error_string(a));
-		goto fail;
-	}
 	/*
 	 * A compressed stream that holds nothing (`gzip </dev/null`) is an
 	 * empty archive, as for bsdtar and GNU tar; an input of no byte at
@@ -740,7 +825,7 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	    zip_end_unsigned(in) && (in->buf != NULL || start >= 0) &&
 	    (start < 0 || lseek(in->fd, start, SEEK_SET) == start)) {
 		archive_read_free(a);
-		a = new_reader(names, false, msg, cap);
+		a = new_reader(names, false, 0, msg, cap);
 		if (a == NULL)
 			return NULL;
 		r = open_input(a, in, seekable, &o);

@@ -119,7 +119,8 @@ xtr_source_header_pos(const struct xtr *x)
 	if (x->remote != NULL)
 		return xtr_remote_header_pos(x->remote);
 	pos = archive_read_header_position(x->ar);
-	return pos >= 0 ? pos : -1;
+	return pos >= 0 ? (int64_t)xtr_volumes_physical(x->vols,
+	    (uint64_t)pos) : -1;
 }
 
 /* see extract.h */
@@ -128,7 +129,7 @@ xtr_source_archive_bytes(const struct xtr *x)
 {
 	if (x->remote != NULL)
 		return xtr_remote_archive_bytes(x->remote);
-	return xtr_reader_archive_bytes(x->ar);
+	return xtr_volumes_physical(x->vols, xtr_reader_archive_bytes(x->ar));
 }
 
 /* see extract.h */
@@ -149,6 +150,9 @@ xtr_source_error(const struct xtr *x, int *error, bool *channel)
 	if (x->remote != NULL)
 		return xtr_remote_error(x->remote, error, channel);
 	*channel = false;
+	s = xtr_volumes_error(x->vols, error);
+	if (s != NULL)
+		return s;
 	*error = archive_errno(x->ar) > 0 ? archive_errno(x->ar) : EIO;
 	s = archive_error_string(x->ar);
 	return s != NULL ? s : "truncated or corrupt";

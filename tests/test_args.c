@@ -575,7 +575,7 @@ static const struct err_row err_rows[] = {
 	{ "-T missing", { "-T", "/nonexistent/list", "a" },
 	  "cannot open file list" },
 	{ "--verb is ambiguous", { "--verb", "a" }, "is ambiguous" },
-	{ "-f twice", { "-f", "a", "-f", "b" }, "only one archive" },
+	{ "-f twice", { "-f", "a", "-f", "b" }, "require '-M' option" },
 	{ "-f empty", { "-f", "", "x" }, "-f needs an archive name" },
 	{ "-C twice", { "a", "-C", "d1", "-C", "d2" },
 	  "only one destination" },

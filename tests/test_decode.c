@@ -537,7 +537,7 @@ save(struct fx *fx, const struct buf *a)
 static enum pfx_status
 extract(struct fx *fx, const struct buf *a, enum feed how)
 {
-	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
 	struct writer w;
 	enum pfx_status st;
 	pthread_t t;
@@ -639,7 +639,7 @@ static int
 read_counting(struct fx *fx, const struct buf *a, unsigned int flags,
     bool check, char *msg, size_t cap, uint64_t *raw, size_t *got)
 {
-	struct pfx_input in = { NULL, -1, a->p, a->len };
+	struct pfx_input in = { .fd = -1, .buf = a->p, .len = a->len };
 	struct xtr_decoder *dec;
 	struct archive_entry *e;
 	struct archive *ar;
@@ -651,7 +651,7 @@ read_counting(struct fx *fx, const struct buf *a, unsigned int flags,
 	msg[0] = '\0';
 	*raw = 0;
 	*got = 0;
-	ar = xtr_reader_open(&in, NULL, NULL, flags, &dec, msg, cap);
+	ar = xtr_reader_open(&in, NULL, NULL, flags, &dec, NULL, msg, cap);
 	if (ar == NULL)
 		return ARCHIVE_FATAL;
 	cr_assert(dec != NULL, "not decoded by our decoder");
@@ -1313,7 +1313,7 @@ Test(decode, cancel_stops_a_stalled_pipe)
 	struct fx *fx = &the_fx;
 	static volatile sig_atomic_t flag;
 	static const char *const what[] = { "gzip", "zstd", "xz" };
-	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
 	struct buf c[3] = { { 0 } };
 	struct canceller cc = { &flag, 300 };
 	enum pfx_status st;

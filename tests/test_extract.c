@@ -776,7 +776,7 @@ fx_run(struct fx *fx, const struct pfx_input *in, int dirfd,
 static enum pfx_status
 fx_extract(struct fx *fx, const struct ab *ab)
 {
-	struct pfx_input in = { NULL, -1, ab->buf, ab->used };
+	struct pfx_input in = { .fd = -1, .buf = ab->buf, .len = ab->used };
 
 	return fx_run(fx, &in, AT_FDCWD, fx->dest);
 }
@@ -785,7 +785,7 @@ fx_extract(struct fx *fx, const struct ab *ab)
 static enum pfx_status
 fx_extract_bytes(struct fx *fx, const void *buf, size_t len)
 {
-	struct pfx_input in = { NULL, -1, buf, len };
+	struct pfx_input in = { .fd = -1, .buf = buf, .len = len };
 
 	return fx_run(fx, &in, AT_FDCWD, fx->dest);
 }
@@ -3131,7 +3131,7 @@ Test(extract, hook_abort)
 static void
 case_to_fd(struct fx *fx)
 {
-	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
 	char out[256];
 	struct ab ab;
 	ssize_t n;
@@ -3378,7 +3378,7 @@ Test(extract, occurrence)
 static void
 case_list(struct fx *fx)
 {
-	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
 	struct ab ab;
 	size_t i;
 
@@ -4261,7 +4261,7 @@ static void
 case_input_file(struct fx *fx)
 {
 	char path[PATH_MAX];
-	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
 	struct ab ab;
 	int fd;
 
@@ -4335,7 +4335,7 @@ feed(void *arg)
 static void
 case_input_pipe(struct fx *fx)
 {
-	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
 	struct feeder f;
 	char cname[64];
 	const char *saved;
@@ -4382,7 +4382,7 @@ Test(extract_formats, input_pipe)
 static void
 case_big_file(struct fx *fx)
 {
-	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
 	struct archive_entry *e;
 	struct feeder f;
 	pthread_t t;
@@ -4425,7 +4425,7 @@ Test(extract_formats, big_file)
 static void
 case_dest_kinds(struct fx *fx)
 {
-	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
 	struct ab ab;
 
 	small_archive(&ab, NULL);

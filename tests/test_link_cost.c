@@ -206,7 +206,7 @@ run_chain(unsigned n)
 	memset(&c, 0, sizeof(c));
 	opt.hooks.report = on_report;
 	opt.hooks.arg = &c;
-	in = (struct pfx_input){ NULL, -1, ab.buf, ab.used };
+	in = (struct pfx_input){ .fd = -1, .buf = ab.buf, .len = ab.used };
 	st = pfx_extract(&in, AT_FDCWD, top, &opt, &res);
 	cr_assert(st == PFX_REFUSED, "chain %u: status %d: %s", n, (int)st,
 	    res.message);
@@ -300,7 +300,7 @@ Test(link_cost, queued_links_count_against_max_memory, .timeout = 300.)
 	enum pfx_status st;
 
 	many_archive(&ab);
-	in = (struct pfx_input){ NULL, -1, ab.buf, ab.used };
+	in = (struct pfx_input){ .fd = -1, .buf = ab.buf, .len = ab.used };
 
 	make_top(top, sizeof(top));
 	pfx_options_init(&opt);

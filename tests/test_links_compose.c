@@ -210,7 +210,7 @@ cab_free(struct cab *ab)
 static enum pfx_status
 cfx_run(struct cfx *fx, const struct cab *ab)
 {
-	struct pfx_input in = { NULL, -1, ab->buf, ab->used };
+	struct pfx_input in = { .fd = -1, .buf = ab->buf, .len = ab->used };
 	enum pfx_status st;
 
 	fx->nrep = 0;

@@ -251,7 +251,7 @@ add(struct rfx *fx, const char *name, mode_t type, const char *target,
 static enum pfx_status
 rfx_run(struct rfx *fx)
 {
-	struct pfx_input in = { NULL, -1, NULL, 0 };
+	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
 	enum pfx_status st;
 
 	if (fx->a != NULL) {

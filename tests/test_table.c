@@ -324,7 +324,7 @@ static enum pfx_status
 extract_into_tmp(const void *buf, size_t len, const struct pfx_options *opt,
     struct pfx_result *res)
 {
-	struct pfx_input in = { NULL, -1, buf, len };
+	struct pfx_input in = { .fd = -1, .buf = buf, .len = len };
 	const char *tmp = getenv("TMPDIR");
 	enum pfx_status st;
 	char dir[4096];
