@@ -169,6 +169,7 @@ enum opt_id {
 	OPT_INDEX_FILE,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
+	OPT_LABEL,		/* -V PATTERN */
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -461,10 +462,11 @@ static const struct opt_def opts[] = {
 	  "pfextract does not read multi-volume archives yet" },
 	{ "tape-length", 'L', true, OPT_IGNORED, NULL },
 	{ "volno-file", 0, true, OPT_IGNORED, NULL },
-	{ "label", 'V', true, OPT_REFUSED,
-	  "pfextract does not check volume labels yet" },
+	/* -V PATTERN: the archive's label must match (label.c). */
+	{ "label", 'V', true, OPT_LABEL, NULL },
 	{ "test-label", 0, false, OPT_REFUSED,
-	  "pfextract does not check volume labels yet" },
+	  "pfextract does not test volume labels alone; use -t, which "
+	  "lists the label first, or -V PATTERN" },
 	{ "verify", 'W', false, OPT_REFUSED,
 	  "it verifies an archive after writing it, as GNU tar refuses it "
 	  "with -x and -t" },
@@ -1623,6 +1625,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_PROGRESS:
 	case OPT_NO_PROGRESS:
 		return apply_output(p, d, v);
+	case OPT_LABEL:
+		a->opt.volume_label = v;
+		return 0;
 	case OPT_REFUSED:
 		if (as_short)
 			return fail(p, "'-%c' (--%s) is refused: %s",

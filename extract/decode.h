@@ -29,6 +29,7 @@
 
 struct archive;
 struct xtr_decoder;
+struct xtr_head;
 
 /* The codecs decoded here; XTR_CODEC_NONE: libarchive decodes. */
 enum xtr_codec {
@@ -130,6 +131,9 @@ struct xtr_dec_input {
 	const unsigned char *head;	/* HEAD_LEN bytes already read from
 					   FD (a pipe), decoded first */
 	size_t head_len;
+	struct xtr_head *tap;	/* the first decoded bytes are kept here
+				   (label.c), by the reading thread; or
+				   NULL */
 };
 
 /*

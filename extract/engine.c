@@ -902,6 +902,13 @@ read_all(struct xtr *x)
 	/* SECURITY: a cancellation is noticed before each entry. */
 	while (!x->fatal && !xtr_cancelled(x)) {
 		r = xtr_source_next(x, ae);
+		/* A volume label is told before the first entry, and -V
+		 * stops the run before it is taken on. */
+		if (r == ARCHIVE_OK || r == ARCHIVE_EOF) {
+			xtr_label_first(x);
+			if (x->fatal)
+				break;
+		}
 		if (r == ARCHIVE_EOF) {
 			x->res->archive_bytes = xtr_source_archive_bytes(x);
 			x->res->tar = (xtr_source_format(x) &
@@ -1039,8 +1046,8 @@ open_source(struct xtr *x, const struct pfx_input *in)
 	struct pfx_sandbox_info self;
 
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
-		x->ar = xtr_reader_open(in, opt->formats, opt->cancel,
-		    XTR_READ_FLAGS(opt), &x->dec, x->res->message,
+		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,
+		    XTR_READ_FLAGS(opt), &x->dec, &x->head, x->res->message,
 		    sizeof(x->res->message));
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)

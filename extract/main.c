@@ -408,6 +408,25 @@ report_entry(void *arg, const struct pfx_entry *e)
 	progress_entry(&c->prog, e);
 }
 
+/*
+ * The library's label hook: a GNU volume label is listed by -t, and said
+ * by -x -v, as GNU tar does (never extracted).
+ */
+static void
+report_label(void *arg, const struct pfx_entry *e)
+{
+	struct cli *c = arg;
+	const struct xtr_args *a = c->a;
+	bool list = (a->opt.flags & PFX_OPT_LIST) != 0;
+
+	if (a->report_json || (!list && a->verbose == 0))
+		return;
+	progress_clear(&c->prog);
+	list_put_label((a->opt.flags & PFX_OPT_TO_FD) != 0 ? stderr :
+	    c->listing, &c->fmt, e, list ? a->verbose >= 1 :
+	    a->verbose >= 2);
+}
+
 /* The library's decide hook: the CLI's own selection (select.c). */
 static int
 decide_entry(void *arg, const struct pfx_entry *e, char *rename,
@@ -900,6 +919,7 @@ main(int argc, char **argv)
 		a.opt.hooks.transform = transform_name;
 	a.opt.hooks.confined = on_confined;
 	a.opt.hooks.purged = report_purged;
+	a.opt.hooks.label = report_label;
 	a.opt.hooks.arg = &c;
 	c.probe = getenv(PROBE_ENV);
 	if (c.probe != NULL && c.probe[0] == '\0')

@@ -313,6 +313,21 @@ struct pfx_hooks {
 	 */
 	void (*purged)(void *arg, const struct pfx_entry *dir,
 	    const char *name);
+	/*
+	 * A GNU tar volume label: called once, before the first entry is
+	 * reported (or at the end of an archive that holds none), when
+	 * the archive's first header is a GNU volume header ('V') or a
+	 * pax global header with GNU.volume.label.  LABEL->name is the
+	 * label (hostile bytes, NUL-free); its mode, owners, size and
+	 * mtime are the header's, as GNU tar lists them (a pax label: 0,
+	 * and the global header's mtime); type PFX_TYPE_OTHER, path NULL,
+	 * offset 0.  A label is never extracted, and is no entry: it is
+	 * in no count.  Only a tar whose first 4 KiB of decompressed
+	 * bytes pfextract sees is looked at: plain, or decoded by
+	 * pfextract's gzip, zstd or xz decoder (not bzip2, lz4, lzip,
+	 * lzma, compress, rpm or PFX_OPT_DEB).  NULL: none.
+	 */
+	void (*label)(void *arg, const struct pfx_entry *label);
 };
 
 /*
@@ -451,6 +466,14 @@ struct pfx_options {
 	size_t nxattrs_include;
 	const char *const *xattrs_exclude;
 	size_t nxattrs_exclude;
+	/*
+	 * GNU tar's -V PATTERN when reading: unless the archive's volume
+	 * label (see hooks.label) matches the glob PATTERN (fnmatch(3),
+	 * no flags), the run stops before the first entry, PFX_FATAL,
+	 * EINVAL: "Volume 'LABEL' does not match 'PATTERN'", or "Archive
+	 * not labeled to match 'PATTERN'".  NULL: not checked.
+	 */
+	const char *volume_label;
 };
 
 #define PFX_DEFAULT_IDLE_TIMEOUT 600u	/* ten minutes */

@@ -1606,5 +1606,63 @@ if selected listing; then
 	like_tar "tar --checkpoint=1 -tf ck.tar" --checkpoint=1 -tf ck.tar
 fi
 
+# --- issue 19: GNU volume labels (-V), against GNU tar ----------------------
+
+# A label is listed by -t and -tv (gnu, oldgnu: a 'V' header; posix: a
+# pax global header), said by -xv, never extracted; -V PATTERN checks it
+# before anything is extracted: "Volume 'L' does not match 'P'", or
+# "Archive not labeled to match 'P'", exit 2 (GNU tar adds "Error is not
+# recoverable").  On a pipe and through gzip as from a file.
+if selected labels; then
+	mkdir -p "$T/lab/src" && echo hi >"$T/lab/src/f"
+	for fmt in gnu oldgnu posix; do
+		(cd "$T/lab/src" && tar --format=$fmt -cf ../$fmt.tar \
+		    -V 'Vol 1' f && gzip -c ../$fmt.tar >../$fmt.tgz)
+	done
+	(cd "$T/lab/src" && tar -cf ../none.tar f)
+	LIKE_DIR=$T/lab
+	for a in gnu.tar oldgnu.tar posix.tar gnu.tgz none.tar; do
+		like_tar "tar -tf $a (label)" -tf "$a"
+		like_tar "tar -tvf $a (label)" -tvf "$a"
+		like_tar "tar -tf $a f (label)" -tf "$a" f
+		rm -rf "$T/lab/x" && mkdir "$T/lab/x"
+		like_tar "tar -xvf $a (label)" -xvf "$a" -C x
+		for pat in 'Vol 1' 'V*' 'Vol ?' '[UV]ol 1'; do
+			[ $a = none.tar ] ||
+			    like_tar "tar -tf $a -V '$pat'" -tf "$a" -V "$pat"
+		done
+		# GNU tar's quotes are the locale's: 'P' in C.
+		for pat in 'Vol 1' Vol 'vol 1' '*2'; do
+			case $a:$pat in
+			none.tar:* | *:Vol | *:vol* | *:?2) ;;
+			*) continue ;;
+			esac
+			rm -rf "$T/lab/x" && mkdir "$T/lab/x"
+			(cd "$T/lab" && LC_ALL=C tar -xf "$a" -V "$pat" -C x) \
+			    2>"$T/terr" >/dev/null
+			trc=$?
+			(cd "$T/lab" && "$PFX" -xf "$a" -V "$pat" -C x) \
+			    2>"$T/perr" >/dev/null
+			prc=$?
+			sed -n '1s/^tar: /pfextract: /p' "$T/terr" >"$T/twant"
+			if [ $prc -eq $trc ] && cmp -s "$T/twant" "$T/perr" &&
+			    [ -z "$(ls -A "$T/lab/x")" ]; then
+				ok
+			else
+				bad "tar -xf $a -V '$pat': tar exit $trc," \
+				    "pfextract $prc: $(cat "$T/perr")"
+			fi
+		done
+	done
+	for a in gnu.tar posix.tgz; do
+		gzip -dcf <"$T/lab/$a" | tar -tvf - >"$T/twant" 2>&1
+		"$PFX" -tvf - <"$T/lab/$a" >"$T/pgot" 2>&1
+		if cmp -s "$T/twant" "$T/pgot"; then ok; else
+			bad "cat $a | tar -tvf -: $(head -1 "$T/pgot")"
+		fi
+	done
+	unset LIKE_DIR
+fi
+
 echo "compat: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
