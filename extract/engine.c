@@ -942,6 +942,10 @@ report_unmatched(struct xtr *x)
 	size_t i;
 
 	for (i = 0; i < opt->ninclude + opt->nmembers; i++) {
+		/* Positional -C: another run tells of another group's. */
+		if (i >= opt->ninclude && opt->member_group != NULL &&
+		    opt->member_group[i - opt->ninclude] != opt->group)
+			continue;
 		/* --occurrence=N: a member seen fewer times is not found. */
 		if (x->member_seen != NULL && i >= opt->ninclude ?
 		    x->member_seen[i - opt->ninclude] >= opt->occurrence :

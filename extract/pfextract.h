@@ -474,6 +474,16 @@ struct pfx_options {
 	 * not labeled to match 'PATTERN'".  NULL: not checked.
 	 */
 	const char *volume_label;
+	/*
+	 * GNU tar's positional -C, run once per directory: when not NULL,
+	 * MEMBER_GROUP[i] is the group (directory) of MEMBERS[i], and an
+	 * entry is selected by the members only when the first member that
+	 * matches it, in order, is of group GROUP -- the one GNU tar
+	 * extracts it for; that member alone counts it as found, and only
+	 * GROUP's members are told to hooks.unmatched.
+	 */
+	const size_t *member_group;
+	size_t group;
 };
 
 #define PFX_DEFAULT_IDLE_TIMEOUT 600u	/* ten minutes */

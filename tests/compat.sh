@@ -1074,8 +1074,8 @@ xo_tree() {
 	    find . -type f -exec sha1sum {} + | sort -k 2)
 }
 
-# like_tar_tree LABEL ARG...: in $T/xo, `tar ARG... -C r` and `pfextract
-# ARG... --symlinks=contain -C p` make the same tree and exit alike.
+# like_tar_tree LABEL ARG...: in $T/xo, `tar -C r ARG...` and `pfextract
+# -C p ARG... --symlinks=contain` make the same tree and exit alike.
 like_tar_tree() {
 	label=$1
 	shift
@@ -1083,7 +1083,7 @@ like_tar_tree() {
 	# GNU tar's -C is positional: first, so that it covers every member.
 	(cd "$T/xo" && tar -C r "$@") >/dev/null 2>"$T/terr"
 	trc=$?
-	(cd "$T/xo" && "$PFX" "$@" --symlinks=contain -C p) >/dev/null \
+	(cd "$T/xo" && "$PFX" -C p "$@" --symlinks=contain) >/dev/null \
 	    2>"$T/perr"
 	prc=$?
 	xo_tree "$T/xo/r" >"$T/twant"
@@ -1662,6 +1662,57 @@ if selected labels; then
 		fi
 	done
 	unset LIKE_DIR
+fi
+
+# --- issue 19: GNU tar's positional -C, against GNU tar ----------------------
+
+# A member binds to the -C before it (none: the current directory), a
+# relative -C is beneath the one before, with no member the last -C
+# holds all: the trees and exit statuses as GNU tar's.  Members bound to
+# several directories need an archive that is a file: from a pipe,
+# refused (64), nothing made.
+if selected multidir; then
+	mkdir -p "$T/md/src/d/s" && echo 1 >"$T/md/src/d/s/f" &&
+	    echo 2 >"$T/md/src/e" && echo 3 >"$T/md/src/g"
+	(cd "$T/md/src" && tar -cf ../a.tar d e g)
+	for args in '-C x d -C y e' '-C x d -C /ABS/z e g' 'e -C x g' \
+	    '-C x -C y' '-C x d -C y -C z e' '-C x d/s -C y d e' \
+	    '-C x e -C y nothere' '-C x g -C . e'; do
+		for who in r p; do
+			rm -rf "$T/md/$who" && mkdir -p "$T/md/$who/x/y/z" \
+			    "$T/md/$who/z"
+			set -- $(echo "$args" | sed "s#/ABS#$T/md/$who#g")
+			if [ $who = r ]; then
+				(cd "$T/md/$who" && tar -xf ../a.tar "$@") \
+				    2>/dev/null
+			else
+				(cd "$T/md/$who" && "$PFX" -xf ../a.tar "$@") \
+				    2>/dev/null
+			fi
+			echo $? >"$T/md/$who.rc"
+			(cd "$T/md/$who" && find . | sort) >"$T/md/$who.tree"
+		done
+		if cmp -s "$T/md/r.rc" "$T/md/p.rc" &&
+		    cmp -s "$T/md/r.tree" "$T/md/p.tree"; then
+			ok
+		else
+			bad "tar -xf a.tar $args: tar exit $(cat "$T/md/r.rc")," \
+			    "pfextract $(cat "$T/md/p.rc");" \
+			    "$(diff "$T/md/r.tree" "$T/md/p.tree" | grep '^[<>]' |
+			    head -3 | tr '\n' ' ')"
+		fi
+	done
+	rm -rf "$T/md/p" && mkdir -p "$T/md/p/x" "$T/md/p/y"
+	(cd "$T/md/p" && cat ../a.tar | "$PFX" -xf - -C x d -C y e) \
+	    2>"$T/perr"
+	prc=$?
+	if [ $prc -eq 64 ] && grep -q 'read again' "$T/perr" &&
+	    [ -z "$(find "$T/md/p/x" "$T/md/p/y" -mindepth 1)" ]; then
+		ok
+	else
+		bad "cat a.tar | pfextract -xf - -C x d -C y e: exit $prc," \
+		    "$(head -1 "$T/perr")"
+	fi
 fi
 
 echo "compat: $passed passed, $failed failed"
