@@ -737,6 +737,7 @@ use_utf8_names(bool *multibyte, bool *utf8)
  * library status.
  */
 static int group_status_fd = -1;
+static bool group_later;	/* a run after the first */
 
 /* In a child: make A's run the one for the members bound to DIR (an
  * index of A->member_dir). */
@@ -805,6 +806,7 @@ run_groups(struct xtr_args *a, int in_fd)
 		if (pid == 0) {
 			(void)close(p[0]);
 			group_status_fd = p[1];
+			group_later = i > 0;
 			select_group(a, a->member_dir[i]);
 			return -1;
 		}
@@ -906,7 +908,9 @@ setup_output(struct cli *c, const struct xtr_args *a, bool multibyte,
 			f->tty = fopen("/dev/tty", "we");
 	c->listing = stdout;
 	if (a->index_file != NULL) {
-		fd = open(a->index_file, O_WRONLY | O_CREAT | O_TRUNC |
+		/* A later -C directory's run adds to the first's. */
+		fd = open(a->index_file, O_WRONLY | O_CREAT |
+		    (group_later ? O_APPEND : O_TRUNC) |
 		    O_CLOEXEC | O_NOCTTY, 0666);
 		c->listing = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (c->listing == NULL) {
