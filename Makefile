@@ -25,20 +25,20 @@ TEST_TMPDIR = $(if $(wildcard /dev/shm/.),/dev/shm,/tmp)
 OS          ?= $(shell uname -s)
 PLATFORM_OS ?= $(if $(filter Linux,$(OS)),linux,posix)
 
-# The library: the decision core, the pinned-root platform layer and the
-# extractor.  The command-line files are not part of it.
-XTR_CLI   = extract/main.c extract/args.c extract/select.c extract/xform.c
-XTR_CLI  += extract/listing_out.c extract/progress_out.c
+# The library: the decision core, the pinned-root platform layer, the
+# stream decoders and the extractor.  The commands (cli/) are not part of
+# it.
 LIB_SRCS  = $(wildcard core/*.c) \
             $(filter-out platform/os_%.c platform/sandbox_%.c,\
                 $(wildcard platform/*.c)) \
             platform/os_$(PLATFORM_OS).c platform/sandbox_$(PLATFORM_OS).c \
-            $(filter-out $(XTR_CLI),$(wildcard extract/*.c))
+            $(wildcard decode/*.c) $(wildcard extract/*.c)
 HEADERS   = core/pfx_path.h platform/pfx_root.h platform/pfx_sandbox.h \
             extract/pfextract.h
-CLI_SRCS  = cli/json.c cli/resolver_env.c extract/args.c extract/select.c extract/xform.c
-CLI_SRCS += cli/quote.c extract/listing_out.c extract/progress_out.c
-INCLUDES  = -Icore -Iplatform -Iextract
+# What both commands' mains (cli/pfextract.c, cli/pathfence.c) link.
+CLI_SRCS  = cli/json.c cli/resolver_env.c cli/args.c cli/select.c cli/xform.c
+CLI_SRCS += cli/quote.c cli/listing_out.c cli/progress_out.c
+INCLUDES  = -Icore -Iplatform -Idecode -Iextract
 LIBS     := -larchive $(shell printf '\043include <isa-l/igzip_lib.h>\n' | \
             $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo -lisal) \
             -lzstd -llzma -lz -lpthread
@@ -99,10 +99,10 @@ obj/san/pathfence: obj/san/cli/pathfence.o obj/san/cli/json.o \
     obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDFLAGS)
 
-obj/pfextract: obj/extract/main.o $(CLI_OBJS) obj/libpfextract.a
+obj/pfextract: obj/cli/pfextract.o $(CLI_OBJS) obj/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
-obj/san/pfextract: obj/san/extract/main.o $(SAN_CLI_OBJS) \
+obj/san/pfextract: obj/san/cli/pfextract.o $(SAN_CLI_OBJS) \
     obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
@@ -128,7 +128,28 @@ obj/san/tests/run: $(TEST_SRCS:%.c=obj/san/%.o) obj/san/tests/fixture.o \
     $(SAN_CLI_OBJS) obj/san/libpfextract.a
 	$(CC) $(SANFLAGS) -o $@ $^ -lcriterion -lpthread $(LDFLAGS) $(LIBS)
 
-obj/tsan/pfextract: obj/tsan/extract/main.o $(TSAN_CLI_OBJS) \
+# The push API's second reader (tests/push_tar.c): the pfextract command
+# with its archives read by the tests' own tar reader and given to
+# pfx_writer_*(); corpus/run.sh runs the attack corpus through it too.
+obj/push/cli/pfextract.o: cli/pfextract.c
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) $(INCLUDES) -Itests -DPFX_PUSH_TEST $(CPPFLAGS) \
+	    $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+
+obj/tests/pfextract-push: obj/push/cli/pfextract.o obj/tests/push_tar.o \
+    $(CLI_OBJS) obj/libpfextract.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
+obj/tsan/push/cli/pfextract.o: cli/pfextract.c
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) $(INCLUDES) -Itests -DPFX_PUSH_TEST $(CPPFLAGS) \
+	    $(TSANFLAGS) $(WARN) -MMD -MP -c -o $@ $<
+
+obj/tsan/tests/pfextract-push: obj/tsan/push/cli/pfextract.o \
+    obj/tsan/tests/push_tar.o $(TSAN_CLI_OBJS) obj/tsan/libpfextract.a
+	$(CC) $(TSANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
+
+obj/tsan/pfextract: obj/tsan/cli/pfextract.o $(TSAN_CLI_OBJS) \
     obj/tsan/libpfextract.a
 	$(CC) $(TSANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
@@ -148,7 +169,7 @@ obj/hostile/libpfextract.a: $(HOSTILE_LIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-obj/hostile/pfextract: obj/hostile/extract/main.o $(HOSTILE_CLI_OBJS) \
+obj/hostile/pfextract: obj/hostile/cli/pfextract.o $(HOSTILE_CLI_OBJS) \
     obj/hostile/libpfextract.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
@@ -186,7 +207,8 @@ check: deps
 	    obj/platform/sandbox_posix.o obj/tests/faultshim.so \
 	    obj/mkcorpus $(FUZZ_REPLAYS) obj/fuzz/mkwire obj/hostile/pfextract \
 	    obj/hostile/tests/hostile_lib obj/tests/confine_probe \
-	    obj/tests/inroot_check
+	    obj/tests/inroot_check obj/tests/pfextract-push \
+	    obj/tsan/tests/pfextract-push
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
@@ -198,7 +220,8 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) sh tests/progress.sh obj/pfextract
 	sh tests/sandbox.sh obj/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo
-	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract
+	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract \
+	    obj/tsan/tests/pfextract-push
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/san/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/faults.sh obj/pfextract \
@@ -215,6 +238,11 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) obj/fuzz/replay_wire fuzz/corpus/wire
 	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/pfextract obj/mkcorpus
 	TMPDIR=$(TEST_TMPDIR) sh corpus/run.sh obj/san/pfextract obj/mkcorpus
+	rm -f obj/tests/push.log
+	TMPDIR=$(TEST_TMPDIR) PFX_PUSH_LOG=$(CURDIR)/obj/tests/push.log \
+	    sh corpus/run.sh obj/tests/pfextract-push obj/mkcorpus
+	sh tests/push_count.sh obj/tests/push.log
+	TMPDIR=$(TEST_TMPDIR) sh tests/writer_example.sh $(CC)
 	TMPDIR=$(TEST_TMPDIR) sh tests/compat.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/root.sh obj/pfextract \
 	    obj/tests/inroot_check
@@ -375,6 +403,8 @@ install: all
 	$(INSTALL) -D -m 644 man/pfx_root.3 $(DESTDIR)$(MANDIR)/man3/pfx_root.3
 	$(INSTALL) -D -m 644 man/pfx_sandbox.3 \
 	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3
+	$(INSTALL) -D -m 644 man/pfx_writer.3 \
+	    $(DESTDIR)$(MANDIR)/man3/pfx_writer.3
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pfextract $(DESTDIR)$(INCDIR)/pfextract.h \
@@ -387,7 +417,8 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man1/pathfence.1 \
 	    $(DESTDIR)$(MANDIR)/man3/pfx_path.3 $(DESTDIR)$(MANDIR)/man3/pfx_root.3
 	rm -f $(DESTDIR)$(INCDIR)/pfx_sandbox.h \
-	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3
+	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3 \
+	    $(DESTDIR)$(MANDIR)/man3/pfx_writer.3
 
 clean:
 	rm -rf obj

@@ -73,8 +73,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-#include <archive_entry.h>
 
 #include "extract.h"
 #include "plat_thread.h"
@@ -713,18 +713,19 @@ keep_strings(struct xtr_job *j, const char *rel)
 }
 
 /*
- * J's stash, big enough for AE's data as its header gives the size, or
+ * J's stash, big enough for E's data as its header gives the size, or
  * NULL when the file is too big (or memory short): then the data is
  * written by the reading thread, as it comes.
  */
 static struct xtr_stash *
-stash_for(struct xtr_job *j, struct archive_entry *ae)
+stash_for(struct xtr_job *j, const struct pfx_entry *e,
+    const struct xtr_meta *m)
 {
-	la_int64_t size = archive_entry_size(ae);
+	int64_t size = e->size;
 	size_t want;
 	char *p;
 
-	if (!archive_entry_size_is_set(ae) || size <= 0 ||
+	if (!m->size_set || size <= 0 ||
 	    (uint64_t)size > XTR_STASH_MAX)
 		return NULL;
 	if ((size_t)size > j->stash.cap) {
@@ -836,7 +837,7 @@ xtr_async_settle(struct xtr *x)
 
 /* see extract.h */
 int
-xtr_async_write(struct xtr *x, struct archive_entry *ae,
+xtr_async_write(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *e, const char *rel)
 {
 	struct xtr_async *a = x->async;
@@ -845,7 +846,7 @@ xtr_async_write(struct xtr *x, struct archive_entry *ae,
 	int r;
 
 	j = free_slot(x);
-	j->tail.stash = stash_for(j, ae);
+	j->tail.stash = stash_for(j, e, m);
 	if (j->tail.stash != NULL) {
 		t = &j->tail;
 		t->stream = false;
@@ -853,12 +854,11 @@ xtr_async_write(struct xtr *x, struct archive_entry *ae,
 		/* Its segments take the next slots: its own comes after. */
 		t = &big;
 		t->stash = NULL;
-		t->stream = archive_entry_size_is_set(ae) &&
-		    archive_entry_size(ae) >= (la_int64_t)XTR_STREAM_MIN &&
-		    !xtr_source_sparse(x, ae);
+		t->stream = m->size_set &&
+		    e->size >= (int64_t)XTR_STREAM_MIN && !m->sparse;
 	}
 	/* Short of descriptors, it empties the queue (xtr_fd_relieve). */
-	r = xtr_write_data(x, ae, e, rel, t);
+	r = xtr_write_data(x, m, e, rel, t);
 	if (r != 0)
 		return r;
 	if (t == &big) {

@@ -152,7 +152,7 @@ tell_leftover(struct pfx_result *res, const char *name, unsigned int up,
 
 /* see extract.h */
 enum pfx_status
-xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
+xtr_extract_atomic(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
 	struct pfx_options inner = *opt;
@@ -176,7 +176,7 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 	if (r == -EINVAL || r == -EXDEV || (r == -ENOTEMPTY &&
 	    st.parent_closed)) {
 		inner.flags &= ~PFX_OPT_ATOMIC;
-		return xtr_extract_journaled(in, dirfd, dest, &inner, result);
+		return xtr_extract_journaled(src, dirfd, dest, &inner, result);
 	}
 	if (r < 0) {
 		fail_open(result, &st, dest, r);
@@ -194,7 +194,7 @@ xtr_extract_atomic(const struct pfx_input *in, int dirfd, const char *dest,
 	if ((inner.flags & PFX_OPT_SANDBOX) != 0)
 		inner.flags = (inner.flags & ~PFX_OPT_SANDBOX) |
 		    PFX_OPT_SANDBOX_CHILD;
-	(void)xtr_extract(in, st.fd, ".", &inner, result);
+	(void)xtr_extract(src, st.fd, ".", &inner, result);
 	/* A stop asked for after the last entry still publishes nothing. */
 	if (result->status != PFX_FATAL && opt->cancel != NULL &&
 	    *opt->cancel != 0) {

@@ -46,6 +46,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "decode.h"
 #include "extract.h"
 #include "platform.h"
 #include "wire.h"

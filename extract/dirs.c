@@ -20,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <archive_entry.h>
 
 #include "extract.h"
 
@@ -103,13 +102,12 @@ xtr_make_parents(struct xtr *x, const char *rel)
 
 /* see extract.h */
 void
-xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel)
 {
 	unsigned int created = 0;
 	struct xtr_slot *s;
 	struct stat st;
-	long nsec;
 	int fd, r;
 
 	if (rel[0] == '\0') {
@@ -153,17 +151,15 @@ xtr_make_dir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	if (r == 0 && s != NULL) {
 		r = fstat(fd, &st) == -1 ? -errno : 0;
 		if (r == 0)
-			r = xtr_apply_owner_xattrs(x, ae, fd);
+			r = xtr_apply_owner_xattrs(x, e, m, fd);
 		if (r == 0) {
 			s->mode = xtr_safe_mode(x->opt, e->mode);
 			s->dev = st.st_dev;
 			s->ino = st.st_ino;
 			s->has_id = true;
 			s->has_time = (x->opt->flags & PFX_OPT_NO_MTIME) == 0;
-			s->mtime = archive_entry_mtime(ae);
-			nsec = archive_entry_mtime_nsec(ae);
-			s->mtime_nsec = nsec >= 0 && nsec <= 999999999 ?
-			    (int32_t)nsec : 0;
+			s->mtime = e->mtime;
+			s->mtime_nsec = (int32_t)e->mtime_nsec;
 		}
 	}
 	(void)close(fd);

@@ -129,9 +129,9 @@ xtr_dumpdir_read(struct xtr *x, struct archive_entry *ae,
 		goto nomem;
 	for (;;) {
 		r = xtr_source_data(x, &buf, &n, &offset);
-		if (r == ARCHIVE_EOF)
+		if (r == XTR_DATA_EOF)
 			break;
-		if (r != ARCHIVE_OK) {
+		if (r != XTR_DATA_OK) {
 			xtr_fail_read(x, archive_entry_pathname(ae));
 			return -1;
 		}

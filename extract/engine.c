@@ -431,6 +431,52 @@ fill_entry(struct pfx_entry *e, struct archive_entry *ae, const char *name)
 	e->reason = "none";
 }
 
+/* xtr_meta.xattrs over libarchive's entry ARG. */
+static int
+entry_xattrs(void *arg, int (*fn)(void *fnarg, const char *name,
+    const void *value, size_t size), void *fnarg)
+{
+	struct archive_entry *ae = arg;
+	const char *name;
+	const void *value;
+	size_t size;
+	int r;
+
+	archive_entry_xattr_reset(ae);
+	while (archive_entry_xattr_next(ae, &name, &value, &size) ==
+	    ARCHIVE_OK) {
+		if (name == NULL)
+			continue;
+		r = fn(fnarg, name, value, size);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * What the writers need of AE beyond its struct pfx_entry: the one place
+ * where libarchive's entry becomes theirs.  M borrows AE, for the
+ * entry's time.
+ */
+static void
+fill_meta(struct xtr *x, struct xtr_meta *m, struct archive_entry *ae)
+{
+	long nsec;
+
+	memset(m, 0, sizeof(*m));
+	m->size_set = archive_entry_size_is_set(ae) != 0;
+	m->sparse = xtr_source_sparse(x, ae);
+	if (archive_entry_atime_is_set(ae)) {
+		m->atime_set = true;
+		m->atime.tv_sec = (time_t)archive_entry_atime(ae);
+		nsec = archive_entry_atime_nsec(ae);
+		m->atime.tv_nsec = nsec >= 0 && nsec <= 999999999 ? nsec : 0;
+	}
+	m->xattrs = entry_xattrs;
+	m->xattrs_arg = ae;
+}
+
 /*
  * Remove the first N components of NAME into OUT (CAP bytes), as tar's
  * --strip-components: empty components do not count, "." does.
@@ -547,7 +593,7 @@ judge_link_target(struct xtr *x, struct pfx_entry *e, char *buf, size_t cap,
 
 /* Hand an allowed entry at REL to the writer for its type. */
 static void
-write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+write_entry(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel)
 {
 	char tbuf[PFX_PATH_MAX];
@@ -570,10 +616,10 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 		xtr_async_drain(x);
 	switch (e->type) {
 	case PFX_TYPE_FILE:
-		xtr_write_file(x, ae, e, rel, NULL);
+		xtr_write_file(x, m, e, rel, NULL);
 		return;
 	case PFX_TYPE_DIR:
-		xtr_make_dir(x, ae, e, rel);
+		xtr_make_dir(x, m, e, rel);
 		return;
 	case PFX_TYPE_HARDLINK:
 		reason = judge_link_target(x, e, tbuf, sizeof(tbuf), &tv);
@@ -581,10 +627,10 @@ write_entry(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, 0);
 			return;
 		}
-		xtr_make_hardlink(x, ae, e, rel, verdict_rel(&tv));
+		xtr_make_hardlink(x, m, e, rel, verdict_rel(&tv));
 		return;
 	case PFX_TYPE_SYMLINK:
-		xtr_queue_symlink(x, ae, e, rel);
+		xtr_queue_symlink(x, e, rel);
 		return;
 	case PFX_TYPE_CHAR:
 	case PFX_TYPE_BLOCK:
@@ -664,8 +710,8 @@ is_ar_index(const struct xtr *x, const char *name)
  * the list lacks, then make it.
  */
 static void
-do_dumpdir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
-    const char *rel)
+do_dumpdir(struct xtr *x, struct archive_entry *ae,
+    const struct xtr_meta *m, struct pfx_entry *e, const char *rel)
 {
 	struct xtr_dumpdir d;
 	const char *reason = NULL;
@@ -685,7 +731,7 @@ do_dumpdir(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			if (r < 0)
 				xtr_finish_error(x, e, r);
 			else
-				write_entry(x, ae, e, rel);
+				write_entry(x, m, e, rel);
 		}
 	} else {
 		r = x->res->error;
@@ -759,11 +805,13 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 	char xname[PFX_PATH_MAX], xtarget[PFX_PATH_MAX];
 	struct pfx_verdict v;
 	struct pfx_entry e;
+	struct xtr_meta m;
 	const char *name, *stored, *reason;
 	int hook;
 
 	name = entry_name(ae);
 	fill_entry(&e, ae, name != NULL ? name : "");
+	fill_meta(x, &m, ae);
 	e.offset = xtr_source_header_pos(x);
 	e.input_read = (uint64_t)xtr_source_raw(x);
 	if (is_ar_index(x, name)) {
@@ -845,18 +893,18 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 	}
 	/* -O makes nothing, so it purges nothing either. */
 	if ((x->opt->flags & PFX_OPT_TO_FD) != 0) {
-		xtr_write_out(x, ae, &e);
+		xtr_write_out(x, &m, &e);
 		return;
 	}
 	if (xtr_is_dumpdir(x, ae)) {
-		do_dumpdir(x, ae, &e, verdict_rel(&v));
+		do_dumpdir(x, ae, &m, &e, verdict_rel(&v));
 		return;
 	}
 	if ((x->opt->flags & PFX_OPT_LIST) != 0) {
 		xtr_finish_entry(x, &e, PFX_ENTRY_LISTED, "none", 0);
 		return;
 	}
-	write_entry(x, ae, &e, verdict_rel(&v));
+	write_entry(x, &m, &e, verdict_rel(&v));
 }
 
 /* The core's policy flags for the archive being read. */
@@ -1039,16 +1087,48 @@ tell_writer(struct pfx_result *res, const struct pfx_sandbox_info *self)
 }
 
 /*
- * Open the source of entries: libarchive here, or with a sandbox the
- * decoder process, and this process confined too with PFX_OPT_SANDBOX.
- * Return: 0, or -1 with the run failed.
+ * Read entries from SRC's socket, as from a decoder process, through a
+ * descriptor of the run's own: the sender's stays the sender's.  Return:
+ * 0, or -1 with the run failed.
  */
 static int
-open_source(struct xtr *x, const struct pfx_input *in)
+open_wire(struct xtr *x, const struct xtr_in *src)
+{
+	int fd = fcntl(src->wire, F_DUPFD_CLOEXEC, 3);
+
+	if (fd < 0) {
+		xtr_fail(x, errno, "cannot read the entries: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (xtr_remote_open_fd(&x->remote, fd, src->who, x->opt,
+	    x->res) < 0) {
+		if (x->remote == NULL)
+			(void)close(fd);
+		x->fatal = true;
+		return -1;
+	}
+	/* As below: the caller is told what the sender said it
+	 * enforced, so that a fuzzer sees that report too. */
+	if (x->opt->hooks.confined != NULL)
+		x->opt->hooks.confined(x->opt->hooks.arg, &x->res->sandbox);
+	return 0;
+}
+
+/*
+ * Open the source of entries: libarchive here, or with a sandbox the
+ * decoder process, and this process confined too with PFX_OPT_SANDBOX;
+ * or SRC's socket.  Return: 0, or -1 with the run failed.
+ */
+static int
+open_source(struct xtr *x, const struct xtr_in *src)
 {
 	const struct pfx_options *opt = x->opt;
+	const struct pfx_input *in = src->in;
 	struct pfx_sandbox_info self;
 
+	if (in == NULL)
+		return open_wire(x, src);
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
 		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,
 		    XTR_READ_FLAGS(opt), &x->dec, &x->head, x->res->message,
@@ -1209,7 +1289,7 @@ begin(struct xtr *x, int dirfd, const char *dest,
 
 /* xtr_extract(), with a journal (journal.c) when JOURNAL. */
 static enum pfx_status
-extract(const struct pfx_input *in, int dirfd, const char *dest,
+extract(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result, bool journal)
 {
 	struct pfx_options defaults;
@@ -1227,7 +1307,7 @@ extract(const struct pfx_input *in, int dirfd, const char *dest,
 	}
 	if (journal && xtr_journal_start(&x) < 0)
 		xtr_fail(&x, ENOMEM, "--atomic: %s", strerror(ENOMEM));
-	if (x.fatal || open_source(&x, in) < 0) {
+	if (x.fatal || open_source(&x, src) < 0) {
 		free_state(&x);
 		return result->status;
 	}
@@ -1236,15 +1316,15 @@ extract(const struct pfx_input *in, int dirfd, const char *dest,
 
 /* see extract.h */
 enum pfx_status
-xtr_extract(const struct pfx_input *in, int dirfd, const char *dest,
+xtr_extract(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
-	return extract(in, dirfd, dest, opt, result, false);
+	return extract(src, dirfd, dest, opt, result, false);
 }
 
 /* see extract.h */
 enum pfx_status
-xtr_extract_journaled(const struct pfx_input *in, int dirfd,
+xtr_extract_journaled(const struct xtr_in *src, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result)
 {
@@ -1263,7 +1343,7 @@ xtr_extract_journaled(const struct pfx_input *in, int dirfd,
 		    "over a populated destination cannot take back", dest);
 		return result->status;
 	}
-	return extract(in, dirfd, dest, opt, result, true);
+	return extract(src, dirfd, dest, opt, result, true);
 }
 
 /* see extract.h */
@@ -1271,21 +1351,27 @@ enum pfx_status
 xtr_extract_wire(int fd, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
-	struct xtr x;
+	struct xtr_in src = { NULL, fd, NULL };
+	enum pfx_status status;
 
-	if (begin(&x, dirfd, dest, opt, result) < 0 ||
-	    xtr_remote_open_fd(&x.remote, fd, opt, result) < 0) {
-		if (x.remote == NULL)
-			(void)close(fd);
-		x.fatal = true;
-		free_state(&x);
+	status = xtr_extract(&src, dirfd, dest, opt, result);
+	(void)close(fd);
+	return status;
+}
+
+/* see extract.h */
+enum pfx_status
+xtr_extract_any(const struct xtr_in *src, int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *result)
+{
+	/* Below what it needs, a run would stop part way: not begun. */
+	if (xtr_fd_check(opt, result) < 0)
 		return result->status;
-	}
-	/* As open_source(): the caller is told what the decoder process
-	 * said it enforced, so that a fuzzer sees that report too. */
-	if (opt->hooks.confined != NULL)
-		opt->hooks.confined(opt->hooks.arg, &result->sandbox);
-	return run(&x);
+	/* All or nothing (atomic.c); a listing writes nothing anyway. */
+	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&
+	    (opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) == 0)
+		return xtr_extract_atomic(src, dirfd, dest, opt, result);
+	return xtr_extract(src, dirfd, dest, opt, result);
 }
 
 /* see pfextract.h */
@@ -1294,17 +1380,11 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
 	struct pfx_options defaults;
+	struct xtr_in src = { in, -1, NULL };
 
 	if (opt == NULL) {
 		pfx_options_init(&defaults);
 		opt = &defaults;
 	}
-	/* Below what it needs, a run would stop part way: not begun. */
-	if (xtr_fd_check(opt, result) < 0)
-		return result->status;
-	/* All or nothing (atomic.c); a listing writes nothing anyway. */
-	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&
-	    (opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) == 0)
-		return xtr_extract_atomic(in, dirfd, dest, opt, result);
-	return xtr_extract(in, dirfd, dest, opt, result);
+	return xtr_extract_any(&src, dirfd, dest, opt, result);
 }

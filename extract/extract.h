@@ -22,10 +22,12 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "decode.h"
 #include "pfextract.h"
 
 struct archive;
 struct archive_entry;
+struct xtr_meta;
 struct stat;
 
 /*
@@ -155,22 +157,7 @@ bool xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
 
 /* --- label.c: GNU tar's volume label ---------------------------------- */
 
-/*
- * The first bytes of the decompressed archive, kept as the reader takes
- * them (reader.c, decode.c) to read a GNU volume label from (libarchive
- * skips it): one 'V' header, or a pax global header and its records.
- * UNSEEN: libarchive decodes the input (bzip2, lz4, ...), or it is a
- * Debian package's member: these bytes are not the archive's.
- */
-#define XTR_HEAD_MAX 4096u
-struct xtr_head {
-	unsigned char buf[XTR_HEAD_MAX];
-	size_t len;
-	bool unseen;
-};
-
-/* Keep what of P (N bytes) still fits in H (NULL: nothing). */
-void xtr_head_add(struct xtr_head *h, const void *p, size_t n);
+/* The archive's first bytes: struct xtr_head, decode.h. */
 
 /* A volume label as read from its header. */
 struct xtr_label {
@@ -249,13 +236,6 @@ struct archive *xtr_reader_open_head(const struct pfx_input *in,
 int xtr_input_drain(int fd, struct xtr_decoder *dec,
     const volatile sig_atomic_t *cancel, void (*tick)(void));
 
-/*
- * The raw (compressed) bytes decoder D had consumed when it finished the
- * last block that libarchive took: the ratio limit's denominator, outer
- * compression only when it is nested (decode.c).  Call it from the thread
- * that reads the archive.
- */
-uint64_t xtr_decoder_raw_bytes(const struct xtr_decoder *d);
 
 /* --- the state of one extraction -------------------------------------- */
 
@@ -450,10 +430,30 @@ int xtr_confine(const struct pfx_options *opt, int destfd,
     struct pfx_sandbox_info *info, struct pfx_result *res);
 
 /*
+ * Where a run's entries come from: an archive (IN) that libarchive reads,
+ * here or in the decoder process; or, IN NULL, a socket (WIRE, owned)
+ * that carries the decoder process's messages (wire.h) from a sender in
+ * this process: pfx_writer_*() (writer.c), the fuzzer, the tests.
+ */
+struct xtr_in {
+	const struct pfx_input *in;
+	int wire;
+	const char *who;	/* WIRE's sender, as messages name it */
+};
+
+/*
+ * pfx_extract() of SRC, whatever the flags: the descriptor check, then
+ * all or nothing (atomic.c) or not.  Return: RESULT->status.
+ */
+enum pfx_status xtr_extract_any(const struct xtr_in *src, int dirfd,
+    const char *dest, const struct pfx_options *opt,
+    struct pfx_result *result);
+
+/*
  * pfx_extract() without PFX_OPT_ATOMIC: extract beneath DEST, resolved
  * from DIRFD, as it is.  Return: RESULT->status.
  */
-enum pfx_status xtr_extract(const struct pfx_input *in, int dirfd,
+enum pfx_status xtr_extract(const struct xtr_in *src, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result);
 
@@ -467,12 +467,18 @@ enum pfx_status xtr_extract_wire(int fd, int dirfd, const char *dest,
 
 /* --- source.c: where the engine's entries come from ------------------- */
 
+/* xtr_source_data(): a block; the entry's end; no block (a failed
+ * check of the data, or a failed read). */
+#define XTR_DATA_OK 0
+#define XTR_DATA_EOF 1
+#define XTR_DATA_FAILED (-1)
+
 /*
  * Each wraps libarchive (no sandbox) or the decoder process (remote.c):
  * the next header into AE (ARCHIVE_OK, _EOF or _FATAL), the next data
- * block of the current entry (ARCHIVE_OK, _EOF, _WARN: a failed check of
- * the data, or _FATAL), the archive's format (archive_format()), the
- * archive bytes read so far, whether the entry is sparse.
+ * block of the current entry (XTR_DATA_*: the writers need no libarchive
+ * to read it), the archive's format (archive_format()), the archive
+ * bytes read so far, whether the entry is sparse.
  */
 int xtr_source_next(struct xtr *x, struct archive_entry *ae);
 int xtr_source_data(struct xtr *x, const void **buf, size_t *size,
@@ -524,8 +530,9 @@ struct xtr_remote;
 int xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
     const struct pfx_options *opt, struct pfx_result *res);
 
-/* The same over FD (owned), with no process. */
-int xtr_remote_open_fd(struct xtr_remote **out, int fd,
+/* The same over FD (owned), with no process: WHO sends (NULL: "the
+ * decoder process"), as messages name it. */
+int xtr_remote_open_fd(struct xtr_remote **out, int fd, const char *who,
     const struct pfx_options *opt, struct pfx_result *res);
 
 int xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae);
@@ -612,7 +619,7 @@ void xtr_append_notice(struct pfx_result *res, const char *notice);
  * pfx_extract() with PFX_OPT_ATOMIC over a populated destination DEST:
  * every name beside its own until the archive is read whole (journal.c).
  */
-enum pfx_status xtr_extract_journaled(const struct pfx_input *in, int dirfd,
+enum pfx_status xtr_extract_journaled(const struct xtr_in *src, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result);
 
@@ -623,7 +630,7 @@ enum pfx_status xtr_extract_journaled(const struct pfx_input *in, int dirfd,
  * beside DEST and publish it at DEST, or remove it; DEST is left as it
  * was unless the tree is published.  Return: RESULT->status.
  */
-enum pfx_status xtr_extract_atomic(const struct pfx_input *in, int dirfd,
+enum pfx_status xtr_extract_atomic(const struct xtr_in *src, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result);
 
@@ -667,7 +674,7 @@ bool xtr_async_defer(struct xtr *x, struct pfx_entry *entry,
  * worker, which finishes it; its report comes later, in archive order.
  * Return: 0, or what xtr_write_data() returned (nothing was queued).
  */
-int xtr_async_write(struct xtr *x, struct archive_entry *ae,
+int xtr_async_write(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *entry, const char *rel);
 
 /*
@@ -691,6 +698,28 @@ int xtr_async_segment(struct xtr *x, int fd, const void *buf, size_t len,
  * After it, the file they were for may be closed.
  */
 int xtr_async_settle(struct xtr *x);
+
+/* --- what the writers are given ----------------------------------------- */
+
+/*
+ * What a writer needs of an entry beyond its struct pfx_entry (whose
+ * size, mtime, mtime_nsec, uid, gid, uname and gname it uses), filled
+ * once from the reader's entry (engine.c): the writers (file.c, dirs.c,
+ * links.c, async.c) never see libarchive's.
+ */
+struct xtr_meta {
+	bool size_set;		/* the entry's size is the header's */
+	bool sparse;		/* its data has holes */
+	bool atime_set;
+	struct timespec atime;
+	/*
+	 * Call FN with each extended attribute, until one returns non-0;
+	 * return that, or 0.  NULL: the entry has none.
+	 */
+	int (*xattrs)(void *arg, int (*fn)(void *fnarg, const char *name,
+	    const void *value, size_t size), void *fnarg);
+	void *xattrs_arg;
+};
 
 /* --- file.c ----------------------------------------------------------- */
 
@@ -751,7 +780,7 @@ struct xtr_tail {
  * Return: 0 (finish *T with xtr_finish_data()), -errno, or
  * XTR_READ_FAILED, XTR_LIMIT or XTR_CANCELLED; on failure nothing is left.
  */
-int xtr_write_data(struct xtr *x, struct archive_entry *ae,
+int xtr_write_data(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *entry, const char *rel, struct xtr_tail *t);
 
 /*
@@ -799,8 +828,9 @@ int xtr_seal_data(struct xtr_tail *t);
  */
 int xtr_write_stash(struct xtr_tail *t, bool again);
 
-/* AE's access and modification times, for futimens(2). */
-void xtr_entry_times(struct archive_entry *ae, struct timespec ts[2]);
+/* E's access (M's) and modification times, for futimens(2). */
+void xtr_entry_times(const struct pfx_entry *e, const struct xtr_meta *m,
+    struct timespec ts[2]);
 
 /*
  * Write the regular file ENTRY at REL from the archive's data, with its
@@ -808,7 +838,7 @@ void xtr_entry_times(struct archive_entry *ae, struct timespec ts[2]);
  * Return: 0 with *ST the new file's identity, -errno, or XTR_READ_FAILED,
  * XTR_LIMIT or XTR_CANCELLED (the run is already failed).
  */
-int xtr_write_regular(struct xtr *x, struct archive_entry *ae,
+int xtr_write_regular(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *entry, const char *rel, struct stat *st);
 
 /* Report ENTRY after xtr_write_regular() returned R (not 0). */
@@ -818,7 +848,7 @@ void xtr_finish_write_error(struct xtr *x, struct pfx_entry *entry, int r);
  * PFX_OPT_TO_FD: write a regular file's data to opt->out_fd, or report
  * any other entry as listed (file.c).
  */
-void xtr_write_out(struct xtr *x, struct archive_entry *ae,
+void xtr_write_out(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *e);
 
 /*
@@ -826,7 +856,7 @@ void xtr_write_out(struct xtr *x, struct archive_entry *ae,
  * metadata, under the existing-name policy.  With RELINK, every name this
  * run gave that inode is then linked to the new file.  Reports the entry.
  */
-void xtr_write_file(struct xtr *x, struct archive_entry *ae,
+void xtr_write_file(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *entry, const char *rel, const struct stat *relink);
 
 /*
@@ -836,17 +866,17 @@ void xtr_write_file(struct xtr *x, struct archive_entry *ae,
 mode_t xtr_safe_mode(const struct pfx_options *opt, mode_t mode);
 
 /*
- * Apply the ownership (PFX_OPT_SAME_OWNER, as root) and the xattrs
- * (PFX_OPT_XATTRS) of AE to the file open as FD.  Return: 0, or -errno.
+ * Apply the ownership (PFX_OPT_SAME_OWNER, as root) of E and the xattrs
+ * (PFX_OPT_XATTRS) of M to the file open as FD.  Return: 0, or -errno.
  */
-int xtr_apply_owner_xattrs(const struct xtr *x, struct archive_entry *ae,
-    int fd);
+int xtr_apply_owner_xattrs(const struct xtr *x, const struct pfx_entry *e,
+    const struct xtr_meta *m, int fd);
 
 /*
- * The owner AE should get under PFX_OPT_SAME_OWNER (by name unless
+ * The owner E should get under PFX_OPT_SAME_OWNER (by name unless
  * PFX_OPT_NUMERIC_OWNER), or -1 and -1 when ownership is not restored.
  */
-void xtr_owner_ids(const struct xtr *x, struct archive_entry *ae,
+void xtr_owner_ids(const struct xtr *x, const struct pfx_entry *e,
     uid_t *uid, gid_t *gid);
 
 /* --- fdbudget.c ------------------------------------------------------- */
@@ -856,7 +886,7 @@ void xtr_owner_ids(const struct xtr *x, struct archive_entry *ae,
  * decoder process's socket and pidfd (or the decoder thread's pipe), and
  * what one entry needs at once: a walk's two and the check's climb, a
  * file and its parent.  A run under a lower RLIMIT_NOFILE stops at once,
- * saying so (main.c, the CLI; the library fails with EMFILE as it meets
+ * saying so (cli/pfextract.c, the CLI; the library fails with EMFILE as it meets
  * it).
  */
 #define XTR_FD_MIN 10
@@ -900,7 +930,7 @@ bool xtr_fd_relieve(struct xtr *x, int r);
 int xtr_make_parents(struct xtr *x, const char *rel);
 
 /* Make the directory entry ENTRY at REL (REL may be "").  Reports it. */
-void xtr_make_dir(struct xtr *x, struct archive_entry *ae,
+void xtr_make_dir(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *entry, const char *rel);
 
 /*
@@ -980,12 +1010,12 @@ void xtr_relink_all(struct xtr *x, const struct stat *old,
     const char *new_rel, const struct stat *new);
 
 /* Make the hard-link entry ENTRY at REL to TARGET_REL.  Reports it. */
-void xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
+void xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *entry, const char *rel, const char *target_rel);
 
 /* Refuse, or queue for the end, the symlink entry ENTRY at REL. */
-void xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
-    struct pfx_entry *entry, const char *rel);
+void xtr_queue_symlink(struct xtr *x, struct pfx_entry *entry,
+    const char *rel);
 
 /* Make the queued symlinks that stay inside.  Reports each. */
 void xtr_finish_symlinks(struct xtr *x);

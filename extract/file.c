@@ -18,8 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <archive.h>
-#include <archive_entry.h>
 
 #include "extract.h"
 
@@ -122,7 +120,7 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
  * ends short of the entry's size, XTR_LIMIT, or XTR_CANCELLED.
  */
 static int
-copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+copy_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     int fd, struct xtr_stash *stash, bool stream)
 {
 	const void *buf;
@@ -137,15 +135,23 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 
 	for (;;) {
 		r = xtr_source_data(x, &buf, &size, &offset);
-		if (r == ARCHIVE_EOF)
+		if (r == XTR_DATA_EOF)
 			break;
 		/* SECURITY: a cancellation is noticed before each block. */
 		if (xtr_cancelled(x))
 			return XTR_CANCELLED;
 		/* SECURITY: a warning here is a failed check of the data
 		 * (a zip entry's CRC): such bytes never get a final name. */
-		if (r != ARCHIVE_OK || offset < pos) {
+		if (r != XTR_DATA_OK || offset < pos) {
 			xtr_fail_read(x, e->name);
+			return XTR_READ_FAILED;
+		}
+		/* SECURITY: nor does data run past that size. */
+		if (m->size_set && (offset > e->size ||
+		    (uint64_t)size > (uint64_t)(e->size - offset))) {
+			xtr_fail(x, EIO, "%s: archive data cannot be read: "
+			    "the entry's data runs past its size (%" PRId64
+			    " bytes)", xtr_short_name(e->name, nb), e->size);
 			return XTR_READ_FAILED;
 		}
 		/* SECURITY: a hole costs what its bytes would. */
@@ -161,7 +167,7 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			if (size > 0)	/* an empty block may have no buffer */
 				memcpy(stash->buf + stash->len, buf, size);
 			stash->len += size;
-			pos += (la_int64_t)size;
+			pos += (int64_t)size;
 			e->bytes += size;
 			continue;
 		}
@@ -182,37 +188,37 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 			r = write_all(fd, buf, size);
 		if (r < 0)
 			return r;
-		pos = offset + (la_int64_t)size;
+		pos = offset + (int64_t)size;
 		e->bytes += size;
 	}
 	/* A sparse entry may end in a hole. */
-	if (xtr_source_sparse(x, ae) && archive_entry_size(ae) > pos) {
-		hole = (uint64_t)(archive_entry_size(ae) - pos);
+	if (m->sparse && e->size > pos) {
+		hole = (uint64_t)(e->size - pos);
 		r = check_limits(x, e, 0, hole,
-		    (uint64_t)archive_entry_size(ae));
+		    (uint64_t)e->size);
 		if (r != 0)
 			return r;
 		x->charged += hole;
 		r = 0;
 		if ((x->opt->flags & PFX_OPT_TO_FD) != 0)
 			r = put_hole(x, fd, pos, hole);
-		else if (ftruncate(fd, (off_t)archive_entry_size(ae)) == -1)
+		else if (ftruncate(fd, (off_t)e->size) == -1)
 			r = -errno;
 		if (r < 0)
 			return r;
-		pos = archive_entry_size(ae);
+		pos = e->size;
 	}
 	/*
 	 * SECURITY: data that ends short of the size its header gave is a
-	 * read error, whatever the reader said: a file cut short (a rar5
+	 * read error too, whatever the reader said: a file cut short (a rar5
 	 * volume's part, which libarchive ends without an error) never gets
 	 * its name.  Formats that give no size are not judged.
 	 */
-	if (archive_entry_size_is_set(ae) && archive_entry_size(ae) > pos) {
+	if (m->size_set && e->size > pos) {
 		xtr_fail(x, EIO, "%s: archive data cannot be read: the "
 		    "entry's data ends short of its size (%" PRId64 " of %"
 		    PRId64 " bytes)", xtr_short_name(e->name, nb), pos,
-		    (int64_t)archive_entry_size(ae));
+		    e->size);
 		return XTR_READ_FAILED;
 	}
 	return 0;
@@ -220,31 +226,31 @@ copy_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 
 /* The uid for AE: by name unless --numeric-owner, else the number. */
 static uid_t
-owner_uid(const struct xtr *x, struct archive_entry *ae)
+owner_uid(const struct xtr *x, const struct pfx_entry *e)
 {
 	char buf[NAME_LOOKUP_BUF];
 	struct passwd pw, *found = NULL;
-	const char *name = archive_entry_uname(ae);
+	const char *name = e->uname;
 
 	if ((x->opt->flags & PFX_OPT_NUMERIC_OWNER) == 0 && name != NULL &&
 	    getpwnam_r(name, &pw, buf, sizeof(buf), &found) == 0 &&
 	    found != NULL)
 		return found->pw_uid;
-	return (uid_t)archive_entry_uid(ae);
+	return (uid_t)e->uid;
 }
 
 static gid_t
-owner_gid(const struct xtr *x, struct archive_entry *ae)
+owner_gid(const struct xtr *x, const struct pfx_entry *e)
 {
 	char buf[NAME_LOOKUP_BUF];
 	struct group gr, *found = NULL;
-	const char *name = archive_entry_gname(ae);
+	const char *name = e->gname;
 
 	if ((x->opt->flags & PFX_OPT_NUMERIC_OWNER) == 0 && name != NULL &&
 	    getgrnam_r(name, &gr, buf, sizeof(buf), &found) == 0 &&
 	    found != NULL)
 		return found->gr_gid;
-	return (gid_t)archive_entry_gid(ae);
+	return (gid_t)e->gid;
 }
 
 /* Is the xattr NAME one an archive may set? */
@@ -281,69 +287,79 @@ xattr_selected(const struct pfx_options *opt, const char *name)
 	    opt->nxattrs_exclude);
 }
 
+/* What apply_one() is given. */
+struct xattr_job {
+	const struct pfx_options *opt;
+	int fd;
+};
+
+/* Set one extended attribute, if allowed.  Return: 0, or -errno. */
 static int
-apply_xattrs(const struct pfx_options *opt, struct archive_entry *ae,
-    int fd)
+apply_one(void *arg, const char *name, const void *value, size_t size)
 {
-	const char *name;
-	const void *value;
-	size_t size;
+	const struct xattr_job *job = arg;
 	int r;
 
-	archive_entry_xattr_reset(ae);
-	while (archive_entry_xattr_next(ae, &name, &value, &size) ==
-	    ARCHIVE_OK) {
-		if (name == NULL || !xattr_allowed(name) ||
-		    !xattr_selected(opt, name))
-			continue;
-		r = pfx_fd_setxattr(fd, name, value, size);
-		if (r < 0 && r != -ENOTSUP)
-			return r;
-	}
-	return 0;
+	if (name == NULL || !xattr_allowed(name) ||
+	    !xattr_selected(job->opt, name))
+		return 0;
+	r = pfx_fd_setxattr(job->fd, name, value, size);
+	return r == -ENOTSUP ? 0 : r;
+}
+
+static int
+apply_xattrs(const struct pfx_options *opt, const struct xtr_meta *m,
+    int fd)
+{
+	struct xattr_job job = { opt, fd };
+
+	if (m->xattrs == NULL)
+		return 0;
+	return m->xattrs(m->xattrs_arg, apply_one, &job);
 }
 
 /* see extract.h */
 void
-xtr_owner_ids(const struct xtr *x, struct archive_entry *ae, uid_t *uid,
+xtr_owner_ids(const struct xtr *x, const struct pfx_entry *e, uid_t *uid,
     gid_t *gid)
 {
 	*uid = (uid_t)-1;
 	*gid = (gid_t)-1;
 	if ((x->opt->flags & PFX_OPT_SAME_OWNER) != 0 && geteuid() == 0) {
-		*uid = owner_uid(x, ae);
-		*gid = owner_gid(x, ae);
+		*uid = owner_uid(x, e);
+		*gid = owner_gid(x, e);
 	}
 }
 
 /* see extract.h */
 int
-xtr_apply_owner_xattrs(const struct xtr *x, struct archive_entry *ae, int fd)
+xtr_apply_owner_xattrs(const struct xtr *x, const struct pfx_entry *e,
+    const struct xtr_meta *m, int fd)
 {
 	uid_t uid;
 	gid_t gid;
 	int r;
 
-	xtr_owner_ids(x, ae, &uid, &gid);
+	xtr_owner_ids(x, e, &uid, &gid);
 	if (uid != (uid_t)-1) {
 		r = pfx_fd_chown(fd, uid, gid);
 		if (r < 0)
 			return r;
 	}
 	if ((x->opt->flags & PFX_OPT_XATTRS) != 0)
-		return apply_xattrs(x->opt, ae, fd);
+		return apply_xattrs(x->opt, m, fd);
 	return 0;
 }
 
 /* see extract.h */
 void
-xtr_entry_times(struct archive_entry *ae, struct timespec ts[2])
+xtr_entry_times(const struct pfx_entry *e, const struct xtr_meta *m,
+    struct timespec ts[2])
 {
-	ts[1].tv_sec = archive_entry_mtime(ae);
-	ts[1].tv_nsec = archive_entry_mtime_nsec(ae);
-	if (archive_entry_atime_is_set(ae)) {
-		ts[0].tv_sec = archive_entry_atime(ae);
-		ts[0].tv_nsec = archive_entry_atime_nsec(ae);
+	ts[1].tv_sec = (time_t)e->mtime;
+	ts[1].tv_nsec = e->mtime_nsec;
+	if (m->atime_set) {
+		ts[0] = m->atime;
 	} else {
 		ts[0].tv_sec = 0;
 		ts[0].tv_nsec = UTIME_NOW;
@@ -370,7 +386,7 @@ begin_file(struct xtr *x, const char *rel, struct xtr_tail *t)
 
 /* see extract.h */
 int
-xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+xtr_write_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel, struct xtr_tail *t)
 {
 	int r;
@@ -390,15 +406,15 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	if (r < 0)
 		return r;
 	/* SECURITY: a stash only for a file without holes. */
-	if (t->stash != NULL && xtr_source_sparse(x, ae))
+	if (t->stash != NULL && m->sparse)
 		t->stash = NULL;
-	r = copy_data(x, ae, e, t->pend.fd, t->stash, t->stream);
+	r = copy_data(x, m, e, t->pend.fd, t->stash, t->stream);
 	/* Written whole, or failed, before the next entry is read: a full
 	 * disk stops the run at this file, as without the worker. */
 	if (r == 0 && t->stream)
 		r = xtr_async_settle(x);
 	if (r == 0)
-		r = xtr_apply_owner_xattrs(x, ae, t->pend.fd);
+		r = xtr_apply_owner_xattrs(x, e, m, t->pend.fd);
 	if (r != 0) {
 		/* No segment may be left to write to a closed descriptor. */
 		if (t->stream)
@@ -408,7 +424,7 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	}
 	t->set_times = (x->opt->flags & PFX_OPT_NO_MTIME) == 0;
 	if (t->set_times)
-		xtr_entry_times(ae, t->ts);
+		xtr_entry_times(e, m, t->ts);
 	t->fsync = (x->opt->flags & PFX_OPT_FSYNC) != 0;
 	t->flags = xtr_replaces(x->opt) ?
 	    PFX_ROOT_REPLACE : PFX_ROOT_NOREPLACE;
@@ -417,7 +433,7 @@ xtr_write_data(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 	    x->opt->symlinks != PFX_SYMLINKS_REFUSE)
 		t->flags = PFX_ROOT_REPLACE_FILE;
 	t->rel = rel;
-	t->mtime = (int64_t)archive_entry_mtime(ae);
+	t->mtime = e->mtime;
 	return 0;
 }
 
@@ -579,7 +595,7 @@ xtr_finish_data(struct xtr *x, struct xtr_tail *t)
 
 /* see extract.h */
 int
-xtr_write_regular(struct xtr *x, struct archive_entry *ae,
+xtr_write_regular(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *e, const char *rel, struct stat *st)
 {
 	struct xtr_tail t;
@@ -587,7 +603,7 @@ xtr_write_regular(struct xtr *x, struct archive_entry *ae,
 
 	t.stash = NULL;
 	t.stream = false;
-	r = xtr_write_data(x, ae, e, rel, &t);
+	r = xtr_write_data(x, m, e, rel, &t);
 	if (r != 0)
 		return r;
 	r = xtr_finish_data(x, &t);
@@ -619,7 +635,7 @@ xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 
 /* see extract.h */
 void
-xtr_write_file(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
+xtr_write_file(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel, const struct stat *relink)
 {
 	struct stat st;
@@ -627,12 +643,12 @@ xtr_write_file(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 
 	/* Finished by the worker thread when nothing here depends on it. */
 	if (relink == NULL && xtr_async_ready(x, rel)) {
-		r = xtr_async_write(x, ae, e, rel);
+		r = xtr_async_write(x, m, e, rel);
 		if (r != 0)
 			xtr_finish_write_error(x, e, r);
 		return;
 	}
-	r = xtr_write_regular(x, ae, e, rel, &st);
+	r = xtr_write_regular(x, m, e, rel, &st);
 	if (r != 0) {
 		xtr_finish_write_error(x, e, r);
 		return;
@@ -646,7 +662,7 @@ xtr_write_file(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e,
 
 /* see extract.h */
 void
-xtr_write_out(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e)
+xtr_write_out(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e)
 {
 	int r;
 
@@ -655,7 +671,7 @@ xtr_write_out(struct xtr *x, struct archive_entry *ae, struct pfx_entry *e)
 		xtr_finish_entry(x, e, PFX_ENTRY_LISTED, "none", 0);
 		return;
 	}
-	r = copy_data(x, ae, e, x->opt->out_fd, NULL, false);
+	r = copy_data(x, m, e, x->opt->out_fd, NULL, false);
 	if (r != 0) {
 		xtr_finish_write_error(x, e, r);
 		return;

@@ -16,21 +16,6 @@
 
 #define BLOCK 512u
 
-/* see extract.h */
-void
-xtr_head_add(struct xtr_head *h, const void *p, size_t n)
-{
-	size_t room;
-
-	if (h == NULL || h->len >= sizeof(h->buf))
-		return;
-	room = sizeof(h->buf) - h->len;
-	if (n > room)
-		n = room;
-	memcpy(h->buf + h->len, p, n);
-	h->len += n;
-}
-
 /* The number in the header field F of N bytes: octal (spaces and NULs
  * around it), or GNU's base-256 when its first byte has 0x80 set.
  * Return: it, or -1 when it is not a number or too large. */

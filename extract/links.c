@@ -35,7 +35,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <archive_entry.h>
 
 #include "extract.h"
 #include "linkcheck.h"
@@ -177,7 +176,7 @@ xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
 
 /* see extract.h */
 void
-xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
+xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *e, const char *rel, const char *target_rel)
 {
 	const struct xtr_slot *s = xtr_table_find(&x->files, target_rel);
@@ -223,7 +222,7 @@ xtr_make_hardlink(struct xtr *x, struct archive_entry *ae,
 	 */
 	if (e->size > 0 && st.st_size == 0) {
 		(void)close(fd);
-		xtr_write_file(x, ae, e, rel, &st);
+		xtr_write_file(x, m, e, rel, &st);
 		return;
 	}
 	r = xtr_make_parents(x, rel);
@@ -262,8 +261,7 @@ static void make_now(struct xtr *x, size_t i);
 
 /* see extract.h */
 void
-xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
-    struct pfx_entry *e, const char *rel)
+xtr_queue_symlink(struct xtr *x, struct pfx_entry *e, const char *rel)
 {
 	struct xtr_symlink *l, *grown;
 	struct xtr_slot *s;
@@ -329,9 +327,9 @@ xtr_queue_symlink(struct xtr *x, struct archive_entry *ae,
 		memcpy(l->name, e->name, nlen);
 	}
 	l->mem = mem;
-	xtr_owner_ids(x, ae, &l->uid, &l->gid);
-	l->mtime.tv_sec = archive_entry_mtime(ae);
-	l->mtime.tv_nsec = archive_entry_mtime_nsec(ae);
+	xtr_owner_ids(x, e, &l->uid, &l->gid);
+	l->mtime.tv_sec = (time_t)e->mtime;
+	l->mtime.tv_nsec = e->mtime_nsec;
 	if ((x->opt->flags & PFX_OPT_NO_MTIME) != 0)
 		l->mtime.tv_nsec = UTIME_OMIT;
 	s->index = x->nlinks++;

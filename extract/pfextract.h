@@ -553,6 +553,57 @@ PFX_API enum pfx_status pfx_extract(const struct pfx_input *in, int dirfd,
     const char *dest, const struct pfx_options *opt,
     struct pfx_result *result);
 
+/*
+ * The push API, for a caller that reads its archives itself (a package
+ * installer's own tar, cpio or ar reader): it gives each entry, then a
+ * file's data, and pfextract judges and writes them exactly as
+ * pfx_extract() judges and writes an archive's -- the same checks,
+ * limits, links policy, hooks, reports and PFX_OPT_ATOMIC.  A thread of
+ * the writer's runs the extraction; the hooks are called on it, one at
+ * a time.  The writer keeps OPT's pointers (patterns, hooks), which
+ * must stay valid until pfx_writer_finish().  Not with the PFX_OPT_SANDBOX
+ * flags (EINVAL): they confine the archive's parser, which is the
+ * caller.  Every call but finish returns 0 or an errno: EINVAL for a bad
+ * argument or call order; EPIPE when the run has stopped (a fatal error,
+ * a limit, a veto), whose reason pfx_writer_finish() gives.
+ *
+ * pfx_writer_open(): begin a run beneath DEST, resolved from DIRFD, as
+ * pfx_extract() would; *W is the writer.
+ */
+struct pfx_writer;
+PFX_API int pfx_writer_open(int dirfd, const char *dest,
+    const struct pfx_options *opt, struct pfx_writer **w);
+
+/*
+ * The next entry: NAME as the archive stores it, TYPE, MODE, SIZE (a
+ * file's data length, which must then be given whole: -1 when unknown),
+ * MTIME and MTIME_NSEC (0 to 999999999), UNAME, GNAME, UID, GID,
+ * LINK_TARGET (a symlink's target, or a hard link's archive name),
+ * DEVMAJOR and DEVMINOR (a device's, 0 to 2^32-1).  The rest of E is
+ * ignored.  Copied: E may go once this returns.
+ */
+PFX_API int pfx_writer_entry(struct pfx_writer *w,
+    const struct pfx_entry *e);
+
+/* LEN more bytes of the current entry's data, in order. */
+PFX_API int pfx_writer_data(struct pfx_writer *w, const void *buf,
+    size_t len);
+
+/*
+ * The caller's reader failed (WHY, its message): the run ends as for a
+ * corrupt archive -- fatal, EIO, WHY in its message, and with
+ * PFX_OPT_ATOMIC nothing is left.  Then pfx_writer_finish().
+ */
+PFX_API int pfx_writer_fail(struct pfx_writer *w, const char *why);
+
+/*
+ * End the run (the archive ended, unless pfx_writer_fail() said
+ * otherwise), wait for it, fill RESULT (may be NULL) as pfx_extract()
+ * does, and free W.  Return: the run's status.
+ */
+PFX_API enum pfx_status pfx_writer_finish(struct pfx_writer *w,
+    struct pfx_result *result);
+
 /* Return: the stable name of TYPE ("file", "dir", "symlink", ...). */
 PFX_API const char *pfx_entry_type_name(enum pfx_entry_type type);
 

@@ -68,6 +68,7 @@ enum state {
 struct xtr_remote {
 	int fd;
 	pid_t pid;		/* -1: no child (xtr_remote_open_fd) */
+	const char *who;	/* the sender, in messages */
 	int pidfd;		/* -1: none; waitpid(WNOHANG) is polled */
 	bool reaped;
 	int wstatus;
@@ -139,8 +140,8 @@ broken(struct xtr_remote *rm, int error, const char *fmt, ...)
 static int
 protocol(struct xtr_remote *rm, const char *what)
 {
-	return broken(rm, EPROTO, "protocol error from the decoder process: "
-	    "%s", what);
+	return broken(rm, EPROTO, "protocol error from %s: %s", rm->who,
+	    what);
 }
 
 /* Has the child ended?  Reaps it if so.  Return: true or false. */
@@ -208,8 +209,8 @@ child_gone(struct xtr_remote *rm)
 		return broken(rm, ECHILD, "the decoder process exited with "
 		    "status %d before the end of the archive",
 		    WEXITSTATUS(rm->wstatus));
-	return broken(rm, ECHILD, "the decoder process ended its channel "
-	    "before the end of the archive");
+	return broken(rm, ECHILD, "%s ended its channel before the end of "
+	    "the archive", rm->who);
 }
 
 /*
@@ -235,9 +236,9 @@ wait_bytes(struct xtr_remote *rm)
 		if (rm->idle != 0) {
 			left = (long)rm->idle * 1000 - ms_since(&rm->last);
 			if (left <= 0)
-				return broken(rm, ETIMEDOUT, "the decoder "
-				    "process sent nothing for %u s "
-				    "(--idle-timeout)", rm->idle);
+				return broken(rm, ETIMEDOUT, "%s sent "
+				    "nothing for %u s (--idle-timeout)",
+				    rm->who, rm->idle);
 			if (left < step)
 				step = left;
 		}
@@ -299,8 +300,8 @@ fill(struct xtr_remote *rm, size_t need)
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
-			return broken(rm, errno, "cannot read from the decoder "
-			    "process: %s", strerror(errno));
+			return broken(rm, errno, "cannot read from %s: %s",
+			    rm->who, strerror(errno));
 		if (n == 0)
 			return child_gone(rm);
 		rm->len += (size_t)n;
@@ -654,6 +655,7 @@ remote_new(int fd, const struct pfx_options *opt)
 	if (rm == NULL)
 		return NULL;
 	rm->fd = fd;
+	rm->who = "the decoder process";
 	rm->pid = -1;
 	rm->pidfd = -1;
 	rm->cancel = opt->cancel;
@@ -705,13 +707,15 @@ take_confined(struct xtr_remote *rm, const struct pfx_options *opt,
 
 /* see extract.h */
 int
-xtr_remote_open_fd(struct xtr_remote **out, int fd,
+xtr_remote_open_fd(struct xtr_remote **out, int fd, const char *who,
     const struct pfx_options *opt, struct pfx_result *res)
 {
 	struct xtr_remote *rm;
 
 	*out = NULL;
 	rm = remote_new(fd, opt);
+	if (rm != NULL && who != NULL)
+		rm->who = who;
 	if (rm == NULL) {
 		res->status = PFX_FATAL;
 		res->error = ENOMEM;

@@ -8,6 +8,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "decode.h"
 #include "extract.h"
 
 /*
@@ -69,18 +70,19 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 	int r;
 
 	if (!x->in_data)
-		return ARCHIVE_EOF;
+		return XTR_DATA_EOF;
 	if (x->remote != NULL) {
 		r = xtr_remote_data(x->remote, buf, size, offset);
 	} else {
 		r = archive_read_data_block(x->ar, buf, size, &off);
 		*offset = off;
 	}
-	if (r == ARCHIVE_OK)
+	if (r == ARCHIVE_OK) {
 		x->decoded += *size;
-	else
-		x->in_data = false;
-	return r;
+		return XTR_DATA_OK;
+	}
+	x->in_data = false;
+	return r == ARCHIVE_EOF ? XTR_DATA_EOF : XTR_DATA_FAILED;
 }
 
 /* see extract.h */

@@ -19,6 +19,7 @@ for f in bin/pathfence bin/pfextract include/pfextract.h \
     lib/libpfextract.a lib/libpfextract.so.0 \
     lib/libpfextract.so include/pfx_path.h include/pfx_root.h \
     include/pfx_sandbox.h share/man/man3/pfx_sandbox.3 \
+    share/man/man3/pfx_writer.3 \
     lib/pkgconfig/pfextract.pc share/man/man1/pathfence.1 \
     share/man/man3/pfx_path.3 share/man/man3/pfx_root.3; do
 	check "installed $f" "[ -e '$s/$f' ]"

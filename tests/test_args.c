@@ -1,5 +1,5 @@
 /*
- * test_args.c -- pfextract's tar-compatible command line (extract/args.c).
+ * test_args.c -- pfextract's tar-compatible command line (cli/args.c).
  *
  * Two tables, one named row per spelling: ok_rows give the whole expected
  * struct xtr_args, err_rows the usage error (a piece of its message).
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../extract/args.h"
+#include "../cli/args.h"
 
 #define MAXARGV 24
 

@@ -10,7 +10,7 @@
 
 #include "../cli/json.h"
 #include "../cli/resolver_env.h"
-#include "../extract/xform.h"
+#include "../cli/xform.h"
 
 /* Return JSON for S (LEN bytes) in a malloc'd string. */
 static char *
@@ -120,7 +120,7 @@ Test(cli_resolver_env, values)
 	cr_expect_eq(cli_resolver_parse("openat", &r), -1);
 }
 
-/* --- name transforms (extract/xform.c, issue 19) ----------------------- */
+/* --- name transforms (cli/xform.c, issue 19) ----------------------- */
 
 /* Apply the rules RULES (GNU's, or bsdtar's with BSD) to NAME of KIND;
  * expect WANT (NULL: unchanged). */

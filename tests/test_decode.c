@@ -1,5 +1,5 @@
 /*
- * test_decode.c -- pfextract's own decompression (extract/decode*.c):
+ * test_decode.c -- pfextract's own decompression (decode/decode*.c):
  * gzip (ISA-L, and the zlib fallback forced with XTR_DEC_ZLIB), zstd and
  * xz, single and multiple members, frames, streams and blocks, from a
  * buffer, a seekable descriptor, a path and a pipe; every check each

@@ -46,7 +46,7 @@ Test(quote, like_gnu_tar)
 {
 	const char *odd = "./t\tb\\c\177\200\377";
 
-	/* The CLI's locale: the user's, or C.UTF-8 (main.c). */
+	/* The CLI's locale: the user's, or C.UTF-8 (cli/pfextract.c). */
 	cr_assert(setlocale(LC_CTYPE, "C.UTF-8") != NULL);
 
 	expect(QUOTE_ESCAPE, true, odd, "./t\\tb\\\\c\\177\\200\\377");

@@ -7,10 +7,15 @@
 # refusal behind queued files, and a stop by signal.  Every run must end as
 # it should, make the tree GNU tar makes (where it is meant to), and print
 # no ThreadSanitizer report.  (The Criterion runner cannot start under
-# ThreadSanitizer: its arena cannot be mapped.)
-# Usage: sh tests/tsan.sh obj/tsan/pfextract
+# ThreadSanitizer: its arena cannot be mapped.)  With PUSH (the push
+# API's test command, obj/tsan/tests/pfextract-push), the plain tar
+# archives go through pfx_writer_*() too: the caller's thread, the
+# writer's thread that runs the extraction, and its worker.
+# Usage: sh tests/tsan.sh obj/tsan/pfextract [PUSH]
 set -u
 pfx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+push=
+[ $# -ge 2 ] && push=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
@@ -163,6 +168,31 @@ if unshare -m sh -c 'mount -t tmpfs -o size=256k none "$1"' sh \
 	done
 else
 	echo "tsan.sh: no tmpfs of our own here; the full-disk case is skipped"
+fi
+
+# The push API: the same trees through pfx_writer_*(), and a refusal
+# behind queued files.
+if [ -n "$push" ]; then
+	rm -rf "$T/out" && mkdir "$T/out"
+	PFX_PUSH_LOG=$T/push.log "$push" -xf "$T/a.tar" -C "$T/out" \
+	    2> "$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && ok || bad "push: exit status $rc: $(head -3 "$T/err")"
+	clean push
+	grep -q '^push$' "$T/push.log" && ok ||
+	    bad "push: a.tar did not go through pfx_writer_*()"
+	diff -r "$T/ref" "$T/out" > /dev/null && ok ||
+	    bad "push: the tree differs from GNU tar's"
+	[ "$(stat -c %i "$T/out/d1/f1")" = \
+	    "$(stat -c %i "$T/out/d2/hard")" ] && ok ||
+	    bad "push: d2/hard is not d1/f1"
+	rm -rf "$T/out" && mkdir "$T/out"
+	"$push" -xf "$T/bad.tar" -C "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && ok || bad "push refusal: exit status $rc, want 1"
+	clean "push refusal"
+	[ "$(find "$T/out/x" -type f | wc -l)" -eq 200 ] && ok ||
+	    bad "push refusal: the good files were not all made"
 fi
 
 echo "tsan: $pass passed, $fail failed"

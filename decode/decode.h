@@ -29,7 +29,6 @@
 
 struct archive;
 struct xtr_decoder;
-struct xtr_head;
 
 /* The codecs decoded here; XTR_CODEC_NONE: libarchive decodes. */
 enum xtr_codec {
@@ -123,6 +122,24 @@ enum xtr_codec {
 enum xtr_codec xtr_codec_detect(const unsigned char *head, size_t len);
 
 /* The raw input of a decoder: exactly one of FD and BUF. */
+/*
+ * The first bytes of the decompressed archive, kept as the reader takes
+ * them (reader.c, and dec_read() here) so that label.c can read a GNU
+ * volume label from them (libarchive skips it): one 'V' header, or a pax
+ * global header and its records.  UNSEEN: libarchive decodes the input
+ * (bzip2, lz4, ...), or it is a Debian package's member: these bytes are
+ * not the archive's.
+ */
+#define XTR_HEAD_MAX 4096u
+struct xtr_head {
+	unsigned char buf[XTR_HEAD_MAX];
+	size_t len;
+	bool unseen;
+};
+
+/* Keep what of P (N bytes) still fits in H (NULL: nothing). */
+void xtr_head_add(struct xtr_head *h, const void *p, size_t n);
+
 struct xtr_dec_input {
 	int fd;			/* read from where it is, or -1 */
 	bool own_fd;		/* closed with the decoder */
@@ -163,7 +180,13 @@ void xtr_decoder_stop(struct xtr_decoder *d);
 /* How often a read waiting for the decoder looks at the cancel flag. */
 #define XTR_DEC_TICK_MS 50
 
-/* xtr_decoder_raw_bytes(): see extract.h. */
+/*
+ * The raw (compressed) bytes decoder D had consumed when it finished the
+ * last block that libarchive took: the ratio limit's denominator, outer
+ * compression only when it is nested.  Call it from the thread that reads
+ * the archive.
+ */
+uint64_t xtr_decoder_raw_bytes(const struct xtr_decoder *d);
 
 /* --- the codecs' side --------------------------------------------------- */
 

@@ -37,7 +37,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "../cli/quote.h"
+#include "quote.h"
 #include "args.h"
 
 /*

@@ -1,6 +1,6 @@
 /*
  * args.h -- pfextract's command line, parsed the way tar parses it.
- * Only the CLI (main.c) uses this; the library never sees argv.
+ * Only the CLI (pfextract.c) uses this; the library never sees argv.
  */
 #ifndef XTR_ARGS_H
 #define XTR_ARGS_H
@@ -15,7 +15,7 @@
 /* Exit status for a usage error (sysexits' EX_USAGE, as the issue says). */
 #define XTR_EXIT_USAGE 64
 
-/* The CLI's self-confinement (main.c turns it into PFX_OPT_SANDBOX*). */
+/* The CLI's self-confinement (pfextract.c turns it into PFX_OPT_SANDBOX*). */
 enum xtr_sandbox {
 	XTR_SANDBOX_ON = 0,	/* the default: whatever the kernel offers */
 	XTR_SANDBOX_OFF,	/* --no-sandbox */

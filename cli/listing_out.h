@@ -1,7 +1,7 @@
 /*
  * listing_out.h -- what pfextract(1) prints about entries as GNU tar 1.34
  * prints it: -t names, -tv long lines (and -xvv), -R block numbers,
- * --totals, --checkpoint.  Only the CLI (main.c) uses this.
+ * --totals, --checkpoint.  Only the CLI (pfextract.c) uses this.
  */
 #ifndef XTR_LISTING_OUT_H
 #define XTR_LISTING_OUT_H

@@ -1,5 +1,5 @@
 /*
- * main.c -- pfextract(1): extract an untrusted archive beneath one
+ * pfextract.c -- pfextract(1): extract an untrusted archive beneath one
  * directory, as a drop-in for `tar -xf`.  The only file of pfextract that
  * prints or exits; everything else is the library (pfextract.h).
  *
@@ -54,12 +54,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cli/json.h"
-#include "../cli/resolver_env.h"
+#include "json.h"
+#include "resolver_env.h"
 #include "args.h"
 #include "listing_out.h"
 #include "pfextract.h"
 #include "progress_out.h"
+
+/*
+ * The push API's test build (obj/tests/pfextract-push, never installed):
+ * the same command, with archives read by the tests' own tar reader and
+ * given to pfx_writer_*() (tests/push_tar.h).
+ */
+#ifdef PFX_PUSH_TEST
+#include "push_tar.h"
+#define pfx_extract push_tar_extract
+#endif
 
 /* The signal that stopped the run, or 0; the library's cancellation. */
 static volatile sig_atomic_t caught;

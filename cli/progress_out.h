@@ -2,7 +2,7 @@
  * progress_out.h -- pfextract(1)'s progress line on a terminal: entries
  * and bytes read, their rates, and the share of the input read when its
  * size is known; redrawn with '\r' at most PROGRESS_HZ times a second and
- * cleared at the end.  Only the CLI (main.c) uses this.
+ * cleared at the end.  Only the CLI (pfextract.c) uses this.
  */
 #ifndef XTR_PROGRESS_OUT_H
 #define XTR_PROGRESS_OUT_H

@@ -2,7 +2,7 @@
  * select.c -- the CLI's own selection of entries, for the tar options
  * that choose by more than a name pattern: -N/--newer and bsdtar's
  * --older (by mtime), -K/--starting-file (by position), --exclude-vcs and
- * --exclude-backups (by GNU tar's fixed lists of names).  main.c asks it
+ * --exclude-backups (by GNU tar's fixed lists of names).  pfextract.c asks it
  * from the library's decide hook; a skipped entry is quietly skipped, as
  * tar skips it.
  */

@@ -1,0 +1,394 @@
+/*
+ * writer.c -- the push API (pfx_writer_*): entries and data given by a
+ * caller that parses its archives itself, as package installers do.
+ *
+ * The caller is put where the decoder process sits under a sandbox: it
+ * speaks the decoder's protocol (wire.h) over a socket pair, and a thread
+ * of the writer's runs the very run pfx_extract() runs on the other end
+ * (xtr_extract_any: the descriptor check, all or nothing, the engine),
+ * which reads those messages as it reads a decoder process's
+ * (remote.c).  So the caller's entries meet every check a hostile
+ * decoder's meet -- names, types, sizes, data past the size -- and then
+ * the same judging, limits, links policy and reports as an archive's.
+ * Nothing here decides anything: it only encodes.
+ *
+ * The socket is the bound: the caller waits while the run is behind by a
+ * socket buffer, and a run that stopped (a fatal error, a limit) closes
+ * its end, so that the caller's next call fails with EPIPE at once and
+ * pfx_writer_finish() says why.
+ *
+ * Bounded: one message buffer (a header of WIRE_MSG_MAX bytes at most,
+ * grown once), two descriptors and one thread per writer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "extract.h"
+#include "wire.h"
+
+struct pfx_writer {
+	int fd;			/* the caller's end of the socket pair */
+	int run_fd;		/* the run's end, read by the thread */
+	pthread_t thread;
+	/* The run: what the thread is given, and what it returns. */
+	struct pfx_options opt;
+	char *dest;
+	int dirfd;
+	struct pfx_result res;
+	/* The stream. */
+	bool in_entry;		/* a HEADER was sent, its DATA_END not */
+	bool ended;		/* END was sent */
+	int64_t offset;		/* data bytes of the entry so far */
+	uint64_t raw;		/* data bytes given in all */
+	int error;		/* the first failed send, or 0 */
+	unsigned char *buf;	/* one message */
+	size_t cap;
+};
+
+/* Send LEN bytes of P whole.  Return: 0, or the errno that stopped it. */
+static int
+send_all(struct pfx_writer *w, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	ssize_t n;
+
+	if (w->error != 0)
+		return w->error;
+	while (len > 0) {
+		/* SECURITY: a run that stopped must not kill the caller
+		 * with SIGPIPE: EPIPE, and pfx_writer_finish() says why. */
+		n = send(w->fd, b, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* A run that stopped with bytes unread resets the
+		 * connection: the same stop. */
+		if (n < 0) {
+			w->error = errno == ECONNRESET ? EPIPE : errno;
+			return w->error;
+		}
+		b += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The thread: the run, on the socket's other end. */
+static void *
+run_main(void *arg)
+{
+	struct pfx_writer *w = arg;
+	struct xtr_in src = { NULL, w->run_fd, "the caller (pfx_writer_*)" };
+
+	(void)xtr_extract_any(&src, w->dirfd, w->dest, &w->opt, &w->res);
+	/* The caller's next send fails now, whatever the run read. */
+	(void)close(w->run_fd);
+	w->run_fd = -1;
+	return NULL;
+}
+
+/* Free W, its thread already joined or never started. */
+static void
+writer_free(struct pfx_writer *w)
+{
+	if (w->fd >= 0)
+		(void)close(w->fd);
+	if (w->run_fd >= 0)
+		(void)close(w->run_fd);
+	free(w->dest);
+	free(w->buf);
+	free(w);
+}
+
+/* The first message: no decoder process, and nothing it confined. */
+static int
+send_confined(struct pfx_writer *w)
+{
+	struct pfx_sandbox_info info;
+	unsigned char msg[WIRE_CONFINED_LEN];
+	size_t len;
+
+	memset(&info, 0, sizeof(info));
+	snprintf(info.text, sizeof(info.text), "none: the caller reads the "
+	    "archive (pfx_writer_open)");
+	len = wire_put_confined(msg, 0, &info);
+	return send_all(w, msg, len);
+}
+
+/* see pfextract.h */
+int
+pfx_writer_open(int dirfd, const char *dest, const struct pfx_options *opt,
+    struct pfx_writer **out)
+{
+	struct pfx_writer *w;
+	int sv[2], r;
+
+	if (out == NULL || dest == NULL)
+		return EINVAL;
+	*out = NULL;
+	/* SECURITY: the sandbox confines the archive's parser, and here
+	 * that is the caller: nothing could be confined for it. */
+	if (opt != NULL && (opt->flags & (PFX_OPT_SANDBOX |
+	    PFX_OPT_SANDBOX_CHILD | PFX_OPT_SANDBOX_REQUIRE)) != 0)
+		return EINVAL;
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return ENOMEM;
+	w->fd = w->run_fd = -1;
+	if (opt != NULL)
+		w->opt = *opt;
+	else
+		pfx_options_init(&w->opt);
+	w->dirfd = dirfd;
+	w->dest = strdup(dest);
+	if (w->dest == NULL) {
+		writer_free(w);
+		return ENOMEM;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1) {
+		r = errno;
+		writer_free(w);
+		return r;
+	}
+	w->fd = sv[0];
+	w->run_fd = sv[1];
+	r = send_confined(w);
+	if (r == 0)
+		r = pthread_create(&w->thread, NULL, run_main, w);
+	if (r != 0) {
+		writer_free(w);
+		return r;
+	}
+	*out = w;
+	return 0;
+}
+
+/* Close the entry being given, if any: its data has ended well. */
+static int
+end_entry(struct pfx_writer *w)
+{
+	unsigned char msg[WIRE_HEAD + 8 + WIRE_TEXT_MAX];
+	size_t len;
+
+	if (!w->in_entry)
+		return 0;
+	w->in_entry = false;
+	len = wire_put_end(msg, WIRE_DATA_END, WIRE_OK, 0, "");
+	return send_all(w, msg, len);
+}
+
+/* The file-type bits of an entry of TYPE (a hard link: a file's). */
+static uint32_t
+filetype_of(enum pfx_entry_type type)
+{
+	switch (type) {
+	case PFX_TYPE_FILE:
+	case PFX_TYPE_HARDLINK:
+		return S_IFREG;
+	case PFX_TYPE_DIR:
+		return S_IFDIR;
+	case PFX_TYPE_SYMLINK:
+		return S_IFLNK;
+	case PFX_TYPE_CHAR:
+		return S_IFCHR;
+	case PFX_TYPE_BLOCK:
+		return S_IFBLK;
+	case PFX_TYPE_FIFO:
+		return S_IFIFO;
+	case PFX_TYPE_SOCKET:
+		return S_IFSOCK;
+	case PFX_TYPE_OTHER:
+		break;
+	}
+	return 0;
+}
+
+static void
+set_str(struct wire_header *h, enum wire_str i, const char *s)
+{
+	h->str[i] = s;
+	h->len[i] = s != NULL ? (uint32_t)strnlen(s, WIRE_MSG_MAX + 1) : 0;
+}
+
+/* E as a wire header into *H; strings borrowed from E. */
+static void
+fill_header(struct wire_header *h, const struct pfx_entry *e, uint64_t raw)
+{
+	memset(h, 0, sizeof(*h));
+	h->filetype = filetype_of(e->type);
+	h->perm = (uint32_t)e->mode & 07777u;
+	if (e->size >= 0) {
+		h->flags |= WIRE_SIZE_SET;
+		h->size = e->size;
+	}
+	h->mtime = e->mtime;
+	h->mtime_nsec = e->mtime_nsec;
+	h->uid = e->uid;
+	h->gid = e->gid;
+	h->raw = raw;
+	if (e->type == PFX_TYPE_CHAR || e->type == PFX_TYPE_BLOCK) {
+		h->devmajor = e->devmajor;
+		h->devminor = e->devminor;
+	}
+	h->pos = -1;
+	set_str(h, WIRE_NAME, e->name);
+	if (e->type == PFX_TYPE_HARDLINK)
+		set_str(h, WIRE_HARDLINK, e->link_target);
+	else if (e->type == PFX_TYPE_SYMLINK)
+		set_str(h, WIRE_SYMLINK, e->link_target);
+	set_str(h, WIRE_UNAME, e->uname);
+	set_str(h, WIRE_GNAME, e->gname);
+}
+
+/*
+ * Is E one the protocol can carry?  What it could not (a nanosecond out
+ * of range, a device number past 32 bits) is the caller's error, told
+ * at once, not a broken run.
+ */
+static bool
+entry_ok(const struct pfx_entry *e)
+{
+	if ((unsigned int)e->type > PFX_TYPE_OTHER)
+		return false;
+	if ((e->type == PFX_TYPE_HARDLINK || e->type == PFX_TYPE_SYMLINK) &&
+	    e->link_target == NULL)
+		return false;
+	if (e->mtime_nsec < 0 || e->mtime_nsec > 999999999)
+		return false;
+	if ((e->type == PFX_TYPE_CHAR || e->type == PFX_TYPE_BLOCK) &&
+	    (e->devmajor < 0 || e->devmajor > (int64_t)UINT32_MAX ||
+	    e->devminor < 0 || e->devminor > (int64_t)UINT32_MAX))
+		return false;
+	return true;
+}
+
+/* see pfextract.h */
+int
+pfx_writer_entry(struct pfx_writer *w, const struct pfx_entry *e)
+{
+	struct wire_header h;
+	struct wire_xattr none;
+	size_t len;
+	unsigned char *p;
+	int r;
+
+	if (w == NULL || e == NULL || e->name == NULL || w->ended)
+		return EINVAL;
+	if (!entry_ok(e))
+		return EINVAL;
+	r = end_entry(w);
+	if (r != 0)
+		return r;
+	fill_header(&h, e, w->raw);
+	memset(&none, 0, sizeof(none));
+	for (;;) {
+		len = wire_put_header(w->buf, w->cap, &h, &none);
+		if (len > 0)
+			break;
+		/* Too long for one message: refused, as a decoder's
+		 * would be, before anything is sent. */
+		if (w->cap >= WIRE_HEAD + WIRE_MSG_MAX)
+			return ENAMETOOLONG;
+		p = realloc(w->buf, WIRE_HEAD + WIRE_MSG_MAX);
+		if (p == NULL)
+			return ENOMEM;
+		w->buf = p;
+		w->cap = WIRE_HEAD + WIRE_MSG_MAX;
+	}
+	r = send_all(w, w->buf, len);
+	if (r == 0) {
+		w->in_entry = true;
+		w->offset = 0;
+	}
+	return r;
+}
+
+/* see pfextract.h */
+int
+pfx_writer_data(struct pfx_writer *w, const void *buf, size_t len)
+{
+	unsigned char head[WIRE_HEAD + 16];
+	const unsigned char *b = buf;
+	size_t n, hl;
+	int r;
+
+	if (w == NULL || (buf == NULL && len > 0) || !w->in_entry)
+		return EINVAL;
+	while (len > 0) {
+		n = len < WIRE_DATA_MAX ? len : WIRE_DATA_MAX;
+		w->raw += n;
+		hl = wire_put_data_head(head, w->offset, w->raw, n);
+		r = send_all(w, head, hl);
+		if (r == 0)
+			r = send_all(w, b, n);
+		if (r != 0)
+			return r;
+		w->offset += (int64_t)n;
+		b += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Send END with STATUS, ERROR and WHY, once. */
+static int
+send_end(struct pfx_writer *w, int status, int error, const char *why)
+{
+	unsigned char msg[WIRE_HEAD + 8 + WIRE_TEXT_MAX];
+	size_t len;
+
+	if (w->ended)
+		return 0;
+	w->ended = true;
+	len = wire_put_end(msg, WIRE_END, status, error, why);
+	return send_all(w, msg, len);
+}
+
+/* see pfextract.h */
+int
+pfx_writer_fail(struct pfx_writer *w, const char *why)
+{
+	/* As a decoder's failed read: the run's error is EIO, the text
+	 * the caller's. */
+	const int error = EIO;
+
+	if (w == NULL || w->ended)
+		return EINVAL;
+	/* The entry being given ends as a failed read, then the run. */
+	if (w->in_entry) {
+		unsigned char msg[WIRE_HEAD + 8 + WIRE_TEXT_MAX];
+		size_t len = wire_put_end(msg, WIRE_DATA_END, WIRE_FATAL,
+		    error, why != NULL ? why : "");
+
+		w->in_entry = false;
+		(void)send_all(w, msg, len);
+	}
+	return send_end(w, WIRE_FATAL, error, why != NULL ? why : "");
+}
+
+/* see pfextract.h */
+enum pfx_status
+pfx_writer_finish(struct pfx_writer *w, struct pfx_result *result)
+{
+	enum pfx_status status;
+
+	if (w == NULL)
+		return PFX_FATAL;
+	if (!w->ended && end_entry(w) == 0)
+		(void)send_end(w, WIRE_OK, 0, "");
+	/* The run reads to END, or has stopped; either way it ends. */
+	(void)shutdown(w->fd, SHUT_WR);
+	(void)pthread_join(w->thread, NULL);
+	status = w->res.status;
+	if (result != NULL)
+		*result = w->res;
+	writer_free(w);
+	return status;
+}
