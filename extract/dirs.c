@@ -209,6 +209,10 @@ finish_one(struct xtr *x, const struct xtr_slot *s)
 	 */
 	strict = x->root;
 	strict.in_root = 0;
+	/* SECURITY: where a GNU rename moved directories (dumprename.c),
+	 * a name may hold another directory than the one this run made. */
+	if (!s->has_id && xtr_dumpdir_moved(x, s->key))
+		return;
 	fd = pfx_root_open_dir(s->has_id ? &x->root : &strict, s->key);
 	if (fd < 0)
 		return;		/* gone or replaced by a link: leave it */

@@ -5,12 +5,20 @@
  * that directory now is removed, as GNU tar's purge_directory() does.
  *
  * The list is the archive's, hostile: it is read whole only up to
- * PFX_DUMPDIR_MAX bytes and charged to the memory budget, and it only
- * ever answers "keep" for a name the directory's own listing found
- * (pfx_root_purge()): a name in it is a name of the directory's direct
- * children or the list is refused, and nothing is ever looked up by a
- * name from it.  Renames ('R', 'T', 'X': GNU tar moves directories by
- * the paths they give) are refused with their reason.
+ * PFX_DUMPDIR_MAX bytes and charged to the memory budget, and its 'Y',
+ * 'N' and 'D' records only ever answer "keep" for a name the
+ * directory's own listing found (pfx_root_purge()): each names one of
+ * the directory's direct children or the list is refused, and nothing
+ * is ever looked up by a name from them.
+ *
+ * Its 'R'/'T' pairs move directories first, by paths from the
+ * archive's top ('X' names the directory that holds a temporary for
+ * cyclic renames, and an empty 'R' or 'T' stands for it).  Every such
+ * name is judged as an entry's name is, all of them before the first
+ * move, so that a list with one refused name moves nothing; each move
+ * is pfx_root_rename_dir(): both parents reached beneath the root
+ * without symlinks, a directory only, never over an existing name.
+ * Cost: two resolutions per pair, O(records).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,32 +61,83 @@ by_name(const void *a, const void *b)
 	return strcmp(*pa + 1, *pb + 1);
 }
 
+/* Is REC a rename record ('R', 'T', 'X')? */
+static bool
+is_rename(const char *rec)
+{
+	return rec[0] == 'R' || rec[0] == 'T' || rec[0] == 'X';
+}
+
+/*
+ * The order of the rename records, as GNU tar's dumpdir_ok() wants it:
+ * each 'R' followed by its 'T'; an empty name in either only while an
+ * 'X' is open, which an empty 'R' closes; no 'X' while one is open.
+ * *EXPECT_T and *OPEN_X carry the state.  Return: NULL, or the refusal.
+ */
+static const char *
+check_rename(const char *rec, bool *expect_t, bool *open_x)
+{
+	if (*expect_t != (rec[0] == 'T'))
+		return "dumpdir_rename_bad";
+	switch (rec[0]) {
+	case 'X':
+		if (*open_x || rec[1] == '\0')
+			return "dumpdir_rename_bad";
+		*open_x = true;
+		break;
+	case 'R':
+		if (rec[1] == '\0') {
+			if (!*open_x)
+				return "dumpdir_rename_bad";
+			*open_x = false;
+		}
+		*expect_t = true;
+		break;
+	default:	/* 'T' */
+		if (rec[1] == '\0' && !*open_x)
+			return "dumpdir_rename_bad";
+		*expect_t = false;
+		break;
+	}
+	return NULL;
+}
+
 /*
  * Check the records of D->buf, "Cname\0" each, up to an empty one or
- * the end, and count them in D->n.  Return: NULL, or the refusal.
+ * the end; count the kept ones in D->n, the renames in D->renames.
+ * Return: NULL, or the refusal.
  */
 static const char *
 check_records(struct xtr_dumpdir *d)
 {
 	size_t i = 0, l;
-	const char *rec;
+	const char *rec, *why;
+	bool expect_t = false, open_x = false;
 
 	d->n = 0;
+	d->renames = 0;
 	while (i < d->len && d->buf[i] != '\0') {
 		rec = d->buf + i;
 		l = strnlen(rec, d->len - i);
 		if (l == d->len - i)
 			return "dumpdir_bad";	/* unterminated */
-		if (strchr("RTX", rec[0]) != NULL)
-			return "dumpdir_rename";
+		i += l + 1;
+		if (is_rename(rec)) {
+			why = check_rename(rec, &expect_t, &open_x);
+			if (why != NULL)
+				return why;
+			d->renames += rec[0] == 'T';
+			continue;
+		}
 		/* SECURITY: only a direct child's own name means anything. */
 		if (strchr("YND", rec[0]) == NULL || l < 2 ||
 		    memchr(rec + 1, '/', l - 1) != NULL ||
 		    strcmp(rec + 1, ".") == 0 || strcmp(rec + 1, "..") == 0)
 			return "dumpdir_bad";
 		d->n++;
-		i += l + 1;
 	}
+	if (expect_t)
+		return "dumpdir_rename_bad";	/* an 'R' without its 'T' */
 	d->len = i;	/* what follows the end is padding */
 	return NULL;
 }
@@ -98,8 +157,9 @@ index_records(struct xtr *x, struct xtr_dumpdir *d)
 	d->names = malloc(bytes);
 	if (d->names == NULL)
 		return -1;
-	for (k = 0; k < d->n; k++) {
-		d->names[k] = d->buf + i;
+	while (k < d->n) {
+		if (!is_rename(d->buf + i))
+			d->names[k++] = d->buf + i;
 		i += strlen(d->buf + i) + 1;
 	}
 	qsort(d->names, d->n, sizeof(d->names[0]), by_name);
@@ -212,7 +272,7 @@ gone(void *arg, const char *name)
 /* see extract.h */
 int
 xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e, const char *rel,
-    const struct xtr_dumpdir *d)
+    const struct xtr_dumpdir *d, const char **reason)
 {
 	struct purge p = { x, d, e };
 	int r;
@@ -220,6 +280,12 @@ xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e, const char *rel,
 	/* What was queued may be in it: on disk first, as GNU tar has it. */
 	xtr_async_drain(x);
 	pfx_parent_cache_drop(&x->parents);
+	if (d->renames > 0) {
+		r = xtr_dumpdir_rename(x, d, rel, reason);
+		pfx_parent_cache_drop(&x->parents);
+		if (r != 0)
+			return r;
+	}
 	r = pfx_root_purge(&x->root, rel, keep, gone, &p);
 	/* Not there as a directory: nothing to purge; the entry's own
 	 * making judges (and reports) what is there instead. */

@@ -547,6 +547,23 @@ verdict_rel(const struct pfx_verdict *v)
 	return v->path + v->rel_off;
 }
 
+/* see extract.h */
+const char *
+xtr_judge_rel(struct xtr *x, const char *name, struct pfx_verdict *v)
+{
+	char stripped[PFX_PATH_MAX];
+	struct pfx_entry e;
+
+	memset(&e, 0, sizeof(e));
+	if (x->opt->strip_components > 0) {
+		if (strip_components(name, x->opt->strip_components, stripped,
+		    sizeof(stripped)) < 0)
+			return "stripped";
+		name = stripped;
+	}
+	return judge_name(x, &e, name, v);
+}
+
 /* Ask the caller's decide hook.  Return: the PFX_HOOK_* answer. */
 static int
 ask_caller(struct xtr *x, struct pfx_entry *e, char *rename, size_t cap)
@@ -727,11 +744,16 @@ do_dumpdir(struct xtr *x, struct archive_entry *ae,
 		if ((x->opt->flags & PFX_OPT_LIST) != 0) {
 			xtr_finish_entry(x, e, PFX_ENTRY_LISTED, "none", 0);
 		} else {
-			r = xtr_dumpdir_purge(x, e, rel, &d);
-			if (r < 0)
+			r = xtr_dumpdir_purge(x, e, rel, &d, &reason);
+			if (r < 0) {
 				xtr_finish_error(x, e, r);
-			else
+			} else if (r == 1) {
+				e->decision = PFX_REJECT;
+				xtr_finish_entry(x, e, PFX_ENTRY_REFUSED,
+				    reason, 0);
+			} else {
 				write_entry(x, m, e, rel);
+			}
 		}
 	} else {
 		r = x->res->error;
@@ -1020,6 +1042,7 @@ free_state(struct xtr *x)
 	xtr_table_free(&x->dirs);
 	xtr_table_free(&x->pending);
 	xtr_table_free(&x->changed);
+	xtr_table_free(&x->moved);
 	xtr_journal_free(x);
 	/* Its close callback also stops and joins our decoder thread. */
 	if (x->ar != NULL)
@@ -1265,6 +1288,7 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	xtr_table_init(&x->dirs, x);
 	xtr_table_init(&x->pending, x);
 	xtr_table_init(&x->changed, x);
+	xtr_table_init(&x->moved, x);
 	pfx_parent_cache_init(&x->parents);
 	if (opt->timeout != 0) {
 		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);
@@ -1329,8 +1353,9 @@ xtr_extract_journaled(const struct xtr_in *src, int dirfd,
     struct pfx_result *result)
 {
 	/*
-	 * An incremental restore removes names at once (dumpdir.c): no
-	 * journal could take that back, so not over a populated DEST.
+	 * An incremental restore removes names and moves directories at
+	 * once (dumpdir.c, dumprename.c): no journal could take that back,
+	 * so not over a populated DEST.
 	 */
 	if ((opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
 	    (opt->flags & PFX_OPT_LIST) == 0) {

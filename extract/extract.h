@@ -303,6 +303,12 @@ struct xtr {
 	 * the worker thread commits files too.
 	 */
 	struct old_links *old_listed;	/* owned, or NULL */
+	/* dumprename.c: the old and new paths of the directories GNU
+	 * renames moved (dirs.c trusts no directory it knows by name alone
+	 * at or beneath one); whether the destination held a symlink at
+	 * the first rename (0: not asked yet). */
+	struct xtr_table moved;
+	int dest_links;			/* 0, 1: none, 2: some */
 	pthread_mutex_t old_mu;
 	uint64_t queued_bytes;		/* written by files queued there */
 	struct timespec deadline;	/* pfx_options.timeout, monotonic;
@@ -948,12 +954,24 @@ void xtr_note_changed(struct xtr *x, const char *rel);
 
 /* --- dumpdir.c: GNU incremental restore (PFX_OPT_INCREMENTAL) -------- */
 
+/*
+ * Judge NAME, a path as an archive stores it (a GNU rename's), as an
+ * entry's name is judged: --strip-components, then the decision core.
+ * Return: NULL with the relative path at V->path + V->rel_off, or the
+ * reason code.
+ */
+struct pfx_verdict;
+const char *xtr_judge_rel(struct xtr *x, const char *name,
+    struct pfx_verdict *v);
+
 /* A dump directory's list, read and checked. */
 struct xtr_dumpdir {
 	char *buf;		/* the records, "Cname\0" each, NUL after */
 	size_t len;		/* bytes of records (padding left out) */
-	const char **names;	/* the records sorted by name, or NULL */
+	const char **names;	/* the 'Y', 'N', 'D' records sorted by
+				   name, or NULL */
 	size_t n;
+	size_t renames;		/* 'R'/'T' pairs */
 	size_t mem;		/* taken from the memory budget */
 };
 
@@ -970,13 +988,28 @@ int xtr_dumpdir_read(struct xtr *x, struct archive_entry *ae,
 
 void xtr_dumpdir_free(struct xtr *x, struct xtr_dumpdir *d);
 
+/* Is REL, or a directory above it, a path a GNU rename moved from or to? */
+bool xtr_dumpdir_moved(const struct xtr *x, const char *rel);
+
 /*
- * Remove from the directory REL (the entry E) every name D does not keep,
+ * dumprename.c: make D's renames ('R'/'T' pairs, 'X' temporaries), if
+ * the directory REL is there.  Return: 0; 1 with *REASON the refusal (a
+ * name refused, or links that a move could lead out: nothing moved; or
+ * a move whose old path is missing or new one taken: those before it
+ * were made); or -errno (a move failed otherwise, likewise).
+ */
+int xtr_dumpdir_rename(struct xtr *x, const struct xtr_dumpdir *d,
+    const char *rel, const char **reason);
+
+/*
+ * Make the renames of D ('R'/'T' pairs, 'X' temporaries), then remove
+ * from the directory REL (the entry E) every name D does not keep,
  * telling the purged() hook of each.  A REL that is no directory is left
- * to the entry's own making.  Return: 0, or -errno.
+ * to the entry's own making.  Return: 0; 1 with *REASON the entry's
+ * refusal (a rename's name refused, nothing done); or -errno.
  */
 int xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e,
-    const char *rel, const struct xtr_dumpdir *d);
+    const char *rel, const struct xtr_dumpdir *d, const char **reason);
 
 /* --- links.c ---------------------------------------------------------- */
 

@@ -131,8 +131,20 @@ static const struct {
 	{ "dumpdir_bad", "malformed GNU dump directory (-G/-g): a record "
 	  "with no known code, or a name that is empty, \".\", \"..\" or "
 	  "holds a '/'" },
-	{ "dumpdir_rename", "GNU dump directory renames directories ('R', "
-	  "'T', 'X'), which pfextract does not do" },
+	{ "dumpdir_rename_bad", "malformed GNU dump directory (-G/-g): an "
+	  "'R' without its 'T', a 'T' without its 'R', an 'X' twice, or an "
+	  "empty name with no 'X'" },
+	{ "dumpdir_rename_unsafe", "GNU dump directory renames a path that "
+	  "is refused as an entry's name would be (absolute, \"..\", too "
+	  "long, ...) or the destination itself" },
+	{ "dumpdir_rename_missing", "GNU dump directory renames a "
+	  "directory that is not there (the renames before it were made)" },
+	{ "dumpdir_rename_taken", "GNU dump directory renames a directory "
+	  "to a name that holds something other than an empty directory "
+	  "(the renames before it were made)" },
+	{ "dumpdir_rename_links", "GNU dump directory renames directories "
+	  "while the destination holds symlinks (--symlinks=contain): a "
+	  "move could make one lead outside" },
 	{ "dumpdir_too_large", "GNU dump directory larger than 16 MiB" },
 	{ "replaced", "replaced by a later entry of the same name" },
 	{ "stopped", "not made: extraction stopped at an earlier fatal "

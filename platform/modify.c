@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -61,10 +62,24 @@ pfx_root_rmdir(const struct pfx_root *root, const char *rel)
 	return remove_at(root, rel, AT_REMOVEDIR);
 }
 
-/* see pfx_root.h */
-int
-pfx_root_rename(const struct pfx_root *root, const char *from,
-    const char *to, unsigned int flags)
+/*
+ * Is LEAF of the directory DFD a directory itself, not a symlink?
+ * Return: 0, -ENOTDIR, or -errno.
+ */
+static int
+is_real_dir(int dfd, const char *leaf)
+{
+	struct stat st;
+
+	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+/* pfx_root_rename(), and pfx_root_rename_dir() with DIR_ONLY. */
+static int
+rename_beneath(const struct pfx_root *root, const char *from,
+    const char *to, unsigned int flags, bool dir_only)
 {
 	struct plat_path pf, pt;
 	int ffd = -1, tfd = -1, r, replace;
@@ -79,6 +94,12 @@ pfx_root_rename(const struct pfx_root *root, const char *from,
 	if (tfd < 0) {
 		r = tfd;
 		goto out;
+	}
+	/* A symlink moved elsewhere would resolve elsewhere: not that. */
+	if (dir_only) {
+		r = is_real_dir(ffd, pf.leaf);
+		if (r < 0)
+			goto out;
 	}
 	if (replace == 0)
 		r = plat_os_rename_noreplace(ffd, pf.leaf, tfd, pt.leaf);
@@ -103,6 +124,22 @@ out:
 	plat_close(tfd);
 	plat_close(ffd);
 	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_rename(const struct pfx_root *root, const char *from,
+    const char *to, unsigned int flags)
+{
+	return rename_beneath(root, from, to, flags, false);
+}
+
+/* see pfx_root.h */
+int
+pfx_root_rename_dir(const struct pfx_root *root, const char *from,
+    const char *to, unsigned int flags)
+{
+	return rename_beneath(root, from, to, flags, true);
 }
 
 /* see pfx_root.h */

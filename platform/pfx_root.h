@@ -483,6 +483,18 @@ PFX_API int pfx_root_purge(const struct pfx_root *root, const char *rel,
 PFX_API int pfx_root_rename(const struct pfx_root *root, const char *from,
     const char *to, unsigned int flags);
 
+/*
+ * Move the directory FROM to TO, both beneath ROOT, as pfx_root_rename()
+ * does with FLAGS, and only if FROM is a directory (-ENOTDIR for anything
+ * else, a symlink included: moved, a relative link would lead
+ * elsewhere).  With PFX_ROOT_REPLACE, rename(2)'s rule for a directory
+ * holds: only an empty directory at TO is replaced (-ENOTEMPTY, -EEXIST,
+ * -ENOTDIR otherwise).  GNU tar's incremental renames.
+ * Return: 0, or -errno.
+ */
+PFX_API int pfx_root_rename_dir(const struct pfx_root *root,
+    const char *from, const char *to, unsigned int flags);
+
 /* Set the owner and group of the file open as FD.  Return: 0, or -errno. */
 PFX_API int pfx_fd_chown(int fd, uid_t uid, gid_t gid);
 

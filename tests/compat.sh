@@ -1535,6 +1535,53 @@ if selected incremental; then
 	done
 fi
 
+# Renamed directories between levels ('R'/'T' records): a cycle a->b->c->a
+# (through tar's 'X' temporary), a directory moved up a hierarchy, one
+# renamed with its subdirectories, a chain x->y while y->z; level 1
+# restored over level 0 by GNU tar and by pfextract give the same tree.
+if selected incremental; then
+	R=$T/incr-rename
+	mkdir -p "$R/src/a" "$R/src/b" "$R/src/c" "$R/src/h/deep/er" \
+	    "$R/src/p/q/r" "$R/src/x" "$R/src/y"
+	for f in a/fa b/fb c/fc h/deep/er/f p/q/r/f p/pf x/fx y/fy; do
+		echo "$f" >"$R/src/$f"
+	done
+	(cd "$R" && tar -cf l0.tar -g snap src) || bad "tar -g level 0"
+	sleep 1
+	(cd "$R/src" && mv a t && mv c a && mv b c && mv t b &&
+	    mv h/deep/er er && mv p p2 && mv y z && mv x y) ||
+	    bad "renames between levels"
+	(cd "$R" && tar -cf l1.tar -g snap src) || bad "tar -g level 1"
+	rm -rf "$R/r" "$R/p" && mkdir "$R/r" "$R/p"
+	(cd "$R" && tar -xf l0.tar -C r -g /dev/null &&
+	    "$PFX" -xf l0.tar -C p -g /dev/null) || bad "level 0"
+	(cd "$R" && tar -xf l1.tar -g /dev/null -C r) 2>"$R/terr"
+	trc=$?
+	(cd "$R" && "$PFX" -xf l1.tar -g /dev/null -C p) 2>"$R/perr"
+	prc=$?
+	tree_of "$R/r" >"$R/rtree"
+	tree_of "$R/p" >"$R/ptree"
+	if [ $trc -eq 0 ] && [ $prc -eq 0 ] && cmp -s "$R/rtree" "$R/ptree" &&
+	    grep -q '^./src/b/fa f' "$R/ptree"; then
+		ok
+	else
+		bad "tar -g renames: tar exit $trc, pfextract $prc" \
+		    "$(head -1 "$R/perr")" \
+		    "$(diff "$R/rtree" "$R/ptree" | grep '^[<>]' | head -3 |
+		    tr '\n' ' ')"
+	fi
+	# -tvv shows the renames as tar does ('T' with no name for 'X').
+	(cd "$R" && tar -tvvf l1.tar -g /dev/null) >"$R/tout" 2>/dev/null
+	(cd "$R" && "$PFX" -tvvf l1.tar -g /dev/null) >"$R/pout" 2>/dev/null
+	if cmp -s "$R/tout" "$R/pout" && grep -q '^X ' "$R/pout"; then
+		ok
+	else
+		bad "tar -tvvf l1.tar -g (renames): the listings differ:" \
+		    "$(diff "$R/tout" "$R/pout" | grep '^[<>]' | head -3 |
+		    tr '\n' ' ')"
+	fi
+fi
+
 # --- listings, against GNU tar 1.34 -----------------------------------------
 
 # -tv byte for byte: a file, directories, a symlink, a hard link, a

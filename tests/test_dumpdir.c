@@ -1,7 +1,9 @@
 /*
  * test_dumpdir.c -- GNU incremental restore (PFX_OPT_INCREMENTAL): a dump
  * directory removes what its list lacks, beneath the destination only,
- * and a list that lies (names with '/', "..", renames, a huge one, one
+ * moves the directories its 'R'/'T' records rename (through an 'X'
+ * temporary for cycles), and a list that lies (names with '/', "..",
+ * renames out of the destination or through a symlink, a huge one, one
  * for a directory reached through a symlink) is refused or harmless.
  *
  * The archives are written byte by byte here, as GNU tar writes them
@@ -221,6 +223,9 @@ on_purged(void *arg, const struct pfx_entry *dir, const char *name)
 		    name);
 }
 
+/* The symlink policy of run(): each test process runs one test. */
+static enum pfx_symlinks run_symlinks = PFX_SYMLINKS_REFUSE;
+
 /* Extract T into DEST with FLAGS (and MAX_MEMORY if not 0). */
 static enum pfx_status
 run(const struct tar *t, unsigned int flags, uint64_t max_memory,
@@ -232,6 +237,7 @@ run(const struct tar *t, unsigned int flags, uint64_t max_memory,
 	memset(s, 0, sizeof(*s));
 	pfx_options_init(&opt);
 	opt.flags |= flags;
+	opt.symlinks = run_symlinks;
 	if (max_memory != 0)
 		opt.limits.max_memory = max_memory;
 	opt.hooks.report = on_report;
@@ -338,8 +344,9 @@ Test(dumpdir, hostile_names_refused)
 		{ "Y\0Ykeep\0", 9, "dumpdir_bad" },
 		{ "Qkeep\0", 7, "dumpdir_bad" },
 		{ "Ykeep", 5, "dumpdir_bad" },	/* unterminated */
-		{ "Rgone\0Tkeep\0", 13, "dumpdir_rename" },
-		{ "X\0", 3, "dumpdir_rename" },
+		{ "Rgone\0", 7, "dumpdir_rename_bad" },	/* no 'T' */
+		{ "Tkeep\0", 7, "dumpdir_rename_bad" },	/* no 'R' */
+		{ "X\0", 3, "dumpdir_rename_bad" },
 	};
 	size_t i;
 
@@ -450,4 +457,329 @@ Test(dumpdir, listing_shows_the_list)
 Test(dumpdir, listing_shows_the_list_sandboxed)
 {
 	list_with(PFX_OPT_SANDBOX_CHILD);
+}
+
+/* Is BASE/REL a directory holding the file NAME, itself holding TEXT? */
+static bool
+holds(const char *rel, const char *name, const char *text)
+{
+	char p[PATH_MAX], buf[64];
+	ssize_t n;
+	int fd;
+
+	cr_assert(snprintf(p, sizeof(p), "%s/%s/%s", base, rel, name) <
+	    (int)sizeof(p));
+	fd = open(p, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return strcmp(buf, text) == 0;
+}
+
+/* dest/d with the directories a, b, c, each holding its own file. */
+static void
+populate_abc(void)
+{
+	put_dir("dest/d");
+	put_dir("dest/d/a");
+	put_dir("dest/d/b");
+	put_dir("dest/d/c");
+	put("dest/d/a/fa");
+	put("dest/d/b/fb");
+	put("dest/d/c/fc");
+	put_dir("out/d");
+	put("out/sentinel");
+}
+
+/* Extract one dump directory "d/" listing REC (LEN bytes), with -G and
+ * FLAGS. */
+static enum pfx_status
+run_list_with(const char *rec, size_t len, unsigned int flags,
+    struct seen *s, struct pfx_result *res)
+{
+	struct tar t = { 0 };
+	enum pfx_status st;
+
+	tar_dumpdir(&t, "d/", rec, len);
+	tar_end(&t);
+	st = run(&t, PFX_OPT_INCREMENTAL | flags, 0, s, res);
+	free(t.buf);
+	return st;
+}
+
+static enum pfx_status
+run_list(const char *rec, size_t len, struct seen *s,
+    struct pfx_result *res)
+{
+	return run_list_with(rec, len, 0, s, res);
+}
+
+/* run_list(), which must succeed. */
+static void
+run_ok(const char *rec, size_t len, struct seen *s)
+{
+	struct pfx_result res;
+
+	cr_assert_eq(run_list(rec, len, s, &res), PFX_OK, "%s", res.message);
+}
+
+/* 'R'/'T' move a directory, with what it holds, before the purge. */
+Test(dumpdir, renames_move_directories)
+{
+	static const char rec[] = "Dz\0Db\0Dc\0Rd/a\0Td/z\0";
+	struct seen s;
+
+	populate_abc();
+	run_ok(rec, sizeof(rec), &s);
+	cr_expect(!exists("dest/d/a"));
+	cr_expect(holds("dest/d/z", "fa", "dest/d/a/fa"));
+	cr_expect(holds("dest/d/b", "fb", "dest/d/b/fb"));
+	cr_expect_eq(s.npurged, 0);
+}
+
+/* As GNU tar: the new name's missing parents are made. */
+Test(dumpdir, renames_make_missing_parents)
+{
+	static const char rec[] = "Db\0Dc\0Rd/a\0Tnew/deep/a\0";
+	struct seen s;
+
+	populate_abc();
+	run_ok(rec, sizeof(rec), &s);
+	cr_expect(holds("dest/new/deep/a", "fa", "dest/d/a/fa"));
+	cr_expect(!exists("dest/d/a"));
+}
+
+/* a->b->c->a, as GNU tar 1.34 writes it: through a temporary in 'X'. */
+Test(dumpdir, cyclic_renames_through_a_temporary)
+{
+	static const char rec[] = "Da\0Db\0Dc\0Xd\0Rd/c\0T\0Rd/b\0Td/c\0"
+	    "Rd/a\0Td/b\0R\0Td/a\0";
+	struct seen s;
+
+	populate_abc();
+	run_ok(rec, sizeof(rec), &s);
+	cr_expect(holds("dest/d/a", "fc", "dest/d/c/fc"));
+	cr_expect(holds("dest/d/b", "fa", "dest/d/a/fa"));
+	cr_expect(holds("dest/d/c", "fb", "dest/d/b/fb"));
+	/* The temporary is used up: nothing else is in d. */
+	cr_expect_eq(s.npurged, 0);
+	cr_expect(!exists("dest/d/.pfx-rename.0"));
+}
+
+/* The same, the archive read by the decoder process. */
+Test(dumpdir, cyclic_renames_with_the_decoder_process)
+{
+	static const char rec[] = "Da\0Db\0Dc\0Xd\0Rd/c\0T\0Rd/b\0Td/c\0"
+	    "Rd/a\0Td/b\0R\0Td/a\0";
+	struct pfx_result res;
+	struct seen s;
+
+	populate_abc();
+	cr_assert_eq(run_list_with(rec, sizeof(rec), PFX_OPT_SANDBOX_CHILD,
+	    &s, &res), PFX_OK, "%s", res.message);
+	cr_expect(holds("dest/d/a", "fc", "dest/d/c/fc"));
+	cr_expect(holds("dest/d/b", "fa", "dest/d/a/fa"));
+}
+
+/* The temporary never replaces a name that is there: the next is tried. */
+Test(dumpdir, temporary_name_taken_is_not_replaced)
+{
+	static const char rec[] = "Da\0Db\0Dc\0D.pfx-rename.0\0Xd\0Rd/c\0T\0"
+	    "Rd/b\0Td/c\0Rd/a\0Td/b\0R\0Td/a\0";
+	struct seen s;
+
+	populate_abc();
+	put_dir("dest/d/.pfx-rename.0");
+	put("dest/d/.pfx-rename.0/mine");
+	run_ok(rec, sizeof(rec), &s);
+	cr_expect(holds("dest/d/a", "fc", "dest/d/c/fc"));
+	cr_expect(holds("dest/d/.pfx-rename.0", "mine",
+	    "dest/d/.pfx-rename.0/mine"));
+}
+
+/* As rename(2) in GNU tar: an empty directory is replaced, no other. */
+Test(dumpdir, renames_over_an_empty_directory_only)
+{
+	static const char rec[] = "Db\0Dc\0De\0Rd/a\0Td/e\0";
+	static const char onto_c[] = "Db\0Dc\0Rd/b\0Td/c\0";
+	static const char missing[] = "Db\0Dc\0Rd/nothere\0Td/f\0";
+	struct pfx_result res;
+	struct seen s;
+
+	populate_abc();
+	put_dir("dest/d/e");
+	run_ok(rec, sizeof(rec), &s);
+	cr_expect(holds("dest/d/e", "fa", "dest/d/a/fa"));
+	cr_expect_eq(run_list(onto_c, sizeof(onto_c), &s, &res),
+	    PFX_REFUSED, "%s", res.message);
+	cr_expect_str_eq(s.refused[0], "d/:dumpdir_rename_taken");
+	cr_expect(holds("dest/d/b", "fb", "dest/d/b/fb"));
+	cr_expect(holds("dest/d/c", "fc", "dest/d/c/fc"));
+	cr_expect_eq(run_list(missing, sizeof(missing), &s, &res),
+	    PFX_REFUSED, "%s", res.message);
+	cr_expect_str_eq(s.refused[0], "d/:dumpdir_rename_missing");
+	cr_expect(!exists("dest/d/f"));
+}
+
+/* A row's records: the literal with its NUL (the empty record that ends). */
+#define REC(lit) lit, sizeof(lit)
+
+/*
+ * Renames whose names the core refuses, or that are malformed, move
+ * nothing at all (not even the good pairs before them); those that would
+ * go through a symlink or move one fail; nothing outside DEST changes.
+ */
+Test(dumpdir, hostile_renames_refused)
+{
+	static const struct {
+		const char *rec;
+		size_t len;
+		const char *reason;	/* NULL: fails, reason aside */
+	} rows[] = {
+		{ REC("Rd/a\0Td/z\0R../out/d\0Td/y\0"),
+		    "dumpdir_rename_unsafe" },
+		{ REC("Rd/a\0T../out/a\0"), "dumpdir_rename_unsafe" },
+		{ REC("Rd/a\0Td/../../out/a\0"), "dumpdir_rename_unsafe" },
+		{ REC("R/tmp\0Td/z\0"), "dumpdir_rename_unsafe" },
+		{ REC("Rd/a\0T/tmp/pfx-x\0"), "dumpdir_rename_unsafe" },
+		{ REC("Rd/a\0T.\0"), "dumpdir_rename_unsafe" },
+		{ REC("R\0Td/z\0"), "dumpdir_rename_bad" },
+		{ REC("Rd/a\0T\0"), "dumpdir_rename_bad" },
+		{ REC("Xd\0Xd\0Rd/a\0T\0"), "dumpdir_rename_bad" },
+		{ REC("Rd/a\0Rd/b\0Td/z\0"), "dumpdir_rename_bad" },
+		{ REC("Rd/a\0Td/z\0Td/y\0"), "dumpdir_rename_bad" },
+		{ REC("Rd/a\0Tl/a\0"), NULL },	/* into a link to out */
+		{ REC("Rl/d\0Td/z\0"), NULL },	/* out of it */
+		{ REC("Rl\0Td/z\0"), NULL },	/* the link itself */
+	};
+	size_t i;
+
+	populate_abc();
+	put_link("dest/l", "../out");
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct pfx_result res;
+		struct seen s;
+		char want[64];
+
+		cr_expect_neq(run_list(rows[i].rec, rows[i].len, &s, &res),
+		    PFX_OK, "row %zu", i);
+		if (rows[i].reason != NULL) {
+			snprintf(want, sizeof(want), "d/:%s", rows[i].reason);
+			cr_expect_eq(s.nrefused, 1, "row %zu", i);
+			cr_expect_str_eq(s.refused[0], want, "row %zu", i);
+		}
+		cr_expect(holds("dest/d/a", "fa", "dest/d/a/fa"), "row %zu", i);
+		cr_expect(!exists("dest/d/z"), "row %zu", i);
+		cr_expect(exists("dest/l"), "row %zu", i);
+		cr_expect(exists("out/d"), "row %zu", i);
+		cr_expect(!exists("out/a"), "row %zu", i);
+		cr_expect(!exists("out/z"), "row %zu", i);
+		cr_expect(exists("out/sentinel"), "row %zu", i);
+		cr_expect_eq(s.npurged, 0, "row %zu", i);
+	}
+}
+
+/* --symlinks=contain: a move could make a link lead out; refused. */
+Test(dumpdir, renames_refused_with_links_under_contain)
+{
+	static const char rec[] = "Dz\0Db\0Dc\0Rd/a\0Td/z\0";
+	struct pfx_result res;
+	struct seen s;
+
+	populate_abc();
+	put_link("dest/d/a/up", "..");
+	run_symlinks = PFX_SYMLINKS_CONTAIN;
+	cr_expect_eq(run_list(rec, sizeof(rec), &s, &res), PFX_REFUSED,
+	    "%s", res.message);
+	cr_expect_str_eq(s.refused[0], "d/:dumpdir_rename_links");
+	cr_expect(exists("dest/d/a/up"));
+	cr_expect(!exists("dest/d/z"));
+}
+
+/* Without links in DEST, contain moves as the default does. */
+Test(dumpdir, renames_under_contain_without_links)
+{
+	static const char rec[] = "Dz\0Db\0Dc\0Rd/a\0Td/z\0";
+	struct seen s;
+
+	populate_abc();
+	run_symlinks = PFX_SYMLINKS_CONTAIN;
+	run_ok(rec, sizeof(rec), &s);
+	cr_expect(holds("dest/d/z", "fa", "dest/d/a/fa"));
+}
+
+/* Many renames: linear, and each one made (a and z swap 20,000 times). */
+Test(dumpdir, many_renames_linear)
+{
+	static const char pair[] = "Rd/a\0Td/z\0Rd/z\0Td/a\0";
+	size_t n = 20000, i, len = n * (sizeof(pair) - 1) + 12;
+	char *rec = malloc(len);
+	struct pfx_result res;
+	struct seen s;
+
+	cr_assert_not_null(rec);
+	memcpy(rec, "Da\0Db\0Dc\0", 9);
+	for (i = 0; i < n; i++)
+		memcpy(rec + 9 + i * (sizeof(pair) - 1), pair,
+		    sizeof(pair) - 1);
+	memset(rec + len - 3, 0, 3);
+	populate_abc();
+	cr_expect_eq(run_list(rec, len, &s, &res), PFX_OK, "%s", res.message);
+	cr_expect(holds("dest/d/a", "fa", "dest/d/a/fa"));
+	cr_expect(!exists("dest/d/z"));
+	free(rec);
+}
+
+/* Listing shows the renames and moves nothing. */
+Test(dumpdir, listing_renames_moves_nothing)
+{
+	static const char rec[] = "Dz\0Db\0Dc\0Rd/a\0Td/z\0";
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+
+	populate_abc();
+	tar_dumpdir(&t, "d/", rec, sizeof(rec));
+	tar_end(&t);
+	cr_assert_eq(run(&t, PFX_OPT_INCREMENTAL | PFX_OPT_LIST, 0, &s, &res),
+	    PFX_OK, "%s", res.message);
+	cr_expect_eq(s.list_len, sizeof(rec) - 1);
+	cr_expect(exists("dest/d/a"));
+	cr_expect(!exists("dest/d/z"));
+	free(t.buf);
+}
+
+/*
+ * One run (concatenated levels): a directory the run made as a parent,
+ * known by name alone, is moved away, and a directory that was there
+ * before the run takes its name.  The end of the run must not give that
+ * one the made directory's mode; the one it made by the entry keeps its
+ * own, found under its new name.
+ */
+Test(dumpdir, moved_names_not_chmodded_at_the_end)
+{
+	static const char rec[] = "Dp\0Dp_old\0Rp\0Tp_old\0Rkeep\0Tp\0";
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+	struct stat st;
+	char p[PATH_MAX];
+
+	put_dir("dest/keep");
+	at_base(p, "dest/keep");
+	cr_assert_eq(chmod(p, 0711), 0);
+	tar_file(&t, "p/q/f", "f");
+	tar_dumpdir(&t, "./", rec, sizeof(rec));
+	tar_end(&t);
+	cr_assert_eq(run(&t, PFX_OPT_INCREMENTAL, 0, &s, &res), PFX_OK, "%s",
+	    res.message);
+	cr_expect(holds("dest/p_old/q", "f", "f"));
+	at_base(p, "dest/p");
+	cr_assert_eq(stat(p, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0711, "mode %o", st.st_mode & 07777);
+	free(t.buf);
 }
