@@ -147,6 +147,9 @@ struct cli {
 	bool started;		/* -K: the starting member was seen */
 	const struct pfx_entry *said;	/* -v: a dump directory whose line
 					   was written before its purge */
+	struct pfx_entry label;	/* a pax volume label, written with the
+				   first line (LABEL.name owned), or
+				   name NULL */
 };
 
 /*
@@ -272,12 +275,19 @@ put_problem(const struct cli *c, const struct pfx_entry *e)
 	fputc('\n', stderr);
 }
 
-/* -v's line for E on F: the name, or with -vv the long listing line. */
+/* -v's line for E on F: the name, or with -vv the long listing line;
+ * a pax volume label held back goes first, as GNU tar writes it. */
 static void
 put_verbose(FILE *f, struct cli *c, const struct pfx_entry *e, bool lng)
 {
 	char nbuf[PFX_PATH_MAX];
 	struct pfx_entry shown = *e;
+
+	if (c->label.name != NULL) {
+		list_put_label(f, &c->fmt, &c->label, lng);
+		free((char *)(uintptr_t)c->label.name);
+		c->label.name = NULL;
+	}
 
 	shown.name = shown_name(c, e, nbuf);
 	list_put_entry(f, &c->fmt, &shown, lng);
@@ -431,6 +441,13 @@ report_label(void *arg, const struct pfx_entry *e)
 
 	if (a->report_json || (!list && a->verbose == 0))
 		return;
+	/* GNU tar writes a pax label with the first line it writes. */
+	if (e->offset < 0) {
+		c->label = *e;
+		c->label.uname = c->label.gname = NULL;
+		c->label.name = strdup(e->name);
+		return;
+	}
 	progress_clear(&c->prog);
 	list_put_label((a->opt.flags & PFX_OPT_TO_FD) != 0 ? stderr :
 	    c->listing, &c->fmt, e, list ? a->verbose >= 1 :
@@ -1149,6 +1166,7 @@ main(int argc, char **argv)
 		rc = PFX_FATAL;
 	if (caught != 0)
 		rc = 128 + caught;
+	free((char *)(uintptr_t)c.label.name);	/* a label never written */
 	xtr_args_free(&a);
 	if (group_status_fd >= 0) {
 		/* A group's run (run_groups): tell whether it was fatal. */

@@ -164,6 +164,7 @@ struct xtr_label {
 	char name[XTR_HEAD_MAX];	/* NUL-free, terminated */
 	char uname[33], gname[33];
 	int64_t mode, uid, gid, size, mtime;
+	bool pax;			/* from a pax global header */
 };
 
 /*

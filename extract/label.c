@@ -138,6 +138,7 @@ xtr_label_parse(const unsigned char *b, size_t len, struct xtr_label *l)
 			return 0;	/* beyond what was kept */
 		r = pax_label(b + BLOCK, (size_t)size, l->name,
 		    sizeof(l->name));
+		l->pax = true;
 		return r == 1;
 	}
 	if (b[156] != 'V')
@@ -194,6 +195,8 @@ xtr_label_first(struct xtr *x)
 		e.gname = l.gname[0] != '\0' ? l.gname : NULL;
 		e.reason = "none";
 		e.status = PFX_ENTRY_LISTED;
+		/* A record of a global header is no header of its own. */
+		e.offset = l.pax ? -1 : 0;
 		opt->hooks.label(opt->hooks.arg, &e);
 	}
 	if (opt->volume_label == NULL)

@@ -321,7 +321,9 @@ struct pfx_hooks {
 	 * label (hostile bytes, NUL-free); its mode, owners, size and
 	 * mtime are the header's, as GNU tar lists them (a pax label: 0,
 	 * and the global header's mtime); type PFX_TYPE_OTHER, path NULL,
-	 * offset 0.  A label is never extracted, and is no entry: it is
+	 * offset 0 for a 'V' header, -1 for a pax record (GNU tar lists
+	 * that one only with the first entry it lists).  A label is never
+	 * extracted, and is no entry: it is
 	 * in no count.  Only a tar whose first 4 KiB of decompressed
 	 * bytes pfextract sees is looked at: plain, or decoded by
 	 * pfextract's gzip, zstd or xz decoder (not bzip2, lz4, lzip,

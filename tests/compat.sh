@@ -1672,6 +1672,9 @@ if selected labels; then
 		like_tar "tar -tf $a (label)" -tf "$a"
 		like_tar "tar -tvf $a (label)" -tvf "$a"
 		like_tar "tar -tf $a f (label)" -tf "$a" f
+		# A pax label only with the first entry listed; a 'V' always.
+		like_tar "tar -tf $a nothere (label)" -tf "$a" nothere
+		like_tar "tar -tvf $a --exclude=f (label)" -tvf "$a" --exclude=f
 		rm -rf "$T/lab/x" && mkdir "$T/lab/x"
 		like_tar "tar -xvf $a (label)" -xvf "$a" -C x
 		for pat in 'Vol 1' 'V*' 'Vol ?' '[UV]ol 1'; do

@@ -192,6 +192,7 @@ struct seen {
 	char name[128];
 	int64_t mtime;
 	enum pfx_entry_type type;
+	int64_t offset;
 	int entries_before;	/* reports before the label */
 	int reports;
 };
@@ -205,6 +206,7 @@ on_label(void *arg, const struct pfx_entry *e)
 	(void)snprintf(s->name, sizeof(s->name), "%s", e->name);
 	s->mtime = e->mtime;
 	s->type = e->type;
+	s->offset = e->offset;
 	s->entries_before = s->reports;
 }
 
@@ -290,6 +292,8 @@ Test(label, hook_and_match)
 				cr_assert_eq(s.calls, 1);
 				cr_assert_str_eq(s.name, "Vol 1");
 				cr_assert_eq(s.type, PFX_TYPE_OTHER);
+				/* A pax record has no header of its own. */
+				cr_assert_eq(s.offset, kinds[k] == 'V' ? 0 : -1);
 				cr_assert_eq(s.entries_before, 0);
 				cr_assert_eq(s.reports, 1);
 				cr_assert_eq(res.stats.entries, 1);
