@@ -171,6 +171,7 @@ enum opt_id {
 	OPT_NO_PROGRESS,
 	OPT_VERIFY,		/* -W: GNU tar's usage error with -x, -t */
 	OPT_MULTI_VOLUME,	/* -M: the -f archives are the volumes */
+	OPT_LABEL,		/* -V PATTERN */
 	OPT_REFUSED		/* refused, for the reason in why */
 };
 
@@ -458,16 +459,16 @@ static const struct opt_def opts[] = {
 	/*
 	 * GNU multi-volume archives: the volumes are read as they are, so
 	 * a volume's length (-L, tar's at creation) is not needed, and
-	 * --volno-file only matters at creation.  Volume labels: not
-	 * checked yet.
+	 * --volno-file only matters at creation.
 	 */
 	{ "multi-volume", 'M', false, OPT_MULTI_VOLUME, NULL },
 	{ "tape-length", 'L', true, OPT_IGNORED, NULL },
 	{ "volno-file", 0, true, OPT_IGNORED, NULL },
-	{ "label", 'V', true, OPT_REFUSED,
-	  "pfextract does not check volume labels yet" },
+	/* -V PATTERN: the archive's label must match (label.c). */
+	{ "label", 'V', true, OPT_LABEL, NULL },
 	{ "test-label", 0, false, OPT_REFUSED,
-	  "pfextract does not check volume labels yet" },
+	  "pfextract does not test volume labels alone; use -t, which "
+	  "lists the label first, or -V PATTERN" },
 	/* It verifies an archive after writing it: GNU tar refuses it
 	 * with -x and -t, in the same words (finish_tar_options). */
 	{ "verify", 'W', false, OPT_VERIFY, NULL },
@@ -515,6 +516,7 @@ struct from_file {
 	bool glob;		/* --wildcards in force */
 	bool norec;		/* --no-recursion in force */
 	unsigned int match;	/* PFX_MATCH_* in force for members */
+	size_t dir;		/* the -C in force: xtr_args.member_dir */
 };
 
 /* Parser state that does not outlive xtr_parse_args(). */
@@ -524,8 +526,10 @@ struct parse {
 	size_t errcap;
 	bool mode_set;
 	bool file_set;
-	bool dir_set;
 	const char **ops;	/* operands, borrowed from argv */
+	size_t *ops_dir;	/* per operand: the -C in force (ndirs) */
+	size_t cur_dir;		/* the -C of the member being pushed */
+	size_t cap_dirs;
 	bool *ops_glob;		/* per operand: --wildcards was in force */
 	bool *ops_norec;	/* per operand: --no-recursion was */
 	unsigned int *ops_match; /* per operand: member_match() then */
@@ -557,6 +561,7 @@ struct parse {
 
 static int fail(struct parse *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+static int add_dir(struct parse *p, const char *v);
 
 /*
  * Write the message to the caller's buffer.
@@ -873,6 +878,7 @@ add_member_line(struct parse *p, const struct from_file *ff, size_t lineno,
 		    "option; pfextract takes no options from a file list (use "
 		    "--verbatim-files-from to read it as a name)", ff->path,
 		    lineno, len > 64 ? 64 : (int)len, line);
+	p->cur_dir = ff->dir;
 	if (push(p, &a->members, &a->nmembers, &p->cap_members, line,
 	    len) == -1)
 		return -1;
@@ -1096,7 +1102,7 @@ set_time_bound(struct parse *p, const struct opt_def *d, const char *v)
 static int
 read_exclude_file(struct parse *p, const char *path)
 {
-	struct from_file ff = { path, false, true, false, false, 0 };
+	struct from_file ff = { path, false, true, false, false, 0, 0 };
 
 	return read_list_file(p, &ff, "exclude file", false, add_exclude_line);
 }
@@ -1121,6 +1127,7 @@ note_files_from(struct parse *p, const char *path)
 	grown[p->nfrom].glob = p->wildcards;
 	grown[p->nfrom].norec = p->norec;
 	grown[p->nfrom].match = member_match(p);
+	grown[p->nfrom].dir = p->a->ndirs;
 	p->nfrom++;
 	return 0;
 }
@@ -1328,14 +1335,7 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		p->file_set = true;
 		return 0;
 	case OPT_DIRECTORY:
-		if (p->dir_set)
-			return fail(p, "only one destination may be given "
-			    "(-C appears twice)");
-		if (*v == '\0')
-			return fail(p, "-C needs a directory");
-		a->dir = v;
-		p->dir_set = true;
-		return 0;
+		return add_dir(p, v);
 	case OPT_VERBOSE:
 		if (a->verbose < XTR_VERBOSE_MAX)
 			a->verbose++;
@@ -1602,12 +1602,14 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		/* As GNU tar: the starting member is a member operand too. */
 		p->ops_glob[p->nops] = false;
 		p->ops_match[p->nops] = member_match(p);
+		p->ops_dir[p->nops] = a->ndirs;
 		p->ops[p->nops++] = v;
 		return 0;
 	case OPT_ADD_FILE:
 		/* A member operand, even one that starts with '-'. */
 		p->ops_glob[p->nops] = p->wildcards;
 		p->ops_match[p->nops] = member_match(p);
+		p->ops_dir[p->nops] = a->ndirs;
 		p->ops[p->nops++] = v;
 		return 0;
 	case OPT_SHOW_DEFAULTS:
@@ -1634,6 +1636,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return apply_output(p, d, v);
 	case OPT_MULTI_VOLUME:
 		a->opt.flags |= PFX_OPT_MULTI_VOLUME;
+		return 0;
+	case OPT_LABEL:
+		a->opt.volume_label = v;
 		return 0;
 	case OPT_REFUSED:
 		if (as_short)
@@ -1820,6 +1825,8 @@ push_whole(struct parse *p, bool norec, unsigned int match)
 	bool *grown;
 	size_t ncap;
 
+	size_t *dirs;
+
 	if (a->nmember_pat > p->cap_whole) {
 		ncap = p->cap_whole == 0 ? 8 : p->cap_whole * 2;
 		if (ncap < a->nmember_pat)
@@ -1828,9 +1835,14 @@ push_whole(struct parse *p, bool norec, unsigned int match)
 		if (grown == NULL)
 			return fail(p, "out of memory");
 		a->member_whole = grown;
+		dirs = realloc(a->member_dir, ncap * sizeof(*dirs));
+		if (dirs == NULL)
+			return fail(p, "out of memory");
+		a->member_dir = dirs;
 		p->cap_whole = ncap;
 	}
 	a->member_whole[a->nmember_pat - 1] = norec;
+	a->member_dir[a->nmember_pat - 1] = p->cur_dir;
 	return set_flags(p, &a->member_flags, &p->cap_member_flags,
 	    a->nmember_pat, match);
 }
@@ -1920,6 +1932,60 @@ finish_tar_options(struct parse *p)
 }
 
 /*
+ * The destination as GNU tar's positional -C makes it: with no member,
+ * the last -C; else the -C each member binds to, and when they bind to
+ * more than one, no single destination (A->ngroups).
+ */
+static void
+group_dirs(struct xtr_args *a)
+{
+	size_t i, k, first = 0;
+
+	a->ngroups = 1;
+	if (a->nmember_pat == 0) {
+		a->dir = a->ndirs > 0 ? a->dirs[a->ndirs - 1] : NULL;
+		return;
+	}
+	for (i = 0; i < a->nmember_pat; i++) {
+		for (k = 0; k < i; k++)
+			if (a->member_dir[k] == a->member_dir[i])
+				break;
+		if (k == i && i > 0)
+			a->ngroups++;
+		if (i == 0)
+			first = a->member_dir[0];
+	}
+	a->dir = a->ngroups == 1 && first > 0 ? a->dirs[first - 1] : NULL;
+}
+
+/*
+ * -C DIR: GNU tar's, for the member operands after it; a relative DIR is
+ * beneath the -C before it.  Return: 0, or -1.
+ */
+static int
+add_dir(struct parse *p, const char *v)
+{
+	struct xtr_args *a = p->a;
+	const char *prev = a->ndirs > 0 ? a->dirs[a->ndirs - 1] : NULL;
+	char *dir;
+	size_t n;
+	int rc;
+
+	if (*v == '\0')
+		return fail(p, "-C needs a directory");
+	if (v[0] == '/' || prev == NULL)
+		return push(p, &a->dirs, &a->ndirs, &p->cap_dirs, v, strlen(v));
+	n = strlen(prev) + 1 + strlen(v) + 1;
+	dir = malloc(n);
+	if (dir == NULL)
+		return fail(p, "out of memory");
+	(void)snprintf(dir, n, "%s/%s", prev, v);
+	rc = push(p, &a->dirs, &a->ndirs, &p->cap_dirs, dir, n - 1);
+	free(dir);
+	return rc;
+}
+
+/*
  * Give the operands their meaning and point the library's options at the
  * arrays.  Return: 0, or -1.
  */
@@ -1942,12 +2008,14 @@ finish(struct parse *p)
 		if (push(p, &a->members, &a->nmembers, &p->cap_members,
 		    p->ops[k], strlen(p->ops[k])) == -1)
 			return -1;
+		p->cur_dir = p->ops_dir[k];
 		if (push_member_pattern(p, p->ops[k], p->ops_glob[k],
 		    p->ops_norec[k], p->ops_match[k]) == -1)
 			return -1;
 	}
 	if (finish_tar_options(p) == -1)
 		return -1;
+	group_dirs(a);
 	if (a->mode == 't')
 		a->opt.flags |= PFX_OPT_LIST;
 	else
@@ -1993,8 +2061,10 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 	p.ops_glob = calloc((size_t)argc, sizeof(*p.ops_glob));
 	p.ops_norec = calloc((size_t)argc, sizeof(*p.ops_norec));
 	p.ops_match = calloc((size_t)argc, sizeof(*p.ops_match));
+	p.ops_dir = calloc((size_t)argc, sizeof(*p.ops_dir));
 	if (p.ops == NULL || p.ops_glob == NULL || p.ops_norec == NULL ||
-	    p.ops_match == NULL) {
+	    p.ops_match == NULL || p.ops_dir == NULL) {
+		free(p.ops_dir);
 		free(p.ops_match);
 		free(p.ops_norec);
 		free(p.ops);
@@ -2012,6 +2082,7 @@ xtr_parse_args(int argc, char **argv, struct xtr_args *a, char *err,
 			p.ops_glob[p.nops] = p.wildcards;
 			p.ops_norec[p.nops] = p.norec;
 			p.ops_match[p.nops] = member_match(&p);
+			p.ops_dir[p.nops] = a->ndirs;
 			p.ops[p.nops++] = arg;
 			continue;
 		}
@@ -2033,6 +2104,7 @@ out:
 	free(p.ops_glob);
 	free(p.ops_norec);
 	free(p.ops_match);
+	free(p.ops_dir);
 	free(p.from);
 	return rc;
 }
@@ -2059,6 +2131,10 @@ xtr_args_free(struct xtr_args *a)
 	free_strings(&a->member_pat, &a->nmember_pat);
 	free(a->member_whole);
 	a->member_whole = NULL;
+	free(a->member_dir);
+	a->member_dir = NULL;
+	free_strings(&a->dirs, &a->ndirs);
+	a->dir = NULL;
 	a->opt.member_whole = NULL;
 	free(a->member_flags);
 	a->member_flags = NULL;

@@ -28,7 +28,20 @@ enum xtr_sandbox {
 struct xtr_args {
 	char mode;		/* 'x' extract (default), 't' list */
 	const char *archive;	/* -f; NULL or "-": standard input */
-	const char *dir;	/* -C; NULL: the current directory */
+	const char *dir;	/* -C; NULL: the current directory.  With
+				   several groups (below): NULL */
+	/*
+	 * GNU tar's positional -C: DIRS are the -C directories, each
+	 * relative to the one before unless absolute (composed: "a/b"
+	 * for -C a -C b); MEMBER_DIR[i] is the -C member i binds to, the
+	 * last before it (k: DIRS[k - 1]; 0: none, the current
+	 * directory).  NGROUPS: how many different directories the
+	 * members bind to (main.c runs once per group when above 1).
+	 */
+	char **dirs;
+	size_t ndirs;
+	size_t *member_dir;
+	size_t ngroups;
 	int verbose;		/* -v count */
 	bool quiet;		/* -q: no messages for refused entries */
 	bool report_json;	/* --report=json */

@@ -150,9 +150,11 @@ date_string(const struct list_fmt *f, const struct pfx_entry *e, char *buf,
 		memcpy(buf + k, frac, strlen(frac) + 1);
 }
 
-/* Write GNU tar's long listing line for E, without the name. */
+/* Write GNU tar's long listing line for E, without the name; TYPE: its
+ * mode string's first letter, or 0 for E's type's. */
 static void
-put_long_head(FILE *out, struct list_fmt *f, const struct pfx_entry *e)
+put_long_head(FILE *out, struct list_fmt *f, const struct pfx_entry *e,
+    char type)
 {
 	char modes[11], size[48], stamp[64];
 	char *owner;
@@ -160,6 +162,8 @@ put_long_head(FILE *out, struct list_fmt *f, const struct pfx_entry *e)
 	int pad;
 
 	mode_string(e, modes);
+	if (type != 0)
+		modes[0] = type;
 	owner = owner_string(f, e, &olen);
 	if (e->type == PFX_TYPE_CHAR || e->type == PFX_TYPE_BLOCK)
 		snprintf(size, sizeof(size), "%" PRId64 ",%" PRId64,
@@ -191,7 +195,7 @@ list_put_entry(FILE *out, struct list_fmt *f, const struct pfx_entry *e,
 		fprintf(out, "block %" PRId64 ": ",
 		    e->offset >= 0 ? e->offset / 512 : 0);
 	if (is_long)
-		put_long_head(out, f, e);
+		put_long_head(out, f, e, 0);
 	list_put_quoted(out, f, e->name, false);
 	if (is_long && e->link_target != NULL) {
 		if (e->type == PFX_TYPE_SYMLINK) {
@@ -202,6 +206,21 @@ list_put_entry(FILE *out, struct list_fmt *f, const struct pfx_entry *e,
 			list_put_quoted(out, f, e->link_target, false);
 		}
 	}
+	putc('\n', out);
+}
+
+/* see listing_out.h */
+void
+list_put_label(FILE *out, struct list_fmt *f, const struct pfx_entry *e,
+    bool is_long)
+{
+	if (f->block_number)
+		fputs("block 0: ", out);
+	if (is_long)
+		put_long_head(out, f, e, 'V');
+	list_put_quoted(out, f, e->name, false);
+	if (is_long)
+		fputs("--Volume Header--", out);
 	putc('\n', out);
 }
 

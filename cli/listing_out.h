@@ -69,6 +69,11 @@ void list_put_quoted(FILE *out, const struct list_fmt *f, const char *name,
 void list_put_entry(FILE *out, struct list_fmt *f, const struct pfx_entry *e,
     bool is_long);
 
+/* Write the GNU volume label E as GNU tar lists it: its name, or with
+ * IS_LONG "V--------- 0/0 0 DATE NAME--Volume Header--". */
+void list_put_label(FILE *out, struct list_fmt *f, const struct pfx_entry *e,
+    bool is_long);
+
 /* -R at the end of a tar archive of ARCHIVE_BYTES bytes: "block N: **
  * Block of NULs **". */
 void list_put_end_block(FILE *out, const struct list_fmt *f,

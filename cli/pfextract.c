@@ -193,6 +193,9 @@ struct cli {
 	bool started;		/* -K: the starting member was seen */
 	const struct pfx_entry *said;	/* -v: a dump directory whose line
 					   was written before its purge */
+	struct pfx_entry label;	/* a pax volume label, written with the
+				   first line (LABEL.name owned), or
+				   name NULL */
 };
 
 /*
@@ -344,12 +347,19 @@ put_problem(const struct cli *c, const struct pfx_entry *e)
 	fputc('\n', stderr);
 }
 
-/* -v's line for E on F: the name, or with -vv the long listing line. */
+/* -v's line for E on F: the name, or with -vv the long listing line;
+ * a pax volume label held back goes first, as GNU tar writes it. */
 static void
 put_verbose(FILE *f, struct cli *c, const struct pfx_entry *e, bool lng)
 {
 	char nbuf[PFX_PATH_MAX];
 	struct pfx_entry shown = *e;
+
+	if (c->label.name != NULL) {
+		list_put_label(f, &c->fmt, &c->label, lng);
+		free((char *)(uintptr_t)c->label.name);
+		c->label.name = NULL;
+	}
 
 	shown.name = shown_name(c, e, nbuf);
 	list_put_entry(f, &c->fmt, &shown, lng);
@@ -577,6 +587,32 @@ report_entry(void *arg, const struct pfx_entry *e)
 		break;
 	}
 	progress_entry(&c->prog, e);
+}
+
+/*
+ * The library's label hook: a GNU volume label is listed by -t, and said
+ * by -x -v, as GNU tar does (never extracted).
+ */
+static void
+report_label(void *arg, const struct pfx_entry *e)
+{
+	struct cli *c = arg;
+	const struct xtr_args *a = c->a;
+	bool list = (a->opt.flags & PFX_OPT_LIST) != 0;
+
+	if (a->report_json || (!list && a->verbose == 0))
+		return;
+	/* GNU tar writes a pax label with the first line it writes. */
+	if (e->offset < 0) {
+		c->label = *e;
+		c->label.uname = c->label.gname = NULL;
+		c->label.name = strdup(e->name);
+		return;
+	}
+	progress_clear(&c->prog);
+	list_put_label((a->opt.flags & PFX_OPT_TO_FD) != 0 ? stderr :
+	    c->listing, &c->fmt, e, list ? a->verbose >= 1 :
+	    a->verbose >= 2);
 }
 
 /* The library's decide hook: the CLI's own selection (select.c). */
@@ -881,6 +917,143 @@ use_utf8_names(bool *multibyte, bool *utf8)
 		(void)setlocale(LC_CTYPE, "C.UTF-8");
 }
 
+/*
+ * GNU tar's positional -C, with member operands bound to more than one
+ * directory: one run per directory, each in a process of its own (the
+ * library confines the process that writes to its destination, for the
+ * rest of its life), one after the other over the same archive, read
+ * again from its start.  Each run takes the entries whose first matching
+ * member is bound to its directory (pfx_options.member_group), as GNU
+ * tar extracts each entry for the first member that matches it.  The
+ * archive must be a file.  In a child, STATUS_FD is where it writes its
+ * library status.
+ */
+static int group_status_fd = -1;
+static bool group_later;	/* a run after the first */
+
+/* In a child: make A's run the one for the members bound to DIR (an
+ * index of A->member_dir). */
+static void
+select_group(struct xtr_args *a, size_t dir)
+{
+	a->opt.member_group = a->member_dir;
+	a->opt.group = dir;
+	a->dir = dir > 0 ? a->dirs[dir - 1] : NULL;
+}
+
+/* Wait for the child PID; a stop signal this process caught is passed
+ * on.  Return: its wait status. */
+static int
+wait_group(pid_t pid)
+{
+	bool passed = false;
+	int ws;
+
+	while (waitpid(pid, &ws, 0) == -1) {
+		if (errno != EINTR)
+			return 2 << 8;
+		if (caught != 0 && caught != SIGPIPE && !passed) {
+			(void)kill(pid, caught);
+			passed = true;
+		}
+	}
+	return ws;
+}
+
+/*
+ * Run each group of A's members in a child, in the order of their -C,
+ * over the archive IN_FD.  Return: in a child, -1 with A set for its
+ * group (go on as a single run); in this process, the exit status: the
+ * highest of the children's, the first that a signal stopped, or after a
+ * fatal run (the archive unreadable) that one's, with no further run.
+ */
+static int
+run_groups(struct xtr_args *a, int in_fd)
+{
+	int rc = 0, ws, st, p[2];
+	off_t start = lseek(in_fd, 0, SEEK_CUR);
+	unsigned char fatal;
+	size_t i, k;
+	pid_t pid;
+
+	for (i = 0; i < a->nmember_pat; i++) {
+		for (k = 0; k < i; k++)
+			if (a->member_dir[k] == a->member_dir[i])
+				break;
+		if (k < i)
+			continue;	/* that group ran */
+		if (pipe(p) == -1 || lseek(in_fd, start, SEEK_SET) != start) {
+			fprintf(stderr, "pfextract: -C: %s\n", strerror(errno));
+			return PFX_FATAL;
+		}
+		(void)fflush(NULL);
+		pid = fork();
+		if (pid == -1) {
+			fprintf(stderr, "pfextract: -C: fork: %s\n",
+			    strerror(errno));
+			(void)close(p[0]);
+			(void)close(p[1]);
+			return PFX_FATAL;
+		}
+		if (pid == 0) {
+			(void)close(p[0]);
+			group_status_fd = p[1];
+			group_later = i > 0;
+			select_group(a, a->member_dir[i]);
+			return -1;
+		}
+		(void)close(p[1]);
+		ws = wait_group(pid);
+		fatal = 0;
+		while (read(p[0], &fatal, 1) == -1 && errno == EINTR)
+			continue;
+		(void)close(p[0]);
+		if (WIFSIGNALED(ws)) {
+			if (WTERMSIG(ws) == SIGPIPE)
+				die_of_sigpipe();
+			return 128 + WTERMSIG(ws);
+		}
+		st = WIFEXITED(ws) ? WEXITSTATUS(ws) : PFX_FATAL;
+		if (st >= 128)
+			return st;
+		if (st > rc)
+			rc = st;
+		if (fatal == PFX_FATAL)
+			break;
+	}
+	return rc;
+}
+
+/*
+ * Several -C directories: check that they can be run one after the
+ * other (ERR, CAP bytes, says why not).  Return: 0, or -1.
+ */
+static int
+groups_possible(const struct xtr_args *a, int in_fd, char *err, size_t cap)
+{
+	struct stat st;
+
+	if (a->report_json) {
+		snprintf(err, cap, "--report=json takes one -C directory "
+		    "(member operands bound to %zu)", a->ngroups);
+		return -1;
+	}
+	if ((a->opt.flags & PFX_OPT_ATOMIC) != 0) {
+		snprintf(err, cap, "--atomic takes one -C directory (member "
+		    "operands bound to %zu): all or nothing across several "
+		    "is not offered", a->ngroups);
+		return -1;
+	}
+	if (fstat(in_fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    lseek(in_fd, 0, SEEK_CUR) == -1) {
+		snprintf(err, cap, "member operands bound to %zu -C "
+		    "directories need an archive that can be read again, a "
+		    "file: it is read once per directory", a->ngroups);
+		return -1;
+	}
+	return 0;
+}
+
 /* Only note that --totals=SIGNAL came; the totals are printed in the
  * run's own time. */
 static void
@@ -928,7 +1101,9 @@ setup_output(struct cli *c, const struct xtr_args *a, bool multibyte,
 			f->tty = fopen("/dev/tty", "we");
 	c->listing = stdout;
 	if (a->index_file != NULL) {
-		fd = open(a->index_file, O_WRONLY | O_CREAT | O_TRUNC |
+		/* A later -C directory's run adds to the first's. */
+		fd = open(a->index_file, O_WRONLY | O_CREAT |
+		    (group_later ? O_APPEND : O_TRUNC) |
 		    O_CLOEXEC | O_NOCTTY, 0666);
 		c->listing = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (c->listing == NULL) {
@@ -1017,6 +1192,7 @@ main(int argc, char **argv)
 	enum pfx_status status;
 	const char *env, *error = NULL;
 	char err[1024], stopped[64];
+	unsigned char fatal_byte;
 	bool multibyte, utf8;
 	int rc;
 
@@ -1090,6 +1266,24 @@ main(int argc, char **argv)
 	if (res.status != PFX_FATAL && a.nvolumes > 0)
 		open_volumes(&a, volumes);
 
+	/* Positional -C: one run per directory the members bind to. */
+	if (a.ngroups > 1 && a.mode == 'x' &&
+	    (a.opt.flags & PFX_OPT_TO_FD) == 0 && in.fd >= 0) {
+		if (groups_possible(&a, in.fd, err, sizeof(err)) == -1) {
+			usage_error(err, false);
+			if (in.fd > STDIN_FILENO)
+				(void)close(in.fd);
+			xtr_args_free(&a);
+			return XTR_EXIT_USAGE;
+		}
+		rc = run_groups(&a, in.fd);
+		if (rc >= 0) {
+			if (in.fd > STDIN_FILENO)
+				(void)close(in.fd);
+			xtr_args_free(&a);
+			return rc;
+		}
+	}
 	memset(&c, 0, sizeof(c));
 	c.a = &a;
 	if (setup_output(&c, &a, multibyte, utf8, in.fd, err,
@@ -1108,6 +1302,7 @@ main(int argc, char **argv)
 		a.opt.hooks.transform = transform_name;
 	a.opt.hooks.confined = on_confined;
 	a.opt.hooks.purged = report_purged;
+	a.opt.hooks.label = report_label;
 	a.opt.hooks.arg = &c;
 	c.probe = getenv(PROBE_ENV);
 	if (c.probe != NULL && c.probe[0] == '\0')
@@ -1176,7 +1371,14 @@ main(int argc, char **argv)
 		rc = PFX_FATAL;
 	if (caught != 0)
 		rc = 128 + caught;
+	free((char *)(uintptr_t)c.label.name);	/* a label never written */
 	xtr_args_free(&a);
+	if (group_status_fd >= 0) {
+		/* A group's run (run_groups): tell whether it was fatal. */
+		fatal_byte = (unsigned char)status;
+		if (write(group_status_fd, &fatal_byte, 1) != 1)
+			rc = PFX_FATAL;
+	}
 	if (caught == SIGPIPE)
 		die_of_sigpipe();
 	return rc;

@@ -73,6 +73,7 @@ struct xtr_decoder {
 	size_t head_len;
 	int wake[2];		/* self-pipe: stops a wait for input */
 	const volatile sig_atomic_t *cancel;
+	struct xtr_head *tap;	/* the consumer's: first bytes kept */
 
 	/* The decoder thread's own. */
 	unsigned char *inbuf;	/* XTR_DEC_INBUF bytes, for FD */
@@ -432,6 +433,7 @@ dec_read(struct archive *a, void *arg, const void **buf)
 		d->raw_seen = b->raw_end;
 		(void)pthread_mutex_unlock(&d->mu);
 		*buf = b->data;
+		xtr_head_add(d->tap, b->data, b->len);
 		return (la_ssize_t)b->len;
 	}
 	d->raw_seen = d->raw_total;
@@ -637,6 +639,7 @@ decoder_new(enum xtr_codec codec, const struct xtr_dec_input *in,
 	d->len = in->len;
 	d->wake[0] = d->wake[1] = -1;
 	d->cancel = cancel;
+	d->tap = in->tap;
 	atomic_init(&d->stop, false);
 	d->head_len = in->head_len < XTR_MAGIC_LEN ? in->head_len :
 	    XTR_MAGIC_LEN;
@@ -696,4 +699,19 @@ xtr_decode_open(struct archive *a, enum xtr_codec codec,
 	*dec = d;
 	/* libarchive calls dec_close() whether or not the open works. */
 	return archive_read_open(a, d, NULL, dec_read, dec_close);
+}
+
+/* see decode.h */
+void
+xtr_head_add(struct xtr_head *h, const void *p, size_t n)
+{
+	size_t room;
+
+	if (h == NULL || h->len >= sizeof(h->buf))
+		return;
+	room = sizeof(h->buf) - h->len;
+	if (n > room)
+		n = room;
+	memcpy(h->buf + h->len, p, n);
+	h->len += n;
 }

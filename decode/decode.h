@@ -122,6 +122,24 @@ enum xtr_codec {
 enum xtr_codec xtr_codec_detect(const unsigned char *head, size_t len);
 
 /* The raw input of a decoder: exactly one of FD and BUF. */
+/*
+ * The first bytes of the decompressed archive, kept as the reader takes
+ * them (reader.c, and dec_read() here) so that label.c can read a GNU
+ * volume label from them (libarchive skips it): one 'V' header, or a pax
+ * global header and its records.  UNSEEN: libarchive decodes the input
+ * (bzip2, lz4, ...), or it is a Debian package's member: these bytes are
+ * not the archive's.
+ */
+#define XTR_HEAD_MAX 4096u
+struct xtr_head {
+	unsigned char buf[XTR_HEAD_MAX];
+	size_t len;
+	bool unseen;
+};
+
+/* Keep what of P (N bytes) still fits in H (NULL: nothing). */
+void xtr_head_add(struct xtr_head *h, const void *p, size_t n);
+
 struct xtr_dec_input {
 	int fd;			/* read from where it is, or -1 */
 	bool own_fd;		/* closed with the decoder */
@@ -130,6 +148,9 @@ struct xtr_dec_input {
 	const unsigned char *head;	/* HEAD_LEN bytes already read from
 					   FD (a pipe), decoded first */
 	size_t head_len;
+	struct xtr_head *tap;	/* the first decoded bytes are kept here
+				   (label.c), by the reading thread; or
+				   NULL */
 };
 
 /*

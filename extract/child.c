@@ -436,13 +436,33 @@ is_file(int fd)
 	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/*
+ * Once, after the first header (or the end) was read: the archive's
+ * first bytes, when they are its own, for the parent to read a GNU
+ * volume label from (label.c).
+ */
+static void
+send_label(struct out *o, const struct xtr_head *head, bool *sent)
+{
+	static unsigned char m[WIRE_HEAD + WIRE_LABEL_MAX];
+
+	if (*sent)
+		return;
+	*sent = true;
+	if (head->unseen || head->len == 0)
+		return;
+	queue(o, m, wire_put_label(m, head->buf, head->len));
+}
+
 /* Read the archive and send it all; then END.  Never returns. */
 static void __attribute__((noreturn))
 decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
     const struct pfx_options *opt)
 {
 	static struct out o;	/* the queue: too big for the stack */
+	static struct xtr_head head;	/* the archive's first bytes */
 	unsigned char m[WIRE_HEAD + 8];
+	bool label_sent = false;
 	struct xtr_decoder *dec;
 	struct xtr_volumes *vols;
 	struct archive_entry *ae;
@@ -455,8 +475,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	o.ring = ring;
 	/* A buffer or a regular file never keeps the decoder waiting. */
 	o.lazy = in->buf != NULL || is_file(in->fd);
-	ar = xtr_reader_open(in, opt->formats, NULL, XTR_READ_FLAGS(opt),
-	    &dec, &vols, msg, sizeof(msg));
+	ar = xtr_reader_open_head(in, opt->formats, NULL, XTR_READ_FLAGS(opt),
+	    &dec, &vols, &head, msg, sizeof(msg));
 	if (ar == NULL)
 		finish(&o, errno == PFX_ENOTARCHIVE ? PFX_ENOTARCHIVE : EINVAL,
 		    msg);
@@ -468,6 +488,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 		finish(&o, ENOMEM, strerror(ENOMEM));
 	for (;;) {
 		r = archive_read_next_header2(ar, ae);
+		if (r == ARCHIVE_OK || r == ARCHIVE_WARN || r == ARCHIVE_EOF)
+			send_label(&o, &head, &label_sent);
 		if (r == ARCHIVE_EOF)
 			break;
 		/* RETRY too: see engine.c read_all(). */

@@ -973,6 +973,13 @@ read_all(struct xtr *x)
 	/* SECURITY: a cancellation is noticed before each entry. */
 	while (!x->fatal && !xtr_cancelled(x)) {
 		r = xtr_source_next(x, ae);
+		/* A volume label is told before the first entry, and -V
+		 * stops the run before it is taken on. */
+		if (r == ARCHIVE_OK || r == ARCHIVE_EOF) {
+			xtr_label_first(x);
+			if (x->fatal)
+				break;
+		}
 		if (r == ARCHIVE_EOF) {
 			x->res->archive_bytes = xtr_source_archive_bytes(x);
 			x->res->tar = (xtr_source_format(x) &
@@ -1006,6 +1013,10 @@ report_unmatched(struct xtr *x)
 	size_t i;
 
 	for (i = 0; i < opt->ninclude + opt->nmembers; i++) {
+		/* Positional -C: another run tells of another group's. */
+		if (i >= opt->ninclude && opt->member_group != NULL &&
+		    opt->member_group[i - opt->ninclude] != opt->group)
+			continue;
 		/* --occurrence=N: a member seen fewer times is not found. */
 		if (x->member_seen != NULL && i >= opt->ninclude ?
 		    x->member_seen[i - opt->ninclude] >= opt->occurrence :
@@ -1146,8 +1157,9 @@ open_source(struct xtr *x, const struct xtr_in *src)
 	if (in == NULL)
 		return open_wire(x, src);
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
-		x->ar = xtr_reader_open(in, opt->formats, opt->cancel,
-		    XTR_READ_FLAGS(opt), &x->dec, &x->vols, x->res->message,
+		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,
+		    XTR_READ_FLAGS(opt), &x->dec, &x->vols, &x->head,
+		    x->res->message,
 		    sizeof(x->res->message));
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)

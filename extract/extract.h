@@ -23,6 +23,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "decode.h"
 #include "pfextract.h"
 
 struct archive;
@@ -155,6 +156,31 @@ const char *xtr_unselected(const struct pfx_options *opt, const char *name,
 bool xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
     uint64_t *seen);
 
+/* --- label.c: GNU tar's volume label ---------------------------------- */
+
+/* The archive's first bytes: struct xtr_head, decode.h. */
+
+/* A volume label as read from its header. */
+struct xtr_label {
+	char name[XTR_HEAD_MAX];	/* NUL-free, terminated */
+	char uname[33], gname[33];
+	int64_t mode, uid, gid, size, mtime;
+	bool pax;			/* from a pax global header */
+};
+
+/*
+ * Read the label from the first LEN bytes B of an archive: a 'V' header
+ * or a pax global header ('g') with a GNU.volume.label record, either
+ * with a good checksum.  Pure.  Return: 1 with *L set, else 0.
+ */
+int xtr_label_parse(const unsigned char *b, size_t len, struct xtr_label *l);
+
+/*
+ * Once, when the first entry (or the end) was read: tell hooks.label the
+ * archive's label, and check opt->volume_label (-V); a mismatch fails X.
+ */
+void xtr_label_first(struct xtr *x);
+
 /* --- reader.c --------------------------------------------------------- */
 
 /*
@@ -238,6 +264,17 @@ int xtr_volumes_fd(const struct xtr_volumes *v);
 void xtr_volumes_free(struct xtr_volumes *v);
 
 /*
+ * As xtr_reader_open(), keeping the first bytes of the decompressed
+ * archive in *HEAD (not NULL) as they are read (label.c); not those of
+ * volumes joined (XTR_READ_MULTIVOL), whose labels are not read.
+ */
+struct archive *xtr_reader_open_head(const struct pfx_input *in,
+    const char *formats, const volatile sig_atomic_t *cancel,
+    unsigned int dec_flags, struct xtr_decoder **dec,
+    struct xtr_volumes **vols, struct xtr_head *head, char *msg,
+    size_t cap);
+
+/*
  * The archive has ended: stop our decoder DEC (if not NULL; it stays the
  * reader's), then read what is left of FD, a pipe, FIFO or socket, to its
  * end and drop it -- not decoded, not bounded -- so that the process
@@ -294,6 +331,8 @@ struct xtr {
 					   end after the archive (see
 					   xtr_input_drain()), or -1 */
 	unsigned int policy_flags;	/* PFX_POLICY_* for the core */
+	struct xtr_head head;		/* AR's first bytes (label.c) */
+	bool label_done;		/* xtr_label_first() ran */
 	struct xtr_table files;		/* regular files made: identity */
 	struct xtr_table dirs;		/* directories made: final metadata */
 	struct xtr_table pending;	/* symlinks queued: index into links */
@@ -513,6 +552,8 @@ int64_t xtr_source_raw(const struct xtr *x);
 int64_t xtr_source_header_pos(const struct xtr *x);
 uint64_t xtr_source_archive_bytes(const struct xtr *x);
 bool xtr_source_sparse(const struct xtr *x, struct archive_entry *ae);
+/* The archive's first bytes as kept (label.c), or NULL. */
+const struct xtr_head *xtr_source_head(const struct xtr *x);
 
 /*
  * The last error of the source: its text, *ERROR its errno, *CHANNEL
@@ -564,6 +605,8 @@ uint64_t xtr_remote_raw(const struct xtr_remote *rm);
 int64_t xtr_remote_header_pos(const struct xtr_remote *rm);
 uint64_t xtr_remote_archive_bytes(const struct xtr_remote *rm);
 bool xtr_remote_sparse(const struct xtr_remote *rm);
+/* The archive's first bytes the child sent (wire.h LABEL), or NULL. */
+const struct xtr_head *xtr_remote_head(const struct xtr_remote *rm);
 const char *xtr_remote_error(const struct xtr_remote *rm, int *error,
     bool *channel);
 

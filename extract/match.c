@@ -109,12 +109,18 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 		}
 	}
 	for (i = 0; i < opt->nmembers; i++) {
-		if (xtr_glob(opt->members[i], stored,
-		    member_glob_flags(opt, i), NULL)) {
-			in = true;
-			if (hits != NULL)
-				hits[opt->ninclude + i] = true;
-		}
+		if (!xtr_glob(opt->members[i], stored,
+		    member_glob_flags(opt, i), NULL))
+			continue;
+		/* Positional -C: the first member that matches decides. */
+		if (opt->member_group != NULL &&
+		    opt->member_group[i] != opt->group)
+			break;
+		in = true;
+		if (hits != NULL)
+			hits[opt->ninclude + i] = true;
+		if (opt->member_group != NULL)
+			break;
 	}
 	return in ? NULL : "not_selected";
 }

@@ -325,6 +325,23 @@ struct pfx_hooks {
 	 */
 	void (*purged)(void *arg, const struct pfx_entry *dir,
 	    const char *name);
+	/*
+	 * A GNU tar volume label: called once, before the first entry is
+	 * reported (or at the end of an archive that holds none), when
+	 * the archive's first header is a GNU volume header ('V') or a
+	 * pax global header with GNU.volume.label.  LABEL->name is the
+	 * label (hostile bytes, NUL-free); its mode, owners, size and
+	 * mtime are the header's, as GNU tar lists them (a pax label: 0,
+	 * and the global header's mtime); type PFX_TYPE_OTHER, path NULL,
+	 * offset 0 for a 'V' header, -1 for a pax record (GNU tar lists
+	 * that one only with the first entry it lists).  A label is never
+	 * extracted, and is no entry: it is
+	 * in no count.  Only a tar whose first 4 KiB of decompressed
+	 * bytes pfextract sees is looked at: plain, or decoded by
+	 * pfextract's gzip, zstd or xz decoder (not bzip2, lz4, lzip,
+	 * lzma, compress, rpm or PFX_OPT_DEB).  NULL: none.
+	 */
+	void (*label)(void *arg, const struct pfx_entry *label);
 };
 
 /*
@@ -463,6 +480,24 @@ struct pfx_options {
 	size_t nxattrs_include;
 	const char *const *xattrs_exclude;
 	size_t nxattrs_exclude;
+	/*
+	 * GNU tar's -V PATTERN when reading: unless the archive's volume
+	 * label (see hooks.label) matches the glob PATTERN (fnmatch(3),
+	 * no flags), the run stops before the first entry, PFX_FATAL,
+	 * EINVAL: "Volume 'LABEL' does not match 'PATTERN'", or "Archive
+	 * not labeled to match 'PATTERN'".  NULL: not checked.
+	 */
+	const char *volume_label;
+	/*
+	 * GNU tar's positional -C, run once per directory: when not NULL,
+	 * MEMBER_GROUP[i] is the group (directory) of MEMBERS[i], and an
+	 * entry is selected by the members only when the first member that
+	 * matches it, in order, is of group GROUP -- the one GNU tar
+	 * extracts it for; that member alone counts it as found, and only
+	 * GROUP's members are told to hooks.unmatched.
+	 */
+	const size_t *member_group;
+	size_t group;
 };
 
 #define PFX_DEFAULT_IDLE_TIMEOUT 600u	/* ten minutes */

@@ -268,6 +268,7 @@ struct pipe_in {
 	int fd;
 	bool own_fd;		/* closed with the reader */
 	const volatile sig_atomic_t *cancel;
+	struct xtr_head *tap;	/* the first bytes kept, or NULL */
 	unsigned char head[XTR_MAGIC_LEN];	/* read before, given first */
 	size_t head_len;
 	char buf[XTR_BLOCK];
@@ -317,6 +318,7 @@ pipe_read(struct archive *a, void *arg, const void **buf)
 		*buf = p->head;
 		n = (ssize_t)p->head_len;
 		p->head_len = 0;
+		xtr_head_add(p->tap, p->head, (size_t)n);
 		return n;
 	}
 	*buf = p->buf;
@@ -325,6 +327,7 @@ pipe_read(struct archive *a, void *arg, const void **buf)
 		read_error(a, p->fd, n);
 		return -1;
 	}
+	xtr_head_add(p->tap, p->buf, (size_t)n);
 	return n;
 }
 
@@ -348,8 +351,8 @@ pipe_close(struct archive *a, void *arg)
  */
 static int
 open_pipe(struct archive *a, int fd, bool own_fd,
-    const volatile sig_atomic_t *cancel, const unsigned char *head,
-    size_t head_len)
+    const volatile sig_atomic_t *cancel, struct xtr_head *tap,
+    const unsigned char *head, size_t head_len)
 {
 	struct pipe_in *p;
 
@@ -363,6 +366,7 @@ open_pipe(struct archive *a, int fd, bool own_fd,
 	p->fd = fd;
 	p->own_fd = own_fd;
 	p->cancel = cancel;
+	p->tap = tap;
 	memcpy(p->head, head, head_len);
 	p->head_len = head_len;
 	/* libarchive calls pipe_close() whether or not the open works. */
@@ -375,6 +379,7 @@ struct opening {
 	unsigned int dec_flags;		/* XTR_DEC_* */
 	struct xtr_decoder **dec;
 	bool raw_empty;		/* set: the input has no byte at all */
+	struct xtr_head *head;	/* the first bytes kept, or NULL */
 };
 
 /*
@@ -408,12 +413,13 @@ open_stream(struct archive *a, int fd, bool own_fd, struct opening *o)
 	o->raw_empty = got == 0;
 	codec = xtr_codec_detect(head, got);
 	if (codec == XTR_CODEC_NONE)
-		return open_pipe(a, fd, own_fd, o->cancel, head, got);
+		return open_pipe(a, fd, own_fd, o->cancel, o->head, head, got);
 	memset(&di, 0, sizeof(di));
 	di.fd = fd;
 	di.own_fd = own_fd;
 	di.head = head;
 	di.head_len = got;
+	di.tap = o->head;
 	return xtr_decode_open(a, codec, &di, o->dec_flags, o->cancel,
 	    o->dec);
 }
@@ -452,8 +458,25 @@ open_decoded_fd(struct archive *a, int fd, bool own_fd,
 	memset(&di, 0, sizeof(di));
 	di.fd = fd;
 	di.own_fd = own_fd;
+	di.tap = o->head;
 	return xtr_decode_open(a, codec, &di, o->dec_flags, o->cancel,
 	    o->dec);
+}
+
+/* Keep the first bytes of the seekable FD from AT in HEAD (if not
+ * NULL): libarchive reads the same bytes as they are, or decodes them
+ * (then xtr_reader_open_head() says they are unseen). */
+static void
+keep_head(struct xtr_head *head, int fd, off_t at)
+{
+	ssize_t n;
+
+	if (head == NULL || at < 0)
+		return;
+	do
+		n = pread(fd, head->buf, sizeof(head->buf), at);
+	while (n == -1 && errno == EINTR);
+	head->len = n > 0 ? (size_t)n : 0;
 }
 
 /*
@@ -479,6 +502,9 @@ open_path(struct archive *a, const char *path, struct opening *o)
 	codec = seekable_codec(fd, &o->raw_empty);
 	if (codec != XTR_CODEC_NONE)
 		return open_decoded_fd(a, fd, true, codec, o);
+	/* The label is read from this open of PATH; libarchive opens it
+	 * again by name, as it always did. */
+	keep_head(o->head, fd, 0);
 	(void)close(fd);
 	return archive_read_open_filename(a, path, XTR_BLOCK);
 }
@@ -535,12 +561,15 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	if (in->buf != NULL) {
 		o->raw_empty = in->len == 0;
 		codec = xtr_codec_detect(in->buf, in->len);
-		if (codec == XTR_CODEC_NONE)
+		if (codec == XTR_CODEC_NONE) {
+			xtr_head_add(o->head, in->buf, in->len);
 			return archive_read_open_memory(a, in->buf, in->len);
+		}
 		memset(&di, 0, sizeof(di));
 		di.fd = -1;
 		di.buf = in->buf;
 		di.len = in->len;
+		di.tap = o->head;
 		return xtr_decode_open(a, codec, &di, o->dec_flags,
 		    o->cancel, o->dec);
 	}
@@ -551,6 +580,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	codec = seekable_codec(in->fd, &o->raw_empty);
 	if (codec != XTR_CODEC_NONE)
 		return open_decoded_fd(a, in->fd, false, codec, o);
+	keep_head(o->head, in->fd, lseek(in->fd, 0, SEEK_CUR));
 	return archive_read_open_fd(a, in->fd, XTR_BLOCK);
 }
 
@@ -732,7 +762,7 @@ open_multivolume(const struct pfx_input *in,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
     struct xtr_volumes **vols, char *msg, size_t cap)
 {
-	struct opening o = { cancel, 0, NULL, false };
+	struct opening o = { cancel, 0, NULL, false, NULL };
 	struct xtr_volumes *joiner;
 	struct archive *a;
 	int r;
@@ -775,8 +805,19 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
     struct xtr_decoder **dec, struct xtr_volumes **vols, char *msg,
     size_t cap)
 {
+	return xtr_reader_open_head(in, names, cancel, dec_flags, dec, vols,
+	    NULL, msg, cap);
+}
+
+/* see extract.h */
+struct archive *
+xtr_reader_open_head(const struct pfx_input *in, const char *names,
+    const volatile sig_atomic_t *cancel, unsigned int dec_flags,
+    struct xtr_decoder **dec, struct xtr_volumes **vols,
+    struct xtr_head *head, char *msg, size_t cap)
+{
 	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT |
-	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false };
+	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head };
 	struct archive *a;
 	bool seekable;
 	off_t start;
@@ -828,6 +869,8 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 		a = new_reader(names, false, 0, msg, cap);
 		if (a == NULL)
 			return NULL;
+		if (head != NULL)
+			head->len = 0;
 		r = open_input(a, in, seekable, &o);
 	}
 	if (r == ARCHIVE_OK && o.raw_empty && !format_named(names, "empty")) {
@@ -855,6 +898,11 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 		    "truncated or corrupt");
 		goto fail;
 	}
+	/* libarchive decodes it (bzip2, lz4, rpm ...), or a package's
+	 * member is the archive: the bytes kept are not the archive's. */
+	if (head != NULL && ((dec_flags & XTR_READ_DEB) != 0 ||
+	    (*dec == NULL && archive_filter_count(a) > 1)))
+		head->unseen = true;
 	if ((dec_flags & XTR_READ_DEB) != 0) {
 		*dec = NULL;	/* an ar is never ours to decode */
 		return open_deb(a, msg, cap);

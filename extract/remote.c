@@ -89,6 +89,9 @@ struct xtr_remote {
 	int format;
 	uint64_t raw;
 	int64_t header_pos;	/* the entry's, or -1 */
+	struct xtr_head head;	/* LABEL's bytes: the archive's first */
+	bool label_seen;	/* LABEL came */
+	bool header_seen;	/* a HEADER came: no LABEL after it */
 	uint64_t archive_bytes;	/* TOTAL's count */
 	bool total_seen;
 	bool sparse;
@@ -499,6 +502,17 @@ xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae)
 	if (rm->state == S_DONE)
 		return ARCHIVE_EOF;
 	type = next_msg(rm, &body, &len);
+	/* LABEL: once, before the first HEADER, TOTAL or END. */
+	if (type == WIRE_LABEL) {
+		if (rm->label_seen || rm->header_seen ||
+		    wire_get_label(body, len) < 0)
+			return protocol(rm, "a malformed label message");
+		rm->label_seen = true;
+		rm->head.len = 0;
+		xtr_head_add(&rm->head, body, len);
+		type = next_msg(rm, &body, &len);
+	}
+	rm->header_seen = true;
 	/* TOTAL: once, and only right before the END of an archive that
 	 * ended well (checked there). */
 	if (type == WIRE_TOTAL) {
@@ -848,4 +862,11 @@ xtr_remote_free(struct xtr_remote *rm)
 	free(rm->buf);
 	free(rm->str);
 	free(rm);
+}
+
+/* see extract.h */
+const struct xtr_head *
+xtr_remote_head(const struct xtr_remote *rm)
+{
+	return &rm->head;
 }

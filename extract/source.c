@@ -157,3 +157,12 @@ xtr_source_error(const struct xtr *x, int *error, bool *channel)
 	s = archive_error_string(x->ar);
 	return s != NULL ? s : "truncated or corrupt";
 }
+
+/* see extract.h */
+const struct xtr_head *
+xtr_source_head(const struct xtr *x)
+{
+	if (x->remote != NULL)
+		return xtr_remote_head(x->remote);
+	return x->ar != NULL ? &x->head : NULL;
+}

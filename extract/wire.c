@@ -404,6 +404,25 @@ wire_get_total(const unsigned char *body, size_t len, uint64_t *bytes)
 
 /* see wire.h */
 size_t
+wire_put_label(unsigned char *out, const unsigned char *bytes, size_t len)
+{
+	if (len > WIRE_LABEL_MAX)
+		len = WIRE_LABEL_MAX;
+	put_head(out, WIRE_LABEL, len);
+	memcpy(out + WIRE_HEAD, bytes, len);
+	return WIRE_HEAD + len;
+}
+
+/* see wire.h */
+int
+wire_get_label(const unsigned char *body, size_t len)
+{
+	(void)body;
+	return len > 0 && len <= WIRE_LABEL_MAX ? 0 : -1;
+}
+
+/* see wire.h */
+size_t
 wire_put_end(unsigned char *out, int type, int status, int error,
     const char *text)
 {

@@ -13,6 +13,9 @@
  * a type byte, then that many bytes of body.  The child sends, in order:
  *
  *	CONFINED		once, before it reads a byte of the archive
+ *	[LABEL]			the archive's first bytes, for its GNU
+ *				volume label (label.c): once, before the
+ *				first HEADER (or TOTAL, or END)
  *	{ HEADER DATA* DATA_END }*
  *	[TOTAL]			the archive ended well: how many bytes of
  *				it (decompressed) were read
@@ -46,6 +49,7 @@
 #define WIRE_DATA_END	'E'
 #define WIRE_END	'Z'
 #define WIRE_TOTAL	'T'
+#define WIRE_LABEL	'V'
 
 /* The length and type before each body. */
 #define WIRE_HEAD	5
@@ -67,6 +71,9 @@ struct wire_ring {
 	_Atomic uint32_t waiting;
 	_Atomic uint32_t want;
 };
+
+/* The most bytes a LABEL message carries (extract.h's XTR_HEAD_MAX). */
+#define WIRE_LABEL_MAX	4096u
 
 /* The longest text of DATA_END and END (a libarchive message). */
 #define WIRE_TEXT_MAX	1024u
@@ -163,6 +170,12 @@ size_t wire_put_data_head(unsigned char *out, int64_t offset, uint64_t raw,
 size_t wire_put_data_ring(unsigned char *out, int64_t offset, uint64_t raw,
     uint32_t at, size_t len);
 
+/* A LABEL message of the LEN bytes BYTES (at most WIRE_LABEL_MAX are
+ * sent) into OUT (WIRE_HEAD + WIRE_LABEL_MAX bytes).  Return: its
+ * length. */
+size_t wire_put_label(unsigned char *out, const unsigned char *bytes,
+    size_t len);
+
 /* Encode DATA_END or END (TYPE) with STATUS, ERROR and TEXT (cut at
  * WIRE_TEXT_MAX) into OUT (WIRE_HEAD + 8 + WIRE_TEXT_MAX bytes).
  * Return: its length. */
@@ -210,6 +223,11 @@ int wire_get_data(const unsigned char *body, size_t len,
  * past the ring's end). */
 int wire_get_data_ring(const unsigned char *body, size_t len,
     const struct wire_ring *ring, struct wire_data *d);
+
+/* Check a LABEL body of LEN bytes: they are the archive's first bytes,
+ * parsed by label.c as any archive's bytes are.  Return: 0, or -1 (empty,
+ * or more than WIRE_LABEL_MAX). */
+int wire_get_label(const unsigned char *body, size_t len);
 
 /* Decode a TOTAL body.  Return: 0, or -1 (not 8 bytes, or a count past
  * INT64_MAX). */

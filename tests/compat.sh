@@ -1164,8 +1164,8 @@ xo_tree() {
 	    find . -type f -exec sha1sum {} + | sort -k 2)
 }
 
-# like_tar_tree LABEL ARG...: in $T/xo, `tar ARG... -C r` and `pfextract
-# ARG... --symlinks=contain -C p` make the same tree and exit alike.
+# like_tar_tree LABEL ARG...: in $T/xo, `tar -C r ARG...` and `pfextract
+# -C p ARG... --symlinks=contain` make the same tree and exit alike.
 like_tar_tree() {
 	label=$1
 	shift
@@ -1173,7 +1173,7 @@ like_tar_tree() {
 	# GNU tar's -C is positional: first, so that it covers every member.
 	(cd "$T/xo" && tar -C r "$@") >/dev/null 2>"$T/terr"
 	trc=$?
-	(cd "$T/xo" && "$PFX" "$@" --symlinks=contain -C p) >/dev/null \
+	(cd "$T/xo" && "$PFX" -C p "$@" --symlinks=contain) >/dev/null \
 	    2>"$T/perr"
 	prc=$?
 	xo_tree "$T/xo/r" >"$T/twant"
@@ -1742,6 +1742,118 @@ if selected listing; then
 		fi
 	done
 	like_tar "tar --checkpoint=1 -tf ck.tar" --checkpoint=1 -tf ck.tar
+fi
+
+# --- issue 19: GNU volume labels (-V), against GNU tar ----------------------
+
+# A label is listed by -t and -tv (gnu, oldgnu: a 'V' header; posix: a
+# pax global header), said by -xv, never extracted; -V PATTERN checks it
+# before anything is extracted: "Volume 'L' does not match 'P'", or
+# "Archive not labeled to match 'P'", exit 2 (GNU tar adds "Error is not
+# recoverable").  On a pipe and through gzip as from a file.
+if selected labels; then
+	mkdir -p "$T/lab/src" && echo hi >"$T/lab/src/f"
+	for fmt in gnu oldgnu posix; do
+		(cd "$T/lab/src" && tar --format=$fmt -cf ../$fmt.tar \
+		    -V 'Vol 1' f && gzip -c ../$fmt.tar >../$fmt.tgz)
+	done
+	(cd "$T/lab/src" && tar -cf ../none.tar f)
+	LIKE_DIR=$T/lab
+	for a in gnu.tar oldgnu.tar posix.tar gnu.tgz none.tar; do
+		like_tar "tar -tf $a (label)" -tf "$a"
+		like_tar "tar -tvf $a (label)" -tvf "$a"
+		like_tar "tar -tf $a f (label)" -tf "$a" f
+		# A pax label only with the first entry listed; a 'V' always.
+		like_tar "tar -tf $a nothere (label)" -tf "$a" nothere
+		like_tar "tar -tvf $a --exclude=f (label)" -tvf "$a" --exclude=f
+		rm -rf "$T/lab/x" && mkdir "$T/lab/x"
+		like_tar "tar -xvf $a (label)" -xvf "$a" -C x
+		for pat in 'Vol 1' 'V*' 'Vol ?' '[UV]ol 1'; do
+			[ $a = none.tar ] ||
+			    like_tar "tar -tf $a -V '$pat'" -tf "$a" -V "$pat"
+		done
+		# GNU tar's quotes are the locale's: 'P' in C.
+		for pat in 'Vol 1' Vol 'vol 1' '*2'; do
+			case $a:$pat in
+			none.tar:* | *:Vol | *:vol* | *:?2) ;;
+			*) continue ;;
+			esac
+			rm -rf "$T/lab/x" && mkdir "$T/lab/x"
+			(cd "$T/lab" && LC_ALL=C tar -xf "$a" -V "$pat" -C x) \
+			    2>"$T/terr" >/dev/null
+			trc=$?
+			(cd "$T/lab" && "$PFX" -xf "$a" -V "$pat" -C x) \
+			    2>"$T/perr" >/dev/null
+			prc=$?
+			sed -n '1s/^tar: /pfextract: /p' "$T/terr" >"$T/twant"
+			if [ $prc -eq $trc ] && cmp -s "$T/twant" "$T/perr" &&
+			    [ -z "$(ls -A "$T/lab/x")" ]; then
+				ok
+			else
+				bad "tar -xf $a -V '$pat': tar exit $trc," \
+				    "pfextract $prc: $(cat "$T/perr")"
+			fi
+		done
+	done
+	for a in gnu.tar posix.tgz; do
+		gzip -dcf <"$T/lab/$a" | tar -tvf - >"$T/twant" 2>&1
+		"$PFX" -tvf - <"$T/lab/$a" >"$T/pgot" 2>&1
+		if cmp -s "$T/twant" "$T/pgot"; then ok; else
+			bad "cat $a | tar -tvf -: $(head -1 "$T/pgot")"
+		fi
+	done
+	unset LIKE_DIR
+fi
+
+# --- issue 19: GNU tar's positional -C, against GNU tar ----------------------
+
+# A member binds to the -C before it (none: the current directory), a
+# relative -C is beneath the one before, with no member the last -C
+# holds all: the trees and exit statuses as GNU tar's.  Members bound to
+# several directories need an archive that is a file: from a pipe,
+# refused (64), nothing made.
+if selected multidir; then
+	mkdir -p "$T/md/src/d/s" && echo 1 >"$T/md/src/d/s/f" &&
+	    echo 2 >"$T/md/src/e" && echo 3 >"$T/md/src/g"
+	(cd "$T/md/src" && tar -cf ../a.tar d e g)
+	for args in '-C x d -C y e' '-C x d -C /ABS/z e g' 'e -C x g' \
+	    '-C x -C y' '-C x d -C y -C z e' '-C x d/s -C y d e' \
+	    '-C x e -C y nothere' '-C x g -C . e'; do
+		for who in r p; do
+			rm -rf "$T/md/$who" && mkdir -p "$T/md/$who/x/y/z" \
+			    "$T/md/$who/z"
+			set -- $(echo "$args" | sed "s#/ABS#$T/md/$who#g")
+			if [ $who = r ]; then
+				(cd "$T/md/$who" && tar -xf ../a.tar "$@") \
+				    2>/dev/null
+			else
+				(cd "$T/md/$who" && "$PFX" -xf ../a.tar "$@") \
+				    2>/dev/null
+			fi
+			echo $? >"$T/md/$who.rc"
+			(cd "$T/md/$who" && find . | sort) >"$T/md/$who.tree"
+		done
+		if cmp -s "$T/md/r.rc" "$T/md/p.rc" &&
+		    cmp -s "$T/md/r.tree" "$T/md/p.tree"; then
+			ok
+		else
+			bad "tar -xf a.tar $args: tar exit $(cat "$T/md/r.rc")," \
+			    "pfextract $(cat "$T/md/p.rc");" \
+			    "$(diff "$T/md/r.tree" "$T/md/p.tree" | grep '^[<>]' |
+			    head -3 | tr '\n' ' ')"
+		fi
+	done
+	rm -rf "$T/md/p" && mkdir -p "$T/md/p/x" "$T/md/p/y"
+	(cd "$T/md/p" && cat ../a.tar | "$PFX" -xf - -C x d -C y e) \
+	    2>"$T/perr"
+	prc=$?
+	if [ $prc -eq 64 ] && grep -q 'read again' "$T/perr" &&
+	    [ -z "$(find "$T/md/p/x" "$T/md/p/y" -mindepth 1)" ]; then
+		ok
+	else
+		bad "cat a.tar | pfextract -xf - -C x d -C y e: exit $prc," \
+		    "$(head -1 "$T/perr")"
+	fi
 fi
 
 echo "compat: $passed passed, $failed failed"

@@ -450,3 +450,34 @@ tfx_race_trials(unsigned int dflt, unsigned int max)
 	    "PFX_RACE_TRIALS=%s: want 1..%u", s, max);
 	return (unsigned int)n;
 }
+
+/*
+ * Make $TMPDIR/pfx-NAME.XXXXXX/dest (TOP, CAP bytes, gets the first
+ * directory).  Return: an O_DIRECTORY descriptor of dest.
+ */
+int
+tfx_temp_dest(const char *name, char *top, size_t cap)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dest[PATH_MAX];
+	int fd;
+
+	cr_assert(snprintf(top, cap, "%s/pfx-%s.XXXXXX",
+	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp", name) < (int)cap);
+	cr_assert(mkdtemp(top) != NULL, "mkdtemp: %s", strerror(errno));
+	(void)snprintf(dest, sizeof(dest), "%s/dest", top);
+	cr_assert(mkdir(dest, 0755) == 0);
+	fd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	return fd;
+}
+
+/* Undo tfx_temp_dest(): close *FD (set to -1) and remove TOP. */
+void
+tfx_temp_end(int *fd, const char *top)
+{
+	if (*fd >= 0)
+		(void)close(*fd);
+	*fd = -1;
+	(void)tfx_rm_tree(top);
+}

@@ -29,6 +29,8 @@ char	*tfx_snapshot(int, int);
 void	 tfx_expect_same_snapshot(const char *, const char *, const char *,
 	    const char *);
 unsigned int tfx_race_trials(unsigned int, unsigned int);
+int	 tfx_temp_dest(const char *, char *, size_t);
+void	 tfx_temp_end(int *, const char *);
 
 /*
  * Names recorded by a signal handler (the race tests' attack that runs

@@ -577,8 +577,6 @@ static const struct err_row err_rows[] = {
 	{ "--verb is ambiguous", { "--verb", "a" }, "is ambiguous" },
 	{ "-f twice", { "-f", "a", "-f", "b" }, "require '-M' option" },
 	{ "-f empty", { "-f", "", "x" }, "-f needs an archive name" },
-	{ "-C twice", { "a", "-C", "d1", "-C", "d2" },
-	  "only one destination" },
 	{ "-C empty", { "a", "-C", "" }, "-C needs a directory" },
 
 	/* opts2: refused with a reason, and bad values. */
@@ -1489,4 +1487,53 @@ Test(xtr_args_opts2, xattrs_patterns)
 	cr_expect_str_eq(a.opt.xattrs_exclude[0], "user.secret");
 	xtr_args_free(&a);
 	cr_expect_null(a.opt.xattrs_include);
+}
+
+/*
+ * GNU tar's positional -C: a member binds to the -C before it, a relative
+ * -C is beneath the one before; with no member the last -C is the
+ * destination; members bound to several directories leave none (main.c
+ * runs once per directory).
+ */
+Test(xtr_args, positional_directory)
+{
+	char *v1[] = { "pfextract", "-xf", "a.tar", "-C", "x", "d", "-C", "y",
+	    "e", "f", "-C", "/abs", "g", "-C", "z", NULL };
+	char *v2[] = { "pfextract", "-xf", "a.tar", "f", "-C", "x", NULL };
+	char *v3[] = { "pfextract", "-C", "a", "-C", "b", "-xf", "a.tar",
+	    NULL };
+	char *v4[] = { "pfextract", "-C", "a", "-xf", "a.tar", "d", "e",
+	    NULL };
+	static const size_t want[] = { 1, 2, 2, 3 };
+	struct xtr_args a;
+	char err[256];
+	size_t i;
+
+	cr_assert_eq(xtr_parse_args(15, v1, &a, err, sizeof(err)), 0, "%s",
+	    err);
+	cr_assert_eq(a.ndirs, 4);
+	cr_expect_str_eq(a.dirs[0], "x");
+	cr_expect_str_eq(a.dirs[1], "x/y");
+	cr_expect_str_eq(a.dirs[2], "/abs");
+	cr_expect_str_eq(a.dirs[3], "/abs/z");
+	cr_assert_eq(a.nmember_pat, 4);
+	for (i = 0; i < 4; i++)
+		cr_expect_eq(a.member_dir[i], want[i], "member %zu", i);
+	cr_expect_eq(a.ngroups, 3);
+	cr_expect_null(a.dir);
+	xtr_args_free(&a);
+
+	cr_assert_eq(xtr_parse_args(6, v2, &a, err, sizeof(err)), 0);
+	cr_expect(a.ngroups == 1 && a.dir == NULL, "f binds to no -C");
+	xtr_args_free(&a);
+
+	cr_assert_eq(xtr_parse_args(7, v3, &a, err, sizeof(err)), 0);
+	cr_assert_not_null(a.dir);
+	cr_expect_str_eq(a.dir, "a/b");
+	xtr_args_free(&a);
+
+	cr_assert_eq(xtr_parse_args(7, v4, &a, err, sizeof(err)), 0);
+	cr_assert(a.ngroups == 1 && a.dir != NULL);
+	cr_expect_str_eq(a.dir, "a");
+	xtr_args_free(&a);
 }

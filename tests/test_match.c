@@ -436,6 +436,38 @@ Test(match, members_as_gnu_tar)
 	    "not_selected");
 }
 
+/*
+ * Positional -C (pfx_options.member_group): an entry belongs to the run
+ * of the first member that matches it, as GNU tar extracts it for that
+ * member's directory; only that member counts it.
+ */
+Test(match, member_groups)
+{
+	static const char *const mem[] = { "d/s", "d", "e" };
+	static const size_t group[] = { 1, 2, 2 };
+	struct pfx_options opt;
+	bool hits[3];
+
+	memset(&opt, 0, sizeof(opt));
+	opt.members = mem;
+	opt.nmembers = 3;
+	opt.member_group = group;
+	opt.group = 1;
+	memset(hits, 0, sizeof(hits));
+	cr_expect_null(xtr_unselected(&opt, "d/s/f", hits));
+	cr_expect(hits[0] && !hits[1], "d/s/f: the first member only");
+	cr_expect_str_eq(xtr_unselected(&opt, "d/t", NULL), "not_selected");
+	cr_expect_str_eq(xtr_unselected(&opt, "e", NULL), "not_selected");
+	opt.group = 2;
+	memset(hits, 0, sizeof(hits));
+	cr_expect_str_eq(xtr_unselected(&opt, "d/s/f", hits),
+	    "not_selected");
+	cr_expect(!hits[0] && !hits[1], "d/s/f is group 1's");
+	cr_expect_null(xtr_unselected(&opt, "d/t", hits));
+	cr_expect_null(xtr_unselected(&opt, "e", hits));
+	cr_expect(hits[1] && hits[2]);
+}
+
 /* pfx_options' per-pattern flags (issue 19), as GNU tar 1.34 matches. */
 Test(match, per_pattern_flags)
 {

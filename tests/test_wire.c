@@ -46,26 +46,14 @@ static int nfds;
 static void
 fx_init(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	char dest[PATH_MAX];
-
-	cr_assert(snprintf(top, sizeof(top), "%s/pfx-wire.XXXXXX",
-	    tmp != NULL && *tmp != '\0' ? tmp : "/tmp") < (int)sizeof(top));
-	cr_assert(mkdtemp(top) != NULL, "mkdtemp: %s", strerror(errno));
-	(void)snprintf(dest, sizeof(dest), "%s/dest", top);
-	cr_assert(mkdir(dest, 0755) == 0);
 	nfds = tfx_count_fds();
-	destfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	cr_assert(destfd >= 0);
+	destfd = tfx_temp_dest("wire", top, sizeof(top));
 }
 
 static void
 fx_fini(void)
 {
-	if (destfd >= 0)
-		(void)close(destfd);
-	destfd = -1;
-	(void)tfx_rm_tree(top);
+	tfx_temp_end(&destfd, top);
 }
 
 TestSuite(wire, .init = fx_init, .fini = fx_fini, .timeout = 30);
