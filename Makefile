@@ -252,7 +252,7 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    obj/san/tests/run --jobs 2
 
-# Proofs (README.md, "Proofs"): Frama-C/WP proves the decision core's
+# Proofs (docs/testing.md, "Proofs"): Frama-C/WP proves the decision core's
 # contracts with CVC4 and cvc5; an unproved goal fails (mk/prove.sh).  Why3
 # reads a configuration made here, not ~/.why3.conf: the solvers it finds,
 # and cvc5, which why3 1.5 does not know, with the driver in core/proof/.
@@ -282,7 +282,7 @@ bench:
 
 # GNU tar 1.34's own test suite through a wrapper: extraction and listing
 # by pfextract, everything else by GNU tar (tests/compat-suite/run.sh;
-# README.md, "GNU tar's test suite").  Not part of `make check`: it
+# docs/testing.md, "GNU tar's test suite").  Not part of `make check`: it
 # fetches and builds GNU tar into obj/compat-suite, then prints the counts
 # and the failures as README rows.  COMPAT_SUITE_* tune it (see run.sh).
 compat-suite:

@@ -5,7 +5,7 @@
  * is made on that one normalised string, the same bytes the caller gets
  * back: the decision and the path it is about cannot drift apart.
  *
- * The contracts are proved by `make prove` (README.md, "Proofs"): the
+ * The contracts are proved by `make prove` (docs/testing.md, "Proofs"): the
  * decision is total, deny wins, and an allowed path is beneath its root
  * with a clean relative part.
  */

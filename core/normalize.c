@@ -7,7 +7,7 @@
  * "../x" is an escape, not "x".  Every write to BUF is bounds-checked
  * against CAP and against PFX_PATH_MAX, so no input can overflow it.
  *
- * The contracts are proved by `make prove` (README.md, "Proofs"), and the
+ * The contracts are proved by `make prove` (docs/testing.md, "Proofs"), and the
  * code keeps the shape that makes that tractable: first_escape() reads IN
  * and writes nothing, so the running depth -- a recursive function of IN
  * -- is reasoned about only there; build() then writes BUF and needs only

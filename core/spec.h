@@ -3,7 +3,7 @@
  *
  * Only Frama-C reads what is in this file: to a C compiler it is comments.
  * `make prove` checks every contract in core/ against the code with WP
- * (README.md, "Proofs").  Each definition is small and non-recursive
+ * (docs/testing.md, "Proofs").  Each definition is small and non-recursive
  * except the depth functions, and each property of a normal path is its
  * own predicate with its own lemmas: the provers take one small step at a
  * time, where a single big predicate would time out.

@@ -2,7 +2,7 @@
 # make prove: prove the ACSL contracts of the decision core (core/*.c, the
 # lemmas of core/spec.h and the seed's theorems in core/proof/theorems.c)
 # on the C code itself, with Frama-C's WP plugin and the SMT solvers CVC4
-# and cvc5 (README.md, "Proofs").  Any goal left unproved fails the run:
+# and cvc5 (docs/testing.md, "Proofs").  Any goal left unproved fails the run:
 # WP's "Proved goals" must read N / N, and the Report plugin turns every
 # unknown property into an error (frama-c itself exits 0 with unproved
 # goals).

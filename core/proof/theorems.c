@@ -1,6 +1,6 @@
 /*
  * theorems.c -- the seed's theorems, stated as C functions over the
- * shipped code, for `make prove` (README.md, "Proofs").
+ * shipped code, for `make prove` (docs/testing.md, "Proofs").
  *
  * PathFence states its theorems about a model in Lean.  Here each one is a
  * small function that calls the real core and whose contract is the

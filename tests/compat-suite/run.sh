@@ -5,7 +5,7 @@
 # pfextract and everything else to GNU tar, once with pfextract's defaults
 # and once with --symlinks=contain.  Prints the counts, and the tests that
 # pass with GNU tar and fail through the wrapper as markdown rows for
-# README.md ("GNU tar's test suite"), each with its reason from
+# docs/testing.md ("GNU tar's test suite"), each with its reason from
 # tests/compat-suite/reasons.
 #
 # Usage: sh tests/compat-suite/run.sh [pfextract]
