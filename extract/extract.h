@@ -241,7 +241,8 @@ ssize_t xtr_read_cancellable(int fd, void *buf, size_t cap,
  * (whether or not the open worked).  Return: libarchive's status.
  */
 int xtr_volumes_open(struct archive *a, const int *fds, size_t n, int own,
-    const volatile sig_atomic_t *cancel, struct xtr_volumes **out);
+    const volatile sig_atomic_t *cancel, struct xtr_head *tap,
+    struct xtr_volumes **out);
 
 /*
  * The offset in the volumes, as GNU tar counts blocks (-R), of the byte
@@ -265,8 +266,8 @@ void xtr_volumes_free(struct xtr_volumes *v);
 
 /*
  * As xtr_reader_open(), keeping the first bytes of the decompressed
- * archive in *HEAD (not NULL) as they are read (label.c); not those of
- * volumes joined (XTR_READ_MULTIVOL), whose labels are not read.
+ * archive (of volumes, joined) in *HEAD (not NULL) as they are read
+ * (label.c).
  */
 struct archive *xtr_reader_open_head(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,

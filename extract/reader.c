@@ -540,7 +540,7 @@ open_volumes(struct archive *a, const struct pfx_input *in,
 	if (in->nvolumes > 0)
 		memcpy(fds + 1, in->volumes, in->nvolumes * sizeof(fds[0]));
 	return xtr_volumes_open(a, fds, in->nvolumes + 1, own, o->cancel,
-	    vols);
+	    o->head, vols);
 }
 
 /*
@@ -760,9 +760,9 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 static struct archive *
 open_multivolume(const struct pfx_input *in,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
-    struct xtr_volumes **vols, char *msg, size_t cap)
+    struct xtr_volumes **vols, struct xtr_head *head, char *msg, size_t cap)
 {
-	struct opening o = { cancel, 0, NULL, false, NULL };
+	struct opening o = { cancel, 0, NULL, false, head };
 	struct xtr_volumes *joiner;
 	struct archive *a;
 	int r;
@@ -828,7 +828,8 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 	if (vols != NULL)
 		*vols = NULL;
 	if ((dec_flags & XTR_READ_MULTIVOL) != 0)
-		return open_multivolume(in, cancel, dec_flags, vols, msg, cap);
+		return open_multivolume(in, cancel, dec_flags, vols, head, msg,
+		    cap);
 	if (names == NULL)
 		names = default_formats;
 	/* A package is an ar, whatever else the caller named. */

@@ -99,6 +99,7 @@ struct xtr_volumes {
 	size_t n, cur;
 	int own;		/* a descriptor closed with the reader, or -1 */
 	const volatile sig_atomic_t *cancel;
+	struct xtr_head *tap;	/* the joined stream's first bytes, or NULL */
 	unsigned char buf[XTR_BLOCK];
 	size_t part;		/* bytes at BUF not yet given */
 	size_t given, rest;	/* last call: bytes given, bytes after */
@@ -781,6 +782,8 @@ vol_read(struct archive *a, void *arg, const void **out)
 			v->given = whole;
 			v->rest = v->part + (size_t)r - whole;
 			v->joined += whole;
+			/* The first volume's label is at its head (label.c). */
+			xtr_head_add(v->tap, v->buf, whole);
 			*out = v->buf;
 			return (la_ssize_t)whole;
 		}
@@ -838,7 +841,8 @@ xtr_volumes_free(struct xtr_volumes *v)
 /* see extract.h */
 int
 xtr_volumes_open(struct archive *a, const int *fds, size_t n, int own,
-    const volatile sig_atomic_t *cancel, struct xtr_volumes **out)
+    const volatile sig_atomic_t *cancel, struct xtr_head *tap,
+    struct xtr_volumes **out)
 {
 	struct xtr_volumes *v;
 
@@ -863,6 +867,7 @@ xtr_volumes_open(struct archive *a, const int *fds, size_t n, int own,
 	v->n = n;
 	v->own = own;
 	v->cancel = cancel;
+	v->tap = tap;
 	*out = v;
 	/* libarchive calls vol_close() whether or not the open works;
 	 * V is the caller's to free. */

@@ -333,5 +333,27 @@ rc=$?
 [ ! -e "$T/jail/escape" ] && ok || bad "../escape was written outside DEST"
 cmp -s "$E/x/pad" "$T/jail/dest/pad" && ok || bad "pad not extracted"
 
+# A labelled multi-volume archive: -t and -tv list the first volume's
+# label ("L Volume 1") as GNU tar does; -V checks it.
+rm -rf "$T/lab" && mkdir -p "$T/lab/src"
+head -c 30000 /dev/urandom > "$T/lab/src/a"
+head -c 20000 /dev/urandom > "$T/lab/src/b"
+tar -c -M -L 20 -V "Test Volume" -f "$T/lab/v1" -f "$T/lab/v2" \
+    -f "$T/lab/v3" -C "$T/lab/src" a b </dev/null >/dev/null 2>&1
+for l in -t -tv; do
+	tar $l -M -f "$T/lab/v1" -f "$T/lab/v2" -f "$T/lab/v3" \
+	    > "$T/lab/ref" 2>&1
+	"$PFX" $l -M -f "$T/lab/v1" -f "$T/lab/v2" -f "$T/lab/v3" \
+	    > "$T/lab/out" 2>&1
+	grep -q 'Test Volume Volume 1' "$T/lab/ref" &&
+	    cmp -s "$T/lab/ref" "$T/lab/out" && ok ||
+	    bad "label $l: differs from GNU tar's: $(head -2 "$T/lab/out")"
+done
+"$PFX" -t -M -V 'Test*' -f "$T/lab/v1" -f "$T/lab/v2" -f "$T/lab/v3" \
+    >/dev/null 2>&1 && ok || bad "label: -V 'Test*' did not match"
+"$PFX" -t -M -V 'Other*' -f "$T/lab/v1" -f "$T/lab/v2" -f "$T/lab/v3" \
+    >/dev/null 2>&1; rc=$?
+[ "$rc" = 2 ] && ok || bad "label: -V 'Other*' exit $rc, want 2"
+
 echo "multivolume: $pass passed, $fail failed"
 [ "$fail" = 0 ]
