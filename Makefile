@@ -7,7 +7,8 @@ PREFIX    = /usr/local
 BINDIR    = $(PREFIX)/bin
 LIBDIR    = $(PREFIX)/lib
 INCDIR    = $(PREFIX)/include
-MANDIR    = $(PREFIX)/share/man
+DATADIR   = $(PREFIX)/share
+MANDIR    = $(DATADIR)/man
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -28,7 +29,7 @@ PLATFORM_OS ?= $(if $(filter Linux,$(OS)),linux,posix)
 # The library: the decision core, the pinned-root platform layer and the
 # extractor.  The command-line files are not part of it.
 XTR_CLI   = extract/main.c extract/args.c extract/select.c extract/xform.c
-XTR_CLI  += extract/listing_out.c extract/progress_out.c
+XTR_CLI  += extract/listing_out.c extract/progress_out.c extract/cli_words.c
 LIB_SRCS  = $(wildcard core/*.c) \
             $(filter-out platform/os_%.c platform/sandbox_%.c,\
                 $(wildcard platform/*.c)) \
@@ -37,7 +38,8 @@ LIB_SRCS  = $(wildcard core/*.c) \
 HEADERS   = core/pfx_path.h platform/pfx_root.h platform/pfx_sandbox.h \
             extract/pfextract.h
 CLI_SRCS  = cli/json.c cli/resolver_env.c extract/args.c extract/select.c extract/xform.c
-CLI_SRCS += cli/quote.c extract/listing_out.c extract/progress_out.c
+CLI_SRCS += cli/quote.c extract/listing_out.c extract/progress_out.c \
+            extract/cli_words.c
 INCLUDES  = -Icore -Iplatform -Iextract
 LIBS     := -larchive $(shell printf '\043include <isa-l/igzip_lib.h>\n' | \
             $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo -lisal) \
@@ -132,6 +134,14 @@ obj/tsan/pfextract: obj/tsan/extract/main.o $(TSAN_CLI_OBJS) \
     obj/tsan/libpfextract.a
 	$(CC) $(TSANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
+# A caller built with ThreadSanitizer around the plain shared library, as
+# an installer under test is: tests/tsan.sh runs it with tests/tsan.supp,
+# the suppressions `make install` ships.
+obj/tests/tsan_caller: tests/tsan_caller.c obj/$(SONAME)
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) $(INCLUDES) $(CPPFLAGS) $(TSANFLAGS) $(WARN) -o $@ \
+	    tests/tsan_caller.c obj/$(SONAME) -Wl,-rpath,$(CURDIR)/obj
+
 # The hostile-decoder build (tests/hostile.sh): the library compiled
 # again with -DPFX_HOSTILE_TEST, so that the decoder process runs
 # tests/hostile.c's xtr_hostile() once it is confined -- what an exploit
@@ -186,7 +196,7 @@ check: deps
 	    obj/platform/sandbox_posix.o obj/tests/faultshim.so \
 	    obj/mkcorpus $(FUZZ_REPLAYS) obj/fuzz/mkwire obj/hostile/pfextract \
 	    obj/hostile/tests/hostile_lib obj/tests/confine_probe \
-	    obj/tests/inroot_check
+	    obj/tests/inroot_check obj/tests/tsan_caller
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
@@ -198,7 +208,8 @@ check: deps
 	TMPDIR=$(TEST_TMPDIR) sh tests/progress.sh obj/pfextract
 	sh tests/sandbox.sh obj/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo
-	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract
+	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract \
+	    obj/tests/tsan_caller
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/san/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/faults.sh obj/pfextract \
@@ -375,6 +386,8 @@ install: all
 	$(INSTALL) -D -m 644 man/pfx_root.3 $(DESTDIR)$(MANDIR)/man3/pfx_root.3
 	$(INSTALL) -D -m 644 man/pfx_sandbox.3 \
 	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3
+	$(INSTALL) -D -m 644 tests/tsan.supp \
+	    $(DESTDIR)$(DATADIR)/pfextract/tsan.supp
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pfextract $(DESTDIR)$(INCDIR)/pfextract.h \
@@ -388,6 +401,8 @@ uninstall:
 	    $(DESTDIR)$(MANDIR)/man3/pfx_path.3 $(DESTDIR)$(MANDIR)/man3/pfx_root.3
 	rm -f $(DESTDIR)$(INCDIR)/pfx_sandbox.h \
 	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3
+	rm -f $(DESTDIR)$(DATADIR)/pfextract/tsan.supp
+	-rmdir $(DESTDIR)$(DATADIR)/pfextract 2>/dev/null
 
 clean:
 	rm -rf obj

@@ -76,7 +76,7 @@ xtr_fd_check(const struct pfx_options *opt, struct pfx_result *res)
 	res->error = EMFILE;
 	res->resolver = "none";
 	(void)snprintf(res->message, sizeof(res->message), "too few file "
-	    "descriptors: the limit (ulimit -n) is %d, extracting needs %d",
+	    "descriptors: the limit (RLIMIT_NOFILE) is %d, extracting needs %d",
 	    have, need);
 	return -1;
 }

@@ -57,6 +57,7 @@
 #include "../cli/json.h"
 #include "../cli/resolver_env.h"
 #include "args.h"
+#include "cli_words.h"
 #include "listing_out.h"
 #include "pfextract.h"
 #include "progress_out.h"
@@ -245,10 +246,12 @@ put_problem(const struct cli *c, const struct pfx_entry *e)
 {
 	bool failed = e->status == PFX_ENTRY_FAILED && e->error != 0;
 	const char *text = NULL;
+	char words[512];
 
 	/* A failure that no policy caused is told by its errno alone. */
 	if (e->reason != NULL && !(failed && strcmp(e->reason, "none") == 0))
-		text = pfx_reason_text(e->reason);
+		text = xtr_cli_words(pfx_reason_text(e->reason), words,
+		    sizeof(words));
 	if (text == NULL && !failed)
 		text = e->status == PFX_ENTRY_FAILED ? "failed" : "refused";
 	fputs("pfextract: ", stderr);
@@ -818,7 +821,7 @@ main(int argc, char **argv)
 	struct cli c;
 	enum pfx_status status;
 	const char *env, *error = NULL;
-	char err[1024], stopped[64];
+	char err[1024], stopped[64], words[1024];
 	bool multibyte, utf8;
 	int rc;
 
@@ -928,8 +931,10 @@ main(int argc, char **argv)
 
 	if (status == PFX_FATAL && !(caught != 0 &&
 	    res.error == ECANCELED)) {
-		error = res.message[0] != '\0' ? res.message :
-		    res.error != 0 ? strerror(res.error) : "fatal error";
+		/* The library names its fields; the user knows options. */
+		error = res.message[0] != '\0' ? xtr_cli_words(res.message,
+		    words, sizeof(words)) : res.error != 0 ?
+		    strerror(res.error) : "fatal error";
 		fputs("pfextract: ", stderr);
 		put_safe(stderr, error, strlen(error), false);
 		fputc('\n', stderr);

@@ -147,7 +147,7 @@ xtr_source_error(const struct xtr *x, int *error, bool *channel)
 	if (x->remote != NULL)
 		return xtr_remote_error(x->remote, error, channel);
 	*channel = false;
-	*error = archive_errno(x->ar) > 0 ? archive_errno(x->ar) : EIO;
+	*error = xtr_reader_errno(x->ar);
 	s = archive_error_string(x->ar);
 	return s != NULL ? s : "truncated or corrupt";
 }
