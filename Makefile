@@ -7,7 +7,8 @@ PREFIX    = /usr/local
 BINDIR    = $(PREFIX)/bin
 LIBDIR    = $(PREFIX)/lib
 INCDIR    = $(PREFIX)/include
-MANDIR    = $(PREFIX)/share/man
+DATADIR   = $(PREFIX)/share
+MANDIR    = $(DATADIR)/man
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -37,7 +38,7 @@ HEADERS   = core/pfx_path.h platform/pfx_root.h platform/pfx_sandbox.h \
             extract/pfextract.h
 # What both commands' mains (cli/pfextract.c, cli/pathfence.c) link.
 CLI_SRCS  = cli/json.c cli/resolver_env.c cli/args.c cli/select.c cli/xform.c
-CLI_SRCS += cli/quote.c cli/listing_out.c cli/progress_out.c
+CLI_SRCS += cli/quote.c cli/listing_out.c cli/progress_out.c cli/cli_words.c
 INCLUDES  = -Icore -Iplatform -Idecode -Iextract
 LIBS     := -larchive $(shell printf '\043include <isa-l/igzip_lib.h>\n' | \
             $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo -lisal) \
@@ -153,6 +154,14 @@ obj/tsan/pfextract: obj/tsan/cli/pfextract.o $(TSAN_CLI_OBJS) \
     obj/tsan/libpfextract.a
 	$(CC) $(TSANFLAGS) -o $@ $^ $(LDFLAGS) $(LIBS)
 
+# A caller built with ThreadSanitizer around the plain shared library, as
+# an installer under test is: tests/tsan.sh runs it with tests/tsan.supp,
+# the suppressions `make install` ships.
+obj/tests/tsan_caller: tests/tsan_caller.c obj/$(SONAME)
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) $(INCLUDES) $(CPPFLAGS) $(TSANFLAGS) $(WARN) -o $@ \
+	    tests/tsan_caller.c obj/$(SONAME) -Wl,-rpath,$(CURDIR)/obj
+
 # The hostile-decoder build (tests/hostile.sh): the library compiled
 # again with -DPFX_HOSTILE_TEST, so that the decoder process runs
 # tests/hostile.c's xtr_hostile() once it is confined -- what an exploit
@@ -208,7 +217,7 @@ check: deps
 	    obj/mkcorpus $(FUZZ_REPLAYS) obj/fuzz/mkwire obj/hostile/pfextract \
 	    obj/hostile/tests/hostile_lib obj/tests/confine_probe \
 	    obj/tests/inroot_check obj/tests/pfextract-push \
-	    obj/tsan/tests/pfextract-push
+	    obj/tsan/tests/pfextract-push obj/tests/tsan_caller
 	sh mk/lint.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
@@ -223,7 +232,7 @@ check: deps
 	sh tests/sandbox.sh obj/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo
 	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract \
-	    obj/tsan/tests/pfextract-push
+	    obj/tsan/tests/pfextract-push obj/tests/tsan_caller
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/san/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/faults.sh obj/pfextract \
@@ -407,6 +416,8 @@ install: all
 	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3
 	$(INSTALL) -D -m 644 man/pfx_writer.3 \
 	    $(DESTDIR)$(MANDIR)/man3/pfx_writer.3
+	$(INSTALL) -D -m 644 tests/tsan.supp \
+	    $(DESTDIR)$(DATADIR)/pfextract/tsan.supp
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pfextract $(DESTDIR)$(INCDIR)/pfextract.h \
@@ -421,6 +432,8 @@ uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/pfx_sandbox.h \
 	    $(DESTDIR)$(MANDIR)/man3/pfx_sandbox.3 \
 	    $(DESTDIR)$(MANDIR)/man3/pfx_writer.3
+	rm -f $(DESTDIR)$(DATADIR)/pfextract/tsan.supp
+	-rmdir $(DESTDIR)$(DATADIR)/pfextract 2>/dev/null
 
 clean:
 	rm -rf obj

@@ -68,6 +68,7 @@
 #include "json.h"
 #include "resolver_env.h"
 #include "args.h"
+#include "cli_words.h"
 #include "listing_out.h"
 #include "pfextract.h"
 #include "progress_out.h"
@@ -327,10 +328,12 @@ put_problem(const struct cli *c, const struct pfx_entry *e)
 {
 	bool failed = e->status == PFX_ENTRY_FAILED && e->error != 0;
 	const char *text = NULL;
+	char words[512];
 
 	/* A failure that no policy caused is told by its errno alone. */
 	if (e->reason != NULL && !(failed && strcmp(e->reason, "none") == 0))
-		text = pfx_reason_text(e->reason);
+		text = xtr_cli_words(pfx_reason_text(e->reason), words,
+		    sizeof(words));
 	if (text == NULL && !failed)
 		text = e->status == PFX_ENTRY_FAILED ? "failed" : "refused";
 	/* -k: in GNU tar's words, which scripts match. */
@@ -1191,7 +1194,7 @@ main(int argc, char **argv)
 	struct cli c;
 	enum pfx_status status;
 	const char *env, *error = NULL;
-	char err[1024], stopped[64];
+	char err[1024], stopped[64], words[1024];
 	unsigned char fatal_byte;
 	bool multibyte, utf8;
 	int rc;
@@ -1333,8 +1336,10 @@ main(int argc, char **argv)
 
 	if (status == PFX_FATAL && !(caught != 0 &&
 	    res.error == ECANCELED)) {
-		error = res.message[0] != '\0' ? res.message :
-		    res.error != 0 ? strerror(res.error) : "fatal error";
+		/* The library names its fields; the user knows options. */
+		error = res.message[0] != '\0' ? xtr_cli_words(res.message,
+		    words, sizeof(words)) : res.error != 0 ?
+		    strerror(res.error) : "fatal error";
 		say_fatal(error, res.error);
 	}
 	/* A run a signal stopped says so, however far it got; but to a

@@ -281,7 +281,7 @@ fill_input(struct xtr_decoder *d, struct xtr_stream *s)
 		if (r == 1)
 			return -1;
 		if (r < 0) {
-			finish(d, -r, "Error waiting for fd %d: %s", d->fd,
+			finish(d, -r, "%s: %s", XTR_INPUT_UNREADABLE,
 			    strerror(-r));
 			return -1;
 		}
@@ -290,7 +290,7 @@ fill_input(struct xtr_decoder *d, struct xtr_stream *s)
 			break;
 		if (errno != EINTR && errno != EAGAIN) {
 			r = errno;
-			finish(d, r, "Error reading fd %d: %s", d->fd,
+			finish(d, r, "%s: %s", XTR_INPUT_UNREADABLE,
 			    strerror(r));
 			return -1;
 		}

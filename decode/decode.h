@@ -177,6 +177,10 @@ int xtr_decode_open(struct archive *a, enum xtr_codec codec,
  */
 void xtr_decoder_stop(struct xtr_decoder *d);
 
+/* The message of a read(2) of the input that failed: its errno says
+ * why; no internal descriptor number is named. */
+#define XTR_INPUT_UNREADABLE "the input cannot be read"
+
 /* How often a read waiting for the decoder looks at the cancel flag. */
 #define XTR_DEC_TICK_MS 50
 

@@ -94,7 +94,7 @@ fail_open(struct pfx_result *res, const struct pfx_stage *st,
 
 	switch (r) {
 	case -EINVAL:
-		why = "--atomic needs a destination with a name of its own, "
+		why = "PFX_OPT_ATOMIC needs a destination with a name of its own, "
 		    "not '.' or '..'";
 		break;
 	case -ENOTDIR:
@@ -103,23 +103,23 @@ fail_open(struct pfx_result *res, const struct pfx_stage *st,
 		res->status = PFX_FATAL;
 		res->error = -r;
 		snprintf(res->message, sizeof(res->message), "%s: exists and "
-		    "is %s; --atomic needs a directory or no destination",
+		    "is %s; PFX_OPT_ATOMIC needs a directory or no destination",
 		    dest, why);
 		return;
 	case -ENOTEMPTY:
 		why = "a directory that is not empty, in a parent directory "
-		    "that others can write to; --atomic unpacks into a "
+		    "that others can write to; PFX_OPT_ATOMIC unpacks into a "
 		    "populated destination only where no one else can swap "
 		    "it meanwhile";
 		break;
 	case -EXDEV:
-		why = "--atomic cannot replace a mount point";
+		why = "PFX_OPT_ATOMIC cannot replace a mount point";
 		break;
 	case -EPERM:
 		why = "an empty directory, in a parent directory that others "
-		    "can write to; --atomic replaces an existing DEST only "
+		    "can write to; PFX_OPT_ATOMIC replaces an existing DEST only "
 		    "where no one else can swap it meanwhile: remove it, and "
-		    "--atomic makes it anew";
+		    "PFX_OPT_ATOMIC makes it anew";
 		break;
 	case -ESTALE:
 		fail_stale(res, dest, st->name, st->up);

@@ -216,7 +216,7 @@ error_of(const struct out *o, struct archive *ar)
 
 	if (xtr_volumes_error(o->vols, &e) != NULL)
 		return e;
-	return archive_errno(ar) > 0 ? archive_errno(ar) : EIO;
+	return xtr_reader_errno(ar);
 }
 
 /* Count AE's extended attributes and fill XS (NULL: count only). */
@@ -427,6 +427,15 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 	return 0;
 }
 
+/* Is FD open on a directory? */
+static bool
+is_dir(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* Is FD open on a regular file? */
 static bool
 is_file(int fd)
@@ -476,10 +485,9 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	/* A buffer or a regular file never keeps the decoder waiting. */
 	o.lazy = in->buf != NULL || is_file(in->fd);
 	ar = xtr_reader_open_head(in, opt->formats, NULL, XTR_READ_FLAGS(opt),
-	    &dec, &vols, &head, msg, sizeof(msg));
+	    &dec, &vols, &head, msg, sizeof(msg), &r);
 	if (ar == NULL)
-		finish(&o, errno == PFX_ENOTARCHIVE ? PFX_ENOTARCHIVE : EINVAL,
-		    msg);
+		finish(&o, r, msg);
 	o.vols = vols;
 	ae = archive_entry_new();
 	o.cap = 64u << 10;
@@ -585,6 +593,11 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	if (in->path != NULL || (in->buf == NULL && in->fd >= 0)) {
 		r = in->path != NULL ? pfx_input_open(in->path) :
 		    plat_input_readonly(in->fd);
+		/* As in-process reading says it (reader.c): by its name. */
+		if (r >= 0 && in->path != NULL && is_dir(r)) {
+			(void)close(r);
+			r = -EISDIR;
+		}
 		if (r >= 0)
 			keep[n++] = r;
 		else
@@ -627,9 +640,11 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	 * zip's central directory, a pax header, a 7z header) is bounded:
 	 * the run's memory budget, and room for the decoders themselves
 	 * (xz stops at 256 MiB).  The filter keeps the child from raising
-	 * it.  Not in sanitizer builds, whose shadow memory counts.
+	 * it.  Not under a sanitizer, whose shadow memory counts: the
+	 * library's, or the caller's (a ThreadSanitizer build of an
+	 * installer, with this library built plainly).
 	 */
-	if (opt->limits.max_memory != 0 && !PLAT_SANITIZER) {
+	if (opt->limits.max_memory != 0 && !plat_sanitized()) {
 		struct rlimit rl;
 
 		rl.rlim_cur = (rlim_t)(opt->limits.max_memory +

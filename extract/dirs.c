@@ -293,7 +293,7 @@ sync_one(struct xtr *x, const char *rel)
 	if (fd >= 0)
 		(void)close(fd);
 	if (r < 0) {
-		xtr_fail(x, -r, "%s: cannot be made durable (--fsync): %s",
+		xtr_fail(x, -r, "%s: cannot be made durable (PFX_OPT_FSYNC): %s",
 		    rel[0] != '\0' ? rel : ".", strerror(-r));
 		return -1;
 	}
@@ -315,13 +315,13 @@ sync_dirs(struct xtr *x)
 		if (x->dirs.slots[i].key == NULL)
 			continue;
 		if (xtr_table_add(&x->changed, x->dirs.slots[i].key) == NULL) {
-			xtr_fail(x, ENOMEM, "--fsync: %s", strerror(ENOMEM));
+			xtr_fail(x, ENOMEM, "PFX_OPT_FSYNC: %s", strerror(ENOMEM));
 			return;
 		}
 		xtr_note_changed(x, x->dirs.slots[i].key);
 	}
 	if (by_depth(&x->changed, &order, &n) < 0) {
-		xtr_fail(x, ENOMEM, "--fsync: %s", strerror(ENOMEM));
+		xtr_fail(x, ENOMEM, "PFX_OPT_FSYNC: %s", strerror(ENOMEM));
 		return;
 	}
 	for (i = 0; i < n && !x->fatal; i++)

@@ -55,8 +55,8 @@ xtr_fail(struct xtr *x, int error, const char *fmt, ...)
 		x->res->error = EFBIG;
 		snprintf(x->res->message, sizeof(x->res->message),
 		    "limit max-memory=%" PRIu64 " reached: the archive's "
-		    "names, links and tables need more (use --max-memory or "
-		    "--no-limits)", x->opt->limits.max_memory);
+		    "names, links and tables need more (raise "
+		    "limits.max_memory, or set it to 0)", x->opt->limits.max_memory);
 		return;
 	}
 	x->res->error = error;
@@ -89,8 +89,10 @@ xtr_fail_read(struct xtr *x, const char *name)
 	if (channel)
 		xtr_fail(x, error, "%s", text);
 	else if (name != NULL)
-		xtr_fail(x, EIO, "%s: archive data "
+		xtr_fail(x, error, "%s: archive data "
 		    "cannot be read: %s", xtr_short_name(name, nb), text);
+	else if (error != EIO)	/* the decoder process could not open it */
+		xtr_fail(x, error, "%s", text);
 	else
 		xtr_fail(x, error, "corrupt or unreadable archive: %s", text);
 }
@@ -105,7 +107,7 @@ xtr_cancelled(struct xtr *x)
 	}
 	if (x->deadline.tv_sec != 0 && past(&x->deadline)) {
 		xtr_fail(x, ETIMEDOUT, "time limit of %u s reached "
-		    "(--timeout)", x->opt->timeout);
+		    "(pfx_options.timeout)", x->opt->timeout);
 		return true;
 	}
 	if (atomic_load(&x->mem_over)) {
@@ -132,8 +134,8 @@ xtr_check_bytes(struct xtr *x, const char *name, uint64_t written,
 
 	if (lim->max_bytes != 0 && total > lim->max_bytes) {
 		xtr_fail(x, EFBIG, "%s: limit max-bytes=%" PRIu64 " reached "
-		    "(written, holes included; use --max-bytes or "
-		    "--no-limits)", xtr_short_name(name, nb), lim->max_bytes);
+		    "(written, holes included; raise limits.max_bytes, or "
+		    "set it to 0)", xtr_short_name(name, nb), lim->max_bytes);
 		return XTR_LIMIT;
 	}
 	if (lim->max_ratio == 0 || seen <= lim->ratio_after)
@@ -148,8 +150,8 @@ xtr_check_bytes(struct xtr *x, const char *name, uint64_t written,
 	 * as much. */
 	if (seen / (uint64_t)in > lim->max_ratio) {
 		xtr_fail(x, EFBIG, "%s: limit max-ratio=%" PRIu64 " reached: "
-		    "%" PRIu64 " bytes decoded from %" PRId64 " read (use "
-		    "--max-ratio or --no-limits)", xtr_short_name(name, nb),
+		    "%" PRIu64 " bytes decoded from %" PRId64 " read (raise "
+		    "limits.max_ratio, or set it to 0)", xtr_short_name(name, nb),
 		    lim->max_ratio, seen, in);
 		return XTR_LIMIT;
 	}
@@ -166,8 +168,8 @@ xtr_count_inodes(struct xtr *x, unsigned int n)
 	 * they are inodes as entries are. */
 	if (max != 0 && x->inodes + n > max) {
 		xtr_fail(x, EFBIG, "limit max-entries=%" PRIu64 " reached "
-		    "(entries and the directories made for them; use "
-		    "--max-entries or --no-limits)", max);
+		    "(entries and the directories made for them; raise "
+		    "limits.max_entries, or set it to 0)", max);
 		return XTR_LIMIT;
 	}
 	x->inodes += n;
@@ -313,7 +315,7 @@ xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
 	if (status == PFX_ENTRY_REFUSED &&
 	    (x->opt->flags & PFX_OPT_STRICT) != 0)
 		xtr_fail(x, EPERM, "stopped at the first refused entry "
-		    "(--strict)");
+		    "(PFX_OPT_STRICT)");
 }
 
 /* see extract.h */
@@ -680,8 +682,8 @@ too_deep(struct xtr *x, struct pfx_entry *e, const char *rel)
 	if (depth <= max)
 		return false;
 	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
-	xtr_fail(x, EFBIG, "%s: limit max-depth=%u reached (use --max-depth "
-	    "or --no-limits)", xtr_short_name(e->name, nb), max);
+	xtr_fail(x, EFBIG, "%s: limit max-depth=%u reached (raise "
+	    "limits.max_depth, or set it to 0)", xtr_short_name(e->name, nb), max);
 	return true;
 }
 
@@ -703,8 +705,8 @@ too_many_links(struct xtr *x, struct pfx_entry *e)
 	if (max == 0 || ++x->link_entries <= max)
 		return false;
 	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
-	xtr_fail(x, EFBIG, "%s: limit max-links=%" PRIu64 " reached (use "
-	    "--max-links or --no-limits)", xtr_short_name(e->name, nb), max);
+	xtr_fail(x, EFBIG, "%s: limit max-links=%" PRIu64 " reached (raise "
+	    "limits.max_links, or set it to 0)", xtr_short_name(e->name, nb), max);
 	return true;
 }
 
@@ -1159,14 +1161,12 @@ open_source(struct xtr *x, const struct xtr_in *src)
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
 		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,
 		    XTR_READ_FLAGS(opt), &x->dec, &x->vols, &x->head,
-		    x->res->message,
-		    sizeof(x->res->message));
+		    x->res->message, sizeof(x->res->message), &error);
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)
 			x->drain_fd = in->fd;
 		if (x->ar != NULL)
 			return 0;
-		error = errno == PFX_ENOTARCHIVE ? PFX_ENOTARCHIVE : EINVAL;
 		/* A stop asked for while the first bytes were awaited. */
 		if (!xtr_cancelled(x)) {
 			x->fatal = true;
@@ -1336,7 +1336,7 @@ extract(const struct xtr_in *src, int dirfd, const char *dest,
 		return result->status;
 	}
 	if (journal && xtr_journal_start(&x) < 0)
-		xtr_fail(&x, ENOMEM, "--atomic: %s", strerror(ENOMEM));
+		xtr_fail(&x, ENOMEM, "PFX_OPT_ATOMIC: %s", strerror(ENOMEM));
 	if (x.fatal || open_source(&x, src) < 0) {
 		free_state(&x);
 		return result->status;
@@ -1414,6 +1414,12 @@ pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
 	struct pfx_options defaults;
 	struct xtr_in src = { in, -1, NULL };
 
+	/* Nowhere to say why: documented, not reported. */
+	if (result == NULL)
+		return PFX_FATAL;
+	/* A value this library does not know is refused, not ignored. */
+	if (xtr_contract_check(in, dest, opt, result) < 0)
+		return result->status;
 	if (opt == NULL) {
 		pfx_options_init(&defaults);
 		opt = &defaults;

@@ -190,8 +190,10 @@ void xtr_label_first(struct xtr *x);
  * in gzip, zstd or xz is decoded by our own decoder thread (decode.h;
  * DEC_FLAGS: XTR_DEC_*), which the reader owns: *DEC is set to it,
  * borrowed until the reader is freed, or to NULL when libarchive decodes.
- * On failure writes a message to MSG (CAP bytes) and sets errno:
- * PFX_ENOTARCHIVE when the input is no archive, else EINVAL.
+ * On failure writes a message to MSG (CAP bytes) and the cause to
+ * *ERROR: the input's open(2) errno (ENOENT, EACCES, ...), EISDIR,
+ * EILSEQ (no archive of a format read: empty, unknown), EIO (truncated
+ * or corrupt), ENOMEM, ECANCELED, or EINVAL (FORMATS names none read).
  * Return: the reader, or NULL.
  */
 struct xtr_decoder;
@@ -222,7 +224,16 @@ uint64_t xtr_reader_archive_bytes(struct archive *ar);
 struct archive *xtr_reader_open(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
     unsigned int dec_flags, struct xtr_decoder **dec,
-    struct xtr_volumes **vols, char *msg, size_t cap);
+    struct xtr_volumes **vols, char *msg, size_t cap, int *error);
+
+/*
+ * The errno for a read of A that failed once it was open: ENOMEM,
+ * ECANCELED or ETIMEDOUT as said, else EIO -- the input ended early, is
+ * corrupt, or could not be read: one value whatever the format and the
+ * compression (libpfextract(3) ERRORS).
+ */
+int xtr_reader_errno(struct archive *a);
+
 
 /*
  * One read(2) of FD into BUF (CAP bytes).  Return: the bytes read (0 at
@@ -273,7 +284,7 @@ struct archive *xtr_reader_open_head(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
     unsigned int dec_flags, struct xtr_decoder **dec,
     struct xtr_volumes **vols, struct xtr_head *head, char *msg,
-    size_t cap);
+    size_t cap, int *error);
 
 /*
  * The archive has ended: stop our decoder DEC (if not NULL; it stays the
@@ -976,6 +987,31 @@ int xtr_fd_limit(void);
  * their descriptors fit beside the ones the run needs.
  */
 size_t xtr_fd_queue_slots(size_t most);
+
+/* --- names.c ---------------------------------------------------------- */
+
+/* The Ith reason code of the table pfx_reason_text() reads, or NULL past
+ * its end: how a test holds libpfextract(3)'s list to it. */
+const char *xtr_reason_at(size_t i);
+
+/* --- contract.c: what pfx_extract() checks first --------------------- */
+
+/*
+ * Check OPT's size, flag bits, enumerators and arrays (pfx_extract(),
+ * pfx_writer_open()).  Return: 0, or -1 with RES filled as a call refused
+ * (PFX_FATAL, EINVAL, the field named).
+ */
+int xtr_contract_options(const struct pfx_options *opt,
+    struct pfx_result *res);
+
+/*
+ * Check pfx_extract()'s arguments (OPT may be NULL, the defaults; RES
+ * must not be): the options' size, flag bits and enumerators, NULL
+ * pointers where they are needed.  Return: 0, or -1 with RES filled as a
+ * call refused (PFX_FATAL, EINVAL, the field named).
+ */
+int xtr_contract_check(const struct pfx_input *in, const char *dest,
+    const struct pfx_options *opt, struct pfx_result *res);
 
 /*
  * Can a run with OPT, and VOLUMES later volumes held open (tar -M), have

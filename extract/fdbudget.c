@@ -79,8 +79,8 @@ xtr_fd_check(const struct pfx_options *opt, size_t volumes,
 	res->error = EMFILE;
 	res->resolver = "none";
 	(void)snprintf(res->message, sizeof(res->message), "too few file "
-	    "descriptors: the limit (ulimit -n) is %d, extracting needs %d%s",
-	    have, need, volumes > 0 ? " (one for each volume after the "
-	    "first)" : "");
+	    "descriptors: the limit (RLIMIT_NOFILE) is %d, extracting needs "
+	    "%d%s", have, need, volumes > 0 ? " (one for each volume after "
+	    "the first)" : "");
 	return -1;
 }

@@ -105,8 +105,8 @@ check_limits(struct xtr *x, const struct pfx_entry *e, uint64_t add,
 		return XTR_LIMIT;
 	if (lim->max_entry_bytes != 0 && end > lim->max_entry_bytes) {
 		xtr_fail(x, EFBIG, "%s: limit max-entry-bytes=%" PRIu64
-		    " reached (one entry, holes included; use --max-bytes or "
-		    "--no-limits)", xtr_short_name(e->name, nb),
+		    " reached (one entry, holes included; raise "
+		    "limits.max_entry_bytes, or set it to 0)", xtr_short_name(e->name, nb),
 		    lim->max_entry_bytes);
 		return XTR_LIMIT;
 	}

@@ -635,7 +635,7 @@ commit(struct xtr *x)
 	int r;
 
 	if (sorted(x, &order, &n) < 0) {
-		xtr_fail(x, ENOMEM, "--atomic: %s", strerror(ENOMEM));
+		xtr_fail(x, ENOMEM, "PFX_OPT_ATOMIC: %s", strerror(ENOMEM));
 		return -1;
 	}
 	r = 0;
@@ -643,7 +643,7 @@ commit(struct xtr *x)
 	if ((x->opt->flags & PFX_OPT_FSYNC) != 0)
 		r = sync_dirs(x, order, n);
 	if (r < 0) {
-		xtr_fail(x, -r, "--atomic: cannot be made durable (--fsync): "
+		xtr_fail(x, -r, "PFX_OPT_ATOMIC: cannot be made durable (PFX_OPT_FSYNC): "
 		    "%s; nothing was changed", strerror(-r));
 		free(order);
 		return -1;
@@ -651,7 +651,7 @@ commit(struct xtr *x)
 	r = put_all(x, order, n, &bad, &undone);
 	if (r < 0) {
 		xtr_fail(x, -r, "%s: cannot be put in place: %s; %s", bad !=
-		    NULL ? bad->rel : "--atomic", strerror(-r), undone == 0 ?
+		    NULL ? bad->rel : "PFX_OPT_ATOMIC", strerror(-r), undone == 0 ?
 		    "every name put was taken back" : "some names could not "
 		    "be taken back: the destination is partly changed");
 		free(order);
@@ -661,10 +661,10 @@ commit(struct xtr *x)
 	if ((x->opt->flags & PFX_OPT_FSYNC) != 0)
 		r = sync_dirs(x, order, n);
 	if (r < 0)
-		xtr_fail(x, -r, "--atomic: in place, but not durable "
-		    "(--fsync): %s", strerror(-r));
+		xtr_fail(x, -r, "PFX_OPT_ATOMIC: in place, but not durable "
+		    "(PFX_OPT_FSYNC): %s", strerror(-r));
 	if (left > 0) {
-		xtr_fail(x, EIO, "--atomic: every name is in place");
+		xtr_fail(x, EIO, "PFX_OPT_ATOMIC: every name is in place");
 		tell_left(x, left, order[0], "replaced files were", -EIO);
 	}
 	free(order);

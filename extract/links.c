@@ -624,7 +624,7 @@ steps_over(struct xtr *x)
 		return x->fatal;
 	xtr_fail(x, EFBIG, "limit symlink-steps=%" PRIu64 " reached: "
 	    "judging where the archive's symbolic links lead takes more "
-	    "(use --symlinks=refuse, or a lower --max-links)",
+	    "(use PFX_SYMLINKS_REFUSE, or a lower limits.max_links)",
 	    x->link_step_budget);
 	return true;
 }

@@ -2,15 +2,20 @@
  * names.c -- the extractor's defaults and stable strings.  Reason codes
  * are an interface (--report=json, pfx_entry.reason): never rename one.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "extract.h"
 
 /* see pfextract.h */
-void
-pfx_options_init(struct pfx_options *opt)
+int
+pfx_options_init_size(struct pfx_options *opt, size_t size)
 {
-	memset(opt, 0, sizeof(*opt));
+	if (opt == NULL || size < sizeof(*opt))
+		return -EINVAL;
+	/* A newer caller's fields past ours: 0, their safe value. */
+	memset(opt, 0, size);
+	opt->size = size;
 	opt->symlinks = PFX_SYMLINKS_REFUSE;
 	opt->existing = PFX_EXISTING_REPLACE;
 	opt->resolver = PFX_RESOLVER_AUTO;
@@ -25,6 +30,14 @@ pfx_options_init(struct pfx_options *opt)
 	opt->limits.max_memory = PFX_DEFAULT_MAX_MEMORY;
 	opt->idle_timeout = PFX_DEFAULT_IDLE_TIMEOUT;
 	opt->stall_timeout = PFX_DEFAULT_STALL_TIMEOUT;
+	return 0;
+}
+
+/* see pfextract.h */
+unsigned long
+pfx_version(void)
+{
+	return PFX_VERSION_NUMBER;
 }
 
 /* see pfextract.h */
@@ -79,8 +92,8 @@ static const struct {
 } reasons[] = {
 	{ "none", "extracted" },
 	{ "outside", "name is outside the destination" },
-	{ "absolute", "absolute name refused (pfextract never writes "
-	  "outside the destination; -P is not supported)" },
+	{ "absolute", "absolute name refused (never written outside the "
+	  "destination)" },
 	{ "denied", "name is in a denied directory" },
 	{ "empty", "empty name" },
 	{ "nul", "name contains a NUL byte" },
@@ -99,7 +112,7 @@ static const struct {
 	{ "invalid_char", "name contains a character Windows forbids" },
 	{ "bad_name", "name cannot be read in this locale" },
 	{ "symlink", "symbolic link not created (the output is symlink-free "
-	  "by default; --symlinks=contain creates links that stay inside the "
+	  "by default; PFX_SYMLINKS_CONTAIN creates links that stay inside the "
 	  "destination)" },
 	{ "symlink_escapes", "symbolic link points outside the destination" },
 	{ "symlink_loop", "symbolic link resolves through too many links" },
@@ -109,10 +122,10 @@ static const struct {
 	{ "hardlink_escapes", "hard link target is outside the destination" },
 	{ "special_file", "device nodes, FIFOs and sockets are not extracted" },
 	{ "unsupported", "entry type not supported" },
-	{ "exists", "already exists and --keep-old-files was given" },
-	{ "skipped_existing", "already exists (--skip-old-files)" },
+	{ "exists", "already exists and PFX_EXISTING_KEEP was set" },
+	{ "skipped_existing", "already exists (PFX_EXISTING_SKIP)" },
 	{ "newer_exists", "an existing file is newer or the same age "
-	  "(--keep-newer-files)" },
+	  "(PFX_EXISTING_KEEP_NEWER)" },
 	{ "symlink_in_path", "a symbolic link on its path already exists in "
 	  "the destination and is never followed (remove it, or extract "
 	  "elsewhere)" },
@@ -122,16 +135,17 @@ static const struct {
 	  "mount point" },
 	{ "excluded", "excluded" },
 	{ "not_selected", "not among the requested members" },
-	{ "stripped", "nothing left after --strip-components" },
-	{ "transform_empty", "the name transformed to nothing (--transform)" },
+	{ "stripped", "nothing left after strip_components" },
+	{ "transform_empty", "the name transformed to nothing (the transform hook)" },
 	{ "vetoed", "skipped by the caller" },
 	{ "vanished", "a directory on its path, or its hard-link target, "
 	  "was removed by someone else during extraction" },
 	{ "ar_index", "an ar archive's own symbol or name table" },
-	{ "dumpdir_bad", "malformed GNU dump directory (-G/-g): a record "
+	{ "dumpdir_bad", "malformed GNU dump directory (PFX_OPT_INCREMENTAL): a record "
 	  "with no known code, or a name that is empty, \".\", \"..\" or "
 	  "holds a '/'" },
-	{ "dumpdir_rename_bad", "malformed GNU dump directory (-G/-g): an "
+	{ "dumpdir_rename_bad", "malformed GNU dump directory "
+	  "(PFX_OPT_INCREMENTAL): an "
 	  "'R' without its 'T', a 'T' without its 'R', an 'X' twice, or an "
 	  "empty name with no 'X'" },
 	{ "dumpdir_rename_unsafe", "GNU dump directory renames a path that "
@@ -143,20 +157,26 @@ static const struct {
 	  "to a name that holds something other than an empty directory "
 	  "(the renames before it were made)" },
 	{ "dumpdir_rename_links", "GNU dump directory renames directories "
-	  "while the destination holds symlinks (--symlinks=contain): a "
+	  "while the destination holds symlinks (PFX_SYMLINKS_CONTAIN): a "
 	  "move could make one lead outside" },
 	{ "dumpdir_too_large", "GNU dump directory larger than 16 MiB" },
 	{ "replaced", "replaced by a later entry of the same name" },
 	{ "stopped", "not made: extraction stopped at an earlier fatal "
 	  "error" },
-	{ "limit", "a resource limit was reached (see --max-bytes, "
-	  "--max-entries, --max-depth, --max-links, --max-ratio, "
-	  "--max-memory and --no-limits)" },
+	{ "limit", "a resource limit was reached (see pfx_options.limits)" },
 	{ "io_error", "I/O error" },
 	{ "read_error", "archive data could not be read" },
 	{ "interrupted", "not finished: extraction was interrupted, and "
 	  "nothing was left under its name" },
 };
+
+/* see extract.h */
+const char *
+xtr_reason_at(size_t i)
+{
+	return i < sizeof(reasons) / sizeof(reasons[0]) ? reasons[i].code :
+	    NULL;
+}
 
 /* see pfextract.h */
 const char *
@@ -164,6 +184,8 @@ pfx_reason_text(const char *reason)
 {
 	size_t i;
 
+	if (reason == NULL)
+		return "";
 	for (i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
 		if (strcmp(reasons[i].code, reason) == 0)
 			return reasons[i].text;

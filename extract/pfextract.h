@@ -29,7 +29,16 @@
 #include "pfx_root.h"
 #include "pfx_sandbox.h"
 
+/*
+ * Versions.  PFX_VERSION_NUMBER is 0xMMmmpp: major, minor, patch, one
+ * byte each (0.1.0 is 0x000100), so releases compare as numbers.  The
+ * header's is what a caller was built against; pfx_version() is the
+ * library's, at run time.  Within one major number the ABI only grows:
+ * functions, flag bits and enumerators are added, and fields only at the
+ * end of struct pfx_options and struct pfx_result.  See pfx_options.size.
+ */
 #define PFX_VERSION "0.1.0"
+#define PFX_VERSION_NUMBER 0x000100
 
 /* How one call ended; also pfextract(1)'s exit status. */
 enum pfx_status {
@@ -221,6 +230,21 @@ enum pfx_backup {
 #define PFX_OPT_MULTI_VOLUME	0x200000u
 
 /*
+ * Every PFX_OPT_* bit this header defines: pfx_extract() fails, EINVAL,
+ * before anything is done, when pfx_options.flags holds any other, so a
+ * safety flag of a newer header is never ignored by an older library.
+ * A new bit is added here too.
+ */
+#define PFX_OPT_KNOWN							\
+	(PFX_OPT_STRICT | PFX_OPT_SAME_OWNER | PFX_OPT_PRESERVE_PERMS |	\
+	PFX_OPT_NO_MTIME | PFX_OPT_XATTRS | PFX_OPT_NUMERIC_OWNER |	\
+	PFX_OPT_WINDOWS_NAMES | PFX_OPT_LIST | PFX_OPT_ATOMIC |		\
+	PFX_OPT_IGNORE_ZEROS | PFX_OPT_FSYNC | PFX_OPT_RECURSIVE_UNLINK |	\
+	PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_REQUIRE | PFX_OPT_SANDBOX_CHILD |	\
+	PFX_OPT_TO_FD | PFX_OPT_INCREMENTAL | PFX_OPT_DEB |		\
+	PFX_OPT_MULTI_VOLUME)
+
+/*
  * One entry, as the hooks see it.  Strings are valid only during the hook
  * call.  NAME is the archive's bytes, untrusted; PATH is the relative path
  * it was (or would be) written to, NULL when it has none.
@@ -377,6 +401,15 @@ struct pfx_limits {
 #define PFX_MATCH_NOSLASH	0x4u	/* '*', '?' and [...] never match '/' */
 
 struct pfx_options {
+	/*
+	 * sizeof(struct pfx_options) as the caller was built, set by
+	 * pfx_options_init().  pfx_extract() fails, EINVAL, when it is
+	 * below this release's size (0: a struct not from
+	 * pfx_options_init()), or above it with a byte past it that is not
+	 * 0 (a field this library does not know, set).  Then only the
+	 * fields of pfx_result up to MESSAGE are written.
+	 */
+	size_t size;
 	unsigned int flags;		/* PFX_OPT_* */
 	struct pfx_limits limits;
 	enum pfx_symlinks symlinks;
@@ -537,16 +570,29 @@ struct pfx_result {
 
 /*
  * pfx_result.error when the input is no archive at all: empty, or in no
- * format enabled (GNU tar's "This does not look like a tar archive").
+ * format enabled (GNU tar's "This does not look like a tar archive"):
+ * EILSEQ, the one errno of that cause (libpfextract(3), ERRORS).
  */
-#define PFX_ENOTARCHIVE ENOEXEC
+#define PFX_ENOTARCHIVE EILSEQ
 
-/* Fill *OPT with the safe defaults. */
-PFX_API void pfx_options_init(struct pfx_options *opt);
+/*
+ * Fill the SIZE bytes at OPT with the safe defaults, SIZE in .size; the
+ * bytes past this release's struct, if any, with 0.  Use the macro, which
+ * passes the size the caller was built with; ctypes and other FFI callers
+ * pass theirs.  Return: 0, or -EINVAL (OPT is NULL, or SIZE below this
+ * release's struct; nothing written).
+ */
+PFX_API int pfx_options_init_size(struct pfx_options *opt, size_t size);
+#define pfx_options_init(opt)						\
+	((void)pfx_options_init_size((opt), sizeof(struct pfx_options)))
+
+/* Return: the library's PFX_VERSION_NUMBER, at run time. */
+PFX_API unsigned long pfx_version(void);
 
 /*
  * Where the archive comes from: PATH if not NULL, else BUF if not NULL,
- * else FD if >= 0 -- so a zeroed struct with BUF set never reads fd 0.
+ * else FD if >= 0 -- so a zeroed struct with BUF set never reads fd 0;
+ * the others are then ignored.  None of the three: EINVAL.
  * An FD that is a pipe, FIFO or socket is read to its end once the
  * archive has ended well (what follows is dropped, not decoded), so that
  * its writer is not killed by SIGPIPE; a FIFO given by PATH is too, with
@@ -584,7 +630,11 @@ struct pfx_input {
  * PFX_OPT_ATOMIC, DEST may be absent, and must otherwise be a directory
  * with a last component of its own or "." (with a directory fd, pass
  * the parent's fd and the name); see libpfextract(3).  *RESULT is always
- * filled in.
+ * filled in.  IN, DEST (unless PFX_OPT_LIST or PFX_OPT_TO_FD) and RESULT
+ * must not be NULL: the first two fail EINVAL, a NULL RESULT returns
+ * PFX_FATAL at once.  Unknown flag bits (outside PFX_OPT_KNOWN),
+ * enumerators and pfx_options.size fail EINVAL before anything is done.
+ * RESULT->error holds one errno per cause (libpfextract(3) ERRORS).
  * Return: RESULT->status.
  */
 PFX_API enum pfx_status pfx_extract(const struct pfx_input *in, int dirfd,
@@ -650,7 +700,9 @@ PFX_API const char *pfx_entry_status_name(enum pfx_entry_status status);
 
 /*
  * Return: a sentence explaining the stable reason code REASON, for
- * messages such as "pfextract: NAME: REASON_TEXT".
+ * messages such as "pfextract: NAME: REASON_TEXT"; REASON itself when it
+ * is no code, "" when it is NULL.  The codes are listed in
+ * libpfextract(3).
  */
 PFX_API const char *pfx_reason_text(const char *reason);
 

@@ -292,14 +292,14 @@ xtr_read_cancellable(int fd, void *buf, size_t cap,
 	}
 }
 
-/* Set A's error for the read of FD that returned R (-errno). */
+/* Set A's error for a read of the input that returned R (-errno). */
 static void
-read_error(struct archive *a, int fd, ssize_t r)
+read_error(struct archive *a, ssize_t r)
 {
 	if (r == -ECANCELED)
 		archive_set_error(a, ECANCELED, "interrupted");
 	else
-		archive_set_error(a, (int)-r, "Error reading fd %d", fd);
+		archive_set_error(a, (int)-r, "%s", XTR_INPUT_UNREADABLE);
 }
 
 /*
@@ -324,7 +324,7 @@ pipe_read(struct archive *a, void *arg, const void **buf)
 	*buf = p->buf;
 	n = xtr_read_cancellable(p->fd, p->buf, sizeof(p->buf), p->cancel);
 	if (n < 0) {
-		read_error(a, p->fd, n);
+		read_error(a, n);
 		return -1;
 	}
 	xtr_head_add(p->tap, p->buf, (size_t)n);
@@ -380,6 +380,7 @@ struct opening {
 	struct xtr_decoder **dec;
 	bool raw_empty;		/* set: the input has no byte at all */
 	struct xtr_head *head;	/* the first bytes kept, or NULL */
+	int open_err;		/* set: the input cannot be opened (errno) */
 };
 
 /*
@@ -401,7 +402,7 @@ open_stream(struct archive *a, int fd, bool own_fd, struct opening *o)
 		n = xtr_read_cancellable(fd, head + got, sizeof(head) - got,
 		    o->cancel);
 		if (n < 0) {
-			read_error(a, fd, n);
+			read_error(a, n);
 			if (own_fd)
 				(void)close(fd);
 			return ARCHIVE_FATAL;
@@ -494,8 +495,15 @@ open_path(struct archive *a, const char *path, struct opening *o)
 	int fd;
 
 	fd = pfx_input_open(path);
-	if (fd < 0)	/* libarchive fails as it did, with its message */
-		return archive_read_open_filename(a, path, XTR_BLOCK);
+	if (fd < 0) {
+		o->open_err = -fd;
+		return ARCHIVE_FATAL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		(void)close(fd);
+		o->open_err = EISDIR;
+		return ARCHIVE_FATAL;
+	}
 	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) &&
 	    !S_ISBLK(st.st_mode))
 		return open_stream(a, fd, true, o);
@@ -507,6 +515,15 @@ open_path(struct archive *a, const char *path, struct opening *o)
 	keep_head(o->head, fd, 0);
 	(void)close(fd);
 	return archive_read_open_filename(a, path, XTR_BLOCK);
+}
+
+/* Is FD open on a directory?  (read(2) would fail, EISDIR.) */
+static bool
+is_dir(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /*
@@ -575,6 +592,10 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	}
 	if (in->fd < 0)
 		return ARCHIVE_FATAL;
+	if (is_dir(in->fd)) {
+		o->open_err = EISDIR;
+		return ARCHIVE_FATAL;
+	}
 	if (!seekable)
 		return open_stream(a, in->fd, false, o);
 	codec = seekable_codec(in->fd, &o->raw_empty);
@@ -687,12 +708,25 @@ is_deb_data(const char *name)
 }
 
 /*
+ * libarchive's ARCHIVE_ERRNO_FILE_FORMAT, which archive.h does not
+ * export (archive_platform.h): EFTYPE where the system has it, else
+ * EILSEQ.
+ */
+#ifdef EFTYPE
+#define LA_ERRNO_FORMAT EFTYPE
+#else
+#define LA_ERRNO_FORMAT EILSEQ
+#endif
+
+static int open_errno(int);
+
+/*
  * Open the data member of the package that OUTER (owned: freed with the
  * reader returned, or here on failure) reads.  Return: a reader of the
- * member's tar, or NULL with MSG set.
+ * member's tar, or NULL with MSG and *ERROR set.
  */
 static struct archive *
-open_deb(struct archive *outer, char *msg, size_t cap)
+open_deb(struct archive *outer, char *msg, size_t cap, int *error)
 {
 	struct archive_entry *ae;
 	struct archive *inner;
@@ -709,6 +743,8 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 			    r == ARCHIVE_EOF ? "it has no data.tar member" :
 			    archive_error_string(outer) != NULL ?
 			    archive_error_string(outer) : "corrupt");
+			*error = r == ARCHIVE_EOF ? EILSEQ :
+			    xtr_reader_errno(outer);
 			archive_read_free(outer);
 			return NULL;
 		}
@@ -720,6 +756,7 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 		if (first && strcmp(name, "debian-binary") != 0) {
 			snprintf(msg, cap, "not a Debian package: its first "
 			    "member is not debian-binary");
+			*error = EILSEQ;
 			archive_read_free(outer);
 			return NULL;
 		}
@@ -736,6 +773,7 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 			archive_read_free(inner);
 			snprintf(msg, cap, "%s", strerror(ENOMEM));
 		}
+		*error = ENOMEM;
 		archive_read_free(outer);
 		return NULL;
 	}
@@ -746,6 +784,7 @@ open_deb(struct archive *outer, char *msg, size_t cap)
 		snprintf(msg, cap, "cannot read the package's %s: %s", member,
 		    archive_error_string(inner) != NULL ?
 		    archive_error_string(inner) : "corrupt");
+		*error = open_errno(archive_errno(inner));
 		archive_read_free(inner);
 		return NULL;
 	}
@@ -757,12 +796,15 @@ open_deb(struct archive *outer, char *msg, size_t cap)
  * SECURITY: as GNU tar, never compressed -- a filter would have to read
  * across the joins, and GNU tar writes no such archive.
  */
+static int open_errno(int e);
+
 static struct archive *
 open_multivolume(const struct pfx_input *in,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
-    struct xtr_volumes **vols, struct xtr_head *head, char *msg, size_t cap)
+    struct xtr_volumes **vols, struct xtr_head *head, char *msg, size_t cap,
+    int *error)
 {
-	struct opening o = { cancel, 0, NULL, false, head };
+	struct opening o = { cancel, 0, NULL, false, head, 0 };
 	struct xtr_volumes *joiner;
 	struct archive *a;
 	int r;
@@ -781,8 +823,15 @@ open_multivolume(const struct pfx_input *in,
 		snprintf(msg, cap, "cannot read a compressed multi-volume "
 		    "archive (%s): GNU tar writes none",
 		    archive_filter_name(a, 0));
+		*error = EILSEQ;
 		r = ARCHIVE_FATAL;
 	} else if (r != ARCHIVE_OK) {
+		int e = 0;
+
+		/* The join's own cause first (a volume missing, out of
+		 * sequence), else what opening says. */
+		*error = xtr_volumes_error(joiner, &e) != NULL && e > 0 ? e :
+		    o.open_err != 0 ? o.open_err : open_errno(archive_errno(a));
 		snprintf(msg, cap, "cannot read archive: %s",
 		    xtr_volumes_error(joiner, NULL) != NULL ?
 		    xtr_volumes_error(joiner, NULL) :
@@ -798,15 +847,44 @@ open_multivolume(const struct pfx_input *in,
 	return a;
 }
 
+/*
+ * The errno of a failed opening whose libarchive errno is E.  Opening
+ * reads no header: its only format error is that no format recognised
+ * the input ("Unrecognized archive format", ARCHIVE_ERRNO_FILE_FORMAT),
+ * EILSEQ here whatever the format.  Anything else is a compressed stream
+ * that is truncated or damaged (libarchive's filters say
+ * ARCHIVE_ERRNO_MISC, our decoders EIO), or a read that failed: EIO.
+ */
+static int
+open_errno(int e)
+{
+	if (e == ENOMEM || e == ECANCELED || e == ETIMEDOUT)
+		return e;
+	if (e == LA_ERRNO_FORMAT)
+		return EILSEQ;
+	return EIO;
+}
+
+/* see extract.h */
+int
+xtr_reader_errno(struct archive *a)
+{
+	int e = archive_errno(a);
+
+	if (e == ENOMEM || e == ECANCELED || e == ETIMEDOUT)
+		return e;
+	return EIO;
+}
+
 /* see extract.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
     struct xtr_decoder **dec, struct xtr_volumes **vols, char *msg,
-    size_t cap)
+    size_t cap, int *error)
 {
 	return xtr_reader_open_head(in, names, cancel, dec_flags, dec, vols,
-	    NULL, msg, cap);
+	    NULL, msg, cap, error);
 }
 
 /* see extract.h */
@@ -814,22 +892,22 @@ struct archive *
 xtr_reader_open_head(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
     struct xtr_decoder **dec, struct xtr_volumes **vols,
-    struct xtr_head *head, char *msg, size_t cap)
+    struct xtr_head *head, char *msg, size_t cap, int *error)
 {
 	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT |
-	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head };
+	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head, 0 };
 	struct archive *a;
 	bool seekable;
 	off_t start;
-	int r, error = EINVAL;
+	int r;
 
-	errno = EINVAL;
+	*error = EINVAL;	/* new_reader(): the formats named */
 	*dec = NULL;
 	if (vols != NULL)
 		*vols = NULL;
 	if ((dec_flags & XTR_READ_MULTIVOL) != 0)
 		return open_multivolume(in, cancel, dec_flags, vols, head, msg,
-		    cap);
+		    cap, error);
 	if (names == NULL)
 		names = default_formats;
 	/* A package is an ar, whatever else the caller named. */
@@ -858,6 +936,13 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 	start = in->buf == NULL && in->fd >= 0 && seekable ?
 	    lseek(in->fd, 0, SEEK_CUR) : -1;
 	r = open_input(a, in, seekable, &o);
+	if (o.open_err != 0) {
+		snprintf(msg, cap, "%s: cannot open archive: %s",
+		    in->path != NULL ? in->path : "input",
+		    strerror(o.open_err));
+		*error = o.open_err;
+		goto fail;
+	}
 	/*
 	 * A zip whole but for its end record's signature has no directory
 	 * to read it by, nor one to disagree with its local headers: it is
@@ -877,26 +962,25 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 	if (r == ARCHIVE_OK && o.raw_empty && !format_named(names, "empty")) {
 		snprintf(msg, cap, "cannot read archive: the input is empty "
 		    "(0 bytes), which is no archive");
-		error = PFX_ENOTARCHIVE;
+		*error = EILSEQ;
 		goto fail;
 	}
 	if (r != ARCHIVE_OK && seekable && looks_like_zip(in)) {
 		snprintf(msg, cap, "cannot read archive: a zip archive whose "
 		    "central directory is missing or damaged (truncated?)");
+		*error = EIO;
 		goto fail;
 	}
 	if (r != ARCHIVE_OK) {
-		/* No format reader took it: libarchive's "Unrecognized
-		 * archive format" (ARCHIVE_ERRNO_FILE_FORMAT, EILSEQ on
-		 * Linux) before any format was chosen. */
-		if (archive_errno(a) == EILSEQ && archive_format(a) == 0)
-			error = PFX_ENOTARCHIVE;
+		/* No format reader took it ("Unrecognized archive
+		 * format"): open_errno() says PFX_ENOTARCHIVE (EILSEQ). */
 		snprintf(msg, cap, "cannot read archive: %s",
 		    archive_error_string(a) != NULL ?
 		    archive_error_string(a) : r == ARCHIVE_FATAL &&
 		    in->path == NULL && in->buf == NULL && in->fd < 0 ?
 		    "no input" : "not an archive of an enabled format, or "
 		    "truncated or corrupt");
+		*error = open_errno(archive_errno(a));
 		goto fail;
 	}
 	/* libarchive decodes it (bzip2, lz4, rpm ...), or a package's
@@ -906,13 +990,13 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 		head->unseen = true;
 	if ((dec_flags & XTR_READ_DEB) != 0) {
 		*dec = NULL;	/* an ar is never ours to decode */
-		return open_deb(a, msg, cap);
+		return open_deb(a, msg, cap, error);
 	}
 	return a;
 fail:
 	*dec = NULL;
 	archive_read_free(a);
-	errno = error;
+	errno = *error;
 	return NULL;
 }
 

@@ -200,7 +200,7 @@ child_gone(struct xtr_remote *rm)
 	    WTERMSIG(rm->wstatus) == SIGPROF && rm->stall != 0)
 		return broken(rm, ETIMEDOUT, "the decoder process spent %u s "
 		    "of CPU without giving an entry or data: a reader that "
-		    "loops (--stall-timeout)", rm->stall);
+		    "loops (pfx_options.stall_timeout)", rm->stall);
 	if (rm->reaped && WIFSIGNALED(rm->wstatus))
 		return broken(rm, ECHILD, "the decoder process was killed by "
 		    "signal %d (%s) before the end of the archive",
@@ -231,14 +231,15 @@ wait_bytes(struct xtr_remote *rm)
 		if (rm->timeout != 0 && ms_since(&rm->start) >=
 		    (long)rm->timeout * 1000)
 			return broken(rm, ETIMEDOUT, "time limit of %u s "
-			    "reached (--timeout)", rm->timeout);
+			    "reached (pfx_options.timeout)", rm->timeout);
 		step = POLL_MS;
 		if (rm->idle != 0) {
 			left = (long)rm->idle * 1000 - ms_since(&rm->last);
 			if (left <= 0)
 				return broken(rm, ETIMEDOUT, "%s sent "
-				    "nothing for %u s (--idle-timeout)",
-				    rm->who, rm->idle);
+				    "nothing for %u s "
+				    "(pfx_options.idle_timeout)", rm->who,
+				    rm->idle);
 			if (left < step)
 				step = left;
 		}

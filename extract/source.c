@@ -153,7 +153,7 @@ xtr_source_error(const struct xtr *x, int *error, bool *channel)
 	s = xtr_volumes_error(x->vols, error);
 	if (s != NULL)
 		return s;
-	*error = archive_errno(x->ar) > 0 ? archive_errno(x->ar) : EIO;
+	*error = xtr_reader_errno(x->ar);
 	s = archive_error_string(x->ar);
 	return s != NULL ? s : "truncated or corrupt";
 }

@@ -128,11 +128,16 @@ pfx_writer_open(int dirfd, const char *dest, const struct pfx_options *opt,
     struct pfx_writer **out)
 {
 	struct pfx_writer *w;
+	struct pfx_result refused;
 	int sv[2], r;
 
 	if (out == NULL || dest == NULL)
 		return EINVAL;
 	*out = NULL;
+	/* As pfx_extract(): a value this library does not know is refused,
+	 * not ignored. */
+	if (opt != NULL && xtr_contract_options(opt, &refused) < 0)
+		return EINVAL;
 	/* SECURITY: the sandbox confines the archive's parser, and here
 	 * that is the caller: nothing could be confined for it. */
 	if (opt != NULL && (opt->flags & (PFX_OPT_SANDBOX |

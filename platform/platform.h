@@ -11,6 +11,7 @@
 #define PLATFORM_H
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -326,6 +327,14 @@ int plat_climb(int *fd, const struct plat_id *up);
 #ifndef PLAT_SANITIZER
 #define PLAT_SANITIZER 0
 #endif
+
+/*
+ * Is this process sanitized: this library built so (PLAT_SANITIZER), or
+ * the program that uses it, built with ThreadSanitizer or
+ * AddressSanitizer (found at run time)?  Their shadow memory counts
+ * against RLIMIT_DATA, and their reports go to standard error.
+ */
+bool plat_sanitized(void);
 
 /*
  * In a process just forked to run untrusted code: keep only the N

@@ -96,6 +96,20 @@ copy_to(int from, int to)
 	return fcntl(to, F_SETFD, FD_CLOEXEC) == -1 ? -errno : 0;
 }
 
+/*
+ * The sanitizers' runtimes: a weak reference is NULL unless the program
+ * that loaded this library was built with one.
+ */
+extern void __tsan_init(void) __attribute__((weak));
+extern void __asan_init(void) __attribute__((weak));
+
+/* see platform.h */
+bool
+plat_sanitized(void)
+{
+	return PLAT_SANITIZER || __tsan_init != NULL || __asan_init != NULL;
+}
+
 /* see platform.h */
 int
 plat_child_fds(int *keep, int n)
@@ -136,7 +150,7 @@ plat_child_fds(int *keep, int n)
 		r = dup2(null, 0) == -1 ? -errno : 0;
 	if (r == 0 && null != 1)
 		r = dup2(null, 1) == -1 ? -errno : 0;
-	if (r == 0 && null != 2 && !PLAT_SANITIZER)
+	if (r == 0 && null != 2 && !plat_sanitized())
 		r = dup2(null, 2) == -1 ? -errno : 0;
 	if (null >= FIRST_KEPT + n)
 		(void)close(null);

@@ -194,7 +194,7 @@ check() {
 	fds|setid|hardlink|fork|signal|hog) want=0 limit=10000
 	    text= ;;
 	silent) want=2 limit=5000
-	    text='sent nothing for 2 s (--idle-timeout)' ;;
+	    text='sent nothing for 2 s' ;;
 	spin) want=2 limit=15000
 	    text='of CPU without giving an entry or data' ;;
 	linger) want=2 limit=3500

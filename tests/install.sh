@@ -21,10 +21,14 @@ for f in bin/pathfence bin/pfextract include/pfextract.h \
     include/pfx_sandbox.h share/man/man3/pfx_sandbox.3 \
     share/man/man3/pfx_writer.3 \
     lib/pkgconfig/pfextract.pc share/man/man1/pathfence.1 \
-    share/man/man3/pfx_path.3 share/man/man3/pfx_root.3; do
+    share/man/man3/pfx_path.3 share/man/man3/pfx_root.3 \
+    share/pfextract/tsan.supp; do
 	check "installed $f" "[ -e '$s/$f' ]"
 done
 check "pc file names the prefix" "grep -q '^prefix=/opt/pfx' '$s/lib/pkgconfig/pfextract.pc'"
+check "pc file sets an rpath" "grep -q '^Libs:.*-Wl,-rpath,\${libdir}' '$s/lib/pkgconfig/pfextract.pc'"
+v=$(sed -n 's/^#define PFX_VERSION "\(.*\)"$/\1/p' "$s/include/pfextract.h")
+check "pc version is the header's ($v)" "grep -q '^Version: $v\$' '$s/lib/pkgconfig/pfextract.pc'"
 
 cat > "$top/use.c" <<'C'
 #include <string.h>
@@ -38,6 +42,8 @@ main(void)
 	struct pfx_options opt;
 
 	pfx_options_init(&opt);
+	if (pfx_version() != PFX_VERSION_NUMBER)
+		return 1;
 	if (opt.symlinks != PFX_SYMLINKS_REFUSE)
 		return 1;
 	if (pfx_path_check(&pol, "a/../b", 6, &v) != PFX_ALLOW)
@@ -52,6 +58,16 @@ check "builds against the installed library" \
 check "runs against the shared library" "'$top/use'"
 check "links statically" \
     "cc -o '$top/use_static' '$top/use.c' -I'$s/include' '$s/lib/libpfextract.a' -larchive && '$top/use_static'"
+
+# Installed for real (no DESTDIR, so the rpath is where the library is):
+# the flags of pkg-config alone find it at run time.
+make -s install PREFIX="$top/real" >/dev/null || {
+	echo "install: make install PREFIX=... failed" >&2; exit 1; }
+flags=$(PKG_CONFIG_PATH="$top/real/lib/pkgconfig" pkg-config --cflags \
+    --libs pfextract)
+check "builds with pkg-config's flags alone" \
+    "cc -o '$top/use_rpath' '$top/use.c' $flags 2>&2"
+check "runs by the rpath of the pc file" "env -u LD_LIBRARY_PATH '$top/use_rpath'"
 
 make -s uninstall DESTDIR="$top/stage" PREFIX=/opt/pfx >/dev/null
 left=$(find "$top/stage" -type f | wc -l)

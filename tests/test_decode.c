@@ -646,12 +646,13 @@ read_counting(struct fx *fx, const struct buf *a, unsigned int flags,
 	unsigned char *data;
 	size_t i, len;
 	la_ssize_t n;
-	int r;
+	int r, error;
 
 	msg[0] = '\0';
 	*raw = 0;
 	*got = 0;
-	ar = xtr_reader_open(&in, NULL, NULL, flags, &dec, NULL, msg, cap);
+	ar = xtr_reader_open(&in, NULL, NULL, flags, &dec, NULL, msg, cap,
+	    &error);
 	if (ar == NULL)
 		return ARCHIVE_FATAL;
 	cr_assert(dec != NULL, "not decoded by our decoder");

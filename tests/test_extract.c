@@ -1315,7 +1315,7 @@ case_entry_types(struct fx *fx)
 	    rec_find(&fx->rep, "dev/b", 0)->type == PFX_TYPE_BLOCK &&
 	    rec_find(&fx->rep, "fifo", 0)->type == PFX_TYPE_FIFO,
 	    "device types misreported");
-	CHECK(strstr(pfx_reason_text("symlink"), "--symlinks=contain") !=
+	CHECK(strstr(pfx_reason_text("symlink"), "PFX_SYMLINKS_CONTAIN") !=
 	    NULL, "the refusal of a symlink does not name the flag: \"%s\"",
 	    pfx_reason_text("symlink"));
 	ab_free(&ab);
