@@ -313,6 +313,10 @@ struct xtr_symlink {
 	char *path;		/* owned: relative path of the link */
 	char *target;		/* in PATH's block: as in the archive */
 	char *name;		/* in PATH's block: the archive's name */
+	char *uname, *gname;	/* in PATH's block, or NULL: the
+				   entry's, for its report */
+	int64_t e_uid, e_gid, e_mtime;	/* the entry's, for its report */
+	long e_mtime_nsec;
 	size_t mem;		/* bytes taken from the budget for it */
 	uid_t uid;		/* (uid_t)-1: leave the owner */
 	gid_t gid;

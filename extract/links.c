@@ -78,6 +78,13 @@ report_link(struct xtr *x, const struct xtr_symlink *l,
 	e.link_target = l->target;
 	e.type = PFX_TYPE_SYMLINK;
 	e.mode = 0777;
+	/* What the archive said of it, as reported when it was read. */
+	e.uname = l->uname;
+	e.gname = l->gname;
+	e.uid = l->e_uid;
+	e.gid = l->e_gid;
+	e.mtime = l->e_mtime;
+	e.mtime_nsec = l->e_mtime_nsec;
 	e.decision = status == PFX_ENTRY_EXTRACTED ||
 	    status == PFX_ENTRY_SKIPPED ? PFX_ALLOW :
 	    strcmp(reason, "symlink_escapes") == 0 ||
@@ -94,6 +101,10 @@ link_block(const struct xtr_symlink *l)
 	n = strlen(l->path) + 1 + strlen(l->target) + 1;
 	if (l->name != l->path)
 		n += strlen(l->name) + 1;
+	if (l->uname != NULL)
+		n += strlen(l->uname) + 1;
+	if (l->gname != NULL)
+		n += strlen(l->gname) + 1;
 	return n;
 }
 
@@ -111,7 +122,7 @@ drop_link(struct xtr *x, size_t i)
 		return;
 	n = link_block(l);
 	free(l->path);
-	l->path = l->target = l->name = NULL;
+	l->path = l->target = l->name = l->uname = l->gname = NULL;
 	xtr_mem_give(x, n);
 	l->mem -= n;
 }
@@ -265,7 +276,7 @@ xtr_queue_symlink(struct xtr *x, struct pfx_entry *e, const char *rel)
 {
 	struct xtr_symlink *l, *grown;
 	struct xtr_slot *s;
-	size_t cap, plen, tlen, nlen, block, mem;
+	size_t cap, plen, tlen, nlen, ulen, glen, block, mem;
 
 	if (x->opt->symlinks == PFX_SYMLINKS_REFUSE) {
 		e->decision = PFX_DENY;
@@ -302,7 +313,9 @@ xtr_queue_symlink(struct xtr *x, struct pfx_entry *e, const char *rel)
 	plen = strlen(rel) + 1;
 	tlen = strlen(e->link_target) + 1;
 	nlen = strcmp(e->name, rel) == 0 ? 0 : strlen(e->name) + 1;
-	block = plen + tlen + nlen;
+	ulen = e->uname != NULL ? strlen(e->uname) + 1 : 0;
+	glen = e->gname != NULL ? strlen(e->gname) + 1 : 0;
+	block = plen + tlen + nlen + ulen + glen;
 	mem = block + sizeof(*l);
 	if (xtr_mem_take(x, mem) < 0) {
 		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "io_error", ENOMEM);
@@ -326,6 +339,18 @@ xtr_queue_symlink(struct xtr *x, struct pfx_entry *e, const char *rel)
 		l->name = l->target + tlen;
 		memcpy(l->name, e->name, nlen);
 	}
+	if (ulen > 0) {
+		l->uname = l->target + tlen + nlen;
+		memcpy(l->uname, e->uname, ulen);
+	}
+	if (glen > 0) {
+		l->gname = l->target + tlen + nlen + ulen;
+		memcpy(l->gname, e->gname, glen);
+	}
+	l->e_uid = e->uid;
+	l->e_gid = e->gid;
+	l->e_mtime = e->mtime;
+	l->e_mtime_nsec = e->mtime_nsec;
 	l->mem = mem;
 	xtr_owner_ids(x, e, &l->uid, &l->gid);
 	l->mtime.tv_sec = (time_t)e->mtime;

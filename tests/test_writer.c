@@ -394,3 +394,61 @@ Test(writer, bad_arguments)
 	cr_expect_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
 	tree_end(&t);
 }
+
+/* What the symlink report carried. */
+struct link_seen {
+	char uname[32];
+	int64_t uid, mtime;
+	long nsec;
+	bool seen;
+};
+
+static void
+on_link_report(void *arg, const struct pfx_entry *e)
+{
+	struct link_seen *l = arg;
+
+	if (e->type != PFX_TYPE_SYMLINK)
+		return;
+	l->seen = true;
+	snprintf(l->uname, sizeof(l->uname), "%s",
+	    e->uname != NULL ? e->uname : "(null)");
+	l->uid = e->uid;
+	l->mtime = e->mtime;
+	l->nsec = e->mtime_nsec;
+}
+
+/* A symlink is made, and reported, at the end of the run; its report
+ * still carries what the archive said of it (tar -xvv lists it). */
+Test(writer, symlink_report_metadata)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e;
+	struct link_seen l;
+	struct tree t;
+
+	tree_begin(&t);
+	memset(&l, 0, sizeof(l));
+	pfx_options_init(&opt);
+	opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	opt.hooks.report = on_link_report;
+	opt.hooks.arg = &l;
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	put_file(w, "a", "x\n");
+	e = entry("sl", PFX_TYPE_SYMLINK, 0);
+	e.link_target = "a";
+	e.uname = "alice";
+	e.uid = 1000;
+	e.mtime = 1600000000;
+	e.mtime_nsec = 123;
+	cr_assert_eq(pfx_writer_entry(w, &e), 0);
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	cr_assert(l.seen);
+	cr_expect_str_eq(l.uname, "alice");
+	cr_expect_eq(l.uid, 1000);
+	cr_expect_eq(l.mtime, 1600000000);
+	cr_expect_eq(l.nsec, 123);
+	tree_end(&t);
+}
