@@ -400,7 +400,7 @@ struct xtr {
 	bool fatal;
 };
 
-/* --- engine.c --------------------------------------------------------- */
+/* --- report.c: each entry's one report, the run's one fatal error ---- */
 
 /*
  * Give ENTRY its outcome: count it, report it through the hook, and apply
@@ -441,6 +441,21 @@ void xtr_fail(struct xtr *x, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*
+ * Stop the run because the source failed while reading entry NAME's data
+ * (NULL: a header): the archive is unreadable, or the decoder process
+ * failed (source.c).
+ */
+void xtr_fail_read(struct xtr *x, const char *name);
+
+/*
+ * Turn a platform error for an entry into its reason code, and say if it
+ * is an I/O failure of the destination (fatal) rather than a refusal.
+ */
+const char *xtr_errno_reason(int error, bool *io_failure);
+
+/* --- budget.c: limits, memory, time, cancellation --------------------- */
+
+/*
  * May entry NAME write WRITTEN more bytes (its own so far included) and
  * leave HOLE bytes of holes?  max-bytes counts what is written, holes
  * included; max-ratio counts what the source decoded (x->decoded, read
@@ -450,13 +465,6 @@ void xtr_fail(struct xtr *x, int error, const char *fmt, ...)
  */
 int xtr_check_bytes(struct xtr *x, const char *name, uint64_t written,
     uint64_t hole);
-
-/*
- * Stop the run because the source failed while reading entry NAME's data
- * (NULL: a header): the archive is unreadable, or the decoder process
- * failed (source.c).
- */
-void xtr_fail_read(struct xtr *x, const char *name);
 
 /*
  * Count N more inodes against --max-entries: an entry read (before it is
@@ -490,11 +498,7 @@ int xtr_mem_try(struct xtr *x, size_t n);
  */
 bool xtr_cancelled(struct xtr *x);
 
-/*
- * Turn a platform error for an entry into its reason code, and say if it
- * is an I/O failure of the destination (fatal) rather than a refusal.
- */
-const char *xtr_errno_reason(int error, bool *io_failure);
+/* --- engine.c --------------------------------------------------------- */
 
 /*
  * PFX_OPT_SANDBOX (else nothing): confine the calling process to DESTFD,

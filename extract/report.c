@@ -1,0 +1,229 @@
+/*
+ * report.c -- every entry's one report, and the run's one fatal error.
+ *
+ * Below the engine and the writers, which both call it: an entry ends
+ * here (counted, given to the report hook, --strict applied), and so
+ * does a run (the first fatal error is the one kept).  Reports keep
+ * archive order with files still queued for the worker (async.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "extract.h"
+#include "platform.h"
+
+/* see extract.h */
+void
+xtr_fail(struct xtr *x, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->fatal)
+		return;		/* the first fatal error is the one reported */
+	x->fatal = true;
+	x->res->status = PFX_FATAL;
+	/*
+	 * A stop the caller asked for is told as such, whatever failed
+	 * because of it: a read the signal interrupted is no corrupt
+	 * archive.
+	 */
+	if (x->opt->cancel != NULL && *x->opt->cancel != 0) {
+		x->res->error = ECANCELED;
+		snprintf(x->res->message, sizeof(x->res->message),
+		    "interrupted");
+		return;
+	}
+	/*
+	 * So is the memory budget: a caller whose xtr_mem_take() (or
+	 * table add) was refused fails as for ENOMEM, but the reason is
+	 * the limit, which the user can raise.
+	 */
+	if (atomic_load(&x->mem_over)) {
+		x->res->error = EFBIG;
+		snprintf(x->res->message, sizeof(x->res->message),
+		    "limit max-memory=%" PRIu64 " reached: the archive's "
+		    "names, links and tables need more (raise "
+		    "limits.max_memory, or set it to 0)", x->opt->limits.max_memory);
+		return;
+	}
+	x->res->error = error;
+	va_start(ap, fmt);
+	vsnprintf(x->res->message, sizeof(x->res->message), fmt, ap);
+	va_end(ap);
+}
+
+/* see extract.h */
+void
+xtr_fail_read(struct xtr *x, const char *name)
+{
+	char nb[XTR_SHORT_MAX];
+	const char *text;
+	bool channel;
+	int error;
+
+	text = xtr_source_error(x, &error, &channel);
+	if (channel)
+		xtr_fail(x, error, "%s", text);
+	else if (name != NULL)
+		xtr_fail(x, error, "%s: archive data "
+		    "cannot be read: %s", xtr_short_name(name, nb), text);
+	else if (error != EIO)	/* the decoder process could not open it */
+		xtr_fail(x, error, "%s", text);
+	else
+		xtr_fail(x, error, "corrupt or unreadable archive: %s", text);
+}
+
+/*
+ * Was the destination itself removed?  A directory that was rmdir'ed
+ * keeps working as a descriptor, but every name made in it fails with
+ * ENOENT: that is no refusal of one entry but the end of the run.
+ */
+static bool
+root_removed(struct xtr *x)
+{
+	struct stat st;
+	int fd, r;
+
+	fd = pfx_root_open_dir(&x->root, "");
+	if (fd < 0)
+		return fd == -ENOENT;
+	r = fstat(fd, &st);
+	(void)close(fd);
+	return r == 0 && st.st_nlink == 0;
+}
+
+/* see extract.h */
+const char *
+xtr_short_name(const char *name, char *buf)
+{
+	enum { HEAD = 100, TAIL = 40 };
+	size_t len = strlen(name);
+
+	if (len < XTR_SHORT_MAX)
+		return name;
+	memcpy(buf, name, HEAD);
+	memcpy(buf + HEAD, "...", 3);
+	memcpy(buf + HEAD + 3, name + len - TAIL, TAIL + 1);
+	return buf;
+}
+
+/* see extract.h */
+const char *
+xtr_errno_reason(int error, bool *io_failure)
+{
+	*io_failure = false;
+	switch (error) {
+	case ELOOP:
+		return "symlink_in_path";
+	case ENOTDIR:
+		return "not_a_directory";
+	case EISDIR:
+	case ENOTEMPTY:
+		return "is_a_directory";
+	case EEXIST:
+		return "exists";
+	case EXDEV:
+		return "escapes_root";
+	case ENAMETOOLONG:
+		return "too_long";
+	case ENOENT:
+		/* Only a concurrent writer removes what we just made. */
+		return "vanished";
+	}
+	*io_failure = true;
+	return "io_error";
+}
+
+/* see extract.h */
+void
+xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
+    enum pfx_entry_status status, const char *reason, int error)
+{
+	struct pfx_stats *st = &x->res->stats;
+
+	/* Reports in archive order: files queued before this entry first,
+	 * or this report queued behind them. */
+	if (xtr_async_defer(x, entry, status, reason, error))
+		return;
+	xtr_async_drain(x);
+	entry->status = status;
+	entry->reason = reason;
+	entry->error = error;
+	switch (status) {
+	case PFX_ENTRY_EXTRACTED:
+		st->extracted++;
+		break;
+	case PFX_ENTRY_LISTED:
+		st->listed++;
+		break;
+	case PFX_ENTRY_REFUSED:
+		st->refused++;
+		break;
+	case PFX_ENTRY_SKIPPED:
+		st->skipped++;
+		break;
+	case PFX_ENTRY_FAILED:
+		st->failed++;
+		break;
+	}
+	st->bytes += entry->bytes;
+	if (status != PFX_ENTRY_SKIPPED && status != PFX_ENTRY_LISTED)
+		xtr_note_changed(x, entry->path);
+	if (x->opt->hooks.report != NULL)
+		x->opt->hooks.report(x->opt->hooks.arg, entry);
+	if (status == PFX_ENTRY_REFUSED &&
+	    (x->opt->flags & PFX_OPT_STRICT) != 0)
+		xtr_fail(x, EPERM, "stopped at the first refused entry "
+		    "(PFX_OPT_STRICT)");
+}
+
+/* see extract.h */
+void
+xtr_finish_error(struct xtr *x, struct pfx_entry *e, int r)
+{
+	bool io;
+	const char *reason = xtr_errno_reason(-r, &io);
+	char nb[XTR_SHORT_MAX];
+
+	if (r == -ENOENT && root_removed(x)) {
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, reason, -r);
+		xtr_fail(x, -r, "%s: the destination directory was removed "
+		    "during extraction", xtr_short_name(e->name, nb));
+		return;
+	}
+	if (xtr_cancelled(x)) {
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "interrupted",
+		    ECANCELED);
+		return;
+	}
+	if (!io) {
+		e->decision = PFX_DENY;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, -r);
+		return;
+	}
+	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, reason, -r);
+	xtr_fail(x, -r, "%s: %s", e->name, strerror(-r));
+}
+
+/* see extract.h */
+void
+xtr_finish_existing(struct xtr *x, struct pfx_entry *e)
+{
+	if (x->opt->existing == PFX_EXISTING_SKIP) {
+		e->bytes = 0;
+		xtr_finish_entry(x, e, PFX_ENTRY_SKIPPED, "skipped_existing",
+		    0);
+		return;
+	}
+	e->bytes = 0;	/* what was written went with the temporary */
+	e->decision = PFX_DENY;
+	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "exists", EEXIST);
+}
+
+
