@@ -244,13 +244,6 @@ list_xattrs(struct archive_entry *ae, struct wire_xattr *xs)
 	return n;
 }
 
-static void
-set_str(struct wire_header *h, enum wire_str i, const char *s)
-{
-	h->str[i] = s;
-	h->len[i] = s != NULL ? (uint32_t)strnlen(s, WIRE_MSG_MAX + 1) : 0;
-}
-
 /* Send AE's header.  Return: 0, or -E2BIG when it exceeds a message. */
 static int
 send_header(struct out *o, struct archive *ar, struct xtr_decoder *dec,
@@ -299,11 +292,11 @@ send_header(struct out *o, struct archive *ar, struct xtr_decoder *dec,
 	name = archive_entry_pathname(ae);
 	if (name == NULL)
 		name = archive_entry_pathname_utf8(ae);
-	set_str(&h, WIRE_NAME, name);
-	set_str(&h, WIRE_HARDLINK, archive_entry_hardlink(ae));
-	set_str(&h, WIRE_SYMLINK, archive_entry_symlink(ae));
-	set_str(&h, WIRE_UNAME, archive_entry_uname(ae));
-	set_str(&h, WIRE_GNAME, archive_entry_gname(ae));
+	wire_set_str(&h, WIRE_NAME, name);
+	wire_set_str(&h, WIRE_HARDLINK, archive_entry_hardlink(ae));
+	wire_set_str(&h, WIRE_SYMLINK, archive_entry_symlink(ae));
+	wire_set_str(&h, WIRE_UNAME, archive_entry_uname(ae));
+	wire_set_str(&h, WIRE_GNAME, archive_entry_gname(ae));
 	h.nxattr = list_xattrs(ae, NULL);
 	if (h.nxattr > WIRE_MSG_MAX / 8)
 		return -E2BIG;

@@ -153,6 +153,14 @@ wire_get_confined(const unsigned char *body, size_t len, int *r,
 }
 
 /* see wire.h */
+void
+wire_set_str(struct wire_header *h, enum wire_str i, const char *s)
+{
+	h->str[i] = s;
+	h->len[i] = s != NULL ? (uint32_t)strnlen(s, WIRE_MSG_MAX + 1) : 0;
+}
+
+/* see wire.h */
 size_t
 wire_put_header(unsigned char *out, size_t cap, const struct wire_header *h,
     const struct wire_xattr *xattrs)

@@ -152,6 +152,10 @@ struct wire_end {
 size_t wire_put_confined(unsigned char *out, int r,
     const struct pfx_sandbox_info *info);
 
+/* Set string I of H to S (NULL: absent), its length counted up to one
+ * past WIRE_MSG_MAX, so that wire_put_header() refuses one too long. */
+void wire_set_str(struct wire_header *h, enum wire_str i, const char *s);
+
 /*
  * Encode H (strings from H->str, xattrs from XATTRS) as a HEADER message
  * into OUT of CAP bytes.  Return: its length, or 0 if it does not fit

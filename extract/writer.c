@@ -215,13 +215,6 @@ filetype_of(enum pfx_entry_type type)
 	return 0;
 }
 
-static void
-set_str(struct wire_header *h, enum wire_str i, const char *s)
-{
-	h->str[i] = s;
-	h->len[i] = s != NULL ? (uint32_t)strnlen(s, WIRE_MSG_MAX + 1) : 0;
-}
-
 /* E as a wire header into *H; strings borrowed from E. */
 static void
 fill_header(struct wire_header *h, const struct pfx_entry *e, uint64_t raw)
@@ -243,13 +236,13 @@ fill_header(struct wire_header *h, const struct pfx_entry *e, uint64_t raw)
 		h->devminor = e->devminor;
 	}
 	h->pos = -1;
-	set_str(h, WIRE_NAME, e->name);
+	wire_set_str(h, WIRE_NAME, e->name);
 	if (e->type == PFX_TYPE_HARDLINK)
-		set_str(h, WIRE_HARDLINK, e->link_target);
+		wire_set_str(h, WIRE_HARDLINK, e->link_target);
 	else if (e->type == PFX_TYPE_SYMLINK)
-		set_str(h, WIRE_SYMLINK, e->link_target);
-	set_str(h, WIRE_UNAME, e->uname);
-	set_str(h, WIRE_GNAME, e->gname);
+		wire_set_str(h, WIRE_SYMLINK, e->link_target);
+	wire_set_str(h, WIRE_UNAME, e->uname);
+	wire_set_str(h, WIRE_GNAME, e->gname);
 }
 
 /*
