@@ -16,54 +16,16 @@
 
 #define BLOCK 512u
 
-/* The number in the header field F of N bytes: octal (spaces and NULs
- * around it), or GNU's base-256 when its first byte has 0x80 set.
- * Return: it, or -1 when it is not a number or too large. */
+/* The number in the header field F of N bytes (xtr_tar_number()), or -1
+ * when it is not a number or too large. */
 static int64_t
 field_num(const unsigned char *f, size_t n)
 {
-	uint64_t v = 0;
-	size_t i = 0;
+	uint64_t v;
 
-	if (n > 0 && (f[0] & 0x80) != 0) {
-		if ((f[0] & 0x40) != 0)
-			return -1;	/* negative */
-		v = f[0] & 0x3f;
-		for (i = 1; i < n; i++) {
-			if (v > (uint64_t)INT64_MAX >> 8)
-				return -1;
-			v = v << 8 | f[i];
-		}
-		return (int64_t)v;
-	}
-	while (i < n && f[i] == ' ')
-		i++;
-	for (; i < n && f[i] >= '0' && f[i] <= '7'; i++) {
-		if (v > (uint64_t)INT64_MAX >> 3)
-			return -1;
-		v = v << 3 | (uint64_t)(f[i] - '0');
-	}
-	if (i < n && f[i] != ' ' && f[i] != '\0')
+	if (xtr_tar_number(f, n, &v) != 0 || v > (uint64_t)INT64_MAX)
 		return -1;
 	return (int64_t)v;
-}
-
-/* Is B a tar header whose checksum holds (unsigned, or signed as some
- * old tars summed)? */
-static bool
-checksum_ok(const unsigned char *b)
-{
-	int64_t want = field_num(b + 148, 8);
-	long u = 0, s = 0;
-	size_t i;
-
-	for (i = 0; i < BLOCK; i++) {
-		unsigned char c = i >= 148 && i < 156 ? ' ' : b[i];
-
-		u += c;
-		s += (signed char)c;
-	}
-	return want >= 0 && (want == u || want == s);
 }
 
 /* Copy the field F of at most N bytes, up to its first NUL, into OUT
@@ -125,7 +87,7 @@ xtr_label_parse(const unsigned char *b, size_t len, struct xtr_label *l)
 	int r;
 
 	memset(l, 0, sizeof(*l));
-	if (len < BLOCK || !checksum_ok(b))
+	if (len < BLOCK || !xtr_tar_header_ok(b))
 		return 0;
 	l->mtime = field_num(b + 136, 12);
 	if (l->mtime < 0)

@@ -142,38 +142,6 @@ fail(struct archive *a, struct xtr_volumes *v, int e, const char *fmt, ...)
 	return -1;
 }
 
-/* An octal or base-256 field of W bytes.  Return: 0, or -1. */
-static int
-field_num(const unsigned char *f, size_t w, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i = 0;
-
-	if ((f[0] & 0x80) != 0) {	/* base-256, positive only */
-		if ((f[0] & 0x40) != 0)
-			return -1;
-		v = f[0] & 0x3f;
-		for (i = 1; i < w; i++) {
-			if (v > (UINT64_MAX >> 8))
-				return -1;
-			v = (v << 8) | f[i];
-		}
-		*out = v;
-		return 0;
-	}
-	while (i < w && f[i] == ' ')
-		i++;
-	for (; i < w && f[i] >= '0' && f[i] <= '7'; i++) {
-		if (v > (UINT64_MAX >> 3))
-			return -1;
-		v = (v << 3) | (uint64_t)(f[i] - '0');
-	}
-	if (i < w && f[i] != '\0' && f[i] != ' ')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static bool
 all_zero(const unsigned char *b)
 {
@@ -183,25 +151,6 @@ all_zero(const unsigned char *b)
 		if (b[i] != 0)
 			return false;
 	return true;
-}
-
-/* Does B check as a tar header does (unsigned or signed sum)? */
-static bool
-is_header(const unsigned char *b)
-{
-	uint64_t want;
-	long u = 0, s = 0;
-	size_t i;
-
-	if (field_num(b + 148, 8, &want) != 0)
-		return false;
-	for (i = 0; i < BLK; i++) {
-		unsigned char c = i >= 148 && i < 156 ? ' ' : b[i];
-
-		u += c;
-		s += (signed char)c;
-	}
-	return want == (uint64_t)u || want == (uint64_t)s;
 }
 
 /* Decimal digits S (LEN bytes) into *OUT.  Return: 0, or -1. */
@@ -373,7 +322,7 @@ walk_header(struct archive *a, struct xtr_volumes *v, const unsigned char *h)
 		return 0;
 	}
 	v->at_end = false;
-	if (!is_header(h) || field_num(h + 124, 12, &size) != 0) {
+	if (!xtr_tar_header_ok(h) || xtr_tar_number(h + 124, 12, &size) != 0) {
 		v->lost = true;	/* libarchive says what it makes of it */
 		return 0;
 	}
@@ -420,7 +369,7 @@ walk_header(struct archive *a, struct xtr_volumes *v, const unsigned char *h)
 	v->total = size;
 	if (v->next.total_set)
 		v->total = v->next.total;
-	else if (type == 'S' && field_num(h + 483, 12, &n) == 0)
+	else if (type == 'S' && xtr_tar_number(h + 483, 12, &n) == 0)
 		v->total = n;
 	memset(&v->next, 0, sizeof(v->next));
 	if (type == '5')
@@ -532,7 +481,7 @@ drop_member(struct archive *a, struct xtr_volumes *v, unsigned char *b,
 	uint64_t size, n;
 	int r;
 
-	if (field_num(b + 124, 12, &size) != 0)
+	if (xtr_tar_number(b + 124, 12, &size) != 0)
 		size = 0;
 	v->dropped += BLK;
 	/* The walk may be inside an 'x' header's records cut at the end of
@@ -575,7 +524,7 @@ read_head(struct archive *a, struct xtr_volumes *v)
 
 	memset(&v->cont, 0, sizeof(v->cont));
 	r = read_block(a, v, b);
-	if (r > 0 && is_header(b) && b[156] == 'V') {
+	if (r > 0 && xtr_tar_header_ok(b) && b[156] == 'V') {
 		v->dropped += BLK;
 		r = read_block(a, v, b);
 	}
@@ -588,7 +537,7 @@ read_head(struct archive *a, struct xtr_volumes *v)
 	/* Zeros: the end of an archive that filled the volume before.
 	 * Data where a member was cut: check_cont() says it is not its
 	 * continuation, as GNU tar does. */
-	if (!is_header(b) && !all_zero(b) && v->body == B_NONE) {
+	if (!xtr_tar_header_ok(b) && !all_zero(b) && v->body == B_NONE) {
 		(void)fail(a, v, EINVAL, "volume %zu does not look like a "
 		    "tar volume (of an uncompressed archive)", v->cur + 1);
 		return -1;
@@ -597,8 +546,8 @@ read_head(struct archive *a, struct xtr_volumes *v)
 		v->cont.set = v->cont.name_set = v->cont.gnu = true;
 		memcpy(v->cont.name, b, 100);
 		v->cont.name[100] = '\0';
-		v->cont.size_set = field_num(b + 124, 12, &v->cont.size) == 0;
-		v->cont.offset_set = field_num(b + 369, 12,
+		v->cont.size_set = xtr_tar_number(b + 124, 12, &v->cont.size) == 0;
+		v->cont.offset_set = xtr_tar_number(b + 369, 12,
 		    &v->cont.offset) == 0;
 		v->dropped += BLK;
 		r = read_block(a, v, b);
@@ -609,12 +558,12 @@ read_head(struct archive *a, struct xtr_volumes *v)
 		if (drop_member(a, v, b, true) < 0)
 			return -1;
 		r = read_block(a, v, b);
-		if (r > 0 && is_header(b) && (b[156] == 'x' || b[156] == 'X')) {
+		if (r > 0 && xtr_tar_header_ok(b) && (b[156] == 'x' || b[156] == 'X')) {
 			if (drop_member(a, v, b, false) < 0)
 				return -1;
 			r = read_block(a, v, b);
 		}
-		if (r > 0 && is_header(b)) {
+		if (r > 0 && xtr_tar_header_ok(b)) {
 			v->dropped += BLK;
 			r = read_block(a, v, b);
 		}
@@ -694,7 +643,7 @@ next_volume(struct archive *a, struct xtr_volumes *v)
 	 * be a header: data there is a volume out of sequence.
 	 */
 	if (!cut && v->cont.set && v->cont.offset_set &&
-	    v->cont.offset != 0 && v->part == BLK && !is_header(v->buf) &&
+	    v->cont.offset != 0 && v->part == BLK && !xtr_tar_header_ok(v->buf) &&
 	    !all_zero(v->buf))
 		return fail(a, v, EINVAL, "volume %zu is out of sequence: it "
 		    "continues '%s' from byte %" PRIu64 ", but volume %zu "
@@ -735,7 +684,7 @@ compressed(const unsigned char *b, size_t n)
 	size_t i;
 
 	/* A tar header that checks is a tar header, whatever its name. */
-	if (n >= BLK && is_header(b))
+	if (n >= BLK && xtr_tar_header_ok(b))
 		return false;
 	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
 		if (n >= m[i].len && memcmp(b, m[i].magic, m[i].len) == 0)
