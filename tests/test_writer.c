@@ -22,20 +22,16 @@
 struct tree {
 	char top[PATH_MAX];	/* holds dest and a sentinel beside it */
 	char dest[PATH_MAX + 8];
-	int topfd;
+	int topfd, destfd;
 };
 
 static void
 tree_begin(struct tree *t)
 {
-	const char *tmp = getenv("TMPDIR");
 	int fd;
 
-	snprintf(t->top, sizeof(t->top), "%s/pfx-writer.XXXXXX",
-	    tmp != NULL ? tmp : "/tmp");
-	cr_assert_not_null(mkdtemp(t->top));
+	t->destfd = tfx_temp_dest("writer", t->top, sizeof(t->top));
 	snprintf(t->dest, sizeof(t->dest), "%s/dest", t->top);
-	cr_assert_eq(mkdir(t->dest, 0755), 0);
 	t->topfd = open(t->top, O_RDONLY | O_DIRECTORY);
 	cr_assert_geq(t->topfd, 0);
 	fd = openat(t->topfd, "sentinel", O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -66,7 +62,7 @@ tree_end(struct tree *t)
 		free(names[--n]);
 	free(names);
 	(void)close(t->topfd);
-	(void)tfx_rm_tree(t->top);
+	tfx_temp_end(&t->destfd, t->top);
 }
 
 /* Is dest/REL of mode type TYPE (S_IFREG...)? */
