@@ -331,6 +331,199 @@ plat_thread_batch(void)
 	return -pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
 }
 
+/* Cgroup depth walked for a quota: deeper trees are not made by hand. */
+#define CPU_QUOTA_MAX_DEPTH 32
+
+/* Read the small file NAME under DIRFD into BUF (NUL-ended).  0 or -1. */
+static int
+read_small(int dirfd, const char *name, char *buf, size_t cap)
+{
+	ssize_t n;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd == -1)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* CPUs of a quota of QUOTA per PERIOD, rounded up; 0 for no cap. */
+static unsigned int
+quota_cpus(long long quota, long long period)
+{
+	long long cpus;
+
+	if (quota <= 0 || period <= 0)
+		return 0;
+	cpus = quota / period + (quota % period != 0);
+	return cpus > (long long)UINT_MAX ? UINT_MAX : (unsigned int)cpus;
+}
+
+/*
+ * The CPUs the cgroup directory DIRFD caps its processes to, or 0: v2's
+ * cpu.max ("QUOTA PERIOD", or "max PERIOD" for none), v1's
+ * cpu.cfs_quota_us (-1 for none) over cpu.cfs_period_us.
+ */
+static unsigned int
+cgroup_dir_cpus(int dirfd, bool v2)
+{
+	char buf[64];
+	long long quota, period;
+
+	if (v2)
+		return read_small(dirfd, "cpu.max", buf, sizeof(buf)) == 0 &&
+		    sscanf(buf, "%lld %lld", &quota, &period) == 2 ?
+		    quota_cpus(quota, period) : 0;
+	if (read_small(dirfd, "cpu.cfs_quota_us", buf, sizeof(buf)) == -1 ||
+	    sscanf(buf, "%lld", &quota) != 1 ||
+	    read_small(dirfd, "cpu.cfs_period_us", buf, sizeof(buf)) == -1 ||
+	    sscanf(buf, "%lld", &period) != 1)
+		return 0;
+	return quota_cpus(quota, period);
+}
+
+/*
+ * The smallest CPU quota from the cgroup PATH (as /proc/self/cgroup
+ * gives it, from "/") up to the root of the hierarchy mounted at MOUNT,
+ * or 0 where none is set or MOUNT is not there.  Each step up is an
+ * openat(".."), never a path built from PATH's parts.
+ */
+static unsigned int
+cgroup_walk_cpus(const char *mount, const char *path, bool v2)
+{
+	unsigned int best = 0, q;
+	int dir, up, depth, levels = 0;
+	const char *p;
+
+	for (p = path; *p != '\0'; p++)
+		levels += *p == '/' && p[1] != '\0' && p[1] != '/';
+	dir = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir == -1)
+		return 0;
+	if (levels > 0) {
+		up = openat(dir, path + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		(void)close(dir);
+		if (up == -1)
+			return 0;
+		dir = up;
+	}
+	for (depth = 0; depth <= levels && depth < CPU_QUOTA_MAX_DEPTH;
+	    depth++) {
+		q = cgroup_dir_cpus(dir, v2);
+		if (q != 0 && (best == 0 || q < best))
+			best = q;
+		if (depth == levels)
+			break;
+		up = openat(dir, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		(void)close(dir);
+		if (up == -1)
+			return best;
+		dir = up;
+	}
+	(void)close(dir);
+	return best;
+}
+
+/* The smaller of two caps, where 0 is none. */
+static unsigned int
+min_cap(unsigned int a, unsigned int b)
+{
+	return a == 0 ? b : b == 0 || a < b ? a : b;
+}
+
+/* Does the comma list LIST of a /proc/self/cgroup line name "cpu"? */
+static bool
+names_cpu(const char *list, size_t len)
+{
+	size_t i = 0, j;
+
+	while (i < len) {
+		for (j = i; j < len && list[j] != ','; j++)
+			continue;
+		if (j - i == 3 && memcmp(list + i, "cpu", 3) == 0)
+			return true;
+		i = j + 1;
+	}
+	return false;
+}
+
+/*
+ * The CPU quota of the process's cgroups, v2 ("0::PATH") and v1 (the
+ * line whose controllers name "cpu"), at the places Linux distributions
+ * mount them; 0 where none caps it.
+ */
+static unsigned int
+cgroup_cpus(void)
+{
+	static const char *const v2_mounts[] = {
+		"/sys/fs/cgroup", "/sys/fs/cgroup/unified",
+	};
+	static const char *const v1_mounts[] = {
+		"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct",
+	};
+	char text[4096], *line, *next, *c1, *c2;
+	unsigned int best = 0;
+	size_t i;
+	int fd;
+	ssize_t n;
+
+	fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	for (line = text; line != NULL && *line != '\0'; line = next) {
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		c1 = strchr(line, ':');
+		c2 = c1 == NULL ? NULL : strchr(c1 + 1, ':');
+		if (c2 == NULL || c2[1] != '/')
+			continue;
+		if (c2 == c1 + 1 && strncmp(line, "0:", 2) == 0) {
+			for (i = 0; i < sizeof(v2_mounts) / sizeof(*v2_mounts);
+			    i++)
+				best = min_cap(best,
+				    cgroup_walk_cpus(v2_mounts[i], c2 + 1, true));
+		} else if (names_cpu(c1 + 1, (size_t)(c2 - c1 - 1))) {
+			for (i = 0; i < sizeof(v1_mounts) / sizeof(*v1_mounts);
+			    i++)
+				best = min_cap(best,
+				    cgroup_walk_cpus(v1_mounts[i], c2 + 1,
+				    false));
+		}
+	}
+	return best;
+}
+
+/* see plat_thread.h */
+unsigned int
+plat_thread_cpus(void)
+{
+	cpu_set_t set;
+	unsigned int cpus = 1, quota;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+		n = CPU_COUNT(&set);
+		cpus = n > 0 ? (unsigned int)n : 1;
+	} else {
+		long on = sysconf(_SC_NPROCESSORS_ONLN);
+
+		cpus = on > 0 ? (unsigned int)on : 1;
+	}
+	quota = cgroup_cpus();
+	return quota != 0 && quota < cpus ? quota : cpus;
+}
+
 /* see platform.h */
 mode_t
 plat_os_dirent_type(const struct dirent *de)

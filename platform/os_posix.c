@@ -204,6 +204,15 @@ plat_thread_batch(void)
 	return -ENOTSUP;
 }
 
+/* see plat_thread.h */
+unsigned int
+plat_thread_cpus(void)
+{
+	long on = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return on > 0 ? (unsigned int)on : 1;
+}
+
 /* see platform.h */
 int
 plat_os_close_range(int lo, int hi)

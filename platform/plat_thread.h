@@ -17,4 +17,16 @@
  */
 int plat_thread_batch(void);
 
+/*
+ * How many CPUs the calling process may really use: the CPUs of its
+ * affinity mask, fewer where a CPU quota caps them (Linux: the cgroup
+ * v2 cpu.max of its cgroup and every ancestor, rounded up; a quota of
+ * 1.5 CPUs is 2).  A library thread pool sizes itself by this, never by
+ * the CPUs the machine has: in a container given one CPU of 64, a pool
+ * of 64 only adds handoffs.  Read before a sandbox confines the process
+ * (the quota is under /sys); where it cannot be read, the affinity alone
+ * counts.  Return: at least 1.
+ */
+unsigned int plat_thread_cpus(void);
+
 #endif /* PLAT_THREAD_H */
