@@ -700,18 +700,3 @@ xtr_decode_open(struct archive *a, enum xtr_codec codec,
 	/* libarchive calls dec_close() whether or not the open works. */
 	return archive_read_open(a, d, NULL, dec_read, dec_close);
 }
-
-/* see decode.h */
-void
-xtr_head_add(struct xtr_head *h, const void *p, size_t n)
-{
-	size_t room;
-
-	if (h == NULL || h->len >= sizeof(h->buf))
-		return;
-	room = sizeof(h->buf) - h->len;
-	if (n > room)
-		n = room;
-	memcpy(h->buf + h->len, p, n);
-	h->len += n;
-}

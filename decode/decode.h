@@ -135,9 +135,35 @@ struct xtr_head {
 	unsigned char buf[XTR_HEAD_MAX];
 	size_t len;
 	bool unseen;
+	struct xtr_window *window;	/* also the last bytes of all, or NULL */
 };
 
-/* Keep what of P (N bytes) still fits in H (NULL: nothing). */
+/*
+ * The last CAP bytes of the decompressed archive, with their offsets in
+ * it, kept by xtr_head_add() when a struct xtr_head has one: for a
+ * pax header that libarchive reads and drops (GNU.dumpdir, paxdump.c),
+ * read again from the very bytes libarchive took.  END is the offset
+ * after the last byte kept.
+ */
+struct xtr_window {
+	unsigned char *buf;
+	size_t cap;
+	uint64_t end;
+};
+
+/* A window of CAP bytes; NULL without memory.  Free with xtr_window_free(). */
+struct xtr_window *xtr_window_new(size_t cap);
+void xtr_window_free(struct xtr_window *t);
+
+/*
+ * Copy the N bytes at offset AT of the stream from T to OUT.
+ * Return: 0, or -1 when they are not all kept (before the window, or
+ * not yet read).
+ */
+int xtr_window_get(const struct xtr_window *t, uint64_t at, size_t n, void *out);
+
+/* Keep what of P (N bytes) still fits in H (NULL: nothing), and P in
+ * H's window, if it has one. */
 void xtr_head_add(struct xtr_head *h, const void *p, size_t n);
 
 struct xtr_dec_input {

@@ -48,6 +48,7 @@
 
 #include "decode.h"
 #include "extract.h"
+#include "paxdump.h"
 #include "platform.h"
 #include "wire.h"
 
@@ -420,6 +421,44 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 	return 0;
 }
 
+/* Send LIST (LEN bytes), a pax dump list, as the entry's data, then
+ * DATA_END. */
+static void
+send_list(struct out *o, const char *list, size_t len, struct archive *ar,
+    struct xtr_decoder *dec)
+{
+	size_t at = 0, n;
+
+	while (at < len) {
+		n = len - at < WIRE_DATA_MAX ? len - at : WIRE_DATA_MAX;
+		send_block(o, list + at, n, (la_int64_t)at,
+		    raw_bytes(ar, dec));
+		at += n;
+	}
+	send_end(o, WIRE_DATA_END, WIRE_OK, 0, NULL);
+}
+
+/*
+ * Take AE's pax dump list (-G, paxdump.c) into *LIST, or end the run
+ * when its headers cannot be trusted.
+ */
+static void
+take_pax_list(struct out *o, struct archive *ar, struct archive_entry *ae,
+    const struct xtr_head *head, char **list, size_t *len)
+{
+	char text[512];
+	const char *reason = NULL;
+
+	if (xtr_paxdump_take(ar, ae, head, list, len, &reason) !=
+	    XTR_PAXDUMP_BAD)
+		return;
+	(void)snprintf(text, sizeof(text), "%s: the dump list of a -H posix "
+	    "incremental archive cannot be read: %s",
+	    archive_entry_pathname(ae) != NULL ? archive_entry_pathname(ae) :
+	    "", reason);
+	finish(o, EILSEQ, text);
+}
+
 /* Is FD open on a directory? */
 static bool
 is_dir(int fd)
@@ -465,6 +504,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	static struct xtr_head head;	/* the archive's first bytes */
 	unsigned char m[WIRE_HEAD + 8];
 	bool label_sent = false;
+	char *pax = NULL;		/* a pax dump list (-G) */
+	size_t pax_len = 0;
 	struct xtr_decoder *dec;
 	struct xtr_volumes *vols;
 	struct archive_entry *ae;
@@ -477,6 +518,10 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	o.ring = ring;
 	/* A buffer or a regular file never keeps the decoder waiting. */
 	o.lazy = in->buf != NULL || is_file(in->fd);
+	/* -G: the stream's last bytes, for pax dump lists. */
+	if ((opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
+	    (head.window = xtr_paxdump_window()) == NULL)
+		finish(&o, ENOMEM, "cannot keep the stream's last bytes for -G");
 	ar = xtr_reader_open_head(in, opt->formats, NULL, XTR_READ_FLAGS(opt),
 	    &dec, &vols, &head, msg, sizeof(msg), &r);
 	if (ar == NULL)
@@ -498,11 +543,18 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 			finish(&o, error_of(&o, ar), error_text(&o, ar,
 			    "truncated or "
 			    "corrupt (the decoder gave no detail)"));
+		take_pax_list(&o, ar, ae, &head, &pax, &pax_len);
 		r = send_header(&o, ar, dec, vols, ae);
 		if (r < 0)
 			finish(&o, -r, r == -E2BIG ? "an entry's header is "
 			    "larger than the 4 MiB a decoder process may send" :
 			    strerror(-r));
+		if (pax != NULL) {
+			send_list(&o, pax, pax_len, ar, dec);
+			free(pax);
+			pax = NULL;
+			continue;
+		}
 		/* A listing needs no data, and a plain stream is skipped
 		 * without decoding; a compressed one is decoded to be
 		 * skipped, and the parent counts what it costs. */

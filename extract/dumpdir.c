@@ -35,12 +35,15 @@ xtr_is_dumpdir(const struct xtr *x, struct archive_entry *ae)
 {
 	/*
 	 * libarchive gives a directory data only for GNU's 'D' type (a '5'
-	 * is read with size 0), and only GNU tar archives have those.
+	 * is read with size 0), which only GNU tar archives have; in a pax
+	 * archive the list is a GNU.dumpdir record, given as the data
+	 * (paxdump.c).
 	 */
 	return (x->opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
 	    archive_entry_filetype(ae) == AE_IFDIR &&
 	    archive_entry_size(ae) > 0 &&
-	    xtr_source_format(x) == ARCHIVE_FORMAT_TAR_GNUTAR;
+	    (xtr_source_format(x) & ARCHIVE_FORMAT_BASE_MASK) ==
+	    ARCHIVE_FORMAT_TAR;
 }
 
 /* For bsearch(3): the name KEY against a record's name. */

@@ -22,6 +22,7 @@
 #include <archive_entry.h>
 
 #include "extract.h"
+#include "paxdump.h"
 #include "platform.h"
 
 /* see extract.h */
@@ -714,6 +715,10 @@ free_state(struct xtr *x)
 	if (x->ar != NULL)
 		archive_read_free(x->ar);
 	x->ar = NULL;
+	xtr_window_free(x->head.window);
+	x->head.window = NULL;
+	free(x->pax_list);
+	x->pax_list = NULL;
 	x->dec = NULL;
 	xtr_volumes_free(x->vols);
 	x->vols = NULL;
@@ -822,6 +827,17 @@ open_source(struct xtr *x, const struct xtr_in *src)
 	if (in == NULL)
 		return open_wire(x, src);
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
+		/* -G: the stream's last bytes, for pax dump lists. */
+		if ((opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
+		    (x->head.window = xtr_paxdump_window()) == NULL) {
+			x->fatal = true;
+			x->res->status = PFX_FATAL;
+			x->res->error = ENOMEM;
+			(void)snprintf(x->res->message,
+			    sizeof(x->res->message), "cannot keep the "
+			    "stream's tail for -G: %s", strerror(ENOMEM));
+			return -1;
+		}
 		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,
 		    XTR_READ_FLAGS(opt), &x->dec, &x->vols, &x->head,
 		    x->res->message, sizeof(x->res->message), &error);

@@ -408,6 +408,10 @@ struct xtr {
 					   read or drained: for the ratio */
 	bool in_data;			/* the current entry's data may not
 					   all have been read */
+	char *pax_list;			/* owned: the current entry's data
+					   in place of libarchive's: a pax
+					   GNU.dumpdir (paxdump.c), or NULL */
+	size_t pax_len;
 	struct xtr_journal *journal;	/* owned: --atomic over a populated
 					   destination (journal.c), or NULL */
 	_Atomic uint64_t mem_used;	/* xtr_mem_take(), both threads */

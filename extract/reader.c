@@ -373,6 +373,60 @@ open_pipe(struct archive *a, int fd, bool own_fd,
 	return archive_read_open(a, p, NULL, pipe_read, pipe_close);
 }
 
+/*
+ * A buffer read through a callback, in pieces of XTR_BLOCK, so that
+ * every byte libarchive takes passes HEAD (and its window) when it does.
+ */
+struct memory_in {
+	const unsigned char *buf;
+	size_t len, given;
+	struct xtr_head *head;
+};
+
+/* libarchive's read callback for a buffer.  Return: bytes, 0 at the end. */
+static la_ssize_t
+memory_read(struct archive *a, void *arg, const void **buf)
+{
+	struct memory_in *m = arg;
+	size_t n = m->len - m->given;
+
+	(void)a;
+	if (n > XTR_BLOCK)
+		n = XTR_BLOCK;
+	*buf = m->buf + m->given;
+	m->given += n;
+	xtr_head_add(m->head, *buf, n);
+	return (la_ssize_t)n;
+}
+
+/* libarchive's close callback for a buffer.  Return: ARCHIVE_OK. */
+static int
+memory_close(struct archive *a, void *arg)
+{
+	(void)a;
+	free(arg);
+	return ARCHIVE_OK;
+}
+
+/* Open A on BUF (LEN bytes) through memory_read(), HEAD seeing every
+ * byte.  Return: libarchive's status. */
+static int
+open_memory_seen(struct archive *a, const void *buf, size_t len,
+    struct xtr_head *head)
+{
+	struct memory_in *m;
+
+	m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
+		return ARCHIVE_FATAL;
+	}
+	m->buf = buf;
+	m->len = len;
+	m->head = head;
+	return archive_read_open(a, m, NULL, memory_read, memory_close);
+}
+
 /* How to open an input once its codec is known. */
 struct opening {
 	const volatile sig_atomic_t *cancel;
@@ -510,6 +564,8 @@ open_path(struct archive *a, const char *path, struct opening *o)
 	codec = seekable_codec(fd, &o->raw_empty);
 	if (codec != XTR_CODEC_NONE)
 		return open_decoded_fd(a, fd, true, codec, o);
+	if (o->head != NULL && o->head->window != NULL)
+		return open_stream(a, fd, true, o);	/* every byte seen */
 	/* The label is read from this open of PATH; libarchive opens it
 	 * again by name, as it always did. */
 	keep_head(o->head, fd, 0);
@@ -578,6 +634,9 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	if (in->buf != NULL) {
 		o->raw_empty = in->len == 0;
 		codec = xtr_codec_detect(in->buf, in->len);
+		if (codec == XTR_CODEC_NONE && o->head != NULL &&
+		    o->head->window != NULL)
+			return open_memory_seen(a, in->buf, in->len, o->head);
 		if (codec == XTR_CODEC_NONE) {
 			xtr_head_add(o->head, in->buf, in->len);
 			return archive_read_open_memory(a, in->buf, in->len);
@@ -601,6 +660,8 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	codec = seekable_codec(in->fd, &o->raw_empty);
 	if (codec != XTR_CODEC_NONE)
 		return open_decoded_fd(a, in->fd, false, codec, o);
+	if (o->head != NULL && o->head->window != NULL)
+		return open_stream(a, in->fd, false, o);	/* every byte seen */
 	keep_head(o->head, in->fd, lseek(in->fd, 0, SEEK_CUR));
 	return archive_read_open_fd(a, in->fd, XTR_BLOCK);
 }

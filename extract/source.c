@@ -4,12 +4,14 @@
  * The engine reads both alike, and judges and writes what either gives.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include <archive.h>
 #include <archive_entry.h>
 
 #include "decode.h"
 #include "extract.h"
+#include "paxdump.h"
 
 /*
  * Read what is left of the current entry's data, counting it as decoded:
@@ -40,6 +42,28 @@ drain(struct xtr *x, struct archive_entry *ae)
 	return ARCHIVE_OK;
 }
 
+/*
+ * A directory of a pax archive read with -G: its GNU.dumpdir, which
+ * libarchive drops, becomes its data (paxdump.c).  Return: 0, or -1 with
+ * the reason set as the reader's error.
+ */
+static int
+pax_list(struct xtr *x, struct archive_entry *ae)
+{
+	const char *reason = NULL;
+	int r;
+
+	r = xtr_paxdump_take(x->ar, ae, &x->head, &x->pax_list, &x->pax_len,
+	    &reason);
+	if (r != XTR_PAXDUMP_BAD)
+		return 0;
+	archive_set_error(x->ar, EILSEQ, "%s: the dump list of a -H posix "
+	    "incremental archive cannot be read: %s",
+	    archive_entry_pathname(ae) != NULL ?
+	    archive_entry_pathname(ae) : "", reason);
+	return -1;
+}
+
 /* see extract.h */
 int
 xtr_source_next(struct xtr *x, struct archive_entry *ae)
@@ -48,6 +72,8 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 
 	if (drain(x, ae) != ARCHIVE_OK)
 		return ARCHIVE_FATAL;
+	free(x->pax_list);
+	x->pax_list = NULL;
 	if (x->remote != NULL)
 		r = xtr_remote_next(x->remote, ae);
 	else
@@ -55,6 +81,8 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 	/* WARN is a header read whole (a name not in the locale...). */
 	if (r == ARCHIVE_WARN)
 		r = ARCHIVE_OK;
+	if (r == ARCHIVE_OK && x->remote == NULL && pax_list(x, ae) < 0)
+		r = ARCHIVE_FATAL;
 	x->in_data = r == ARCHIVE_OK;
 	/* RETRY too: a bad header would make every later block an entry
 	 * of garbage. */
@@ -71,6 +99,14 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 
 	if (!x->in_data)
 		return XTR_DATA_EOF;
+	if (x->pax_list != NULL) {	/* given once, whole */
+		*buf = x->pax_list;
+		*size = x->pax_len;
+		*offset = 0;
+		x->decoded += *size;
+		x->in_data = false;	/* the next call says EOF */
+		return XTR_DATA_OK;
+	}
 	if (x->remote != NULL) {
 		r = xtr_remote_data(x->remote, buf, size, offset);
 	} else {

@@ -15,7 +15,9 @@
  *	bit 1	the walk resolver (else auto: openat2 where the kernel has it)
  *	bit 2	--windows-names
  *	bit 3	--strip-components=1
- *	bits 4-5 existing names: 0 and 3 replace, 1 keep (-k), 2 skip
+ *	bits 4-5 existing names: 0 replace, 1 keep (-k), 2 skip, 3 replace
+ *		with -G (PFX_OPT_INCREMENTAL: dump lists purge and move,
+ *		and pax directories' headers are read again, paxdump.c)
  *	bit 6	-m (no mtimes)
  *	bit 7	-p (keep group/other write and sticky; never setuid/setgid,
  *		as there is no --same-owner)
@@ -687,6 +689,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		opt.existing = PFX_EXISTING_KEEP;
 	else if (((r.flags >> 4) & 3) == 2)
 		opt.existing = PFX_EXISTING_SKIP;
+	else if (((r.flags >> 4) & 3) == 3)
+		opt.flags |= PFX_OPT_INCREMENTAL;
 	if ((r.flags & 0x40) != 0)
 		opt.flags |= PFX_OPT_NO_MTIME;
 	if ((r.flags & 0x80) != 0)

@@ -284,17 +284,25 @@ expect_purged(void)
 	cr_expect(exists("out/sentinel"));
 }
 
+/* The good list for d/ as a 'D' entry, then d/new. */
 static void
-purge_with(unsigned int flags)
+gnu_archive(struct tar *t)
+{
+	tar_dumpdir(t, "d/", good_list, sizeof(good_list));
+	tar_file(t, "d/new", "new");
+	tar_end(t);
+}
+
+/* Extract the archive BUILD writes over populate()'s tree, with FLAGS. */
+static void
+purge_with(unsigned int flags, void (*build)(struct tar *))
 {
 	struct tar t = { 0 };
 	struct pfx_result res;
 	struct seen s;
 
 	populate();
-	tar_dumpdir(&t, "d/", good_list, sizeof(good_list));
-	tar_file(&t, "d/new", "new");
-	tar_end(&t);
+	build(&t);
 	cr_assert_eq(run(&t, PFX_OPT_INCREMENTAL | flags, 0, &s, &res),
 	    PFX_OK, "%s", res.message);
 	expect_purged();
@@ -304,12 +312,12 @@ purge_with(unsigned int flags)
 
 Test(dumpdir, purges_what_the_list_lacks)
 {
-	purge_with(0);
+	purge_with(0, gnu_archive);
 }
 
 Test(dumpdir, purges_with_the_decoder_process)
 {
-	purge_with(PFX_OPT_SANDBOX_CHILD);
+	purge_with(PFX_OPT_SANDBOX_CHILD, gnu_archive);
 }
 
 /* Without -G/-g a dump directory is a directory, as before. */
@@ -782,4 +790,151 @@ Test(dumpdir, moved_names_not_chmodded_at_the_end)
 	cr_assert_eq(stat(p, &st), 0);
 	cr_expect_eq(st.st_mode & 07777, 0711, "mode %o", st.st_mode & 07777);
 	free(t.buf);
+}
+
+/* --- -H posix: the list in a GNU.dumpdir pax record (paxdump.c) ------- */
+
+/* Append the pax record KEY=VALUE (VLEN bytes) to R at *LEN. */
+static void
+pax_record(char *r, size_t cap, size_t *len, const char *key,
+    const char *value, size_t vlen)
+{
+	size_t body = strlen(key) + 1 + vlen + 1, n, digits = 1;
+
+	for (n = body + 1; n >= 10; n /= 10)	/* LEN counts itself */
+		digits++;
+	n = body + 1 + digits;
+	if (snprintf(NULL, 0, "%zu", n) != (int)digits)
+		n++;
+	cr_assert(*len + n < cap);
+	*len += (size_t)snprintf(r + *len, cap - *len, "%zu %s=", n, key);
+	memcpy(r + *len, value, vlen);
+	*len += vlen;
+	r[(*len)++] = '\n';
+}
+
+/* A POSIX header: as tar_header(), with the ustar magic "ustar\0" "00". */
+static void
+pax_header(struct tar *t, const char *name, char type, uint64_t size)
+{
+	unsigned char *h;
+	unsigned int sum = 0;
+	size_t i;
+
+	tar_header(t, name, type, size);
+	h = t->buf + t->len - 512;
+	memcpy(h + 257, "ustar\0" "00", 8);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+}
+
+/* The directory NAME with the pax records R (LEN bytes) before it. */
+static void
+pax_dir(struct tar *t, const char *name, const char *r, size_t len)
+{
+	pax_header(t, "PaxHeaders/d", 'x', len);
+	tar_data(t, r, len);
+	pax_header(t, name, '5', 0);
+}
+
+/* A pax archive of the good list for d/, then d/new. */
+static void
+pax_archive(struct tar *t)
+{
+	char r[512];
+	size_t len = 0;
+
+	pax_record(r, sizeof(r), &len, "mtime", "1700000000", 10);
+	pax_record(r, sizeof(r), &len, "GNU.dumpdir", good_list,
+	    sizeof(good_list));
+	pax_dir(t, "d/", r, len);
+	pax_header(t, "d/new", '0', 3);
+	tar_data(t, "new", 3);
+	tar_end(t);
+}
+
+Test(dumpdir, pax_list_purges)
+{
+	purge_with(0, pax_archive);
+}
+
+Test(dumpdir, pax_list_purges_with_the_decoder_process)
+{
+	purge_with(PFX_OPT_SANDBOX_CHILD, pax_archive);
+}
+
+/* The list comes out when listing, as a 'D' entry's does. */
+Test(dumpdir, pax_list_listed)
+{
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+
+	pax_archive(&t);
+	cr_assert_eq(run(&t, PFX_OPT_INCREMENTAL | PFX_OPT_LIST, 0, &s,
+	    &res), PFX_OK, "%s", res.message);
+	cr_assert_eq(s.list_len, sizeof(good_list) - 1);
+	cr_expect_eq(memcmp(s.list, good_list, sizeof(good_list) - 1), 0);
+	free(t.buf);
+}
+
+/* A pax directory without the record is a directory: nothing goes. */
+Test(dumpdir, pax_without_list_purges_nothing)
+{
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+	char r[128];
+	size_t len = 0;
+
+	populate();
+	pax_record(r, sizeof(r), &len, "mtime", "1700000000", 10);
+	pax_dir(&t, "d/", r, len);
+	tar_end(&t);
+	cr_assert_eq(run(&t, PFX_OPT_INCREMENTAL, 0, &s, &res), PFX_OK,
+	    "%s", res.message);
+	cr_expect(exists("dest/d/gone"));
+	cr_expect_eq(s.npurged, 0);
+	free(t.buf);
+}
+
+/*
+ * Records that libarchive reads one way and a second parser might read
+ * another (a length that lies) stop the run: the list is never guessed,
+ * and nothing is purged.
+ */
+static void
+pax_malformed_with(unsigned int flags)
+{
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+	char r[512];
+	size_t len = 0;
+
+	populate();
+	pax_record(r, sizeof(r), &len, "GNU.dumpdir", good_list,
+	    sizeof(good_list));
+	len += (size_t)snprintf(r + len, sizeof(r) - len, "99 path=d/\n");
+	pax_dir(&t, "d/", r, len);
+	tar_end(&t);
+	cr_assert_neq(run(&t, PFX_OPT_INCREMENTAL | flags, 0, &s, &res),
+	    PFX_OK);
+	cr_expect(strstr(res.message, "dump list") != NULL, "%s",
+	    res.message);
+	cr_expect(exists("dest/d/gone"));
+	cr_expect_eq(s.npurged, 0);
+	free(t.buf);
+}
+
+Test(dumpdir, pax_malformed_records_stop_the_run)
+{
+	pax_malformed_with(0);
+}
+
+Test(dumpdir, pax_malformed_records_stop_the_decoder_process)
+{
+	pax_malformed_with(PFX_OPT_SANDBOX_CHILD);
 }
