@@ -677,6 +677,39 @@ PFX_API int pfx_writer_entry(struct pfx_writer *w,
 PFX_API int pfx_writer_data(struct pfx_writer *w, const void *buf,
     size_t len);
 
+/* An extended attribute, for pfx_writer_entry_ext(). */
+struct pfx_xattr {
+	const char *name;	/* e.g. "user.mime_type"; not empty */
+	const void *value;	/* SIZE bytes, any (NULL when SIZE is 0) */
+	size_t size;
+};
+
+/* pfx_writer_entry_ext() FLAGS: a sparse file (PFX_TYPE_FILE, SIZE set). */
+#define PFX_WRITER_SPARSE 0x1u
+
+/*
+ * As pfx_writer_entry(), with NXATTRS extended attributes XATTRS (set on
+ * the file only with PFX_OPT_XATTRS, under the same rules as an
+ * archive's), and FLAGS.  With PFX_WRITER_SPARSE the entry is a sparse
+ * file of apparent size E->size: its data comes by pfx_writer_data_at()
+ * (or pfx_writer_data(), which goes on where the last block ended), and
+ * what no block covers is a hole -- charged against the limits and
+ * max-ratio as the bytes it stands for, as a sparse tar member's.  The
+ * header with its attributes must fit one message of the protocol
+ * (4 MiB): else E2BIG, nothing sent.  Copied: XATTRS may go once this
+ * returns.
+ */
+PFX_API int pfx_writer_entry_ext(struct pfx_writer *w,
+    const struct pfx_entry *e, const struct pfx_xattr *xattrs,
+    size_t nxattrs, unsigned int flags);
+
+/*
+ * LEN bytes of a sparse entry's data at OFFSET, at or after where the
+ * last block ended (EINVAL otherwise, or for an entry not sparse).
+ */
+PFX_API int pfx_writer_data_at(struct pfx_writer *w, int64_t offset,
+    const void *buf, size_t len);
+
 /*
  * The caller's reader failed (WHY, its message): the run ends as for a
  * corrupt archive -- fatal, EIO, WHY in its message, and with

@@ -45,6 +45,7 @@ struct pfx_writer {
 	struct pfx_result res;
 	/* The stream. */
 	bool in_entry;		/* a HEADER was sent, its DATA_END not */
+	bool sparse;		/* ... of a sparse file: data may skip */
 	bool ended;		/* END was sent */
 	int64_t offset;		/* data bytes of the entry so far */
 	uint64_t raw;		/* data bytes given in all */
@@ -267,42 +268,94 @@ entry_ok(const struct pfx_entry *e)
 	return true;
 }
 
+/*
+ * Are the NXATTRS attributes XATTRS, and FLAGS, ones E may carry?  A
+ * sparse file is a regular file of known size.
+ */
+static bool
+ext_ok(const struct pfx_entry *e, const struct pfx_xattr *xattrs,
+    size_t nxattrs, unsigned int flags)
+{
+	size_t i;
+
+	if ((flags & ~PFX_WRITER_SPARSE) != 0 || (nxattrs > 0 &&
+	    xattrs == NULL) || nxattrs > WIRE_MSG_MAX / 8)
+		return false;
+	if ((flags & PFX_WRITER_SPARSE) != 0 && (e->type != PFX_TYPE_FILE ||
+	    e->size < 0))
+		return false;
+	for (i = 0; i < nxattrs; i++)
+		if (xattrs[i].name == NULL || xattrs[i].name[0] == '\0' ||
+		    (xattrs[i].value == NULL && xattrs[i].size > 0))
+			return false;
+	return true;
+}
+
+/*
+ * Encode H and XS (H->nxattr of them) into W's buffer, growing it to a
+ * whole message if need be.  Return: its length, or 0 when it does not
+ * fit one message.
+ */
+static size_t
+encode_header(struct pfx_writer *w, const struct wire_header *h,
+    const struct wire_xattr *xs)
+{
+	unsigned char *p;
+	size_t len;
+
+	for (;;) {
+		len = wire_put_header(w->buf, w->cap, h, xs);
+		if (len > 0 || w->cap >= WIRE_HEAD + WIRE_MSG_MAX)
+			return len;
+		p = realloc(w->buf, WIRE_HEAD + WIRE_MSG_MAX);
+		if (p == NULL)
+			return 0;
+		w->buf = p;
+		w->cap = WIRE_HEAD + WIRE_MSG_MAX;
+	}
+}
+
 /* see pfextract.h */
 int
-pfx_writer_entry(struct pfx_writer *w, const struct pfx_entry *e)
+pfx_writer_entry_ext(struct pfx_writer *w, const struct pfx_entry *e,
+    const struct pfx_xattr *xattrs, size_t nxattrs, unsigned int flags)
 {
 	struct wire_header h;
-	struct wire_xattr none;
-	size_t len;
-	unsigned char *p;
+	struct wire_xattr *xs;
+	size_t len, i;
 	int r;
 
 	if (w == NULL || e == NULL || e->name == NULL || w->ended)
 		return EINVAL;
-	if (!entry_ok(e))
+	if (!entry_ok(e) || !ext_ok(e, xattrs, nxattrs, flags))
 		return EINVAL;
 	r = end_entry(w);
 	if (r != 0)
 		return r;
 	fill_header(&h, e, w->raw);
-	memset(&none, 0, sizeof(none));
-	for (;;) {
-		len = wire_put_header(w->buf, w->cap, &h, &none);
-		if (len > 0)
-			break;
-		/* Too long for one message: refused, as a decoder's
-		 * would be, before anything is sent. */
-		if (w->cap >= WIRE_HEAD + WIRE_MSG_MAX)
-			return ENAMETOOLONG;
-		p = realloc(w->buf, WIRE_HEAD + WIRE_MSG_MAX);
-		if (p == NULL)
-			return ENOMEM;
-		w->buf = p;
-		w->cap = WIRE_HEAD + WIRE_MSG_MAX;
+	if ((flags & PFX_WRITER_SPARSE) != 0)
+		h.flags |= WIRE_SPARSE;
+	xs = calloc(nxattrs + 1, sizeof(*xs));
+	if (xs == NULL)
+		return ENOMEM;
+	for (i = 0; i < nxattrs; i++) {
+		xs[i].name = xattrs[i].name;
+		xs[i].name_len = strlen(xattrs[i].name);
+		xs[i].value = xattrs[i].value;
+		xs[i].value_len = xattrs[i].size;
 	}
+	h.nxattr = (uint32_t)nxattrs;
+	/* Too long for one message: refused, as a decoder's would be,
+	 * before anything is sent. */
+	len = encode_header(w, &h, xs);
+	free(xs);
+	if (len == 0)
+		return w->cap < WIRE_HEAD + WIRE_MSG_MAX ? ENOMEM :
+		    nxattrs > 0 ? E2BIG : ENAMETOOLONG;
 	r = send_all(w, w->buf, len);
 	if (r == 0) {
 		w->in_entry = true;
+		w->sparse = (flags & PFX_WRITER_SPARSE) != 0;
 		w->offset = 0;
 	}
 	return r;
@@ -310,15 +363,20 @@ pfx_writer_entry(struct pfx_writer *w, const struct pfx_entry *e)
 
 /* see pfextract.h */
 int
-pfx_writer_data(struct pfx_writer *w, const void *buf, size_t len)
+pfx_writer_entry(struct pfx_writer *w, const struct pfx_entry *e)
+{
+	return pfx_writer_entry_ext(w, e, NULL, 0, 0);
+}
+
+/* Send LEN bytes of BUF as the current entry's data at W->offset. */
+static int
+send_data(struct pfx_writer *w, const void *buf, size_t len)
 {
 	unsigned char head[WIRE_HEAD + 16];
 	const unsigned char *b = buf;
 	size_t n, hl;
 	int r;
 
-	if (w == NULL || (buf == NULL && len > 0) || !w->in_entry)
-		return EINVAL;
 	while (len > 0) {
 		n = len < WIRE_DATA_MAX ? len : WIRE_DATA_MAX;
 		w->raw += n;
@@ -333,6 +391,29 @@ pfx_writer_data(struct pfx_writer *w, const void *buf, size_t len)
 		len -= n;
 	}
 	return 0;
+}
+
+/* see pfextract.h */
+int
+pfx_writer_data(struct pfx_writer *w, const void *buf, size_t len)
+{
+	if (w == NULL || (buf == NULL && len > 0) || !w->in_entry)
+		return EINVAL;
+	return send_data(w, buf, len);
+}
+
+/* see pfextract.h */
+int
+pfx_writer_data_at(struct pfx_writer *w, int64_t offset, const void *buf,
+    size_t len)
+{
+	if (w == NULL || (buf == NULL && len > 0) || !w->in_entry ||
+	    !w->sparse || offset < w->offset)
+		return EINVAL;
+	/* What is skipped is a hole; the run checks it against the
+	 * entry's size and charges it as the bytes it stands for. */
+	w->offset = offset;
+	return send_data(w, buf, len);
 }
 
 /* Send END with STATUS, ERROR and WHY, once. */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -446,5 +447,155 @@ Test(writer, symlink_report_metadata)
 	cr_expect_eq(l.uid, 1000);
 	cr_expect_eq(l.mtime, 1600000000);
 	cr_expect_eq(l.nsec, 123);
+	tree_end(&t);
+}
+
+/* An entry's extended attributes are set with PFX_OPT_XATTRS, and only
+ * then. */
+static void
+xattrs_with(unsigned int flags, bool set)
+{
+	static const struct pfx_xattr xs[] = {
+		{ "user.mime_type", "text/plain", 10 },
+		{ "user.empty", NULL, 0 },
+	};
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e;
+	struct seen s;
+	struct tree t;
+	char path[PATH_MAX * 2], buf[32];
+	ssize_t n;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	opt.flags |= flags;
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	e = entry("f", PFX_TYPE_FILE, 2);
+	cr_assert_eq(pfx_writer_entry_ext(w, &e, xs, 2, 0), 0);
+	cr_assert_eq(pfx_writer_data(w, "hi", 2), 0);
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	snprintf(path, sizeof(path), "%s/f", t.dest);
+	n = getxattr(path, "user.mime_type", buf, sizeof(buf));
+	if (set) {
+		cr_assert_eq(n, 10, "user.mime_type: %s", strerror(errno));
+		cr_expect_eq(memcmp(buf, "text/plain", 10), 0);
+		cr_expect_eq(getxattr(path, "user.empty", buf, sizeof(buf)), 0);
+	} else {
+		cr_expect_eq(n, -1, "set without PFX_OPT_XATTRS");
+	}
+	tree_end(&t);
+}
+
+Test(writer, xattrs_set)
+{
+	xattrs_with(PFX_OPT_XATTRS, true);
+}
+
+Test(writer, xattrs_not_without_the_flag)
+{
+	xattrs_with(0, false);
+}
+
+/* Attributes that cannot be one message, or are malformed, are the
+ * caller's error: nothing is sent. */
+Test(writer, xattrs_bad)
+{
+	static char big[5 << 20];
+	struct pfx_xattr x = { "user.big", big, sizeof(big) };
+	struct pfx_xattr bad = { "", "v", 1 };
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e;
+	struct seen s;
+	struct tree t;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	opt.flags |= PFX_OPT_XATTRS;
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	e = entry("f", PFX_TYPE_FILE, 0);
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, &x, 1, 0), E2BIG);
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, &bad, 1, 0), EINVAL);
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, NULL, 1, 0), EINVAL);
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, NULL, 0, 0x80), EINVAL);
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(s.extracted, 0);
+	tree_end(&t);
+}
+
+/* A sparse file: its holes are holes, its data where it was given. */
+Test(writer, sparse_holes)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e;
+	struct seen s;
+	struct tree t;
+	struct stat st;
+	char path[PATH_MAX * 2], c;
+	int fd;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	e = entry("sparse", PFX_TYPE_FILE, 8 << 20);
+	cr_assert_eq(pfx_writer_entry_ext(w, &e, NULL, 0, PFX_WRITER_SPARSE),
+	    0);
+	cr_assert_eq(pfx_writer_data_at(w, 0, "A", 1), 0);
+	cr_assert_eq(pfx_writer_data_at(w, 4 << 20, "B", 1), 0);
+	cr_expect_eq(pfx_writer_data_at(w, 1, "C", 1), EINVAL,
+	    "a block before the last one's end");
+	cr_assert_eq(pfx_writer_data(w, "C", 1), 0);	/* at 4 MiB + 1 */
+	/* A plain file's data cannot skip. */
+	e = entry("plain", PFX_TYPE_FILE, 4);
+	cr_assert_eq(pfx_writer_entry(w, &e), 0);
+	cr_expect_eq(pfx_writer_data_at(w, 2, "xy", 2), EINVAL);
+	cr_assert_eq(pfx_writer_data(w, "abcd", 4), 0);
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(s.extracted, 2, "%s", s.reasons);
+	snprintf(path, sizeof(path), "%s/sparse", t.dest);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq(st.st_size, 8 << 20, "the trailing hole is kept");
+	cr_expect_lt(st.st_blocks * 512, 1 << 20, "holes were written: %lld "
+	    "blocks", (long long)st.st_blocks);
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_expect(pread(fd, &c, 1, 0) == 1 && c == 'A');
+	cr_expect(pread(fd, &c, 1, 4 << 20) == 1 && c == 'B');
+	cr_expect(pread(fd, &c, 1, (4 << 20) + 1) == 1 && c == 'C');
+	cr_expect(pread(fd, &c, 1, 2 << 20) == 1 && c == '\0');
+	(void)close(fd);
+	tree_end(&t);
+}
+
+/* A sparse file's holes count against the ratio as the bytes they stand
+ * for: a tiny push of a huge apparent size stops the run, and no file of
+ * that size is left. */
+Test(writer, sparse_bomb_stopped)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e;
+	struct seen s;
+	struct tree t;
+	char path[PATH_MAX * 2];
+	struct stat st;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	e = entry("bomb", PFX_TYPE_FILE, (int64_t)1 << 40);
+	cr_assert_eq(pfx_writer_entry_ext(w, &e, NULL, 0, PFX_WRITER_SPARSE),
+	    0);
+	(void)pfx_writer_data_at(w, ((int64_t)1 << 40) - 1, "x", 1);
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_FATAL);
+	cr_expect_eq(res.error, EFBIG, "%s", res.message);
+	snprintf(path, sizeof(path), "%s/bomb", t.dest);
+	cr_expect_neq(stat(path, &st), 0, "the bomb has its name");
 	tree_end(&t);
 }
