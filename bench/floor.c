@@ -1,39 +1,53 @@
 /*
- * floor.c -- the decode-only floor for bench/run.sh: how fast the best
- * libraries turn a compressed archive back into its tar stream, with the
- * output thrown away.  An extractor cannot take less time than this.
+ * floor.c -- decoding alone, for the efficiency bound of bench/run.sh:
+ * how fast the best libraries turn a compressed archive back into its
+ * tar stream on the CPUs available, with the output thrown away, and
+ * what CPU time that takes.  An extractor cannot take less time than
+ * the first, nor less CPU than the second.
  *
- * usage: floor [-r rounds] file ...
+ * usage: floor [-j cpus] [-r rounds] file ...
  *
  * Every FILE must have the same format, found by its magic bytes: gzip,
  * zstd or xz.  Each library that reads that format decodes all the files,
- * one after the other, ROUNDS times (default 1):
- *   gzip  isal (ISA-L's igzip, isal_inflate) and zlib (inflate)
- *   zstd  zstd (libzstd streaming)
- *   xz    xz-mt (liblzma's multi-threaded decoder, one thread per CPU)
- *         and xz-1 (its single-threaded one)
- * Multi-member gzip and concatenated zstd frames and xz streams are read
- * to the end.  Integrity checks are those of the libraries: the gzip
- * CRC-32 and length, the zstd frame checksum when present, the xz check.
- * The files are mapped and their pages touched before the clock starts;
- * the output goes to one reused buffer.
+ * one after the other, ROUNDS times (default 1), on as many threads as
+ * the format allows:
+ *   gzip  isal (ISA-L's igzip, isal_inflate) and zlib (inflate): one
+ *         thread, as a deflate stream cannot be split
+ *   zstd  zstd (libzstd streaming): one thread, likewise
+ *   xz    xz-mt (liblzma's threaded decoder, CPUS threads, with a
+ *         generous memory limit: blocks decode in parallel where the
+ *         stream has several and their sizes are in the headers) and
+ *         xz-1 (its single-threaded one)
+ * CPUS is the -j argument, or the CPUs this process may run on (its
+ * affinity, as nproc(1) counts them).  Multi-member gzip and
+ * concatenated zstd frames and xz streams are read to the end.
+ * Integrity checks are those of the libraries: the gzip CRC-32 and
+ * length, the zstd frame checksum when present, the xz check.  The files
+ * are mapped and their pages touched before the clock starts; the output
+ * goes to one reused buffer.
  *
  * Output, on standard output:
- *   format F files N in BYTES out BYTES
- *   LIB SECONDS          one line per library: the median over the rounds
- *   best LIB SECONDS
+ *   format F files N in BYTES out BYTES cpus N
+ *   LIB WALL CPU         one line per library: the medians over the rounds
+ *                        of the wall time and of the CPU time (user + sys
+ *                        of every thread), in seconds
+ *   best LIB WALL CPU    the library with the least wall time
  *
  * Exit status: 0, 1 a file is corrupt or truncated or the libraries
  * disagree on its length, 2 usage, 3 a system error.
  */
+/* sched_getaffinity(2) and CPU_COUNT are GNU's. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +66,9 @@
 
 /* A bound on -r, so the per-round times fit on the stack. */
 #define MAX_ROUNDS 99
+
+/* A bound on -j, far below liblzma's own (LZMA_THREADS_MAX). */
+#define MAX_CPUS 1024
 
 enum format { FMT_GZIP, FMT_ZSTD, FMT_XZ, FMT_UNKNOWN };
 
@@ -73,10 +90,14 @@ struct lib {
 	decode_fn decode;
 };
 
+/* The threads a decoder that can use several may start: -j, or the CPUs
+ * of this process's affinity. */
+static unsigned int cpus;
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: floor [-r rounds] file ...\n");
+	fprintf(stderr, "usage: floor [-j cpus] [-r rounds] file ...\n");
 	exit(2);
 }
 
@@ -294,9 +315,7 @@ dec_xz_mt(const struct input *in, unsigned char *out, uint64_t *total)
 
 	memset(&mt, 0, sizeof(mt));
 	mt.flags = LZMA_CONCATENATED;
-	mt.threads = lzma_cputhreads();
-	if (mt.threads == 0)
-		mt.threads = 1;
+	mt.threads = cpus;
 	/* Generous: a quarter of the RAM before it falls back to one
 	 * thread, and no limit at which it would stop. */
 	mt.memlimit_threading = lzma_physmem() / 4;
@@ -401,45 +420,78 @@ median(double *v, int n)
 	return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* User + sys seconds of every thread of this process, so far. */
+static double
+cpu_now(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == -1)
+		die("getrusage", errno);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* A library's medians over the rounds. */
+struct timing {
+	double wall;	/* seconds */
+	double cpu;	/* seconds, user + sys */
+};
+
 /*
- * Decode the N inputs with LIB, ROUNDS times; *SECS is the median time of
- * a round, *OUT the decoded bytes.  Return: 0, or -1 after a message.
+ * Decode the N inputs with LIB, ROUNDS times; *TM gets the medians of a
+ * round, *OUT the decoded bytes.  Return: 0, or -1 after a message.
  */
 static int
 time_lib(const struct lib *lib, const struct input *in, int n, int rounds,
-    unsigned char *buf, double *secs, uint64_t *out)
+    unsigned char *buf, struct timing *tm, uint64_t *out)
 {
-	double t[MAX_ROUNDS], start;
+	double wall[MAX_ROUNDS], cpu[MAX_ROUNDS], start, start_cpu;
 	uint64_t one;
 	int r, i;
 
 	for (r = 0; r < rounds; r++) {
 		*out = 0;
+		start_cpu = cpu_now();
 		start = now();
 		for (i = 0; i < n; i++) {
 			if (lib->decode(&in[i], buf, &one) == -1)
 				return -1;
 			*out += one;
 		}
-		t[r] = now() - start;
+		wall[r] = now() - start;
+		cpu[r] = cpu_now() - start_cpu;
 	}
-	*secs = median(t, rounds);
+	tm->wall = median(wall, rounds);
+	tm->cpu = median(cpu, rounds);
 	return 0;
 }
 
-/* Parse -r's argument; usage() unless 1..MAX_ROUNDS. */
+/* Parse the argument S of an option; usage() unless 1..MAX. */
 static int
-parse_rounds(const char *s)
+parse_count(const char *s, long max)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < 1 ||
-	    v > MAX_ROUNDS)
+	if (errno != 0 || end == s || *end != '\0' || v < 1 || v > max)
 		usage();
 	return (int)v;
+}
+
+/* The CPUs this process may run on, at least 1. */
+static unsigned int
+affinity_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == -1)
+		die("sched_getaffinity", errno);
+	n = CPU_COUNT(&set);
+	return n > 0 ? (unsigned int)n : 1;
 }
 
 /* Map the N files at PATHS into IN; all must share one known format.
@@ -477,31 +529,32 @@ run_all(enum format fmt, const struct input *in, int n, int rounds,
     uint64_t in_bytes, unsigned char *buf)
 {
 	const struct lib *best = NULL;
-	double secs, best_secs = 0;
+	struct timing tm, best_tm = { 0, 0 };
 	uint64_t out, first_out = 0;
 	size_t k;
 
 	for (k = 0; k < sizeof(libs) / sizeof(libs[0]); k++) {
 		if (libs[k].fmt != fmt)
 			continue;
-		if (time_lib(&libs[k], in, n, rounds, buf, &secs, &out) == -1)
+		if (time_lib(&libs[k], in, n, rounds, buf, &tm, &out) == -1)
 			return 1;
 		if (best == NULL) {
 			printf("format %s files %d in %" PRIu64 " out %" PRIu64
-			       "\n", format_names[fmt], n, in_bytes, out);
+			       " cpus %u\n", format_names[fmt], n, in_bytes,
+			    out, cpus);
 			first_out = out;
 		} else if (out != first_out) {
 			fprintf(stderr, "floor: %s and %s disagree on the "
 					"length\n", best->name, libs[k].name);
 			return 1;
 		}
-		printf("%s %.6f\n", libs[k].name, secs);
-		if (best == NULL || secs < best_secs) {
-			best_secs = secs;
+		printf("%s %.6f %.6f\n", libs[k].name, tm.wall, tm.cpu);
+		if (best == NULL || tm.wall < best_tm.wall) {
+			best_tm = tm;
 			best = &libs[k];
 		}
 	}
-	printf("best %s %.6f\n", best->name, best_secs);
+	printf("best %s %.6f %.6f\n", best->name, best_tm.wall, best_tm.cpu);
 	return 0;
 }
 
@@ -514,13 +567,21 @@ main(int argc, char **argv)
 	enum format fmt;
 	int c, rounds = 1, ret;
 
+	cpus = affinity_cpus();
 	for (;;) {
-		c = getopt(argc, argv, "r:");
+		c = getopt(argc, argv, "j:r:");
 		if (c == -1)
 			break;
-		if (c != 'r')
+		switch (c) {
+		case 'j':
+			cpus = (unsigned int)parse_count(optarg, MAX_CPUS);
+			break;
+		case 'r':
+			rounds = parse_count(optarg, MAX_ROUNDS);
+			break;
+		default:
 			usage();
-		rounds = parse_rounds(optarg);
+		}
 	}
 	argc -= optind;
 	argv += optind;
