@@ -319,8 +319,8 @@ obj/bench/dosgen: bench/dosgen.c
 
 obj/bench/floor: bench/floor.c
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_DEFS) $(CFLAGS) $(WARN) -o $@ bench/floor.c -lisal -lz \
-	    -lzstd -llzma
+	$(CC) $(BENCH_DEFS) $(CFLAGS) $(WARN) -pthread -o $@ bench/floor.c \
+	    -lisal -lz -lzstd -llzma
 
 # The sample archive is written at build time by a small libarchive
 # program, so that its hostile entries are readable source, not a blob.
