@@ -27,8 +27,9 @@
  * runs, the resident sets of the tree's live processes (/proc/PID/statm)
  * are added up; the largest sum, or rss_kib if that is larger, is
  * tree_kib.  It is sampled, so a peak shorter than SAMPLE_MS can be
- * missed, and a page mapped by two processes of the tree (pfextract's
- * ring, shared with its decoder process) counts in each.  status is 0,
+ * missed, and a page mapped by two processes of the tree counts in each:
+ * pfextract's ring, shared with its decoder process, and the pages that
+ * process still shares with pfextract since fork(2).  status is 0,
  * or the first nonzero exit status, 128 + N for signal N; a list goes on
  * to its end after a failure.
  *
