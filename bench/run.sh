@@ -715,8 +715,14 @@ header() {
 	echo "machine: ${cpu:-?}, $(getconf _NPROCESSORS_ONLN) CPUs online," \
 	    "$CPUS available to this run (affinity), $mem, $(uname -sr);" \
 	    "output on $(stat -f -c %T "$DIR") ($DIR)"
+	# The tree's commit says which pfextract this is only if it was
+	# built here.
+	case $PFX in
+	"$top"/*) from="tree $rev" ;;
+	*) from="from outside the tree at $rev" ;;
+	esac
 	echo "pfextract: $PFX (sha256 $(sha256sum "$PFX" | cut -c1-12)," \
-	    "tree $rev); $(tar --version | head -n 1);" \
+	    "$from); $(tar --version | head -n 1);" \
 	    "$(bsdtar --version | cut -d' ' -f1-2)$unzip"
 	echo "rounds: $ROUNDS after one warm-up, the tools in turn; times are" \
 	    "medians; pfx/tool is the median of the per-round ratios; RSS is" \
