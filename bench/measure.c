@@ -605,6 +605,16 @@ setup(struct redirect *r, struct tree *tr)
 	tr->page_kib = page > 0 ? page / 1024 : 4;
 }
 
+/* Let go of what setup() and the samples took. */
+static void
+teardown(struct tree *tr)
+{
+	(void)closedir(tr->proc);
+	free(tr->seen.v);
+	free(tr->live.v);
+	free(tr->fresh);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -642,5 +652,6 @@ main(int argc, char **argv)
 	else
 		run_once(&r, argv, &tr, &t);
 	report(&t, &tr);
+	teardown(&tr);
 	return t.status == 0 ? 0 : 1;
 }
