@@ -1,6 +1,6 @@
 #!/bin/sh
-# run.sh -- `make bench` (issue 6): pfextract against GNU tar and bsdtar on
-# real data, side by side.  Run from the top of the tree, after
+# run.sh -- `make bench` (issues 6 and 21): pfextract against GNU tar and
+# bsdtar on real data, side by side.  Run from the top of the tree, after
 # `make obj/pfextract obj/bench/measure obj/bench/floor`.
 #
 # Datasets, built once into $BENCH_DATA and re-used (each written under a
@@ -13,20 +13,35 @@
 #   node_modules   bench/node_modules/ installed (npm ci --ignore-scripts),
 #                  as a .tar.gz
 #   huge.tar, huge.tar.zst  four 512 MiB files of AES-CTR keystream
+# and two variants of linux.tar, the same archive under other conditions:
+#   linux.tar@1cpu   every tool on one CPU (taskset -c, the first CPU of
+#                    this run's affinity)
+#   linux.tar@quota  every tool in a cgroup of its own with a quota of one
+#                    CPU (cgroup v2 cpu.max or v1 cpu.cfs_quota_us), on all
+#                    the CPUs; skipped, and said so, where no cgroup with a
+#                    cpu controller can be made
+# linux.tar.xz also runs pfextract at a smaller memory budget
+# (--max-memory=$BENCH_XZ_MEM), as a fourth tool of its rounds.
 #
 # For each dataset: one untimed warm-up run of every tool, after which
 # pfextract's tree is compared with GNU tar's (bsdtar's for the zip); then
 # BENCH_ROUNDS rounds, each running the tools in turn (pfextract, GNU
 # tar, bsdtar), every run into a fresh destination under $BENCH_DIR that
 # is removed afterwards, untimed.  obj/bench/measure times each run (wall,
-# CPU of all descendants, peak RSS).  A multi-archive set (npm) is one
-# measured run per archive, each into its own destination, summed.  The
-# floor of a compressed set is max(decode alone with the best library,
-# obj/bench/floor; write alone, GNU tar on the plain .tar of the same data).
+# CPU of all descendants, the peak RSS of the largest process and of the
+# process tree).  A multi-archive set (npm) is one measured run per
+# archive, each into its own destination, summed.
+#
+# The efficiency bound of a compressed set (issue 21) is 1.2 x max(D,
+# (DC + P) / CPUS): D and DC the wall and CPU time of decoding alone on
+# every CPU the format allows (obj/bench/floor, the library with the least
+# wall time), P the median CPU time of pfextract on the plain twin of the
+# set (linux.tar for the Linux sets) in this run, CPUS the CPUs available
+# to the run (its affinity, as nproc counts them).
 #
 # Environment: BENCH_DATA (obj/bench/data), BENCH_DIR (/dev/shm/pfx-bench),
 # BENCH_ROUNDS (3), BENCH_ONLY (a comma list of datasets, or linux / huge
-# for all of theirs), PFEXTRACT (obj/pfextract).
+# for all of theirs), BENCH_XZ_MEM (64M), PFEXTRACT (obj/pfextract).
 #
 # Output: one table per dataset, also written to obj/bench/results.txt,
 # then a summary line.  A tool that exits nonzero, or a tree that differs,
@@ -40,6 +55,7 @@ DATA=$(abs "${BENCH_DATA:-obj/bench/data}")
 DIR=$(abs "${BENCH_DIR:-/dev/shm/pfx-bench}")
 ROUNDS=${BENCH_ROUNDS:-3}
 ONLY=${BENCH_ONLY:-}
+XZ_MEM=${BENCH_XZ_MEM:-64M}
 PFX=$(abs "${PFEXTRACT:-obj/pfextract}")
 MEASURE=$top/obj/bench/measure
 FLOOR=$top/obj/bench/floor
@@ -47,8 +63,15 @@ BENCH=$top/bench
 RESULTS=$top/obj/bench/results.txt
 RUN=$DIR/run
 
-ALL="linux.tar linux.tar.gz linux.tar.xz linux.tar.zst linux.zip"
-ALL="$ALL npm node_modules huge.tar huge.tar.zst"
+ALL="linux.tar linux.tar@1cpu linux.tar@quota linux.tar.gz linux.tar.xz"
+ALL="$ALL linux.tar.zst linux.zip npm node_modules huge.tar huge.tar.zst"
+
+# The CPUs this run may use: its affinity (a cgroup quota is not counted).
+CPUS=$(nproc)
+# The one CPU of linux.tar@1cpu: the first of the affinity list ("0-3,8").
+ONE_CPU=$(taskset -cp $$ | sed 's/.*: *//; s/[-,].*//')
+# The cgroup of linux.tar@quota (made below), or empty.
+QUOTA_CG=""
 
 # The linux-source package and the member that holds the tree.
 DEB_PKG=linux-source-6.1
@@ -65,6 +88,10 @@ for p in "$DATA" "$DIR" "$PFX" "$top"; do
 done
 case $ROUNDS in
 '' | *[!0-9]* | 0) fail "BENCH_ROUNDS must be a positive integer" ;;
+esac
+case $XZ_MEM in
+[1-9]*[KMG] | [1-9]*) ;;
+*) fail "BENCH_XZ_MEM must be a size such as 64M" ;;
 esac
 [ "$ROUNDS" -le 99 ] || fail "BENCH_ROUNDS must be at most 99"
 for f in "$PFX" "$MEASURE" "$FLOOR"; do
@@ -105,7 +132,7 @@ DATASETS=$(selected)
 # The tools the selected datasets need; say which are missing.
 need_tools() {
 	missing=""
-	set -- tar bsdtar find diff awk sort xz gzip
+	set -- tar bsdtar find diff awk sort xz gzip nproc taskset
 	for ds in $DATASETS; do
 		case $ds in
 		linux.zip) set -- "$@" unzip zip ;;
@@ -329,20 +356,31 @@ archives() {
 	esac
 }
 
-# The plain twin of dataset $1 (its write-alone floor), or nothing.
+# The data item of dataset $1: itself, or what its variant (@...) runs on.
+base_of() {
+	echo "${1%@*}"
+}
+
+# The plain twin of dataset $1, whose pfextract CPU time goes into the
+# bound, or nothing: a plain set, or a variant, has no bound.  The zip's
+# tree lacks three small files of linux.tar's (see build_linux_zip).
 twin() {
 	case $1 in
-	linux.tar.gz | linux.tar.xz | linux.tar.zst) echo linux.tar ;;
+	linux.tar.gz | linux.tar.xz | linux.tar.zst | linux.zip)
+		echo linux.tar
+		;;
 	npm) echo npm-tar ;;
 	node_modules) echo node_modules.tar ;;
 	huge.tar.zst) echo huge.tar ;;
 	esac
 }
 
-# The tools of dataset $1, in the order of each round.
+# The tools of dataset $1, in the order of each round.  pfextract-mem is
+# pfextract with --max-memory=$XZ_MEM.
 tools_of() {
 	case $1 in
 	*.zip) echo pfextract bsdtar unzip ;;
+	linux.tar.xz) echo pfextract pfextract-mem tar bsdtar ;;
 	*) echo pfextract tar bsdtar ;;
 	esac
 }
@@ -391,38 +429,56 @@ make_dests() {
 }
 
 # Run tool $1 once over list $2 under measure; measure's line goes to
-# $RUN/line.  Fails the bench when the tool exits nonzero.  (Never call it
-# in a pipeline or $(...): a failure there would only end a subshell.)
+# $RUN/line.  The variant of dataset $CUR says where it runs: on one CPU
+# (taskset), or in the cgroup of one CPU's quota (a shell that moves
+# itself there, then becomes the tool).  Fails the bench when the tool
+# exits nonzero.  (Never call it in a pipeline or $(...): a failure there
+# would only end a subshell.)
 run_tool() {
 	tool=$1
 	list=$2
+	# shellcheck disable=SC2086 # PFX_OPTS is a list of options
 	case $tool in
 	pfextract) set -- "$PFX" -x -f '{a}' -C '{d}' $PFX_OPTS ;;
+	pfextract-mem)
+		set -- "$PFX" -x -f '{a}' -C '{d}' $PFX_OPTS \
+		    --max-memory="$XZ_MEM"
+		;;
 	tar) set -- tar -xf '{a}' -C '{d}' ;;
 	bsdtar) set -- bsdtar -xf '{a}' -C '{d}' ;;
 	unzip) set -- unzip -q '{a}' -d '{d}' ;;
+	esac
+	case $CUR in
+	*@1cpu) set -- taskset -c "$ONE_CPU" "$@" ;;
+	*@quota)
+		# shellcheck disable=SC2016 # $$ and $0 are the inner shell's
+		set -- sh -c 'echo $$ >"$0" && exec "$@"' \
+		    "$QUOTA_CG/cgroup.procs" "$@"
+		;;
 	esac
 	"$MEASURE" -n -l "$RUN/list.$list" "$@" >"$RUN/line" || {
 		fail "$tool failed on $CUR: $(cat "$RUN/line")"
 	}
 }
 
-# The untimed warm-up of dataset $1, then the check of pfextract's tree.
+# The untimed warm-up of dataset $1: the reference tool first, then the
+# others, each pfextract's tree checked against the reference's.
 warm_up() {
 	ref=$(reference_of "$1")
+	make_list "$1" ref
+	make_dests ref
+	run_tool "$ref" ref
 	for tool in $(tools_of "$1"); do
+		[ "$tool" = "$ref" ] && continue
+		make_list "$1" pfx
+		make_dests pfx
+		run_tool "$tool" pfx
 		case $tool in
-		pfextract) into=pfx ;;
-		"$ref") into=ref ;;
-		*) into=out ;;
+		pfextract*) compare_trees "$1" "$ref" "$tool" ;;
 		esac
-		make_list "$1" "$into"
-		make_dests "$into"
-		run_tool "$tool" "$into"
-		[ "$into" = out ] && rm -rf "${RUN:?}/out"
+		rm -rf "${RUN:?}/pfx"
 	done
-	compare_trees "$1" "$ref"
-	rm -rf "${RUN:?}/pfx" "${RUN:?}/ref"
+	rm -rf "${RUN:?}/ref"
 }
 
 # Paths, types, modes and symlink targets under the destinations in tree
@@ -455,8 +511,8 @@ listing() {
 	    }' | sort
 }
 
-# Fail unless pfextract's tree equals the reference tool's ($2), for
-# dataset $1: the listings, then every file's bytes.  pfextract clears
+# Fail unless the tree of $3 (a pfextract) equals the reference tool's
+# ($2), for dataset $1: the listings, then every file's bytes.  pfextract clears
 # group and other write by design (npm tarballs hold 0664 files), so the
 # reference's modes are masked with 0755, pfextract's with 0777: any
 # other difference in a mode shows.
@@ -465,22 +521,24 @@ compare_trees() {
 	listing "$RUN/ref" 755 >"$RUN/ref.lst"
 	if ! diff "$RUN/ref.lst" "$RUN/pfx.lst" >"$RUN/lst.diff"; then
 		head -n 20 "$RUN/lst.diff" >&2
-		fail "$1: pfextract's tree is not $2's (< $2, > pfextract)"
+		fail "$1: $3's tree is not $2's (< $2, > $3)"
 	fi
 	if ! diff -r -q --no-dereference "$RUN/ref" "$RUN/pfx" \
 	    >"$RUN/data.diff"; then
 		head -n 20 "$RUN/data.diff" >&2
-		fail "$1: pfextract's files differ from $2's"
+		fail "$1: $3's files differ from $2's"
 	fi
-	echo "C $1 $2 $(wc -l <"$RUN/pfx.lst")" >>"$RUN/raw"
-	say "$1: identical to $2 ($(wc -l <"$RUN/pfx.lst") entries)"
+	echo "C $1 $2 $(wc -l <"$RUN/pfx.lst") $3" >>"$RUN/raw"
+	say "$1: $3 identical to $2 ($(wc -l <"$RUN/pfx.lst") entries)"
 }
 
-# Record the run in $RUN/line as "R DATASET TOOL ROUND WALL CPU RSS_KIB"
-# in $RUN/raw.
+# Record the run in $RUN/line as "R DATASET TOOL ROUND WALL CPU RSS_KIB
+# TREE_KIB" in $RUN/raw: the peak RSS of the largest process, and of the
+# process tree.
 record() {
 	awk -v ds="$1" -v t="$2" -v r="$3" \
-	    '{ print "R", ds, t, r, $2, $4, $10 }' "$RUN/line" >>"$RUN/raw"
+	    '{ print "R", ds, t, r, $2, $4, $10, $16 }' "$RUN/line" \
+	    >>"$RUN/raw"
 }
 
 # ROUNDS rounds of the tools on dataset $1, recorded.
@@ -499,53 +557,65 @@ rounds() {
 	done
 }
 
-# Write alone for dataset $1: GNU tar on its plain twin, unless this run
-# has timed that already.
-write_alone() {
+# pfextract's own work for dataset $1: pfextract on its plain twin,
+# unless this run has timed that already (the twin is a dataset of the
+# run, or the twin of another).  The options are the twin's own.
+plain_alone() {
 	tw=$(twin "$1")
 	[ -n "$tw" ] || return 0
-	grep -q "^R $tw tar " "$RUN/raw" && return 0
+	grep -q "^R $tw pfextract " "$RUN/raw" && return 0
 	ensure "$tw"
-	say "$1: write alone (GNU tar on $tw)"
+	say "$1: pfextract alone on its plain twin, $tw"
+	m=$(meta "$tw")
+	PFX_OPTS=""
+	[ "${m#* }" = yes ] && PFX_OPTS="--symlinks=contain"
 	archives "$tw" >"$RUN/archives"
 	make_list "$tw" out
 	make_dests out
 	CUR=$tw
-	run_tool tar out
+	run_tool pfextract out
 	rm -rf "${RUN:?}/out"
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
 		make_dests out
-		run_tool tar out
-		record "$tw" tar "$r"
+		run_tool pfextract out
+		record "$tw" pfextract "$r"
 		rm -rf "${RUN:?}/out"
 		r=$((r + 1))
 	done
 }
 
-# Decode alone for dataset $1 (its archives in $RUN/archives):
-# "F DATASET LIB SECONDS" per library, "B DATASET LIB SECONDS" the best.
+# Decode alone for dataset $1 (its archives in $RUN/archives), on every
+# CPU the format allows: "F DATASET LIB WALL CPU" per library, "B DATASET
+# LIB WALL CPU" the one with the least wall time.
 decode_alone() {
 	[ -n "$(twin "$1")" ] || return 0
-	say "$1: decode alone (obj/bench/floor)"
+	say "$1: decode alone on $CPUS CPUs (obj/bench/floor)"
 	# shellcheck disable=SC2046 # paths hold no white space (checked)
-	"$FLOOR" -r "$ROUNDS" $(cat "$RUN/archives") >"$RUN/floor.out" ||
-	    fail "obj/bench/floor failed on $1"
-	awk -v ds="$1" '$1 == "best" { print "B", ds, $2, $3; next }
-	    $1 != "format" { print "F", ds, $1, $2 }' "$RUN/floor.out" \
+	"$FLOOR" -j "$CPUS" -r "$ROUNDS" $(cat "$RUN/archives") \
+	    >"$RUN/floor.out" || fail "obj/bench/floor failed on $1"
+	awk -v ds="$1" '$1 == "best" { print "B", ds, $2, $3, $4; next }
+	    $1 != "format" { print "F", ds, $1, $2, $3 }' "$RUN/floor.out" \
 	    >>"$RUN/raw"
 }
 
 # Everything for dataset $1.
 bench_one() {
 	CUR=$1
-	ensure "$1"
-	m=$(meta "$1")
+	base=$(base_of "$1")
+	if [ "$1" != "${1%@quota}" ] && [ -z "$QUOTA_CG" ]; then
+		say "$1: skipped: $QUOTA_WHY"
+		echo "$1: skipped: $QUOTA_WHY" | tee -a "$RUN/results"
+		echo | tee -a "$RUN/results"
+		return 0
+	fi
+	ensure "$base"
+	m=$(meta "$base")
 	entries=${m% *}
 	links=${m#* }
 	PFX_OPTS=""
 	[ "$links" = yes ] && PFX_OPTS="--symlinks=contain"
-	archives "$1" >"$RUN/archives"
+	archives "$base" >"$RUN/archives"
 	bytes=$(xargs stat -c %s <"$RUN/archives" |
 	    awk '{ n += $1 } END { print n }')
 	echo "I $1 $(wc -l <"$RUN/archives") $bytes $entries $links" \
@@ -553,12 +623,75 @@ bench_one() {
 	[ "$1" = linux.zip ] && echo "N $1 the files named aux.c and aux.h" \
 	    "are left out: reserved Windows names, which pfextract refuses" \
 	    "in zip archives" >>"$RUN/raw"
+	case $1 in
+	*@1cpu) echo "N $1 every tool runs on CPU $ONE_CPU alone" \
+	    "(taskset -c $ONE_CPU)" >>"$RUN/raw" ;;
+	*@quota) echo "N $1 every tool runs in a cgroup with a quota of" \
+	    "one CPU ($QUOTA_HOW), on the $CPUS CPUs of the affinity" \
+	    >>"$RUN/raw" ;;
+	esac
 	say "$1: warm-up and check"
 	warm_up "$1"
 	rounds "$1"
 	decode_alone "$1"
-	write_alone "$1"
+	plain_alone "$1"
 	report "$1" | tee -a "$RUN/results"
+}
+
+# --- The cgroup of linux.tar@quota ----------------------------------
+
+# Make a cgroup with a quota of one CPU under this shell's own, in $1 (a
+# cgroup v2 mount, or v1's cpu hierarchy); QUOTA_CG is its directory,
+# QUOTA_HOW what limits it.  Return: 0, or 1 when it cannot be made.
+quota_v2() {
+	[ -f "$1/cgroup.controllers" ] || return 1
+	rel=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	parent=$1${rel%/}
+	grep -qw cpu "$parent/cgroup.subtree_control" 2>/dev/null ||
+	    return 1
+	cg=$parent/pfx-bench-$$
+	mkdir "$cg" 2>/dev/null || return 1
+	if ! echo "100000 100000" >"$cg/cpu.max" 2>/dev/null; then
+		rmdir "$cg"
+		return 1
+	fi
+	QUOTA_CG=$cg
+	QUOTA_HOW="cgroup v2, cpu.max 100000 100000"
+}
+
+quota_v1() {
+	[ -f "$1/cpu.cfs_quota_us" ] || return 1
+	rel=$(sed -n 's/^[0-9]*:[^:]*\<cpu\>[^:]*://p' /proc/self/cgroup)
+	cg=$1${rel%/}/pfx-bench-$$
+	mkdir "$cg" 2>/dev/null || return 1
+	if ! echo 100000 >"$cg/cpu.cfs_period_us" 2>/dev/null ||
+	    ! echo 100000 >"$cg/cpu.cfs_quota_us" 2>/dev/null; then
+		rmdir "$cg"
+		return 1
+	fi
+	QUOTA_CG=$cg
+	QUOTA_HOW="cgroup v1, cpu.cfs_quota_us = cpu.cfs_period_us = 100000"
+}
+
+# The cgroup for linux.tar@quota, if that dataset is selected: v2 where
+# its cpu controller is enabled, else v1's cpu hierarchy.  QUOTA_WHY says
+# why there is none.
+make_quota_cgroup() {
+	echo "$DATASETS" | grep -q '@quota$' || return 0
+	QUOTA_WHY="no cgroup with a cpu controller could be made here"
+	QUOTA_WHY="$QUOTA_WHY (neither a cgroup v2 mount with cpu in"
+	QUOTA_WHY="$QUOTA_WHY cgroup.subtree_control nor a writable v1"
+	QUOTA_WHY="$QUOTA_WHY /sys/fs/cgroup/cpu)"
+	quota_v2 /sys/fs/cgroup || quota_v2 /sys/fs/cgroup/unified ||
+	    quota_v1 /sys/fs/cgroup/cpu || quota_v1 /sys/fs/cgroup/cpu,cpuacct ||
+	    return 0
+	say "linux.tar@quota: cgroup $QUOTA_CG ($QUOTA_HOW)"
+}
+
+# Remove the cgroup, once no process is left in it.
+drop_quota_cgroup() {
+	[ -n "$QUOTA_CG" ] && rmdir "$QUOTA_CG" 2>/dev/null
+	QUOTA_CG=""
 }
 
 # --- The table --------------------------------------------------------
@@ -566,8 +699,8 @@ bench_one() {
 # The table of dataset $1 from $RUN/raw; the targets also go to
 # $RUN/targets as "DATASET WHAT ok|MISS".
 report() {
-	awk -v ds="$1" -v tools="$(tools_of "$1")" -v targets="$RUN/targets" \
-	    -f "$BENCH/table.awk" "$RUN/raw"
+	awk -v ds="$1" -v tools="$(tools_of "$1")" -v xzmem="$XZ_MEM" \
+	    -v targets="$RUN/targets" -f "$BENCH/table.awk" "$RUN/raw"
 }
 
 header() {
@@ -579,15 +712,24 @@ header() {
 	command -v unzip >/dev/null 2>&1 &&
 	    unzip="; $(unzip -v | head -n 1 | cut -d' ' -f1-2)"
 	echo "pfextract bench, $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "machine: ${cpu:-?}, $(getconf _NPROCESSORS_ONLN) CPUs, $mem," \
-	    "$(uname -sr); output on $(stat -f -c %T "$DIR") ($DIR)"
+	echo "machine: ${cpu:-?}, $(getconf _NPROCESSORS_ONLN) CPUs online," \
+	    "$CPUS available to this run (affinity), $mem, $(uname -sr);" \
+	    "output on $(stat -f -c %T "$DIR") ($DIR)"
+	# The tree's commit says which pfextract this is only if it was
+	# built here.
+	case $PFX in
+	"$top"/*) from="tree $rev" ;;
+	*) from="from outside the tree at $rev" ;;
+	esac
 	echo "pfextract: $PFX (sha256 $(sha256sum "$PFX" | cut -c1-12)," \
-	    "tree $rev); $(tar --version | head -n 1);" \
+	    "$from); $(tar --version | head -n 1);" \
 	    "$(bsdtar --version | cut -d' ' -f1-2)$unzip"
 	echo "rounds: $ROUNDS after one warm-up, the tools in turn; times are" \
-	    "medians; pfx/tool is the median of the per-round ratios; RSS the" \
-	    "largest; load average at the start: $(cut -d' ' -f1-3 \
-	    /proc/loadavg)"
+	    "medians; pfx/tool is the median of the per-round ratios; RSS is" \
+	    "the largest over the rounds of the process tree's peak (its" \
+	    "processes' resident sets added up, sampled every 10 ms), proc" \
+	    "that of the largest single process; load average at the start:" \
+	    "$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo
 }
 
@@ -602,11 +744,13 @@ need_tools
 mkdir -p "$DATA" "$DIR" "$(dirname "$RESULTS")"
 rm -rf "$RUN"
 mkdir -p "$RUN"
-trap 'rm -rf "${RUN:?}"' EXIT
+trap 'rm -rf "${RUN:?}"; drop_quota_cgroup' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 : >"$RUN/raw"
 : >"$RUN/targets"
+echo "M $CPUS" >>"$RUN/raw"
+make_quota_cgroup
 header | tee "$RUN/results"
 for ds in $DATASETS; do
 	bench_one "$ds"
