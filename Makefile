@@ -217,8 +217,10 @@ check: deps
 	    obj/mkcorpus $(FUZZ_REPLAYS) obj/fuzz/mkwire obj/hostile/pfextract \
 	    obj/hostile/tests/hostile_lib obj/tests/confine_probe \
 	    obj/tests/inroot_check obj/tests/pfextract-push \
-	    obj/tsan/tests/pfextract-push obj/tests/tsan_caller
+	    obj/tsan/tests/pfextract-push obj/tests/tsan_caller \
+	    obj/bench/measure obj/bench/floor
 	sh mk/lint.sh
+	sh bench/selftest.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
 	sh tests/pfextract.sh obj/pfextract obj/mkdemo
