@@ -990,6 +990,10 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	/* A root filesystem: its links lead to parents, in the root. */
 	if (opt->symlinks == PFX_SYMLINKS_ROOT)
 		pfx_root_in_root(&x->root);
+	/* Queued links are made at the end, after the ones already there
+	 * are listed: none can be there if DEST is empty now. */
+	if (opt->symlinks == PFX_SYMLINKS_CONTAIN)
+		x->dest_was_empty = plat_root_is_empty(&x->root) == 1;
 	result->resolver = pfx_root_resolver_name(&x->root);
 	return 0;
 }

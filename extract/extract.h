@@ -393,6 +393,12 @@ struct xtr {
 	 */
 	bool one_cpu;
 	/*
+	 * --symlinks=contain: the destination was empty when the run began
+	 * (begin()), so it held no link of before the run: at the end
+	 * there is none to list (links.c, collect_old_links()).
+	 */
+	bool dest_was_empty;
+	/*
 	 * --symlinks=contain: the links in the destination, listed when an
 	 * entry first replaces one (xtr_symlink_removable), under OLD_MU:
 	 * the worker thread commits files too.
