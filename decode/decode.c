@@ -15,6 +15,13 @@
  * before the oldest byte not given back, the decoder waits: it never runs
  * more than XTR_DEC_BLOCKS blocks ahead.
  *
+ * Inline (XTR_DEC_INLINE, a process on one CPU): no thread.  The read
+ * callback, having given back its block, runs the same steps
+ * (decode_step) itself until the next block is published or the stream
+ * is over, so the ring holds one block at a time and nothing waits on
+ * another thread; a wait for input looks at the cancel flag every
+ * XTR_DEC_TICK_MS instead of a wake-up from the consumer.
+ *
  * Stopping.  The caller's cancel flag is set by a signal handler, which
  * may run on any thread and cannot signal a condition variable; the
  * decoder thread blocks the signals (it runs none of the caller's
@@ -75,12 +82,19 @@ struct xtr_decoder {
 	const volatile sig_atomic_t *cancel;
 	struct xtr_head *tap;	/* the consumer's: first bytes kept */
 
-	/* The decoder thread's own. */
+	/* The decoder thread's own (the reading thread's, INLINE). */
 	unsigned char *inbuf;	/* XTR_DEC_INBUF bytes, for FD */
 	size_t wr;		/* where in MEM the next block starts */
 	bool head_given;
 	uint64_t raw_used;	/* raw bytes the codec consumed */
 	char step_msg[DEC_MSG];
+	struct xtr_stream s;	/* decode_step()'s, from one to the next */
+	size_t cap, need;	/* the block being filled: its room; the
+				   room the next one needs */
+	bool have_block;
+	unsigned int idle;	/* steps in a row that did nothing */
+	bool inline_dec;	/* XTR_DEC_INLINE: no thread, dec_read()
+				   decodes */
 
 	/* Shared, under MU. */
 	pthread_mutex_t mu;
@@ -229,25 +243,34 @@ publish(struct xtr_decoder *d, size_t len)
 	(void)pthread_mutex_unlock(&d->mu);
 }
 
+static bool cancelled(const struct xtr_decoder *d);
+
 /*
- * Wait until the input can be read or the consumer wakes us.
- * Return: 0 (read), 1 (stop), or -errno.
+ * Wait until the input can be read or the consumer wakes us; inline,
+ * where the consumer is this thread, until the caller cancels, looking
+ * at the flag every XTR_DEC_TICK_MS (a signal sets it and may interrupt
+ * the poll, or come just before it).
+ * Return: 0 (read), 1 (stop), 2 (cancelled, inline), or -errno.
  */
 static int
 wait_input(struct xtr_decoder *d)
 {
 	struct pollfd p[2];
+	int n;
 
 	p[0].fd = d->fd;
 	p[0].events = POLLIN;
-	p[1].fd = d->wake[0];
+	p[1].fd = d->wake[0];	/* -1 inline: poll(2) passes over it */
 	p[1].events = POLLIN;
 	for (;;) {
+		if (d->inline_dec && cancelled(d))
+			return 2;
 		p[0].revents = 0;
 		p[1].revents = 0;
-		if (poll(p, 2, -1) >= 0)
+		n = poll(p, 2, d->inline_dec ? XTR_DEC_TICK_MS : -1);
+		if (n > 0)
 			break;
-		if (errno != EINTR && errno != EAGAIN)
+		if (n < 0 && errno != EINTR && errno != EAGAIN)
 			return -errno;
 	}
 	return p[1].revents != 0 ? 1 : 0;
@@ -280,6 +303,10 @@ fill_input(struct xtr_decoder *d, struct xtr_stream *s)
 		r = wait_input(d);
 		if (r == 1)
 			return -1;
+		if (r == 2) {
+			finish(d, ECANCELED, "interrupted");
+			return -1;
+		}
 		if (r < 0) {
 			finish(d, -r, "%s: %s", XTR_INPUT_UNREADABLE,
 			    strerror(-r));
@@ -302,74 +329,94 @@ fill_input(struct xtr_decoder *d, struct xtr_stream *s)
 }
 
 /*
- * The decoder thread: fill blocks until the stream ends, fails, or the
- * consumer stops us.  The block being filled is published only when it
- * is full, when the codec needs more room than it has left (then as it
- * is), or when the stream ended verified, so an error drops it.
+ * One step of the decoding: take a block if none is being filled, read
+ * input if the codec has none, run the codec once.  The block being
+ * filled is published only when it is full, when the codec needs more
+ * room than it has left (then as it is), or when the stream ended
+ * verified, so an error drops it.  Return: false once the decoding is
+ * over (finished, failed, or stopped by the consumer).
  */
+static bool
+decode_step(struct xtr_decoder *d)
+{
+	struct xtr_stream *s = &d->s;
+	enum xtr_step st;
+	size_t in0, out0;
+	struct block *b;
+
+	if (!d->have_block) {
+		b = take_block(d, d->need, &d->cap);
+		if (b == NULL)
+			return false;
+		s->out = b->data;
+		s->out_len = d->cap;
+		d->have_block = true;
+		d->need = 1;
+	}
+	if (s->in_len == 0 && !s->in_end && fill_input(d, s) < 0)
+		return false;
+	in0 = s->in_len;
+	out0 = s->out_len;
+	s->out_need = 0;
+	st = d->ops->step(d->codec, s);
+	d->raw_used += in0 - s->in_len;
+	if (st == XTR_STEP_ERROR) {
+		finish(d, s->error, "%s", s->msg);
+		return false;
+	}
+	if (st == XTR_STEP_END) {
+		if (s->out_len < d->cap)
+			publish(d, d->cap - s->out_len);
+		finish(d, 0, NULL);
+		return false;
+	}
+	if (s->out_need > XTR_DEC_NEED_MAX) {
+		finish(d, EIO, "%s decompression failed: the decoder asks "
+		    "for %zu bytes of room at once", d->ops->name,
+		    s->out_need);
+		return false;
+	}
+	if (s->out_len == 0 || s->out_need > s->out_len) {
+		/* Full, or too full for the codec: hand it over (an empty
+		 * one is only given back) and take room on. */
+		if (s->out_len < d->cap)
+			publish(d, d->cap - s->out_len);
+		d->need = s->out_need > 0 ? s->out_need : 1;
+		d->have_block = false;
+	}
+	d->idle = in0 == s->in_len && out0 == s->out_len ? d->idle + 1 : 0;
+	if (d->idle > DEC_MAX_IDLE_STEPS) {
+		finish(d, EIO, "%s decompression failed: the decoder makes "
+		    "no progress", d->ops->name);
+		return false;
+	}
+	return !atomic_load(&d->stop);
+}
+
+/* The decoder thread: fill blocks until the stream ends, fails, or the
+ * consumer stops us. */
 static void *
 decode_main(void *arg)
 {
 	struct xtr_decoder *d = arg;
-	struct xtr_stream s;
-	enum xtr_step st;
-	size_t in0, out0, cap = 0, need = 1;
-	bool have_block = false;
-	unsigned int idle = 0;
-	struct block *b;
 
-	memset(&s, 0, sizeof(s));
-	s.msg = d->step_msg;
-	s.msg_cap = sizeof(d->step_msg);
-	for (;;) {
-		if (!have_block) {
-			b = take_block(d, need, &cap);
-			if (b == NULL)
-				return NULL;
-			s.out = b->data;
-			s.out_len = cap;
-			have_block = true;
-			need = 1;
-		}
-		if (s.in_len == 0 && !s.in_end && fill_input(d, &s) < 0)
-			return NULL;
-		in0 = s.in_len;
-		out0 = s.out_len;
-		s.out_need = 0;
-		st = d->ops->step(d->codec, &s);
-		d->raw_used += in0 - s.in_len;
-		if (st == XTR_STEP_ERROR) {
-			finish(d, s.error, "%s", s.msg);
-			return NULL;
-		}
-		if (st == XTR_STEP_END) {
-			if (s.out_len < cap)
-				publish(d, cap - s.out_len);
-			finish(d, 0, NULL);
-			return NULL;
-		}
-		if (s.out_need > XTR_DEC_NEED_MAX) {
-			finish(d, EIO, "%s decompression failed: the decoder "
-			    "asks for %zu bytes of room at once", d->ops->name,
-			    s.out_need);
-			return NULL;
-		}
-		if (s.out_len == 0 || s.out_need > s.out_len) {
-			/* Full, or too full for the codec: hand it over (an
-			 * empty one is only given back) and take room on. */
-			if (s.out_len < cap)
-				publish(d, cap - s.out_len);
-			need = s.out_need > 0 ? s.out_need : 1;
-			have_block = false;
-		}
-		idle = in0 == s.in_len && out0 == s.out_len ? idle + 1 : 0;
-		if (idle > DEC_MAX_IDLE_STEPS) {
-			finish(d, EIO, "%s decompression failed: the decoder "
-			    "makes no progress", d->ops->name);
-			return NULL;
-		}
-		if (atomic_load(&d->stop))
-			return NULL;
+	while (decode_step(d))
+		continue;
+	return NULL;
+}
+
+/*
+ * XTR_DEC_INLINE, on the reading thread, no block held: decode until a
+ * block is published or the decoding is over.  Nothing else touches the
+ * decoder meanwhile, so the ring always has room (take_block() never
+ * waits) and NFULL and DONE are read without the lock.
+ */
+static void
+decode_inline(struct xtr_decoder *d)
+{
+	while (d->nfull == 0 && !d->done) {
+		if (!decode_step(d) && !d->done)
+			finish(d, ECANCELED, "the decoder was stopped");
 	}
 }
 
@@ -419,6 +466,11 @@ dec_read(struct archive *a, void *arg, const void **buf)
 		d->nfull--;
 		(void)pthread_cond_signal(&d->room);
 	}
+	if (d->inline_dec) {
+		(void)pthread_mutex_unlock(&d->mu);
+		decode_inline(d);
+		(void)pthread_mutex_lock(&d->mu);
+	}
 	while (d->nfull == 0 && !d->done) {
 		if (cancelled(d)) {
 			(void)pthread_mutex_unlock(&d->mu);
@@ -453,20 +505,22 @@ xtr_decoder_stop(struct xtr_decoder *d)
 	ssize_t n;
 	int e = errno;
 
-	if (!d->started)
+	if (!d->started && !d->inline_dec)
 		return;
-	(void)pthread_mutex_lock(&d->mu);
-	atomic_store(&d->stop, true);
-	(void)pthread_cond_signal(&d->room);
-	(void)pthread_mutex_unlock(&d->mu);
-	/* The pipe is written once and never read: it cannot be full, and
-	 * a failure leaves nothing to do. */
-	if (d->wake[1] >= 0) {
-		n = write(d->wake[1], "", 1);
-		(void)n;
+	if (d->started) {
+		(void)pthread_mutex_lock(&d->mu);
+		atomic_store(&d->stop, true);
+		(void)pthread_cond_signal(&d->room);
+		(void)pthread_mutex_unlock(&d->mu);
+		/* The pipe is written once and never read: it cannot be
+		 * full, and a failure leaves nothing to do. */
+		if (d->wake[1] >= 0) {
+			n = write(d->wake[1], "", 1);
+			(void)n;
+		}
+		(void)pthread_join(d->thread, NULL);
+		d->started = false;
 	}
-	(void)pthread_join(d->thread, NULL);
-	d->started = false;
 	/* A later read fails instead of waiting for a thread that is gone. */
 	if (!d->done) {
 		d->error = ECANCELED;
@@ -661,12 +715,18 @@ decoder_new(enum xtr_codec codec, const struct xtr_dec_input *in,
 		d->inbuf = malloc(XTR_DEC_INBUF);
 		if (d->inbuf == NULL)
 			goto fail_msg;
-		r = make_wake_pipe(d);
+		/* Inline, nothing waits for input but the reader itself. */
+		r = (flags & XTR_DEC_INLINE) != 0 ? 0 : make_wake_pipe(d);
 		if (r != 0)
 			goto fail_msg;
 	}
+	d->s.msg = d->step_msg;
+	d->s.msg_cap = sizeof(d->step_msg);
+	d->need = 1;
 	r = make_sync(d);
-	if (r == 0)
+	if (r == 0 && (flags & XTR_DEC_INLINE) != 0)
+		d->inline_dec = true;
+	else if (r == 0)
 		r = start_thread(d);
 	if (r != 0)
 		goto fail_msg;

@@ -103,6 +103,16 @@ enum xtr_codec {
 #define XTR_DEC_ZLIB 0x1u
 
 /*
+ * xtr_decode_open() flag: no decoder thread.  libarchive's read callback
+ * decodes the next block itself, on the reading thread, into the same
+ * ring (and xz decodes on one thread, liblzma's single-threaded
+ * decoder).  For a process that may use one CPU (plat_thread_cpus()):
+ * there a thread only adds a handoff per block, its wake-ups and its
+ * locks, and decodes nothing sooner.
+ */
+#define XTR_DEC_INLINE 0x2u
+
+/*
  * ISA-L's igzip inflates gzip when its header is there at build time (the
  * Makefile links -lisal on the same test); zlib's inflate otherwise.
  */
@@ -180,10 +190,12 @@ struct xtr_dec_input {
 };
 
 /*
- * Start decoding IN with CODEC on a thread of its own, and open A on the
- * plain stream with archive_read_open().  FLAGS: XTR_DEC_*.  While the
- * ring is empty the read callback checks *CANCEL (if not NULL) every
- * XTR_DEC_TICK_MS and fails with ECANCELED "interrupted" once it is set.
+ * Start decoding IN with CODEC on a thread of its own (on the reading
+ * thread with XTR_DEC_INLINE), and open A on the plain stream with
+ * archive_read_open().  FLAGS: XTR_DEC_*.  While the ring is empty the
+ * read callback checks *CANCEL (if not NULL) every XTR_DEC_TICK_MS (and
+ * while it waits for input, inline) and fails with ECANCELED
+ * "interrupted" once it is set.
  * A owns the decoder from here on, whether or not the open works: its
  * close callback stops the thread, joins it and frees everything (the
  * descriptor too when IN->own_fd).  *DEC is set to the decoder, borrowed,

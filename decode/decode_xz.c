@@ -42,7 +42,6 @@ xz_create(unsigned int flags, char *msg, size_t cap)
 	lzma_mt mt;
 	lzma_ret r;
 
-	(void)flags;
 	x = calloc(1, sizeof(*x));
 	if (x == NULL) {
 		(void)snprintf(msg, cap, "cannot start the xz decoder: %s",
@@ -60,7 +59,12 @@ xz_create(unsigned int flags, char *msg, size_t cap)
 	mt.timeout = 0;		/* block until there is output */
 	mt.memlimit_threading = XTR_XZ_MEM_THREADING;
 	mt.memlimit_stop = XTR_XZ_MEM_STOP;
-	r = lzma_stream_decoder_mt(&x->strm, &mt);
+	/* Inline (one CPU), no thread at all: liblzma's threaded decoder
+	 * would start one even for one thread. */
+	if ((flags & XTR_DEC_INLINE) != 0)
+		r = lzma_stream_decoder(&x->strm, mt.memlimit_stop, mt.flags);
+	else
+		r = lzma_stream_decoder_mt(&x->strm, &mt);
 	if (r != LZMA_OK) {
 		(void)snprintf(msg, cap, "cannot start the xz decoder: "
 		    "liblzma error %d", (int)r);

@@ -428,6 +428,11 @@ xtr_async_start(struct xtr *x)
 
 	if ((x->opt->flags & (PFX_OPT_STRICT | PFX_OPT_LIST)) != 0)
 		return 0;
+	/* One CPU: the worker would only take turns with the reader, and
+	 * every file would pay the handoff (the stash's copy, the queue,
+	 * the wake-ups); finished here, it is the one-thread path. */
+	if (x->one_cpu)
+		return 0;
 	/* Too few descriptors to queue files: each is finished here. */
 	cap = xtr_fd_queue_slots(XTR_ASYNC_SLOTS);
 	if (cap < 2)

@@ -498,7 +498,7 @@ send_label(struct out *o, const struct xtr_head *head, bool *sent)
 /* Read the archive and send it all; then END.  Never returns. */
 static void __attribute__((noreturn))
 decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
-    const struct pfx_options *opt)
+    const struct pfx_options *opt, unsigned int dec_flags)
 {
 	static struct out o;	/* the queue: too big for the stack */
 	static struct xtr_head head;	/* the archive's first bytes */
@@ -522,8 +522,9 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	if ((opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
 	    (head.window = xtr_paxdump_window()) == NULL)
 		finish(&o, ENOMEM, "cannot keep the stream's last bytes for -G");
-	ar = xtr_reader_open_head(in, opt->formats, NULL, XTR_READ_FLAGS(opt),
-	    &dec, &vols, &head, msg, sizeof(msg), &r);
+	ar = xtr_reader_open_head(in, opt->formats, NULL,
+	    XTR_READ_FLAGS(opt) | dec_flags, &dec, &vols, &head, msg,
+	    sizeof(msg), &r);
 	if (ar == NULL)
 		finish(&o, r, msg);
 	o.vols = vols;
@@ -612,7 +613,8 @@ reset_signals(void)
 /* see extract.h */
 void
 xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
-    const struct pfx_input *in, const struct pfx_options *opt)
+    const struct pfx_input *in, const struct pfx_options *opt,
+    unsigned int dec_flags)
 {
 	unsigned char m[WIRE_CONFINED_LEN + 8 + WIRE_TEXT_MAX];
 	struct pfx_sandbox_info info;
@@ -717,5 +719,5 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 		    msg));
 		_exit(0);
 	}
-	decode_all(fd, ring, &input, opt);
+	decode_all(fd, ring, &input, opt, dec_flags);
 }

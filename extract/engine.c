@@ -21,8 +21,10 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "decode.h"
 #include "extract.h"
 #include "paxdump.h"
+#include "plat_thread.h"
 #include "platform.h"
 
 /* see extract.h */
@@ -811,6 +813,14 @@ open_wire(struct xtr *x, const struct xtr_in *src)
 	return 0;
 }
 
+/* The decoders' flags (decode.h) for X's run: none of their threads on
+ * one CPU. */
+static unsigned int
+dec_flags(const struct xtr *x)
+{
+	return x->one_cpu ? XTR_DEC_INLINE : 0;
+}
+
 /*
  * Open the source of entries: libarchive here, or with a sandbox the
  * decoder process, and this process confined too with PFX_OPT_SANDBOX;
@@ -839,7 +849,8 @@ open_source(struct xtr *x, const struct xtr_in *src)
 			return -1;
 		}
 		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,
-		    XTR_READ_FLAGS(opt), &x->dec, &x->vols, &x->head,
+		    XTR_READ_FLAGS(opt) | dec_flags(x), &x->dec, &x->vols,
+		    &x->head,
 		    x->res->message, sizeof(x->res->message), &error);
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)
@@ -856,7 +867,7 @@ open_source(struct xtr *x, const struct xtr_in *src)
 	}
 	/* SECURITY: the archive is parsed in a process that can write
 	 * nothing, from its first byte (child.c). */
-	if (xtr_remote_start(&x->remote, in, opt, x->res) < 0) {
+	if (xtr_remote_start(&x->remote, in, opt, dec_flags(x), x->res) < 0) {
 		x->fatal = true;
 		return -1;
 	}
@@ -975,6 +986,9 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	xtr_table_init(&x->changed, x);
 	xtr_table_init(&x->moved, x);
 	pfx_parent_cache_init(&x->parents);
+	/* Counted before this process, or its decoder process, confines
+	 * itself: Landlock may deny the cgroup's files under /sys. */
+	x->one_cpu = plat_thread_cpus() < 2;
 	if (opt->timeout != 0) {
 		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);
 		x->deadline.tv_sec += (time_t)opt->timeout;
@@ -992,6 +1006,10 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	/* A root filesystem: its links lead to parents, in the root. */
 	if (opt->symlinks == PFX_SYMLINKS_ROOT)
 		pfx_root_in_root(&x->root);
+	/* Queued links are made at the end, after the ones already there
+	 * are listed: none can be there if DEST is empty now. */
+	if (opt->symlinks == PFX_SYMLINKS_CONTAIN)
+		x->dest_was_empty = plat_root_is_empty(&x->root) == 1;
 	result->resolver = pfx_root_resolver_name(&x->root);
 	return 0;
 }

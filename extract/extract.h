@@ -385,6 +385,20 @@ struct xtr {
 	struct link_cache *lcache;	/* owned while links are judged */
 	struct xtr_async *async;	/* owned: the file-finishing worker */
 	/*
+	 * The process may use one CPU only (plat_thread_cpus(), counted
+	 * in begin(), before any confinement hides the cgroup): no thread
+	 * is started that would only hand work over -- no worker, and the
+	 * decoders run on the reading thread (XTR_DEC_INLINE), here or in
+	 * the decoder process.
+	 */
+	bool one_cpu;
+	/*
+	 * --symlinks=contain: the destination was empty when the run began
+	 * (begin()), so it held no link of before the run: at the end
+	 * there is none to list (links.c, collect_old_links()).
+	 */
+	bool dest_was_empty;
+	/*
 	 * --symlinks=contain: the links in the destination, listed when an
 	 * entry first replaces one (xtr_symlink_removable), under OLD_MU:
 	 * the worker thread commits files too.
@@ -607,11 +621,13 @@ const char *xtr_source_error(const struct xtr *x, int *error, bool *channel);
  * The child's whole life (never returns): keep FD (the socket to PARENT)
  * and a read-only descriptor of IN, confine, read the archive, send it
  * (wire.h; the data through RING, mapped shared before the fork), _exit.
+ * DEC_FLAGS: XTR_DEC_* the parent chose for the decoders (XTR_DEC_INLINE
+ * on one CPU), added to the reader's own flags.
  */
 struct wire_ring;
 void xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
-    const struct pfx_input *in, const struct pfx_options *opt)
-    __attribute__((noreturn));
+    const struct pfx_input *in, const struct pfx_options *opt,
+    unsigned int dec_flags) __attribute__((noreturn));
 
 #ifdef PFX_HOSTILE_TEST
 /* The hostile-child test build (tests/hostile.c): what a decoder taken
@@ -624,12 +640,13 @@ void xtr_hostile(int fd);
 struct xtr_remote;
 
 /*
- * Fork the decoder process for IN and wait for its confinement report
- * (RES->sandbox).  Return: 0 with *OUT set, or -1 with RES the fatal
+ * Fork the decoder process for IN, its decoders given DEC_FLAGS
+ * (xtr_child_main), and wait for its confinement report (RES->sandbox).  Return: 0 with *OUT set, or -1 with RES the fatal
  * error (*OUT set when a process was started: free it).
  */
 int xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
-    const struct pfx_options *opt, struct pfx_result *res);
+    const struct pfx_options *opt, unsigned int dec_flags,
+    struct pfx_result *res);
 
 /* The same over FD (owned), with no process: WHO sends (NULL: "the
  * decoder process"), as messages name it. */
@@ -739,8 +756,8 @@ enum pfx_status xtr_extract_atomic(const struct xtr_in *src, int dirfd,
 
 /*
  * Start the worker thread that finishes regular files (xtr_finish_data)
- * while this thread reads on.  Without it (failure, or a run that must
- * stop at once on any error) every file is finished here.
+ * while this thread reads on.  Without it (failure, one CPU, or a run
+ * that must stop at once on any error) every file is finished here.
  * Return: 0, or -errno.
  */
 int xtr_async_start(struct xtr *x);

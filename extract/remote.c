@@ -742,7 +742,8 @@ cannot_start(struct pfx_result *res, int e)
 /* see extract.h */
 int
 xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
-    const struct pfx_options *opt, struct pfx_result *res)
+    const struct pfx_options *opt, unsigned int dec_flags,
+    struct pfx_result *res)
 {
 	struct xtr_remote *rm;
 	sigset_t all, old;
@@ -768,7 +769,7 @@ xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
 	pid = fork();
 	if (pid == 0) {
 		(void)close(sv[0]);
-		xtr_child_main(sv[1], self, rm->ring, in, opt);
+		xtr_child_main(sv[1], self, rm->ring, in, opt, dec_flags);
 	}
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	(void)close(sv[1]);

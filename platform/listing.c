@@ -1,7 +1,8 @@
 /*
  * listing.c -- walking a directory tree by descriptors, for remove.c and
  * walk.c: a listing that starts where it is told, and the climb back up
- * to the very directory that was entered.
+ * to the very directory that was entered; and whether a directory is
+ * empty (stage.c, and the engine for --symlinks=contain).
  *
  * Both walk trees that others may change while we are in them, so a
  * listing never trusts the offset it shares with the descriptor it was
@@ -11,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -36,6 +38,51 @@ plat_listing_open(int fd, long pos, DIR **d)
 	else
 		seekdir(*d, pos);
 	return 0;
+}
+
+/* see platform.h */
+int
+plat_dir_is_empty(int fd)
+{
+	struct dirent *de;
+	DIR *d;
+	int r;
+
+	r = plat_listing_open(fd, -1, &d);
+	if (r < 0)
+		return r;
+	r = 1;
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (de == NULL) {
+			if (errno != 0)
+				r = -errno;
+			break;
+		}
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0) {
+			r = 0;
+			break;
+		}
+	}
+	(void)closedir(d);
+	return r;
+}
+
+/* see platform.h */
+int
+plat_root_is_empty(const struct pfx_root *root)
+{
+	int fd, r;
+
+	/* The root may be an O_PATH descriptor, which lists nothing. */
+	fd = openat(root->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return -errno;
+	r = plat_dir_is_empty(fd);
+	plat_close(fd);
+	return r;
 }
 
 /* see platform.h */

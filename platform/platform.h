@@ -302,6 +302,15 @@ void plat_os_shared_unmap(void *p, size_t len);
  */
 int plat_listing_open(int fd, long pos, DIR **d);
 
+/* Is the directory open as FD empty?  Return: 1 yes, 0 no, or -errno. */
+int plat_dir_is_empty(int fd);
+
+/*
+ * Is ROOT's directory empty now?  (An answer for that moment only: what
+ * others add later is theirs to see.)  Return: 1 yes, 0 no, or -errno.
+ */
+int plat_root_is_empty(const struct pfx_root *root);
+
 /*
  * Climb from the directory open as *FD to its parent, which must be the
  * directory UP (same device, inode and mount): else -EXDEV, as when it

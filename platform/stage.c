@@ -70,38 +70,6 @@
 #define OLD "old"
 
 /*
- * Is the directory open as FD empty?  Return: 1 yes, 0 no, or -errno.
- */
-static int
-is_empty(int fd)
-{
-	struct dirent *de;
-	DIR *d;
-	int r;
-
-	r = plat_listing_open(fd, -1, &d);
-	if (r < 0)
-		return r;
-	r = 1;
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (de == NULL) {
-			if (errno != 0)
-				r = -errno;
-			break;
-		}
-		if (strcmp(de->d_name, ".") != 0 &&
-		    strcmp(de->d_name, "..") != 0) {
-			r = 0;
-			break;
-		}
-	}
-	(void)closedir(d);
-	return r;
-}
-
-/*
  * Split DEST into the path of its parent (PARENT, PFX_PATH_MAX bytes)
  * and its last component (LEAF, PFX_NAME_MAX + 1 bytes), trailing
  * slashes dropped.  Return: 0, -EINVAL (no last component of its own),
@@ -170,7 +138,7 @@ check_dest(struct pfx_stage *st, const struct plat_id *parent)
 	    parent->mnt != 0 && id.mnt != parent->mnt)))
 		r = -EXDEV;	/* a mount point: it cannot be renamed */
 	if (r == 0) {
-		r = is_empty(fd);
+		r = plat_dir_is_empty(fd);
 		if (r == 0)
 			r = -ENOTEMPTY;
 		else if (r == 1)
@@ -249,7 +217,7 @@ is_ours(int fd, const struct plat_id *id, const struct plat_id *parent)
 	    (id->mnt != 0 && parent->mnt != 0 && id->mnt != parent->mnt) ||
 	    sb.st_uid != geteuid() || (sb.st_mode & 077) != 0)
 		return -ESTALE;
-	r = is_empty(fd);
+	r = plat_dir_is_empty(fd);
 	return r == 1 ? 0 : r == 0 ? -ESTALE : r;
 }
 

@@ -104,6 +104,48 @@ tfx_count_fds(void)
 }
 
 /*
+ * Count the threads of this process (Linux's /proc/self/task).
+ * Return: how many, or -1 where /proc cannot tell.
+ */
+int
+tfx_count_threads(void)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	(void)closedir(d);
+	return n;
+}
+
+/*
+ * Pin this process to the first CPU of its affinity mask, as taskset -c
+ * does, so that the library counts one CPU (plat_thread_cpus()); *OLD
+ * gets the mask it had, to put back with sched_setaffinity(2).
+ * Criterion runs each test in a process of its own: the pin ends with it.
+ * Return: the CPUs the mask had.
+ */
+int
+tfx_pin_one_cpu(cpu_set_t *old)
+{
+	cpu_set_t one;
+	int c;
+
+	cr_assert(sched_getaffinity(0, sizeof(*old), old) == 0);
+	for (c = 0; c < CPU_SETSIZE && !CPU_ISSET(c, old); c++)
+		continue;
+	CPU_ZERO(&one);
+	CPU_SET(c, &one);
+	cr_assert(sched_setaffinity(0, sizeof(one), &one) == 0,
+	    "sched_setaffinity: %s", strerror(errno));
+	return CPU_COUNT(old);
+}
+
+/*
  * Name the type in MODE by one letter.
  * Return: 'f', 'd', 'l', 'p', 'c', 'b' or 's', or '?' for anything else.
  */

@@ -11,6 +11,7 @@
 #ifndef TESTS_FIXTURE_H
 #define TESTS_FIXTURE_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,8 @@
 
 int	 tfx_rm_tree(const char *);
 int	 tfx_count_fds(void);
+int	 tfx_count_threads(void);
+int	 tfx_pin_one_cpu(cpu_set_t *);
 char	 tfx_kind_of(mode_t);
 ssize_t	 tfx_read_names(int, const char *, char ***);
 uint64_t tfx_hash_at(int, const char *);

@@ -302,22 +302,6 @@ xz_stream(struct buf *out, const unsigned char *in, size_t len,
 
 /* --- the fixture ---------------------------------------------------------- */
 
-/* Threads of this process (Linux's /proc), or -1 when unknown. */
-static int
-count_threads(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	(void)closedir(d);
-	return n;
-}
-
 static void
 fx_init(void)
 {
@@ -348,7 +332,7 @@ fx_init(void)
 	    "decoder blocks (%zu bytes)", fx->tar.len);
 	pfx_options_init(&fx->opt);
 	fx->nfds = tfx_count_fds();
-	fx->nthreads = count_threads();
+	fx->nthreads = tfx_count_threads();
 }
 
 /* What every case must keep: no descriptor and no thread left. */
@@ -360,8 +344,8 @@ fx_fini(void)
 
 	cr_expect(tfx_count_fds() == fx->nfds, "descriptors leaked: %d "
 	    "before, %d after", fx->nfds, tfx_count_fds());
-	cr_expect(count_threads() == fx->nthreads, "threads left: %d "
-	    "before, %d after", fx->nthreads, count_threads());
+	cr_expect(tfx_count_threads() == fx->nthreads, "threads left: %d "
+	    "before, %d after", fx->nthreads, tfx_count_threads());
 	for (i = 0; i < fx->nfiles; i++)
 		free(fx->files[i].data);
 	buf_free(&fx->tar);
@@ -1309,9 +1293,9 @@ now(void)
  * setting the cancel flag, with no signal at all, stops the run within
  * a few ticks, and the decoder thread blocked on the pipe is joined.
  */
-Test(decode, cancel_stops_a_stalled_pipe)
+static void
+cancel_stalled_pipes(struct fx *fx)
 {
-	struct fx *fx = &the_fx;
 	static volatile sig_atomic_t flag;
 	static const char *const what[] = { "gzip", "zstd", "xz" };
 	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
@@ -1345,14 +1329,241 @@ Test(decode, cancel_stops_a_stalled_pipe)
 		    fx->res.error, fx->res.message);
 		cr_expect(now() - t0 < 5.0, "%s: the stop took %.1f s",
 		    what[k], now() - t0);
-		cr_expect(count_threads() == fx->nthreads, "%s: %d threads "
-		    "left", what[k], count_threads() - fx->nthreads);
+		cr_expect(tfx_count_threads() == fx->nthreads, "%s: %d threads "
+		    "left", what[k], tfx_count_threads() - fx->nthreads);
 		expect_no_temporaries(fx, what[k]);
 		(void)close(p[0]);
 		(void)close(p[1]);
 	}
 	for (k = 0; k < 3; k++)
 		buf_free(&c[k]);
+}
+
+Test(decode, cancel_stops_a_stalled_pipe)
+{
+	cancel_stalled_pipes(&the_fx);
+}
+
+/* --- one CPU: no decoder thread ------------------------------------------- */
+
+/* Inline, a stalled pipe is waited on by the reading thread itself: the
+ * flag still stops it within a few ticks. */
+Test(decode, cancel_stops_a_stalled_pipe_inline)
+{
+	cpu_set_t old;
+
+	(void)tfx_pin_one_cpu(&old);
+	cancel_stalled_pipes(&the_fx);
+}
+
+/* Through the reader with XTR_DEC_INLINE: the same bytes, the same raw
+ * count and the same verdict on damage as with the decoder thread. */
+Test(decode, inline_reads_the_same)
+{
+	struct fx *fx = &the_fx;
+	struct buf c[4] = { { 0 } };
+	static const char *const what[] = { "gzip", "zstd", "xz", "xz -T" };
+	char msg[256];
+	uint64_t raw;
+	size_t k;
+
+	gzip_members(&c[0], &fx->tar, 3, true);
+	zstd_frames(&c[1], &fx->tar, 2, true, false);
+	xz_stream(&c[2], fx->tar.p, fx->tar.len, 0, LZMA_CHECK_CRC64);
+	xz_stream(&c[3], fx->tar.p, fx->tar.len, 256 * KiB,
+	    LZMA_CHECK_CRC32);
+	for (k = 0; k < 4; k++) {
+		cr_expect(read_through(fx, &c[k], XTR_DEC_INLINE, msg,
+		    sizeof(msg), &raw) == ARCHIVE_OK, "%s inline: %s",
+		    what[k], msg);
+		cr_expect(raw == c[k].len, "%s inline: %llu raw bytes, the "
+		    "stream has %zu", what[k], (unsigned long long)raw,
+		    c[k].len);
+	}
+	cr_expect(read_through(fx, &c[0], XTR_DEC_INLINE | XTR_DEC_ZLIB, msg,
+	    sizeof(msg), &raw) == ARCHIVE_OK, "gzip, zlib, inline: %s", msg);
+	/* Damage: the same message as on the thread. */
+	c[0].p[c[0].len - 8] ^= 1;
+	cr_expect(read_through(fx, &c[0], XTR_DEC_INLINE, msg, sizeof(msg),
+	    &raw) != ARCHIVE_OK && strstr(msg, "CRC-32 mismatch") != NULL,
+	    "gzip inline, bad CRC-32 read as \"%s\"", msg);
+	c[1].p[c[1].len - 2] ^= 1;
+	cr_expect(read_through(fx, &c[1], XTR_DEC_INLINE, msg, sizeof(msg),
+	    &raw) != ARCHIVE_OK, "zstd inline, bad checksum read as OK");
+	c[3].len /= 2;
+	cr_expect(read_through(fx, &c[3], XTR_DEC_INLINE, msg, sizeof(msg),
+	    &raw) != ARCHIVE_OK && strstr(msg, "truncated xz input") != NULL,
+	    "xz -T inline, cut in half, read as \"%s\"", msg);
+	for (k = 0; k < 4; k++)
+		buf_free(&c[k]);
+}
+
+/* The most threads the process had at a report. */
+static int threads_seen;
+
+static void
+threads_report(void *arg, const struct pfx_entry *e)
+{
+	int n = tfx_count_threads();
+
+	(void)arg;
+	(void)e;
+	if (n > threads_seen)
+		threads_seen = n;
+}
+
+/*
+ * pfx_extract() on one CPU: no decoder thread (and no worker, async.c),
+ * for every codec and every feed, the tree the same; damage reported as
+ * on the thread.  With two CPUs the same run shows a thread more, so the
+ * count means something.
+ */
+Test(decode, one_cpu_decodes_inline)
+{
+	struct fx *fx = &the_fx;
+	struct buf c[4] = { { 0 } };
+	static const char *const what[] = { "gzip", "zstd", "xz", "xz -T" };
+	char label[128];
+	size_t k;
+	cpu_set_t old;
+	int how, cpus, want;
+
+	gzip_members(&c[0], &fx->tar, 2, false);
+	zstd_frames(&c[1], &fx->tar, 2, true, false);
+	xz_stream(&c[2], fx->tar.p, fx->tar.len, 0, LZMA_CHECK_CRC64);
+	xz_stream(&c[3], fx->tar.p, fx->tar.len, 256 * KiB,
+	    LZMA_CHECK_CRC64);
+	fx->opt.hooks.report = threads_report;
+	threads_seen = 0;
+	cr_expect(extract(fx, &c[3], FEED_FD) == PFX_OK, "%s",
+	    fx->res.message);
+	cpus = tfx_pin_one_cpu(&old);
+	if (cpus > 1)
+		cr_expect(threads_seen > fx->nthreads, "%d CPUs: %d threads, "
+		    "as many as before the run", cpus, threads_seen);
+	for (k = 0; k < 4; k++) {
+		for (how = FEED_BUF; how <= FEED_PIPE; how++) {
+			(void)snprintf(label, sizeof(label), "%s on one CPU "
+			    "from a %s", what[k], feed_names[how]);
+			threads_seen = 0;
+			cr_expect(extract(fx, &c[k], (enum feed)how) == PFX_OK,
+			    "%s: %s", label, fx->res.message);
+			expect_tree(fx, label);
+			/* A pipe's writer is the test's own thread. */
+			want = fx->nthreads + (how == FEED_PIPE);
+			cr_expect(threads_seen == want, "%s: %d threads at a "
+			    "report, want %d", label, threads_seen, want);
+		}
+	}
+	c[0].p[c[0].len - 8] ^= 1;
+	expect_failure_every_feed(fx, &c[0], "CRC-32 mismatch",
+	    "gzip on one CPU, bad CRC-32");
+	for (k = 0; k < 4; k++)
+		buf_free(&c[k]);
+}
+
+/* Read /proc/PID/WHAT into TEXT (CAP bytes, NUL-terminated).  Return:
+ * the bytes read, or -1. */
+static ssize_t
+read_proc(const char *pid, const char *what, char *text, size_t cap)
+{
+	char path[300];
+	ssize_t len;
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "/proc/%s/%s", pid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = read(fd, text, cap - 1);
+	(void)close(fd);
+	text[len > 0 ? len : 0] = '\0';
+	return len;
+}
+
+/* The threads of this process's children, the most of any, or 0. */
+static int
+child_threads(void)
+{
+	char text[4096], *p;
+	struct dirent *de;
+	int most = 0, n;
+	DIR *d;
+
+	d = opendir("/proc");
+	cr_assert(d != NULL);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    read_proc(de->d_name, "stat", text, sizeof(text)) <= 0)
+			continue;
+		/* "pid (comm) state ppid ...": the name may hold ')'. */
+		p = strrchr(text, ')');
+		if (p == NULL || strtol(p + 4, NULL, 10) != (long)getpid() ||
+		    read_proc(de->d_name, "status", text, sizeof(text)) <= 0)
+			continue;
+		p = strstr(text, "\nThreads:");
+		n = p != NULL ? (int)strtol(p + 9, NULL, 10) : 0;
+		if (n > most)
+			most = n;
+	}
+	(void)closedir(d);
+	return most;
+}
+
+/* The first report's count of the decoder process's threads. */
+static int child_seen;
+
+static void
+child_report(void *arg, const struct pfx_entry *e)
+{
+	(void)arg;
+	(void)e;
+	if (child_seen == 0)
+		child_seen = child_threads();
+}
+
+/*
+ * The decoder process (PFX_OPT_SANDBOX_CHILD) decodes inline too: the
+ * parent counted the CPUs before any confinement and told it.  Counted
+ * at the first report, while the child is still held back by the 24 MiB
+ * it has not sent yet: one thread, two with two CPUs.
+ */
+Test(decode, one_cpu_in_the_decoder_process)
+{
+	struct fx *fx = &the_fx;
+	struct file files[12];
+	struct buf tar = { 0 }, gz = { 0 };
+	char name[12][16];
+	cpu_set_t old;
+	int cpus;
+	size_t k;
+
+	for (k = 0; k < 12; k++) {
+		(void)snprintf(name[k], sizeof(name[k]), "n%zu", k);
+		files[k] = (struct file){ name[k], noise(2 * MiB,
+		    (uint32_t)k + 7u), 2 * MiB };
+	}
+	make_tar(&tar, files, 12);
+	gzip_members(&gz, &tar, 1, false);
+	/* --strict: no worker, so each file is reported once written,
+	 * not when a queue is emptied (at the end, for these 12). */
+	fx->opt.flags |= PFX_OPT_SANDBOX_CHILD | PFX_OPT_STRICT;
+	fx->opt.hooks.report = child_report;
+	child_seen = 0;
+	cr_expect(extract(fx, &gz, FEED_FD) == PFX_OK, "%s", fx->res.message);
+	cpus = tfx_pin_one_cpu(&old);
+	if (cpus > 1)
+		cr_expect(child_seen == 2, "%d CPUs: the decoder process had "
+		    "%d threads, want 2", cpus, child_seen);
+	child_seen = 0;
+	cr_expect(extract(fx, &gz, FEED_FD) == PFX_OK, "%s", fx->res.message);
+	cr_expect(child_seen == 1, "one CPU: the decoder process had %d "
+	    "threads, want 1", child_seen);
+	expect_files(fx, files, 12, "gzip on one CPU, decoder process");
+	for (k = 0; k < 12; k++)
+		free(files[k].data);
+	buf_free(&tar);
+	buf_free(&gz);
 }
 
 /*

@@ -2382,6 +2382,133 @@ Test(extract, worker_batch)
 	each_resolver("worker_batch", case_worker_batch);
 }
 
+/*
+ * One CPU (plat_thread_cpus(): the affinity mask, or a cgroup quota):
+ * no worker thread -- every file is finished on the calling thread, as
+ * with --strict -- and the same tree and the same reports as with it.
+ * The case pins its own process to one CPU (Criterion runs each test in
+ * a process of its own) and puts the mask back after.  Seen from the
+ * report hook, which runs on the calling thread while a worker would
+ * live: the process has no thread more than before the run.
+ */
+static int threads_seen;
+
+static void
+threads_report(void *arg, const struct pfx_entry *e)
+{
+	int n = tfx_count_threads();
+
+	fx_report(arg, e);
+	if (n > threads_seen)
+		threads_seen = n;
+}
+
+/* An archive of what the queue handles: small files, a name given
+ * three times, files of 1 MiB and more (written in segments), hard
+ * links, a refusal, a directory where a file was. */
+static void
+one_cpu_archive(struct ab *ab, char *big)
+{
+	char name[32], data[32];
+	int k;
+
+	ab_pax(ab);
+	ab_dir(ab, "d/", 0755);
+	for (k = 0; k < 200; k++) {
+		snprintf(name, sizeof(name), "d/f%d", k);
+		snprintf(data, sizeof(data), "%d\n", k);
+		ab_file(ab, name, data, 0644);
+		if (k % 9 == 4)
+			ab_file(ab, name, "again\n", 0600);
+		if (k % 97 == 7) {
+			big[k] = 'B';
+			ab_file(ab, name, big, 0644);
+		}
+		if (k % 17 == 8) {
+			snprintf(data, sizeof(data), "d/h%d", k);
+			ab_hardlink(ab, data, name);
+		}
+		if (k % 23 == 10)
+			ab_file(ab, "../evil", "evil\n", 0644);
+		if (k % 29 == 12) {
+			snprintf(data, sizeof(data), "d/f%d/", k);
+			ab_dir(ab, data, 0755);
+		}
+	}
+	ab_close(ab);
+}
+
+static void
+case_one_cpu(struct fx *fx)
+{
+	struct reports threaded;
+	char *big, *snap, *pinned;
+	cpu_set_t old;
+	size_t i, len = (1u << 20) + 4096;
+	struct ab ab;
+	int base;
+
+	big = malloc(len + 1);
+	cr_assert(big != NULL);
+	memset(big, 'x', len);
+	big[len] = '\0';
+	one_cpu_archive(&ab, big);
+	fx->opt.hooks.report = threads_report;
+	base = tfx_count_threads();
+	threads_seen = 0;
+	(void)fx_extract(fx, &ab);
+	cr_assert(sched_getaffinity(0, sizeof(old), &old) == 0);
+	/* The test can fail: with two CPUs the worker runs. */
+	if (CPU_COUNT(&old) > 1)
+		CHECK(threads_seen > base, "%d thread(s) with %d CPUs, %d "
+		    "before the run: no worker", threads_seen,
+		    CPU_COUNT(&old), base);
+	threaded = fx->rep;
+	memset(&fx->rep, 0, sizeof(fx->rep));
+	snap = tfx_snapshot(fx->destfd, TFX_SNAP_NO_TOP);
+	CHECK(rm_tree_dest(fx) == 0, "cannot empty dest/");
+
+	(void)tfx_pin_one_cpu(&old);
+	threads_seen = 0;
+	(void)fx_extract(fx, &ab);
+	CHECK(threads_seen == base, "%d threads on one CPU, %d before the "
+	    "run", threads_seen, base);
+	CHECK(fx->rep.n == threaded.n, "%zu reports on one CPU, %zu with "
+	    "the worker", fx->rep.n, threaded.n);
+	for (i = 0; i < fx->rep.n && i < threaded.n; i++)
+		CHECK(strcmp(fx->rep.v[i].name, threaded.v[i].name) == 0 &&
+		    fx->rep.v[i].status == threaded.v[i].status &&
+		    strcmp(fx->rep.v[i].reason, threaded.v[i].reason) == 0,
+		    "report %zu: %s %s on one CPU, %s %s with the worker", i,
+		    fx->rep.v[i].name, fx->rep.v[i].reason,
+		    threaded.v[i].name, threaded.v[i].reason);
+	pinned = tfx_snapshot(fx->destfd, TFX_SNAP_NO_TOP);
+	cr_assert(sched_setaffinity(0, sizeof(old), &old) == 0);
+	tfx_expect_same_snapshot(fx->cname, "the tree on one CPU", snap,
+	    pinned);
+	reports_free(&threaded);
+	free(pinned);
+	free(snap);
+	free(big);
+	ab_free(&ab);
+}
+
+Test(extract, one_cpu_same_tree_and_reports)
+{
+	each_resolver("one_cpu", case_one_cpu);
+}
+
+/* The queue's cases on one CPU, where the files never queue. */
+Test(extract, one_cpu_queue_cases)
+{
+	cpu_set_t old;
+
+	(void)tfx_pin_one_cpu(&old);
+	each_resolver("queue_order, one CPU", case_queue_order);
+	each_resolver("queue_same_names, one CPU", case_queue_same_names);
+	cr_assert(sched_setaffinity(0, sizeof(old), &old) == 0);
+}
+
 /* --- metadata ---------------------------------------------------------- */
 
 /* The archive of the mode cases. */

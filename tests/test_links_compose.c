@@ -915,3 +915,45 @@ Test(links_compose, list_links)
 {
 	each_resolver(case_list_links);
 }
+
+/* decide(): when "late" comes, plant sub/e -> c/../.. (sub/ is made). */
+static int
+plant_mid_run(void *arg, const struct pfx_entry *e, char *rename,
+    size_t cap)
+{
+	(void)rename;
+	(void)cap;
+	if (strcmp(e->name, "late") == 0)
+		plant_link(arg, "sub/e", "c/../..");
+	return PFX_HOOK_CONTINUE;
+}
+
+/*
+ * An empty DEST at the start holds no link from before the run, so none
+ * is listed at the end: one someone else plants while the run goes on
+ * is theirs, not the run's to keep inside (they could as well aim it
+ * outside), as it was only by timing before.  Here the decide() hook
+ * plants sub/e mid-run: sub/c -> .. is made.  The same sub/e there
+ * before the run refuses it (case_planted).
+ */
+static void
+case_planted_mid_run(struct cfx *fx)
+{
+	struct cab ab;
+
+	cab_open(&ab);
+	cab_dir(&ab, "sub/");
+	cab_file(&ab, "late");
+	cab_link(&ab, "sub/c", "..");
+	cab_close(&ab);
+	fx->opt.hooks.decide = plant_mid_run;
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s]", fx->rname);
+	expect_made(fx, "sub/c", "..");
+	expect_link_kept(fx, "sub/e", "c/../..");
+	cab_free(&ab);
+}
+
+Test(links_compose, planted_mid_run_in_empty_dest)
+{
+	each_resolver(case_planted_mid_run);
+}
