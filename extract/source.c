@@ -1,6 +1,7 @@
 /*
  * source.c -- where the engine's entries come from: libarchive in this
- * process, or the decoder process (remote.c) when the run is sandboxed.
+ * process, or our own zip reader (zip.c) for the zips it takes, or the
+ * decoder process (remote.c) when the run is sandboxed.
  * The engine reads both alike, and judges and writes what either gives.
  */
 #include <errno.h>
@@ -10,6 +11,7 @@
 
 #include "decode.h"
 #include "extract.h"
+#include "zip.h"
 
 /*
  * Read what is left of the current entry's data, counting it as decoded:
@@ -50,6 +52,8 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 		return ARCHIVE_FATAL;
 	if (x->remote != NULL)
 		r = xtr_remote_next(x->remote, ae);
+	else if (x->zip != NULL)
+		r = xtr_zip_next(x->zip, ae);
 	else
 		r = archive_read_next_header2(x->ar, ae);
 	/* WARN is a header read whole (a name not in the locale...). */
@@ -73,6 +77,8 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 		return XTR_DATA_EOF;
 	if (x->remote != NULL) {
 		r = xtr_remote_data(x->remote, buf, size, offset);
+	} else if (x->zip != NULL) {
+		r = xtr_zip_data(x->zip, buf, size, offset);
 	} else {
 		r = archive_read_data_block(x->ar, buf, size, &off);
 		*offset = off;
@@ -91,6 +97,8 @@ xtr_source_format(const struct xtr *x)
 {
 	if (x->remote != NULL)
 		return xtr_remote_format(x->remote);
+	if (x->zip != NULL)
+		return ARCHIVE_FORMAT_ZIP;
 	return archive_format(x->ar);
 }
 
@@ -100,6 +108,8 @@ xtr_source_raw(const struct xtr *x)
 {
 	if (x->remote != NULL)
 		return (int64_t)xtr_remote_raw(x->remote);
+	if (x->zip != NULL)
+		return (int64_t)xtr_zip_raw(x->zip);
 	/*
 	 * Some filters count what they read only when their read-ahead
 	 * buffer is used up (compress: 64 KiB); our decoder counts what
@@ -118,6 +128,8 @@ xtr_source_header_pos(const struct xtr *x)
 
 	if (x->remote != NULL)
 		return xtr_remote_header_pos(x->remote);
+	if (x->zip != NULL)
+		return xtr_zip_header_pos(x->zip);
 	pos = archive_read_header_position(x->ar);
 	return pos >= 0 ? (int64_t)xtr_volumes_physical(x->vols,
 	    (uint64_t)pos) : -1;
@@ -129,6 +141,8 @@ xtr_source_archive_bytes(const struct xtr *x)
 {
 	if (x->remote != NULL)
 		return xtr_remote_archive_bytes(x->remote);
+	if (x->zip != NULL)
+		return xtr_zip_archive_bytes(x->zip);
 	return xtr_volumes_physical(x->vols, xtr_reader_archive_bytes(x->ar));
 }
 
@@ -138,6 +152,8 @@ xtr_source_sparse(const struct xtr *x, struct archive_entry *ae)
 {
 	if (x->remote != NULL)
 		return xtr_remote_sparse(x->remote);
+	if (x->zip != NULL)
+		return false;
 	return archive_entry_sparse_count(ae) > 0;
 }
 
@@ -150,6 +166,8 @@ xtr_source_error(const struct xtr *x, int *error, bool *channel)
 	if (x->remote != NULL)
 		return xtr_remote_error(x->remote, error, channel);
 	*channel = false;
+	if (x->zip != NULL)
+		return xtr_zip_error(x->zip, error);
 	s = xtr_volumes_error(x->vols, error);
 	if (s != NULL)
 		return s;
