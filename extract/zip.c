@@ -157,7 +157,10 @@ static const char *
 data_verdict(const struct zip_member *m, bool done, uint64_t left,
     uint64_t made, uint32_t crc, char *buf, size_t cap)
 {
-	if (m->method == 8 && !done)
+	if (made > m->usize)
+		snprintf(buf, cap, "it holds more than the %llu bytes its "
+		    "central directory says", (unsigned long long)m->usize);
+	else if (m->method == 8 && !done)
 		snprintf(buf, cap, "its deflate data ends before its size "
 		    "(%llu bytes, central directory)",
 		    (unsigned long long)m->usize);
@@ -473,8 +476,9 @@ read_local(struct xtr_zip *z, const struct zip_member *m)
 		if (e < 0)
 			return fail(z, -e, "cannot read the archive: %s",
 			    strerror(-e));
+		/* EXDEV: an extra field this reader does not take. */
 		if (r < 0)
-			return fail(z, EILSEQ, "%s", why);
+			return fail(z, r == -2 ? EXDEV : EILSEQ, "%s", why);
 		if (r == 0)
 			return ARCHIVE_OK;
 		if ((uint64_t)r > span)
@@ -561,14 +565,18 @@ stream_next(struct xtr_zip *z, const struct zip_member *m,
 		return ARCHIVE_OK;
 	}
 	while (o_len == BLOCK && !st->done) {
+		size_t was_in;
+
 		if (st->in_len == 0 && st->c_left > 0) {
 			r = stream_read(z);
 			if (r < 0)
 				return fail(z, -r, "cannot read the archive: "
 				    "%s", strerror(-r));
 		}
+		was_in = st->in_len;
 		if (zip_inflate_run(st->zi, &st->in, &st->in_len, &o, &o_len,
-		    &st->done) < 0) {
+		    &st->done) < 0 || (!st->done && o_len == BLOCK &&
+		    was_in > 0 && st->in_len == was_in)) {
 			snprintf(why, sizeof(why), "its deflate data is "
 			    "corrupt");
 			bad = why;
@@ -716,8 +724,11 @@ xtr_zip_next(struct xtr_zip *z, struct archive_entry *ae)
 		z->loc = s->loc;
 	} else {
 		r = read_local(z, m);
-		if (r != ARCHIVE_OK)
+		if (r != ARCHIVE_OK) {
+			if (z->error == EXDEV)
+				z->error = EILSEQ;
 			return r;
+		}
 	}
 	if ((final_mode(m->mode, (const char *)z->d.cd + m->name,
 	    m->name_len) & M_IFMT) == M_IFLNK) {
@@ -930,6 +941,14 @@ xtr_zip_open(const struct pfx_input *in, const struct pfx_options *opt,
 		return ZIP_NOT_OURS;
 	}
 	r = zip_dir_read(&z->in, mem, &z->d, msg, cap, error);
+	/* The tool that wrote it wrote every local header alike: one with
+	 * an extra field libarchive reads and we do not is libarchive's. */
+	if (r == ZIP_OURS && z->d.n > 0 && read_local(z, &z->d.m[0]) ==
+	    ARCHIVE_FATAL) {
+		r = z->error == EXDEV ? ZIP_NOT_OURS : ZIP_HOSTILE;
+		snprintf(msg, cap, "%s", z->text);
+		*error = z->error;
+	}
 	if (r != ZIP_OURS) {
 		xtr_zip_free(z);
 		return r;

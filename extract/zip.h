@@ -84,8 +84,11 @@ void zip_dir_free(struct zip_dir *d);
 /*
  * Check member M's local header, the LEN bytes at P (read from M->off),
  * against D's record for it; fill L.  Return: 0; the bytes needed when
- * LEN is too short; or -1 with MSG set (a header that disagrees with the
- * directory, or runs into the next member: a hostile zip).
+ * LEN is too short; -1 with MSG set (a header that disagrees with the
+ * directory, or runs into the next member: a hostile zip); -2 with MSG
+ * set for an extra field that libarchive reads and this reader does not
+ * (the first member's makes the zip libarchive's; a later one's is
+ * refused as -1 is).
  */
 long zip_local_check(const struct zip_dir *d, const struct zip_member *m,
     const unsigned char *p, size_t len, struct zip_local *l, char *msg,

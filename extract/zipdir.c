@@ -721,9 +721,10 @@ zip_local_check(const struct zip_dir *d, const struct zip_member *m,
 	case 0:
 		break;
 	case 1:
-		return refuse(msg, cap, "a local header has an extra field "
-		    "(a Unicode name, a mode, a time) that its central "
-		    "directory record does not");
+		(void)refuse(msg, cap, "a local header has an extra field "
+		    "(a Unicode name, a mode, a time) that this reader does "
+		    "not take");
+		return -2;
 	default:
 		return refuse(msg, cap, "a local header's extra fields are "
 		    "malformed");

@@ -356,6 +356,7 @@ static const struct {
 	{ "hostile-more-entries.zip", 'o', "more than the entries" },
 	{ "hostile-zip64-count-lies.zip", 'o', "disagree" },
 	{ "hostile-zip64-size-lies.zip", 'o', "zip64" },
+	{ "hostile-local-upath-later.zip", 'e', "extra field" },
 };
 
 #define NHOSTILE (sizeof(hostile) / sizeof(hostile[0]))
@@ -366,6 +367,26 @@ Test(zip_hostile, each_refused_by_the_reader)
 
 	for (i = 0; i < NHOSTILE; i++)
 		refused(hostile[i].name, hostile[i].kind, hostile[i].what);
+}
+
+/* A local header with a field libarchive would take a name from: in the
+ * first member, the zip is libarchive's, which reads it as before. */
+Test(zip_hostile, first_local_extra_not_ours)
+{
+	struct pfx_options opt;
+	struct pfx_input in;
+	struct xtr_zip *z = NULL;
+	char path[600], msg[200];
+	int e;
+
+	(void)zip_path("hostile-local-upath-first.zip", path, sizeof(path));
+	pfx_options_init(&opt);
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.path = path;
+	cr_assert_eq(xtr_zip_open(&in, &opt, 0, 2, &z, msg, sizeof(msg), &e),
+	    ZIP_NOT_OURS);
+	cr_assert_null(z);
 }
 
 /* Each hostile zip through pfx_extract(), in this process and in the

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""zip_make.py DIR -- the zips tests/test_zip.c reads: real ones made by
+"""zip_make.py [--hostile] DIR -- the zips tests/test_zip.c reads (with
+--hostile: only the hostile ones, for tests/formats.sh): real ones made by
 Info-ZIP's zip, Python's zipfile and jar (each tool that is installed),
 and hostile ones, each a good zip with one lie in it.
 
@@ -142,6 +143,28 @@ def base():
     return bytearray(f.getvalue())
 
 
+def raw_zip(members):
+    """A zip of (name, data, local extra, central extra) members, stored,
+    written by hand: the two extras may differ."""
+    f = io.BytesIO()
+    cd = b""
+    for name, data, lx, cx in members:
+        off = f.tell()
+        crc = zlib.crc32(data)
+        f.write(struct.pack("<IHHHHHIIIHH", 0x04034b50, 10, 0, 0, 0, 0x21,
+                            crc, len(data), len(data), len(name), len(lx)))
+        f.write(name + lx + data)
+        cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 0x031e, 10, 0,
+                          0, 0, 0x21, crc, len(data), len(data), len(name),
+                          len(cx), 0, 0, 0, 0o100644 << 16, off)
+        cd += name + cx
+    end = f.tell()
+    f.write(cd)
+    f.write(struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, len(members),
+                        len(members), len(cd), end, 0))
+    return f.getvalue()
+
+
 def hostile(out):
     def put(name, b):
         with open(os.path.join(out, "hostile-%s.zip" % name), "wb") as f:
@@ -237,10 +260,21 @@ def hostile(out):
     if el >= 20:
         struct.pack_into("<HHQQ", b, ex, 1, 16, 100, 1 << 40)
     put("zip64-size-lies", b)
+    # An Info-ZIP Unicode path in a local header only: libarchive would
+    # take its name.  In the first member's, the zip is libarchive's; in
+    # a later one's, that entry is refused.
+    upath = struct.pack("<HHB", 0x7075, 5 + 5, 1) + b"\0\0\0\0" + b"other"
+    put("local-upath-first", raw_zip([(b"a.txt", b"a\n", upath, b""),
+                                      (b"b.txt", b"b\n", b"", b"")]))
+    put("local-upath-later", raw_zip([(b"a.txt", b"a\n", b"", b""),
+                                      (b"b.txt", b"b\n", upath, b"")]))
 
 
 def main():
-    out = os.path.abspath(sys.argv[1])
+    out = os.path.abspath(sys.argv[-1])
+    if sys.argv[1] == "--hostile":
+        hostile(out)
+        return
     src = os.path.join(out, "src")
     shutil.rmtree(src, ignore_errors=True)
     tree(src)
