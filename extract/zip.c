@@ -39,7 +39,7 @@
 #define RING		1024u
 /* The pool's share of the memory budget, and its most. */
 #define HOLD_SHARE	8u
-#define HOLD_MAX	(16u << 20)
+#define HOLD_MAX	(8u << 20)
 /* A streamed member is read and handed on in blocks of this. */
 #define BLOCK		(256u << 10)
 /* The most a symlink's target may take, stored (libarchive's bound). */

@@ -185,17 +185,22 @@ static int
 read_end(const struct zip_in *in, struct end *e, char *msg, size_t cap,
     int *error)
 {
-	static unsigned char tail[EOCD_LEN + COMMENT_MAX];
+	unsigned char *tail = malloc(EOCD_LEN + COMMENT_MAX);
 	unsigned char rec[EOCD_LEN];
 	uint64_t tail_off;
 	size_t tail_len;
 	int64_t at;
 	int r;
 
+	/* No memory to look: libarchive's, which will say so. */
+	if (tail == NULL)
+		return ZIP_NOT_OURS;
 	at = find_eocd(in, tail, &tail_len, &tail_off);
+	if (at >= 0)
+		memcpy(rec, tail + ((uint64_t)at - tail_off), EOCD_LEN);
+	free(tail);
 	if (at < 0)
 		return ZIP_NOT_OURS;
-	memcpy(rec, tail + ((uint64_t)at - tail_off), EOCD_LEN);
 	/* One disk, every entry on it. */
 	if (le16(rec + 4) != 0 || le16(rec + 6) != 0 ||
 	    le16(rec + 8) != le16(rec + 10))
