@@ -235,39 +235,55 @@ set_verdict(struct slot *s, enum verdict v, const char *why)
 	s->why = why != NULL ? strdup(why) : NULL;
 }
 
+/* A pool thread's own: its inflater, and the buffer it reads a member's
+ * span into, kept from one member to the next. */
+struct worker {
+	struct xtr_zip *z;
+	unsigned int id;
+	struct zip_inflate *zi;
+	unsigned char *span;
+	size_t cap;
+};
+
 /* A pool thread's work on member M into S: read its span, check its
  * local header, inflate its data. */
 static void
 decode_member(struct xtr_zip *z, const struct zip_member *m, struct slot *s,
-    struct zip_inflate *zi)
+    struct worker *w)
 {
 	size_t len = span_len(m);
-	unsigned char *span = malloc(len > 0 ? len : 1);
+	unsigned char *span;
 	char why[200];
 	const char *bad;
 	long r;
 
+	if (len > w->cap) {
+		free(w->span);
+		w->cap = 0;
+		w->span = malloc(len);
+		if (w->span != NULL)
+			w->cap = len;
+	}
+	span = w->span;
 	s->out = malloc((size_t)m->usize + 1);
 	if (span == NULL || s->out == NULL) {
 		set_verdict(s, V_IO, strerror(ENOMEM));
-		goto out;
+		return;
 	}
 	r = zip_pread(&z->in, span, len, m->off);
 	if (r < 0) {
 		set_verdict(s, V_IO, strerror((int)-r));
-		goto out;
+		return;
 	}
 	r = zip_local_check(&z->d, m, span, len, &s->loc, why, sizeof(why));
 	if (r != 0) {
 		set_verdict(s, V_HOSTILE, r > 0 ? "a zip that contradicts "
 		    "itself: a local header runs into the next member" : why);
-		goto out;
+		return;
 	}
-	bad = decode_whole(m, zi, span + (s->loc.data - m->off), s->out, why,
-	    sizeof(why));
+	bad = decode_whole(m, w->zi, span + (s->loc.data - m->off), s->out,
+	    why, sizeof(why));
 	set_verdict(s, bad != NULL ? V_BAD_DATA : V_OK, bad);
-out:
-	free(span);
 }
 
 /* --- the pool ----------------------------------------------------------- */
@@ -290,11 +306,6 @@ pool_cost(const struct xtr_zip *z, const struct zip_member *m)
 
 	return c <= z->hold_max / 4 ? (size_t)c : 0;
 }
-
-struct worker {
-	struct xtr_zip *z;
-	unsigned int id;
-};
 
 static void *
 pool_main(void *arg)
@@ -331,7 +342,8 @@ pool_main(void *arg)
 		s->held = cost;
 		z->held += cost;
 		(void)pthread_mutex_unlock(&z->mu);
-		decode_member(z, &z->d.m[i], s, zi);
+		w->zi = zi;
+		decode_member(z, &z->d.m[i], s, w);
 		atomic_fetch_add(&z->decoded_by[w->id], 1);
 		(void)pthread_mutex_lock(&z->mu);
 		/* The span read is let go: only the data is held. */
@@ -342,6 +354,7 @@ pool_main(void *arg)
 	}
 	(void)pthread_mutex_unlock(&z->mu);
 	zip_inflate_free(zi);
+	free(w->span);
 	free(w);
 	return NULL;
 }
@@ -374,7 +387,7 @@ pool_start(struct xtr_zip *z, unsigned int cpus)
 		return;
 	(void)pthread_attr_setstacksize(&attr, STACK);
 	for (i = 0; i < cpus; i++) {
-		w = malloc(sizeof(*w));
+		w = calloc(1, sizeof(*w));
 		if (w == NULL)
 			break;
 		w->z = z;
