@@ -540,6 +540,9 @@ stream_read(struct xtr_zip *z)
 		return r;
 	st->next += n;
 	st->c_left -= n;
+	/* SECURITY: the ratio's denominator is what was read so far: a
+	 * bomb streamed is stopped within a block of the limit. */
+	z->raw = st->next;
 	st->in = st->inbuf;
 	st->in_len = n;
 	return 0;
@@ -724,12 +727,13 @@ xtr_zip_next(struct xtr_zip *z, struct archive_entry *ae)
 	if (z->cur >= z->d.n)
 		return ARCHIVE_EOF;
 	m = &z->d.m[z->cur];
-	z->raw = m->end;
 	z->data_given = false;
 	z->data_end = false;
 	if (z->nth > 0)
 		s = pool_wait(z, z->cur);
+	/* A pooled member was read whole, a streamed one as it goes. */
 	if (s != NULL) {
+		z->raw = m->end;
 		z->cs = s;
 		if (s->verdict == V_HOSTILE || s->verdict == V_IO)
 			return fail(z, s->verdict == V_IO ? EIO : EILSEQ, "%s",
@@ -742,6 +746,8 @@ xtr_zip_next(struct xtr_zip *z, struct archive_entry *ae)
 				z->error = EILSEQ;
 			return r;
 		}
+		if (z->raw < z->loc.data)
+			z->raw = z->loc.data;
 	}
 	if ((final_mode(m->mode, (const char *)z->d.cd + m->name,
 	    m->name_len) & M_IFMT) == M_IFLNK) {

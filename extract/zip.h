@@ -151,8 +151,9 @@ int xtr_zip_next(struct xtr_zip *z, struct archive_entry *ae);
 int xtr_zip_data(struct xtr_zip *z, const void **buf, size_t *size,
     int64_t *offset);
 
-/* The input read up to the end of the current entry (the ratio's
- * denominator); where its local header is; the archive's size. */
+/* The input read so far (the ratio's denominator: up to the end of a
+ * pooled member, as far as a streamed one was read); where the current
+ * entry's local header is; the archive's size. */
 uint64_t xtr_zip_raw(const struct xtr_zip *z);
 int64_t xtr_zip_header_pos(const struct xtr_zip *z);
 uint64_t xtr_zip_archive_bytes(const struct xtr_zip *z);
