@@ -721,7 +721,7 @@ xtr_zip_next(struct xtr_zip *z, struct archive_entry *ae)
 	int r;
 
 	release_current(z);
-	if (z->started)
+	if (z->started && z->cur < z->d.n)
 		z->cur++;
 	z->started = true;
 	if (z->cur >= z->d.n)
