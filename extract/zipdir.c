@@ -608,10 +608,16 @@ zip_dir_read(const struct zip_in *in, uint64_t max_memory,
 	for (i = 0; i < e.entries; i++) {
 		r = parse_record(d->cd + at, d->cd_len - at, at, &d->m[i],
 		    what, sizeof(what));
-		if (r <= 0) {
+		if (r < 0) {
 			zip_dir_free(d);
-			return r == 0 ? ZIP_NOT_OURS : hostile(msg, cap, error,
-			    what);
+			snprintf(msg, cap, "a zip whose central directory is "
+			    "damaged: %s", what);
+			*error = EILSEQ;
+			return ZIP_HOSTILE;
+		}
+		if (r == 0) {
+			zip_dir_free(d);
+			return ZIP_NOT_OURS;
 		}
 		at += (size_t)r;
 	}
