@@ -602,20 +602,16 @@ zip_raw_symlink(const char *name)
 	const char *t = abs_outside();
 	const uint32_t lnk = (uint32_t)(AE_IFLNK | 0777) << 16;
 	const uint32_t reg = (uint32_t)(AE_IFREG | 0644) << 16;
-	uint32_t o1, o2, o3;
 
-	o1 = gen_zip_add(&z, "good", 4, 0, "good", 4, 4,
+	/* gen_zip_add() writes each member's central record too: the
+	 * directory lists each once (twice, it would be two records of one
+	 * local header, which pfextract's zip reader refuses). */
+	(void)gen_zip_add(&z, "good", 4, 0, "good", 4, 4,
 	    gen_crc32("good", 4), reg);
-	o2 = gen_zip_add(&z, "l", 1, 0, t, strlen(t), (uint32_t)strlen(t),
+	(void)gen_zip_add(&z, "l", 1, 0, t, strlen(t), (uint32_t)strlen(t),
 	    gen_crc32(t, strlen(t)), lnk);
-	o3 = gen_zip_add(&z, "l/x", 3, 0, "evil", 4, 4,
+	(void)gen_zip_add(&z, "l/x", 3, 0, "evil", 4, 4,
 	    gen_crc32("evil", 4), reg);
-	gen_zip_central(&z, "good", 4, 0, 4, 4, gen_crc32("good", 4), o1,
-	    reg);
-	gen_zip_central(&z, "l", 1, 0, (uint32_t)strlen(t),
-	    (uint32_t)strlen(t), gen_crc32(t, strlen(t)), o2, lnk);
-	gen_zip_central(&z, "l/x", 3, 0, 4, 4, gen_crc32("evil", 4), o3,
-	    reg);
 	gen_zip_finish(&z, name);
 }
 

@@ -116,7 +116,8 @@ struct gen_zip {
 	unsigned int n;
 };
 
-/* Add a local header and data; return the local header's offset. */
+/* Add a local header and data, and its central record; return the local
+ * header's offset. */
 uint32_t gen_zip_add(struct gen_zip *, const char *name, size_t namelen,
 	    unsigned int method, const void *data, size_t len, uint32_t usize,
 	    uint32_t crc, uint32_t ext_attr);

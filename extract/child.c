@@ -49,8 +49,10 @@
 #include "decode.h"
 #include "extract.h"
 #include "paxdump.h"
+#include "plat_thread.h"
 #include "platform.h"
 #include "wire.h"
+#include "zip.h"
 
 /* Above every signal number (NSIG is not POSIX; Linux has 64). */
 #ifdef NSIG
@@ -245,10 +247,35 @@ list_xattrs(struct archive_entry *ae, struct wire_xattr *xs)
 	return n;
 }
 
-/* Send AE's header.  Return: 0, or -E2BIG when it exceeds a message. */
+/* Where an entry is: the archive's format, the raw bytes read so far,
+ * its header's position (-1: unknown). */
+struct place {
+	int format;
+	uint64_t raw;
+	int64_t pos;
+};
+
+/* Where libarchive's AR is, with its decoder DEC and joiner VOLS. */
+static struct place
+ar_place(struct archive *ar, struct xtr_decoder *dec,
+    const struct xtr_volumes *vols)
+{
+	struct place pl;
+
+	pl.format = archive_format(ar);
+	pl.raw = raw_bytes(ar, dec);
+	pl.pos = archive_read_header_position(ar);
+	if (pl.pos < 0)
+		pl.pos = -1;
+	else	/* tar -M: where GNU tar counts it, in the volumes */
+		pl.pos = (int64_t)xtr_volumes_physical(vols, (uint64_t)pl.pos);
+	return pl;
+}
+
+/* Send AE's header, at PL.  Return: 0, or -E2BIG when it exceeds a
+ * message. */
 static int
-send_header(struct out *o, struct archive *ar, struct xtr_decoder *dec,
-    const struct xtr_volumes *vols, struct archive_entry *ae)
+send_header(struct out *o, const struct place *pl, struct archive_entry *ae)
 {
 	struct wire_header h;
 	struct wire_xattr *xs;
@@ -256,7 +283,7 @@ send_header(struct out *o, struct archive *ar, struct xtr_decoder *dec,
 	size_t len, need;
 
 	memset(&h, 0, sizeof(h));
-	h.format = archive_format(ar);
+	h.format = pl->format;
 	h.filetype = (uint32_t)archive_entry_filetype(ae) & 0170000u;
 	h.perm = (uint32_t)archive_entry_perm(ae) & 07777u;
 	if (archive_entry_size_is_set(ae) && archive_entry_size(ae) >= 0) {
@@ -278,17 +305,13 @@ send_header(struct out *o, struct archive *ar, struct xtr_decoder *dec,
 	}
 	h.uid = archive_entry_uid(ae);
 	h.gid = archive_entry_gid(ae);
-	h.raw = raw_bytes(ar, dec);
+	h.raw = pl->raw;
 	/* A listing's device column and block number (wire.h's bounds). */
 	if (h.filetype == AE_IFCHR || h.filetype == AE_IFBLK) {
 		h.devmajor = (int64_t)archive_entry_rdevmajor(ae) & UINT32_MAX;
 		h.devminor = (int64_t)archive_entry_rdevminor(ae) & UINT32_MAX;
 	}
-	h.pos = archive_read_header_position(ar);
-	if (h.pos < 0)
-		h.pos = -1;
-	else	/* tar -M: where GNU tar counts it, in the volumes */
-		h.pos = (int64_t)xtr_volumes_physical(vols, (uint64_t)h.pos);
+	h.pos = pl->pos;
 	/* The name as the engine would take it (engine.c entry_name()). */
 	name = archive_entry_pathname(ae);
 	if (name == NULL)
@@ -389,13 +412,29 @@ send_block(struct out *o, const void *buf, size_t len, int64_t offset,
 	queue(o, head, wire_put_data_ring(head, offset, raw, at, len));
 }
 
+/* Send SIZE bytes at BUF, the data at OFFSET, in blocks of a message. */
+static void
+send_blocks(struct out *o, const void *buf, size_t size, int64_t offset,
+    uint64_t raw)
+{
+	size_t n;
+
+	do {
+		n = size < WIRE_DATA_MAX ? size : WIRE_DATA_MAX;
+		send_block(o, buf, n, offset, raw);
+		buf = (const char *)buf + n;
+		offset += (int64_t)n;
+		size -= n;
+	} while (size > 0);
+}
+
 /* Send the current entry's data, then DATA_END.  Return: 0, or -1 when
  * the data could not be read (DATA_END says why; the run ends). */
 static int
 send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 {
 	const void *buf;
-	size_t size, n;
+	size_t size;
 	la_int64_t offset;
 	int r;
 
@@ -409,13 +448,7 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 			    error_text(o, ar, "truncated or corrupt"));
 			return -1;
 		}
-		do {
-			n = size < WIRE_DATA_MAX ? size : WIRE_DATA_MAX;
-			send_block(o, buf, n, offset, raw_bytes(ar, dec));
-			buf = (const char *)buf + n;
-			offset += (la_int64_t)n;
-			size -= n;
-		} while (size > 0);
+		send_blocks(o, buf, size, offset, raw_bytes(ar, dec));
 	}
 	send_end(o, WIRE_DATA_END, WIRE_OK, 0, NULL);
 	return 0;
@@ -495,6 +528,76 @@ send_label(struct out *o, const struct xtr_head *head, bool *sent)
 	queue(o, m, wire_put_label(m, head->buf, head->len));
 }
 
+/* The CPUs the decoder process may use, read before it is confined. */
+static unsigned int child_cpus = 1;
+
+/* Send the current zip entry's data, then DATA_END.  Return: 0, or -1
+ * when it could not be read (the run ends). */
+static int
+send_zip_data(struct out *o, struct xtr_zip *zip)
+{
+	const void *buf;
+	size_t size;
+	int64_t offset;
+	const char *text;
+	int r, e;
+
+	for (;;) {
+		r = xtr_zip_data(zip, &buf, &size, &offset);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK) {
+			text = xtr_zip_error(zip, &e);
+			send_end(o, WIRE_DATA_END, r == ARCHIVE_WARN ?
+			    WIRE_BAD_DATA : WIRE_FATAL, e, text);
+			return r == ARCHIVE_WARN ? 0 : -1;
+		}
+		send_blocks(o, buf, size, offset, xtr_zip_raw(zip));
+	}
+	send_end(o, WIRE_DATA_END, WIRE_OK, 0, NULL);
+	return 0;
+}
+
+/* decode_all() for a zip our reader took.  Never returns. */
+static void __attribute__((noreturn))
+decode_zip(struct out *o, struct xtr_zip *zip)
+{
+	unsigned char m[WIRE_HEAD + 8];
+	struct archive_entry *ae;
+	struct place pl;
+	int r, e;
+
+	ae = archive_entry_new();
+	o->cap = 64u << 10;
+	o->buf = malloc(o->cap);
+	if (ae == NULL || o->buf == NULL)
+		finish(o, ENOMEM, strerror(ENOMEM));
+	pl.format = ARCHIVE_FORMAT_ZIP;
+	for (;;) {
+		r = xtr_zip_next(zip, ae);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK) {
+			const char *text = xtr_zip_error(zip, &e);
+
+			finish(o, e, text);
+		}
+		pl.raw = xtr_zip_raw(zip);
+		pl.pos = xtr_zip_header_pos(zip);
+		r = send_header(o, &pl, ae);
+		if (r < 0)
+			finish(o, -r, r == -E2BIG ? "an entry's header is "
+			    "larger than the 4 MiB a decoder process may send" :
+			    strerror(-r));
+		if (send_zip_data(o, zip) < 0)
+			finish(o, e = 0, xtr_zip_error(zip, &e));
+	}
+	queue(o, m, wire_put_total(m, xtr_zip_archive_bytes(zip)));
+	send_end(o, WIRE_END, WIRE_OK, 0, NULL);
+	xtr_zip_free(zip);
+	_exit(0);
+}
+
 /* Read the archive and send it all; then END.  Never returns. */
 static void __attribute__((noreturn))
 decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
@@ -510,6 +613,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	struct xtr_volumes *vols;
 	struct archive_entry *ae;
 	struct archive *ar;
+	struct xtr_zip *zip;
+	struct place pl;
 	char msg[256];
 	bool list = (opt->flags & PFX_OPT_LIST) != 0;
 	int r;
@@ -518,6 +623,15 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	o.ring = ring;
 	/* A buffer or a regular file never keeps the decoder waiting. */
 	o.lazy = in->buf != NULL || is_file(in->fd);
+	/* A zip of the common kind: our reader, on every CPU. */
+	switch (xtr_zip_open(in, opt, XTR_READ_FLAGS(opt), child_cpus, &zip,
+	    msg, sizeof(msg), &r)) {
+	case ZIP_OURS:
+		decode_zip(&o, zip);
+		/* NOTREACHED */
+	case ZIP_HOSTILE:
+		finish(&o, r, msg);
+	}
 	/* -G: the stream's last bytes, for pax dump lists. */
 	if ((opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
 	    (head.window = xtr_paxdump_window()) == NULL)
@@ -545,7 +659,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 			    "truncated or "
 			    "corrupt (the decoder gave no detail)"));
 		take_pax_list(&o, ar, ae, &head, &pax, &pax_len);
-		r = send_header(&o, ar, dec, vols, ae);
+		pl = ar_place(ar, dec, vols);
+		r = send_header(&o, &pl, ae);
 		if (r < 0)
 			finish(&o, -r, r == -E2BIG ? "an entry's header is "
 			    "larger than the 4 MiB a decoder process may send" :
@@ -699,6 +814,8 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 		rl.rlim_max = rl.rlim_cur;
 		(void)setrlimit(RLIMIT_DATA, &rl);
 	}
+	/* The quota is read under /sys, before it is out of reach. */
+	child_cpus = plat_thread_cpus();
 	/* SECURITY: confined before the first archive byte is read. */
 	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
 		flags |= PFX_SANDBOX_REQUIRE;

@@ -26,6 +26,7 @@
 #include "paxdump.h"
 #include "plat_thread.h"
 #include "platform.h"
+#include "zip.h"
 
 /* see extract.h */
 void
@@ -722,6 +723,8 @@ free_state(struct xtr *x)
 	free(x->pax_list);
 	x->pax_list = NULL;
 	x->dec = NULL;
+	xtr_zip_free(x->zip);
+	x->zip = NULL;
 	xtr_volumes_free(x->vols);
 	x->vols = NULL;
 	xtr_remote_free(x->remote);
@@ -832,11 +835,23 @@ open_source(struct xtr *x, const struct xtr_in *src)
 	const struct pfx_options *opt = x->opt;
 	const struct pfx_input *in = src->in;
 	struct pfx_sandbox_info self;
-	int error;
+	int error, r;
 
 	if (in == NULL)
 		return open_wire(x, src);
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
+		/* A zip of the common kind: our reader, on every CPU. */
+		r = xtr_zip_open(in, opt, XTR_READ_FLAGS(opt),
+		    plat_thread_cpus(), &x->zip, x->res->message,
+		    sizeof(x->res->message), &error);
+		if (r == ZIP_OURS)
+			return 0;
+		if (r == ZIP_HOSTILE) {
+			x->fatal = true;
+			x->res->status = PFX_FATAL;
+			x->res->error = error;
+			return -1;
+		}
 		/* -G: the stream's last bytes, for pax dump lists. */
 		if ((opt->flags & PFX_OPT_INCREMENTAL) != 0 &&
 		    (x->head.window = xtr_paxdump_window()) == NULL) {
@@ -845,7 +860,7 @@ open_source(struct xtr *x, const struct xtr_in *src)
 			x->res->error = ENOMEM;
 			(void)snprintf(x->res->message,
 			    sizeof(x->res->message), "cannot keep the "
-			    "stream's tail for -G: %s", strerror(ENOMEM));
+			    "stream's last bytes for -G: %s", strerror(ENOMEM));
 			return -1;
 		}
 		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,

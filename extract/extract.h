@@ -358,6 +358,8 @@ struct xtr {
 					   freed after AR), or NULL */
 	struct xtr_remote *remote;	/* ... the decoder process does
 					   (owned), or NULL */
+	struct xtr_zip *zip;		/* ... or our zip reader (zip.h,
+					   owned), or NULL */
 	int drain_fd;			/* AR's input, borrowed, read to its
 					   end after the archive (see
 					   xtr_input_drain()), or -1 */

@@ -194,12 +194,14 @@ xtr_paxdump_take(struct archive *ar, struct archive_entry *ae,
 {
 	struct walk w = { NULL, 0, NULL };
 	la_int64_t pos;
-	int format = archive_format(ar);
+	int format;
 
 	*list = NULL;
 	*len = 0;
-	if (head == NULL || head->window == NULL ||
-	    archive_entry_filetype(ae) != AE_IFDIR ||
+	if (ar == NULL || head == NULL || head->window == NULL)
+		return XTR_PAXDUMP_NONE;
+	format = archive_format(ar);
+	if (archive_entry_filetype(ae) != AE_IFDIR ||
 	    (format & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR ||
 	    format == ARCHIVE_FORMAT_TAR_GNUTAR)
 		return XTR_PAXDUMP_NONE;

@@ -1,6 +1,7 @@
 /*
  * source.c -- where the engine's entries come from: libarchive in this
- * process, or the decoder process (remote.c) when the run is sandboxed.
+ * process, or our own zip reader (zip.c) for the zips it takes, or the
+ * decoder process (remote.c) when the run is sandboxed.
  * The engine reads both alike, and judges and writes what either gives.
  */
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include "decode.h"
 #include "extract.h"
 #include "paxdump.h"
+#include "zip.h"
 
 /*
  * Read what is left of the current entry's data, counting it as decoded:
@@ -76,12 +78,14 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 	x->pax_list = NULL;
 	if (x->remote != NULL)
 		r = xtr_remote_next(x->remote, ae);
+	else if (x->zip != NULL)
+		r = xtr_zip_next(x->zip, ae);
 	else
 		r = archive_read_next_header2(x->ar, ae);
 	/* WARN is a header read whole (a name not in the locale...). */
 	if (r == ARCHIVE_WARN)
 		r = ARCHIVE_OK;
-	if (r == ARCHIVE_OK && x->remote == NULL && pax_list(x, ae) < 0)
+	if (r == ARCHIVE_OK && x->ar != NULL && pax_list(x, ae) < 0)
 		r = ARCHIVE_FATAL;
 	x->in_data = r == ARCHIVE_OK;
 	/* RETRY too: a bad header would make every later block an entry
@@ -109,6 +113,8 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 	}
 	if (x->remote != NULL) {
 		r = xtr_remote_data(x->remote, buf, size, offset);
+	} else if (x->zip != NULL) {
+		r = xtr_zip_data(x->zip, buf, size, offset);
 	} else {
 		r = archive_read_data_block(x->ar, buf, size, &off);
 		*offset = off;
@@ -127,6 +133,8 @@ xtr_source_format(const struct xtr *x)
 {
 	if (x->remote != NULL)
 		return xtr_remote_format(x->remote);
+	if (x->zip != NULL)
+		return ARCHIVE_FORMAT_ZIP;
 	return archive_format(x->ar);
 }
 
@@ -136,6 +144,8 @@ xtr_source_raw(const struct xtr *x)
 {
 	if (x->remote != NULL)
 		return (int64_t)xtr_remote_raw(x->remote);
+	if (x->zip != NULL)
+		return (int64_t)xtr_zip_raw(x->zip);
 	/*
 	 * Some filters count what they read only when their read-ahead
 	 * buffer is used up (compress: 64 KiB); our decoder counts what
@@ -154,6 +164,8 @@ xtr_source_header_pos(const struct xtr *x)
 
 	if (x->remote != NULL)
 		return xtr_remote_header_pos(x->remote);
+	if (x->zip != NULL)
+		return xtr_zip_header_pos(x->zip);
 	pos = archive_read_header_position(x->ar);
 	return pos >= 0 ? (int64_t)xtr_volumes_physical(x->vols,
 	    (uint64_t)pos) : -1;
@@ -165,6 +177,8 @@ xtr_source_archive_bytes(const struct xtr *x)
 {
 	if (x->remote != NULL)
 		return xtr_remote_archive_bytes(x->remote);
+	if (x->zip != NULL)
+		return xtr_zip_archive_bytes(x->zip);
 	return xtr_volumes_physical(x->vols, xtr_reader_archive_bytes(x->ar));
 }
 
@@ -174,6 +188,8 @@ xtr_source_sparse(const struct xtr *x, struct archive_entry *ae)
 {
 	if (x->remote != NULL)
 		return xtr_remote_sparse(x->remote);
+	if (x->zip != NULL)
+		return false;
 	return archive_entry_sparse_count(ae) > 0;
 }
 
@@ -186,6 +202,8 @@ xtr_source_error(const struct xtr *x, int *error, bool *channel)
 	if (x->remote != NULL)
 		return xtr_remote_error(x->remote, error, channel);
 	*channel = false;
+	if (x->zip != NULL)
+		return xtr_zip_error(x->zip, error);
 	s = xtr_volumes_error(x->vols, error);
 	if (s != NULL)
 		return s;

@@ -11,6 +11,7 @@
 set -eu
 
 out=$(cd "${1:-fuzz/corpus/extract}" && pwd)
+top=$(pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/pfx-seeds.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -138,3 +139,15 @@ head -c 700 ustar.tar > trunc1.tar
 head -c 1300 dotdot.tar > trunc2.tar
 seed truncated-data 00 trunc1.tar
 seed truncated-header 01 trunc2.tar
+
+# pfextract's own zip reader (extract/zip.c): zips it takes (Python's
+# zipfile: data descriptors, zip64 extras, DOS attributes, a symlink),
+# and the hostile ones of tests/zip_make.py, each one lie (names, sizes,
+# CRC, overlapping members, a directory past its end, zip64 records).
+mkdir zips && python3 "$top/tests/zip_make.py" zips >/dev/null
+for z in zips/real-python.zip zips/real-python-stream.zip zips/hostile-*.zip
+do
+	n=$(basename "$z" .zip)
+	seed "zipread-${n#real-}" 00 "$z"
+	seed "zipread-${n#real-}-contain" 01 "$z"
+done

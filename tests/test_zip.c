@@ -1,0 +1,529 @@
+/*
+ * test_zip.c -- pfextract's own zip reader (extract/zip.h) against
+ * libarchive's seekable one, on real zips (Info-ZIP's zip -r and -y,
+ * Python's zipfile with data descriptors, zip64 and DOS attributes, jar,
+ * more than 65535 members): entry by entry, the same names, modes, sizes,
+ * times, owners, link targets and data.  Then hostile zips, each a clear
+ * refusal; the pool, which must really decode on more than one thread,
+ * and none with one CPU.
+ *
+ * The zips are made by tests/zip_make.py, once per version of it, under
+ * $TMPDIR; a tool it needs that is missing (python3, zip, jar) skips
+ * what it would have made, saying so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <criterion/criterion.h>
+#include <zlib.h>
+
+#include "../decode/decode.h"
+#include "../extract/pfextract.h"
+#include "../extract/zip.h"
+#include "../platform/plat_thread.h"
+#include "fixture.h"
+
+/* The directory of the zips, made once per version of the script. */
+static const char *
+zips(void)
+{
+	static char dir[512];
+	const char *tmp = getenv("TMPDIR");
+	char cmd[2600], part[600];
+	struct stat st;
+
+	cr_assert_eq(stat("tests/zip_make.py", &st), 0);
+	(void)snprintf(dir, sizeof(dir), "%s/pfx-zip-%lld-%lld",
+	    tmp != NULL ? tmp : "/tmp", (long long)st.st_mtime,
+	    (long long)st.st_size);
+	if (stat(dir, &st) == 0)
+		return dir;
+	if (system("command -v python3 >/dev/null") != 0)
+		cr_skip_test("python3 is missing: no zips to read");
+	(void)snprintf(part, sizeof(part), "%s.%ld", dir, (long)getpid());
+	(void)snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s' && "
+	    "python3 tests/zip_make.py '%s' && rm -rf '%s/src'", part, part,
+	    part, part);
+	cr_assert_eq(system(cmd), 0, "tests/zip_make.py failed");
+	/* Another test may have made it first: then this copy goes. */
+	if (rename(part, dir) != 0) {
+		(void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", part);
+		(void)system(cmd);
+	}
+	return dir;
+}
+
+/* The zip NAME of the set, or skip the test when it was not made. */
+static const char *
+zip_path(const char *name, char *buf, size_t cap)
+{
+	(void)snprintf(buf, cap, "%s/%s", zips(), name);
+	if (access(buf, R_OK) != 0)
+		cr_skip_test("%s was not made (its tool is missing)", name);
+	return buf;
+}
+
+/* One entry as a reader gave it. */
+struct seen {
+	char name[1024];
+	char link[1024];
+	unsigned int mode;
+	int64_t size, mtime, atime, ctime;
+	bool size_set, atime_set;
+	int64_t uid, gid;
+	uint64_t len;
+	uint32_t crc;
+	int data;		/* ARCHIVE_EOF: read whole; else its status */
+};
+
+static void
+take_header(struct seen *s, struct archive_entry *ae)
+{
+	const char *p = archive_entry_pathname(ae);
+
+	memset(s, 0, sizeof(*s));
+	(void)snprintf(s->name, sizeof(s->name), "%s", p != NULL ? p : "");
+	p = archive_entry_symlink(ae);
+	(void)snprintf(s->link, sizeof(s->link), "%s", p != NULL ? p : "");
+	s->mode = (unsigned int)archive_entry_mode(ae);
+	s->size_set = archive_entry_size_is_set(ae) != 0;
+	s->size = archive_entry_size(ae);
+	s->mtime = archive_entry_mtime(ae);
+	s->atime_set = archive_entry_atime_is_set(ae) != 0;
+	s->atime = archive_entry_atime(ae);
+	s->ctime = archive_entry_ctime(ae);
+	s->uid = archive_entry_uid(ae);
+	s->gid = archive_entry_gid(ae);
+	s->crc = (uint32_t)crc32(0, NULL, 0);
+}
+
+static void
+take_block(struct seen *s, const void *buf, size_t size)
+{
+	if (size == 0)
+		return;	/* libarchive's last block may be NULL */
+	s->crc = (uint32_t)crc32(s->crc, buf, (uInt)size);
+	s->len += size;
+}
+
+/* Every entry of PATH as libarchive's seekable zip reader gives it. */
+static size_t
+read_libarchive(const char *path, struct seen *out, size_t cap)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *ae;
+	const void *buf;
+	size_t n = 0, size;
+	la_int64_t off;
+	int r;
+
+	cr_assert_not_null(a);
+	cr_assert_eq(archive_read_support_format_zip_seekable(a), ARCHIVE_OK);
+	cr_assert_eq(archive_read_open_filename(a, path, 65536), ARCHIVE_OK,
+	    "%s: %s", path, archive_error_string(a));
+	while ((r = archive_read_next_header(a, &ae)) == ARCHIVE_OK ||
+	    r == ARCHIVE_WARN) {
+		cr_assert_lt(n, cap);
+		take_header(&out[n], ae);
+		while ((r = archive_read_data_block(a, &buf, &size, &off)) ==
+		    ARCHIVE_OK)
+			take_block(&out[n], buf, size);
+		out[n++].data = r;
+	}
+	cr_assert_eq(r, ARCHIVE_EOF, "%s: %s", path, archive_error_string(a));
+	archive_read_free(a);
+	return n;
+}
+
+/* Open PATH with our reader on CPUS threads (DEC: XTR_DEC_ZLIB or 0);
+ * it must be ours. */
+static struct xtr_zip *
+open_ours(const char *path, unsigned int cpus, unsigned int dec)
+{
+	struct pfx_options opt;
+	struct pfx_input in;
+	struct xtr_zip *z = NULL;
+	char msg[300] = "";
+	int e = 0, r;
+
+	pfx_options_init(&opt);
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.path = path;
+	r = xtr_zip_open(&in, &opt, dec, cpus, &z, msg, sizeof(msg), &e);
+	cr_assert_eq(r, ZIP_OURS, "%s: not read by our reader (%d): %s",
+	    path, r, msg);
+	return z;
+}
+
+/* Every entry of Z; the pool's work in *ST. */
+static size_t
+read_ours(struct xtr_zip *z, struct seen *out, size_t cap,
+    struct xtr_zip_stats *st)
+{
+	struct archive_entry *ae = archive_entry_new();
+	const void *buf;
+	size_t n = 0, size;
+	int64_t off;
+	int r, e;
+
+	cr_assert_not_null(ae);
+	while ((r = xtr_zip_next(z, ae)) == ARCHIVE_OK) {
+		cr_assert_lt(n, cap);
+		take_header(&out[n], ae);
+		while ((r = xtr_zip_data(z, &buf, &size, &off)) == ARCHIVE_OK)
+			take_block(&out[n], buf, size);
+		out[n++].data = r;
+	}
+	cr_assert_eq(r, ARCHIVE_EOF, "%s", xtr_zip_error(z, &e));
+	if (st != NULL)
+		xtr_zip_stats(z, st);
+	archive_entry_free(ae);
+	return n;
+}
+
+/* The zip NAME read both ways, on CPUS threads (DEC: inflated by zlib
+ * or not): entry by entry alike. */
+static void
+same_as(const char *name, unsigned int cpus, unsigned int dec)
+{
+	static struct seen want[80000], got[80000];
+	char path[600];
+	struct xtr_zip *z;
+	size_t n, m, i;
+
+	(void)zip_path(name, path, sizeof(path));
+	n = read_libarchive(path, want, 80000);
+	z = open_ours(path, cpus, dec);
+	m = read_ours(z, got, 80000, NULL);
+	xtr_zip_free(z);
+	cr_assert_eq(m, n, "%s: %zu entries, libarchive %zu", name, m, n);
+	for (i = 0; i < n; i++) {
+		const struct seen *w = &want[i], *g = &got[i];
+
+		cr_assert_str_eq(g->name, w->name, "%s: entry %zu", name, i);
+		cr_assert_str_eq(g->link, w->link, "%s: %s", name, w->name);
+		cr_assert_eq(g->mode, w->mode, "%s: %s: mode %o, libarchive %o",
+		    name, w->name, g->mode, w->mode);
+		cr_assert_eq(g->size_set, w->size_set, "%s: %s", name, w->name);
+		cr_assert_eq(g->size, w->size, "%s: %s", name, w->name);
+		cr_assert_eq(g->mtime, w->mtime, "%s: %s: mtime %lld, "
+		    "libarchive %lld", name, w->name, (long long)g->mtime,
+		    (long long)w->mtime);
+		cr_assert_eq(g->atime_set, w->atime_set, "%s: %s", name,
+		    w->name);
+		cr_assert_eq(g->atime, w->atime, "%s: %s", name, w->name);
+		cr_assert_eq(g->ctime, w->ctime, "%s: %s", name, w->name);
+		cr_assert_eq(g->uid, w->uid, "%s: %s", name, w->name);
+		cr_assert_eq(g->gid, w->gid, "%s: %s", name, w->name);
+		cr_assert_eq(g->len, w->len, "%s: %s", name, w->name);
+		cr_assert_eq(g->crc, w->crc, "%s: %s", name, w->name);
+		cr_assert_eq(g->data, ARCHIVE_EOF, "%s: %s", name, w->name);
+		cr_assert_eq(w->data, ARCHIVE_EOF, "%s: %s: libarchive %d", name,
+		    w->name, w->data);
+	}
+}
+
+static void
+same_as_libarchive(const char *name, unsigned int cpus)
+{
+	same_as(name, cpus, 0);
+}
+
+Test(zip, info_zip_ry_as_libarchive)
+{
+	same_as_libarchive("real-zip-ry.zip", 2);
+	same_as_libarchive("real-zip-ry.zip", 1);
+}
+
+/* zlib's inflate, where ISA-L is missing: the same. */
+Test(zip, zlib_as_libarchive)
+{
+	same_as("real-zip-ry.zip", 2, XTR_DEC_ZLIB);
+	same_as("real-zip-ry.zip", 1, XTR_DEC_ZLIB);
+}
+
+Test(zip, info_zip_no_extras_as_libarchive)
+{
+	same_as_libarchive("real-zip-X.zip", 2);
+}
+
+Test(zip, info_zip_stored_as_libarchive)
+{
+	same_as_libarchive("real-zip-0.zip", 2);
+}
+
+/* Its UTF-8 names are copied as they are in a UTF-8 locale, as
+ * pfextract(1) runs in (and libarchive converts them to). */
+Test(zip, python_as_libarchive)
+{
+	cr_assert_not_null(setlocale(LC_CTYPE, "C.UTF-8"));
+	same_as_libarchive("real-python.zip", 2);
+	same_as_libarchive("real-python.zip", 1);
+}
+
+/* In the "C" locale libarchive would convert a UTF-8 name otherwise:
+ * the zip is libarchive's, whole. */
+Test(zip, utf8_names_in_c_locale_not_ours)
+{
+	struct pfx_options opt;
+	struct pfx_input in;
+	struct xtr_zip *z = NULL;
+	char path[600], msg[200];
+	int e;
+
+	(void)zip_path("real-python.zip", path, sizeof(path));
+	cr_assert_not_null(setlocale(LC_CTYPE, "C"));
+	pfx_options_init(&opt);
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.path = path;
+	cr_assert_eq(xtr_zip_open(&in, &opt, 0, 2, &z, msg, sizeof(msg), &e),
+	    ZIP_NOT_OURS);
+	cr_assert_null(z);
+}
+
+Test(zip, python_descriptors_as_libarchive)
+{
+	same_as_libarchive("real-python-stream.zip", 2);
+}
+
+Test(zip, jar_as_libarchive)
+{
+	same_as_libarchive("real-jar.zip", 2);
+}
+
+Test(zip, zip64_many_members_as_libarchive, .timeout = 120)
+{
+	same_as_libarchive("real-python-many.zip", 2);
+}
+
+/* A hostile zip NAME: refused at opening, or at an entry, or its data
+ * failing (the kind KIND: 'o' opening, 'e' entry, 'd' data), with a
+ * message that has WHAT in it. */
+static void
+refused(const char *name, char kind, const char *what)
+{
+	struct archive_entry *ae = archive_entry_new();
+	struct pfx_options opt;
+	struct pfx_input in;
+	struct xtr_zip *z = NULL;
+	char path[600], msg[300] = "";
+	const void *buf;
+	size_t size;
+	int64_t off;
+	int e = 0, r;
+
+	(void)zip_path(name, path, sizeof(path));
+	pfx_options_init(&opt);
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.path = path;
+	r = xtr_zip_open(&in, &opt, 0, 2, &z, msg, sizeof(msg), &e);
+	if (kind == 'o') {
+		cr_assert_eq(r, ZIP_HOSTILE, "%s: opened", name);
+		cr_assert(strstr(msg, what) != NULL, "%s: %s", name, msg);
+		cr_assert_eq(e, EILSEQ);
+		archive_entry_free(ae);
+		return;
+	}
+	cr_assert_eq(r, ZIP_OURS, "%s: %s", name, msg);
+	for (;;) {
+		r = xtr_zip_next(z, ae);
+		if (r != ARCHIVE_OK)
+			break;
+		while ((r = xtr_zip_data(z, &buf, &size, &off)) == ARCHIVE_OK)
+			;
+		if (r != ARCHIVE_EOF)
+			break;
+	}
+	cr_assert_eq(r, kind == 'e' ? ARCHIVE_FATAL : ARCHIVE_WARN,
+	    "%s: %d", name, r);
+	cr_assert(strstr(xtr_zip_error(z, &e), what) != NULL, "%s: %s", name,
+	    xtr_zip_error(z, &e));
+	xtr_zip_free(z);
+	archive_entry_free(ae);
+}
+
+/* The hostile zips of tests/zip_make.py, and how each is refused. */
+static const struct {
+	const char *name;
+	char kind;
+	const char *what;
+} hostile[] = {
+	{ "hostile-name-mismatch.zip", 'e', "names another file" },
+	{ "hostile-csize-mismatch.zip", 'e', "sizes differ" },
+	{ "hostile-usize-lies.zip", 'd', "its central directory says" },
+	{ "hostile-crc-lies.zip", 'd', "bad CRC-32" },
+	{ "hostile-shared-header.zip", 'o', "overlaps" },
+	{ "hostile-overlap-bomb.zip", 'o', "overlapping members" },
+	{ "hostile-cd-past-end.zip", 'o', "points past" },
+	{ "hostile-more-entries.zip", 'o', "more than the entries" },
+	{ "hostile-zip64-count-lies.zip", 'o', "disagree" },
+	{ "hostile-zip64-size-lies.zip", 'o', "zip64" },
+	{ "hostile-local-upath-later.zip", 'e', "extra field" },
+};
+
+#define NHOSTILE (sizeof(hostile) / sizeof(hostile[0]))
+
+Test(zip_hostile, each_refused_by_the_reader)
+{
+	size_t i;
+
+	for (i = 0; i < NHOSTILE; i++)
+		refused(hostile[i].name, hostile[i].kind, hostile[i].what);
+}
+
+/* A local header with a field libarchive would take a name from: in the
+ * first member, the zip is libarchive's, which reads it as before. */
+Test(zip_hostile, first_local_extra_not_ours)
+{
+	struct pfx_options opt;
+	struct pfx_input in;
+	struct xtr_zip *z = NULL;
+	char path[600], msg[200];
+	int e;
+
+	(void)zip_path("hostile-local-upath-first.zip", path, sizeof(path));
+	pfx_options_init(&opt);
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.path = path;
+	cr_assert_eq(xtr_zip_open(&in, &opt, 0, 2, &z, msg, sizeof(msg), &e),
+	    ZIP_NOT_OURS);
+	cr_assert_null(z);
+}
+
+/* Each hostile zip through pfx_extract(), in this process and in the
+ * decoder process: a refusal (not an extraction), a message. */
+Test(zip_hostile, refused_by_the_library)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_input in;
+	char path[600], dest[512];
+	size_t i;
+	int sandbox, fd;
+
+	for (sandbox = 0; sandbox < 2; sandbox++) {
+		for (i = 0; i < NHOSTILE; i++) {
+			(void)zip_path(hostile[i].name, path, sizeof(path));
+			fd = tfx_temp_dest("zip", dest, sizeof(dest));
+			pfx_options_init(&opt);
+			/* The decoder process only: this one goes on. */
+			if (sandbox)
+				opt.flags |= PFX_OPT_SANDBOX_CHILD;
+			memset(&in, 0, sizeof(in));
+			in.fd = -1;
+			in.path = path;
+			(void)pfx_extract(&in, fd, ".", &opt, &res);
+			cr_assert_neq(res.status, PFX_OK, "%s",
+			    hostile[i].name);
+			cr_assert(res.status == PFX_FATAL ||
+			    res.stats.failed > 0, "%s", hostile[i].name);
+			tfx_temp_end(&fd, dest);
+		}
+	}
+}
+
+/* The pool decodes on more than one thread, in archive order. */
+Test(zip_pool, decodes_on_every_cpu)
+{
+	static struct seen want[700], got[700];
+	struct xtr_zip_stats st;
+	struct xtr_zip *z;
+	char path[600];
+	size_t n, m, i;
+
+	(void)zip_path("real-python-pool.zip", path, sizeof(path));
+	n = read_libarchive(path, want, 700);
+	z = open_ours(path, 2, 0);
+	m = read_ours(z, got, 700, &st);
+	xtr_zip_free(z);
+	cr_assert_eq(m, n);
+	for (i = 0; i < n; i++) {
+		cr_assert_str_eq(got[i].name, want[i].name);
+		cr_assert_eq(got[i].crc, want[i].crc);
+	}
+	cr_assert_eq(st.threads, 2);
+	cr_assert_gt(st.threads_used, 1, "only %u thread decoded",
+	    st.threads_used);
+	cr_assert_eq(st.pooled, n);
+}
+
+/* With one CPU, as plat_thread_cpus() counts them: no pool at all. */
+Test(zip_pool, one_cpu_no_pool)
+{
+	static struct seen got[700];
+	struct xtr_zip_stats st;
+	struct xtr_zip *z;
+	cpu_set_t one;
+	char path[600];
+	int status;
+	pid_t pid;
+
+	(void)zip_path("real-python-pool.zip", path, sizeof(path));
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) != 0)
+			_exit(3);
+		if (plat_thread_cpus() != 1)
+			_exit(4);
+		z = open_ours(path, plat_thread_cpus(), 0);
+		(void)read_ours(z, got, 700, &st);
+		xtr_zip_free(z);
+		_exit(st.threads == 0 && st.pooled == 0 ? 0 : 5);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "status %d", status);
+}
+
+/* A budget too small for any member: every one is streamed, none held,
+ * and the data is the same. */
+Test(zip_pool, small_budget_streams)
+{
+	static struct seen want[700], got[700];
+	struct xtr_zip_stats st;
+	struct pfx_options opt;
+	struct pfx_input in;
+	struct xtr_zip *z = NULL;
+	char path[600], msg[200];
+	size_t n, m, i;
+	int e;
+
+	(void)zip_path("real-python-pool.zip", path, sizeof(path));
+	n = read_libarchive(path, want, 700);
+	pfx_options_init(&opt);
+	opt.limits.max_memory = 16u << 10;
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.path = path;
+	/* The directory alone is more than 16 KiB: refused, naming it. */
+	cr_assert_eq(xtr_zip_open(&in, &opt, 0, 2, &z, msg, sizeof(msg), &e),
+	    ZIP_HOSTILE);
+	cr_assert_eq(e, EFBIG);
+	cr_assert(strstr(msg, "max-memory") != NULL, "%s", msg);
+	opt.limits.max_memory = 1u << 20;
+	cr_assert_eq(xtr_zip_open(&in, &opt, 0, 2, &z, msg, sizeof(msg), &e),
+	    ZIP_OURS, "%s", msg);
+	m = read_ours(z, got, 700, &st);
+	xtr_zip_free(z);
+	cr_assert_eq(m, n);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(got[i].crc, want[i].crc);
+	cr_assert_eq(st.pooled, 0);
+}
