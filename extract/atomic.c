@@ -45,23 +45,6 @@ where(char *buf, size_t cap, const char *name, unsigned int up)
 	return buf;
 }
 
-/* see extract.h */
-void
-xtr_append_notice(struct pfx_result *res, const char *notice)
-{
-	size_t cap = sizeof(res->message), n = strlen(res->message);
-	size_t len = strlen(notice);
-
-	if (n > 0 && n + 2 + len >= cap) {
-		/* Room for "...; " and the notice, at the message's end. */
-		n = len + 6 < cap ? cap - len - 6 : 0;
-		memcpy(res->message + n, "...", n > 0 ? 4 : 1);
-		n = strlen(res->message);
-	}
-	snprintf(res->message + n, cap - n, "%s%s", n > 0 ? "; " : "",
-	    notice);
-}
-
 /*
  * Fail RES: the staging directory NAME, UP levels above DEST's parent,
  * was not found at its name again (someone swapped it), so it was left

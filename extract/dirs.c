@@ -255,28 +255,6 @@ by_depth(const struct xtr_table *t, struct xtr_slot ***order, size_t *n)
 	return 0;
 }
 
-/* see extract.h */
-void
-xtr_note_changed(struct xtr *x, const char *rel)
-{
-	char parent[PFX_PATH_MAX];
-	const char *slash;
-	size_t n;
-
-	if ((x->opt->flags & PFX_OPT_FSYNC) == 0 || rel == NULL)
-		return;
-	slash = strrchr(rel, '/');
-	if (slash == NULL)
-		return;		/* the destination: always synced, last */
-	n = (size_t)(slash - rel);
-	if (n == 0 || n >= sizeof(parent))
-		return;
-	memcpy(parent, rel, n);
-	parent[n] = '\0';
-	if (xtr_table_add(&x->changed, parent) == NULL)
-		xtr_fail(x, ENOMEM, "%s: %s", rel, strerror(ENOMEM));
-}
-
 /*
  * Sync the directory REL ("" the destination).  One that is gone or was
  * replaced is not ours to sync any more.  Return: 0, or -1 (run failed).

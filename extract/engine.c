@@ -24,15 +24,6 @@
 #include "extract.h"
 #include "platform.h"
 
-/* see extract.h */
-void
-xtr_finish_redirects(struct xtr *x, struct pfx_entry *e)
-{
-	e->bytes = 0;	/* what was written went with the temporary */
-	e->decision = PFX_REJECT;
-	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "symlink_redirects", 0);
-}
-
 static enum pfx_entry_type
 entry_type(struct archive_entry *ae)
 {
