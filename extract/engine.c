@@ -133,91 +133,11 @@ fill_meta(struct xtr *x, struct xtr_meta *m, struct archive_entry *ae)
 	m->xattrs_arg = ae;
 }
 
-/*
- * Remove the first N components of NAME into OUT (CAP bytes), as tar's
- * --strip-components: empty components do not count, "." does.
- * Return: 0, or -1 if nothing is left or OUT is too small.
- */
-static int
-strip_components(const char *name, unsigned int n, char *out, size_t cap)
-{
-	const char *p = name;
-	size_t len;
-
-	while (n > 0) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			return -1;
-		while (*p != '\0' && *p != '/')
-			p++;
-		n--;
-	}
-	while (*p == '/')
-		p++;
-	len = strlen(p);
-	if (len == 0 || len >= cap)
-		return -1;
-	memcpy(out, p, len + 1);
-	return 0;
-}
-
-/*
- * Judge the archive name NAME: absolute names are refused outright, the
- * rest go to the decision core beneath a root of "/", which gives back the
- * normalised relative path in *V.  Return: NULL if allowed, else the
- * reason code, with E->decision set.
- */
-static const char *
-judge_name(struct xtr *x, struct pfx_entry *e, const char *name,
-    struct pfx_verdict *v)
-{
-	static const struct pfx_span slash = { "/", 1 };
-	struct pfx_policy pol = { &slash, 1, NULL, 0, x->policy_flags };
-
-	if (name[0] == '/') {
-		/* Under Windows rules "//server/share" (a zip's "\\server\
-		 * share", whose '\' libarchive turned into '/') is named for
-		 * what it is; anything else absolute is just absolute. */
-		if ((x->policy_flags & PFX_POLICY_WINDOWS) != 0 &&
-		    pfx_path_check(&pol, name, strlen(name), v) ==
-		    PFX_REJECT && v->reason != PFX_R_TOO_LONG &&
-		    v->reason != PFX_R_ESCAPES) {
-			e->decision = PFX_REJECT;
-			return pfx_reason_name(v->reason);
-		}
-		e->decision = PFX_DENY;
-		return "absolute";
-	}
-	if (pfx_path_check(&pol, name, strlen(name), v) != PFX_ALLOW) {
-		e->decision = v->decision;
-		return pfx_reason_name(v->reason);
-	}
-	return NULL;
-}
-
 /* The relative path of an allowed verdict ("" for the root itself). */
 static const char *
 verdict_rel(const struct pfx_verdict *v)
 {
 	return v->path + v->rel_off;
-}
-
-/* see extract.h */
-const char *
-xtr_judge_rel(struct xtr *x, const char *name, struct pfx_verdict *v)
-{
-	char stripped[PFX_PATH_MAX];
-	struct pfx_entry e;
-
-	memset(&e, 0, sizeof(e));
-	if (x->opt->strip_components > 0) {
-		if (strip_components(name, x->opt->strip_components, stripped,
-		    sizeof(stripped)) < 0)
-			return "stripped";
-		name = stripped;
-	}
-	return judge_name(x, &e, name, v);
 }
 
 /* Ask the caller's decide hook.  Return: the PFX_HOOK_* answer. */
@@ -245,7 +165,7 @@ judge_link_target(struct xtr *x, struct pfx_entry *e, char *buf, size_t cap,
 	const char *reason;
 
 	if (x->opt->strip_components > 0) {
-		if (strip_components(e->link_target, x->opt->strip_components,
+		if (xtr_strip_components(e->link_target, x->opt->strip_components,
 		    buf, cap) < 0) {
 			e->decision = PFX_DENY;
 			return "hardlink_target";
@@ -256,7 +176,7 @@ judge_link_target(struct xtr *x, struct pfx_entry *e, char *buf, size_t cap,
 	} else {
 		memcpy(buf, e->link_target, strlen(e->link_target) + 1);
 	}
-	reason = judge_name(x, e, buf, tv);
+	reason = xtr_judge_name(x, e, buf, tv);
 	if (reason != NULL) {
 		e->decision = PFX_REJECT;
 		return "hardlink_escapes";
@@ -536,7 +456,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		return;
 	}
 	if (x->opt->strip_components > 0) {
-		if (strip_components(name, x->opt->strip_components, stripped,
+		if (xtr_strip_components(name, x->opt->strip_components, stripped,
 		    sizeof(stripped)) < 0) {
 			xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "stripped",
 			    0);
@@ -544,7 +464,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		}
 		name = stripped;
 	}
-	reason = judge_name(x, &e, name, &v);
+	reason = xtr_judge_name(x, &e, name, &v);
 	if (reason != NULL) {
 		xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, reason, 0);
 		return;
@@ -554,7 +474,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		return;
 	hook = ask_caller(x, &e, rename, sizeof(rename));
 	if (hook == PFX_HOOK_RENAME) {
-		reason = judge_name(x, &e, rename, &v);
+		reason = xtr_judge_name(x, &e, rename, &v);
 		if (reason != NULL) {
 			e.path = NULL;
 			xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, reason, 0);
@@ -1042,41 +962,4 @@ xtr_extract_wire(int fd, int dirfd, const char *dest,
 	status = xtr_extract(&src, dirfd, dest, opt, result);
 	(void)close(fd);
 	return status;
-}
-
-/* see extract.h */
-enum pfx_status
-xtr_extract_any(const struct xtr_in *src, int dirfd, const char *dest,
-    const struct pfx_options *opt, struct pfx_result *result)
-{
-	/* Below what it needs, a run would stop part way: not begun. */
-	if (xtr_fd_check(opt, src->in != NULL && (opt->flags &
-	    PFX_OPT_MULTI_VOLUME) != 0 ? src->in->nvolumes : 0, result) < 0)
-		return result->status;
-	/* All or nothing (atomic.c); a listing writes nothing anyway. */
-	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&
-	    (opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) == 0)
-		return xtr_extract_atomic(src, dirfd, dest, opt, result);
-	return xtr_extract(src, dirfd, dest, opt, result);
-}
-
-/* see pfextract.h */
-enum pfx_status
-pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
-    const struct pfx_options *opt, struct pfx_result *result)
-{
-	struct pfx_options defaults;
-	struct xtr_in src = { in, -1, NULL };
-
-	/* Nowhere to say why: documented, not reported. */
-	if (result == NULL)
-		return PFX_FATAL;
-	/* A value this library does not know is refused, not ignored. */
-	if (xtr_contract_check(in, dest, opt, result) < 0)
-		return result->status;
-	if (opt == NULL) {
-		pfx_options_init(&defaults);
-		opt = &defaults;
-	}
-	return xtr_extract_any(&src, dirfd, dest, opt, result);
 }

@@ -274,24 +274,6 @@ struct pipe_in {
 	char buf[XTR_BLOCK];
 };
 
-/* see extract.h */
-ssize_t
-xtr_read_cancellable(int fd, void *buf, size_t cap,
-    const volatile sig_atomic_t *cancel)
-{
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, buf, cap);
-		if (n >= 0)
-			return n;
-		if (errno != EINTR)
-			return -errno;
-		if (cancel != NULL && *cancel != 0)
-			return -ECANCELED;
-	}
-}
-
 /* Set A's error for a read of the input that returned R (-errno). */
 static void
 read_error(struct archive *a, ssize_t r)
