@@ -110,6 +110,14 @@ struct xtr_slot *xtr_table_add(struct xtr_table *t, const char *key);
 /* Release everything T holds and give it back to T's owner. */
 void xtr_table_free(struct xtr_table *t);
 
+/*
+ * The used slots of T, deepest path first, in *ORDER (NULL when there is
+ * none; the caller frees it) and their number in *N.
+ * Return: 0, or -ENOMEM.
+ */
+int xtr_table_by_depth(const struct xtr_table *t, struct xtr_slot ***order,
+    size_t *n);
+
 /* --- glob.c: the patterns of member selection ----------------------- */
 
 /* xtr_glob() flags. */
@@ -1052,6 +1060,13 @@ int xtr_fd_check(const struct pfx_options *opt, size_t volumes,
 bool xtr_fd_relieve(struct xtr *x, int r);
 
 /* --- dirs.c ----------------------------------------------------------- */
+
+/*
+ * Remember that this run made the last CREATED components of DIR (FD,
+ * open; its parents are named only).  Return: 0, or -errno.
+ */
+int xtr_note_made(struct xtr *x, const char *dir, unsigned int created,
+    int fd);
 
 /* Make the parent directories of REL; remember the ones made. 0/-errno */
 int xtr_make_parents(struct xtr *x, const char *rel);

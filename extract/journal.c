@@ -733,3 +733,39 @@ xtr_journal_end(struct xtr *x)
 	if (x->fatal || commit(x) < 0)
 		rollback(x);
 }
+
+/* see extract.h */
+void
+xtr_unmake_dirs(struct xtr *x)
+{
+	struct xtr_slot **order;
+	struct stat st;
+	size_t i, n;
+	int fd;
+
+	if (xtr_table_by_depth(&x->dirs, &order, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct xtr_slot *s = order[i];
+
+		/* Only the very directory made, where it is known. */
+		if (s->has_id) {
+			fd = pfx_root_open_dir(&x->root, s->key);
+			if (fd < 0)
+				continue;
+			if (fstat(fd, &st) == -1 || st.st_dev != s->dev ||
+			    st.st_ino != s->ino) {
+				(void)close(fd);
+				continue;
+			}
+			(void)close(fd);
+		}
+		(void)pfx_root_rmdir(&x->root, s->key);
+	}
+	free(order);
+	/* Nothing left to finish at the end. */
+	xtr_table_free(&x->dirs);
+	xtr_table_init(&x->dirs, x);
+	xtr_table_free(&x->changed);
+	xtr_table_init(&x->changed, x);
+}

@@ -313,3 +313,50 @@ xtr_table_free(struct xtr_table *t)
 	t->slots = NULL;
 	t->cap = t->used = 0;
 }
+
+static size_t
+depth_of(const char *path)
+{
+	size_t d = 0;
+
+	for (; *path != '\0'; path++)
+		d += *path == '/';
+	return d;
+}
+
+static int
+deepest_first(const void *a, const void *b)
+{
+	const struct xtr_slot *const *sa = a, *const *sb = b;
+	size_t da = depth_of((*sa)->key), db = depth_of((*sb)->key);
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return strcmp((*sa)->key, (*sb)->key);
+}
+
+/*
+ * The used slots of T, deepest path first, in *ORDER (NULL when there is
+ * none; the caller frees it) and their number in *N.
+ * Return: 0, or -ENOMEM.
+ */
+int
+xtr_table_by_depth(const struct xtr_table *t, struct xtr_slot ***order,
+    size_t *n)
+{
+	size_t i;
+
+	*order = NULL;
+	*n = 0;
+	if (t->used == 0)
+		return 0;
+	*order = calloc(t->used, sizeof(**order));
+	if (*order == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		if (t->slots[i].key != NULL)
+			(*order)[(*n)++] = &t->slots[i];
+	}
+	qsort(*order, *n, sizeof(**order), deepest_first);
+	return 0;
+}
