@@ -392,6 +392,8 @@ struct xtr {
 	uint64_t link_steps, link_step_budget;
 	struct link_cache *lcache;	/* owned while links are judged */
 	struct xtr_async *async;	/* owned: the file-finishing worker */
+	const struct xtr_worker *worker;	/* its calls, set by async.c
+					   while it runs (worker.c) */
 	/*
 	 * --symlinks=contain: the links in the destination, listed when an
 	 * entry first replaces one (xtr_symlink_removable), under OLD_MU:
@@ -740,6 +742,25 @@ enum pfx_status xtr_extract_atomic(const struct xtr_in *src, int dirfd,
     struct pfx_result *result);
 
 /* --- async.c ---------------------------------------------------------- */
+
+/*
+ * The worker's calls as those below it make them (worker.c): a table
+ * that async.c owns and sets in xtr.worker while the worker runs, so that
+ * the writers and the reports, which it calls, never call up into it.
+ * Each is the xtr_async_*() of its name, declared below.
+ */
+struct xtr_worker {
+	bool (*ready)(struct xtr *x, const char *rel);
+	void (*dir_ready)(struct xtr *x, const char *rel);
+	bool (*defer)(struct xtr *x, struct pfx_entry *entry,
+	    enum pfx_entry_status status, const char *reason, int error);
+	int (*write)(struct xtr *x, const struct xtr_meta *m,
+	    struct pfx_entry *entry, const char *rel);
+	void (*drain)(struct xtr *x);
+	int (*segment)(struct xtr *x, int fd, const void *buf, size_t len,
+	    uint64_t off);
+	int (*settle)(struct xtr *x);
+};
 
 /*
  * Start the worker thread that finishes regular files (xtr_finish_data)
