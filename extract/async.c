@@ -76,8 +76,14 @@
 #include <unistd.h>
 
 
+#include "async.h"
 #include "extract.h"
+#include "fdbudget.h"
+#include "file.h"
+#include "links.h"
 #include "plat_thread.h"
+#include "report.h"
+#include "worker.h"
 
 /* Files queued at most: enough to keep the worker busy, few fds. */
 #define XTR_ASYNC_SLOTS 32
@@ -434,7 +440,7 @@ static const struct xtr_worker worker_calls = {
 	async_segment, async_settle
 };
 
-/* see extract.h */
+/* see async.h */
 int
 xtr_async_start(struct xtr *x)
 {
@@ -603,7 +609,7 @@ take_finished(struct xtr *x, size_t want)
 	a->taking = false;
 }
 
-/* xtr_async_drain(), extract.h */
+/* xtr_async_drain(), worker.h */
 static void
 async_drain(struct xtr *x)
 {
@@ -614,7 +620,7 @@ async_drain(struct xtr *x)
 	take_finished(x, atomic_load(&a->tail));
 }
 
-/* see extract.h */
+/* see async.h */
 void
 xtr_async_stop(struct xtr *x)
 {
@@ -674,7 +680,7 @@ clear_way(struct xtr *x, const char *rel, bool same)
 	}
 }
 
-/* xtr_async_ready(), extract.h */
+/* xtr_async_ready(), worker.h */
 static bool
 async_ready(struct xtr *x, const char *rel)
 {
@@ -687,7 +693,7 @@ async_ready(struct xtr *x, const char *rel)
 	return true;
 }
 
-/* xtr_async_dir_ready(), extract.h */
+/* xtr_async_dir_ready(), worker.h */
 static void
 async_dir_ready(struct xtr *x, const char *rel)
 {
@@ -811,7 +817,7 @@ stash_room(struct xtr_stash *s, size_t n)
 	return true;
 }
 
-/* xtr_async_segment(), extract.h */
+/* xtr_async_segment(), worker.h */
 static int
 async_segment(struct xtr *x, int fd, const void *buf, size_t len,
     uint64_t off)
@@ -845,7 +851,7 @@ async_segment(struct xtr *x, int fd, const void *buf, size_t len,
 	return 0;
 }
 
-/* xtr_async_settle(), extract.h */
+/* xtr_async_settle(), worker.h */
 static int
 async_settle(struct xtr *x)
 {
@@ -857,7 +863,7 @@ async_settle(struct xtr *x)
 	return atomic_exchange(&a->seg_err, 0);
 }
 
-/* xtr_async_write(), extract.h */
+/* xtr_async_write(), worker.h */
 static int
 async_write(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *e, const char *rel)
@@ -903,7 +909,7 @@ async_write(struct xtr *x, const struct xtr_meta *m,
 	return 0;
 }
 
-/* xtr_async_defer(), extract.h */
+/* xtr_async_defer(), worker.h */
 static bool
 async_defer(struct xtr *x, struct pfx_entry *e,
     enum pfx_entry_status status, const char *reason, int error)

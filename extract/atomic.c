@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "atomic.h"
+#include "engine.h"
 #include "extract.h"
+#include "fail.h"
 
 /* Fail RES with ERROR and "DEST: WHAT: strerror" as its message. */
 static void
@@ -133,7 +136,7 @@ tell_leftover(struct pfx_result *res, const char *name, unsigned int up,
 	xtr_append_notice(res, notice);
 }
 
-/* see extract.h */
+/* see atomic.h */
 enum pfx_status
 xtr_extract_atomic(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)

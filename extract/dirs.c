@@ -21,9 +21,20 @@
 #include <unistd.h>
 
 
+#include "budget.h"
+#include "dirs.h"
+#include "dumprename.h"
 #include "extract.h"
+#include "fail.h"
+#include "fdbudget.h"
+#include "journal.h"
+#include "links.h"
+#include "meta.h"
+#include "parents.h"
+#include "report.h"
+#include "table.h"
 
-/* see extract.h */
+/* see dirs.h */
 void
 xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel)
@@ -186,7 +197,7 @@ sync_dirs(struct xtr *x)
 		(void)sync_one(x, "");
 }
 
-/* see extract.h */
+/* see dirs.h */
 void
 xtr_finish_dirs(struct xtr *x)
 {

@@ -21,8 +21,29 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "async.h"
+#include "budget.h"
+#include "dirs.h"
+#include "dumpdir.h"
+#include "engine.h"
 #include "extract.h"
+#include "fail.h"
+#include "file.h"
+#include "hardlink.h"
+#include "journal.h"
+#include "judge.h"
+#include "label.h"
+#include "links.h"
+#include "match.h"
+#include "next.h"
 #include "platform.h"
+#include "reader.h"
+#include "remote.h"
+#include "report.h"
+#include "source.h"
+#include "table.h"
+#include "volumes.h"
+#include "worker.h"
 
 static enum pfx_entry_type
 entry_type(struct archive_entry *ae)
@@ -634,7 +655,7 @@ free_state(struct xtr *x)
 	pfx_root_close(&x->root);
 }
 
-/* see extract.h */
+/* see engine.h */
 int
 xtr_confine(const struct pfx_options *opt, int destfd,
     struct pfx_sandbox_info *info, struct pfx_result *res)
@@ -918,7 +939,7 @@ extract(const struct xtr_in *src, int dirfd, const char *dest,
 	return run(&x);
 }
 
-/* see extract.h */
+/* see engine.h */
 enum pfx_status
 xtr_extract(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
@@ -926,7 +947,7 @@ xtr_extract(const struct xtr_in *src, int dirfd, const char *dest,
 	return extract(src, dirfd, dest, opt, result, false);
 }
 
-/* see extract.h */
+/* see engine.h */
 enum pfx_status
 xtr_extract_journaled(const struct xtr_in *src, int dirfd,
     const char *dest, const struct pfx_options *opt,
@@ -951,7 +972,7 @@ xtr_extract_journaled(const struct xtr_in *src, int dirfd,
 	return extract(src, dirfd, dest, opt, result, true);
 }
 
-/* see extract.h */
+/* see engine.h */
 enum pfx_status
 xtr_extract_wire(int fd, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)

@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "extract.h"
+#include "fail.h"
+#include "source.h"
 
-/* see extract.h */
+/* see fail.h */
 void
 xtr_fail(struct xtr *x, int error, const char *fmt, ...)
 {
@@ -54,7 +56,7 @@ xtr_fail(struct xtr *x, int error, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* see extract.h */
+/* see fail.h */
 void
 xtr_fail_read(struct xtr *x, const char *name)
 {
@@ -75,7 +77,7 @@ xtr_fail_read(struct xtr *x, const char *name)
 		xtr_fail(x, error, "corrupt or unreadable archive: %s", text);
 }
 
-/* see extract.h */
+/* see fail.h */
 const char *
 xtr_short_name(const char *name, char *buf)
 {
@@ -90,7 +92,7 @@ xtr_short_name(const char *name, char *buf)
 	return buf;
 }
 
-/* see extract.h */
+/* see fail.h */
 void
 xtr_append_notice(struct pfx_result *res, const char *notice)
 {

@@ -16,7 +16,18 @@
 #include <unistd.h>
 
 
+#include "budget.h"
 #include "extract.h"
+#include "fail.h"
+#include "fdbudget.h"
+#include "file.h"
+#include "journal.h"
+#include "links.h"
+#include "meta.h"
+#include "parents.h"
+#include "report.h"
+#include "source.h"
+#include "worker.h"
 
 /* Write all of BUF to FD.  Return: 0, or -errno. */
 static int
@@ -217,7 +228,7 @@ begin_file(struct xtr *x, const char *rel, struct xtr_tail *t)
 	return r;
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_write_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel, struct xtr_tail *t)
@@ -270,7 +281,7 @@ xtr_write_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	return 0;
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_write_stash(struct xtr_tail *t, bool again)
 {
@@ -288,7 +299,7 @@ xtr_write_stash(struct xtr_tail *t, bool again)
 	return r;
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_seal_data(struct xtr_tail *t)
 {
@@ -383,7 +394,7 @@ commit_once(struct xtr *x, struct xtr_tail *t, unsigned int flags)
 	return pfx_root_commit(&x->root, &t->pend, flags);
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_commit(struct xtr *x, struct xtr_tail *t)
 {
@@ -415,7 +426,7 @@ xtr_commit(struct xtr *x, struct xtr_tail *t)
 	return commit_once(x, t, PFX_ROOT_REPLACE);
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_finish_data(struct xtr *x, struct xtr_tail *t)
 {
@@ -426,7 +437,7 @@ xtr_finish_data(struct xtr *x, struct xtr_tail *t)
 	return xtr_commit(x, t);
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_write_regular(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *e, const char *rel, struct stat *st)
@@ -449,7 +460,7 @@ xtr_write_regular(struct xtr *x, const struct xtr_meta *m,
 	return r;
 }
 
-/* see extract.h */
+/* see file.h */
 void
 xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 {
@@ -471,7 +482,7 @@ xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 		xtr_finish_error(x, e, r);
 }
 
-/* see extract.h */
+/* see file.h */
 void
 xtr_write_file(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel, const struct stat *relink)
@@ -498,7 +509,7 @@ xtr_write_file(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
 }
 
-/* see extract.h */
+/* see file.h */
 void
 xtr_write_out(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e)
 {

@@ -12,8 +12,15 @@
 #include <unistd.h>
 
 #include "extract.h"
+#include "file.h"
+#include "hardlink.h"
+#include "journal.h"
+#include "links.h"
+#include "parents.h"
+#include "report.h"
+#include "table.h"
 
-/* see extract.h */
+/* see hardlink.h */
 void
 xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *e, const char *rel, const char *target_rel)

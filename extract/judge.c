@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "extract.h"
+#include "judge.h"
 
 /*
  * Remove the first N components of NAME into OUT (CAP bytes), as tar's
@@ -71,7 +72,7 @@ xtr_judge_name(struct xtr *x, struct pfx_entry *e, const char *name,
 	return NULL;
 }
 
-/* see extract.h */
+/* see judge.h */
 const char *
 xtr_judge_rel(struct xtr *x, const char *name, struct pfx_verdict *v)
 {

@@ -34,10 +34,18 @@
 #include <unistd.h>
 
 
+#include "budget.h"
 #include "extract.h"
+#include "fail.h"
+#include "journal.h"
 #include "linkcheck.h"
+#include "links.h"
+#include "meta.h"
+#include "parents.h"
+#include "report.h"
+#include "table.h"
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_note_file(struct xtr *x, const char *rel, const struct stat *st)
 {
@@ -125,7 +133,7 @@ drop_link(struct xtr *x, size_t i)
 	l->mem -= n;
 }
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_free_symlinks(struct xtr *x)
 {
@@ -140,7 +148,7 @@ xtr_free_symlinks(struct xtr *x)
 	x->nlinks = x->links_cap = 0;
 }
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_forget_symlink(struct xtr *x, const char *rel)
 {
@@ -154,7 +162,7 @@ xtr_forget_symlink(struct xtr *x, const char *rel)
 	s->index = SIZE_MAX;
 }
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
     const struct stat *new)
@@ -185,7 +193,7 @@ xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
 
 static void make_now(struct xtr *x, size_t i);
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_queue_symlink(struct xtr *x, struct pfx_entry *e, const char *rel)
 {
@@ -581,7 +589,7 @@ steps_allow(struct xtr *x, size_t len)
 		x->link_step_budget += more;
 }
 
-/* see extract.h */
+/* see links.h */
 uint64_t
 xtr_link_steps_last(void)
 {
@@ -1253,7 +1261,7 @@ collect_old_links(struct xtr *x, struct old_links *old)
 		    "already in the destination: %s", strerror(-r));
 }
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_finish_symlinks(struct xtr *x)
 {
@@ -1469,7 +1477,7 @@ judge_removal(struct xtr *x, struct old_links *old, const char *rel)
 	return 0;
 }
 
-/* see extract.h */
+/* see links.h */
 int
 xtr_symlink_removable(struct xtr *x, const char *rel)
 {
@@ -1484,7 +1492,7 @@ xtr_symlink_removable(struct xtr *x, const char *rel)
 	return r;
 }
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_free_old_links(struct xtr *x)
 {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "extract.h"
+#include "meta.h"
 
 /* The size of the buffer for getpwnam_r(3) and getgrnam_r(3). */
 #define NAME_LOOKUP_BUF 4096
@@ -23,7 +24,7 @@ struct xattr_job {
 	int fd;
 };
 
-/* see extract.h */
+/* see meta.h */
 mode_t
 xtr_safe_mode(const struct pfx_options *opt, mode_t mode)
 {
@@ -130,7 +131,7 @@ apply_xattrs(const struct pfx_options *opt, const struct xtr_meta *m,
 	return m->xattrs(m->xattrs_arg, apply_one, &job);
 }
 
-/* see extract.h */
+/* see meta.h */
 void
 xtr_owner_ids(const struct xtr *x, const struct pfx_entry *e, uid_t *uid,
     gid_t *gid)
@@ -143,7 +144,7 @@ xtr_owner_ids(const struct xtr *x, const struct pfx_entry *e, uid_t *uid,
 	}
 }
 
-/* see extract.h */
+/* see meta.h */
 int
 xtr_apply_owner_xattrs(const struct xtr *x, const struct pfx_entry *e,
     const struct xtr_meta *m, int fd)
@@ -163,7 +164,7 @@ xtr_apply_owner_xattrs(const struct xtr *x, const struct pfx_entry *e,
 	return 0;
 }
 
-/* see extract.h */
+/* see meta.h */
 void
 xtr_entry_times(const struct pfx_entry *e, const struct xtr_meta *m,
     struct timespec ts[2])

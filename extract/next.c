@@ -8,7 +8,11 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "budget.h"
 #include "extract.h"
+#include "next.h"
+#include "remote.h"
+#include "source.h"
 
 /*
  * Read what is left of the current entry's data, counting it as decoded:
@@ -39,7 +43,7 @@ drain(struct xtr *x, struct archive_entry *ae)
 	return ARCHIVE_OK;
 }
 
-/* see extract.h */
+/* see next.h */
 int
 xtr_source_next(struct xtr *x, struct archive_entry *ae)
 {

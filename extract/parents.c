@@ -9,7 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "extract.h"
+#include "fdbudget.h"
+#include "journal.h"
+#include "parents.h"
+#include "table.h"
 
 /*
  * Remember that this run made the last CREATED components of DIR, with the
@@ -52,7 +57,7 @@ xtr_note_made(struct xtr *x, const char *dir, unsigned int created, int fd)
 	return 0;
 }
 
-/* see extract.h */
+/* see parents.h */
 int
 xtr_make_parents(struct xtr *x, const char *rel)
 {

@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "extract.h"
+#include "readfd.h"
 
-/* see extract.h */
+/* see readfd.h */
 ssize_t
 xtr_read_cancellable(int fd, void *buf, size_t cap,
     const volatile sig_atomic_t *cancel)

@@ -15,8 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "extract.h"
+#include "fail.h"
 #include "platform.h"
+#include "report.h"
+#include "table.h"
+#include "worker.h"
 
 /*
  * Was the destination itself removed?  A directory that was rmdir'ed
@@ -37,7 +42,7 @@ root_removed(struct xtr *x)
 	return r == 0 && st.st_nlink == 0;
 }
 
-/* see extract.h */
+/* see report.h */
 const char *
 xtr_errno_reason(int error, bool *io_failure)
 {
@@ -64,7 +69,7 @@ xtr_errno_reason(int error, bool *io_failure)
 	return "io_error";
 }
 
-/* see extract.h */
+/* see report.h */
 void
 xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
     enum pfx_entry_status status, const char *reason, int error)
@@ -107,7 +112,7 @@ xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
 		    "(PFX_OPT_STRICT)");
 }
 
-/* see extract.h */
+/* see report.h */
 void
 xtr_finish_error(struct xtr *x, struct pfx_entry *e, int r)
 {
@@ -135,7 +140,7 @@ xtr_finish_error(struct xtr *x, struct pfx_entry *e, int r)
 	xtr_fail(x, -r, "%s: %s", e->name, strerror(-r));
 }
 
-/* see extract.h */
+/* see report.h */
 void
 xtr_finish_existing(struct xtr *x, struct pfx_entry *e)
 {
@@ -150,7 +155,7 @@ xtr_finish_existing(struct xtr *x, struct pfx_entry *e)
 	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "exists", EEXIST);
 }
 
-/* see extract.h */
+/* see report.h */
 void
 xtr_finish_redirects(struct xtr *x, struct pfx_entry *e)
 {
@@ -159,7 +164,7 @@ xtr_finish_redirects(struct xtr *x, struct pfx_entry *e)
 	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "symlink_redirects", 0);
 }
 
-/* see extract.h */
+/* see report.h */
 void
 xtr_note_changed(struct xtr *x, const char *rel)
 {

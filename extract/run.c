@@ -5,9 +5,14 @@
  * (atomic.c) or not (engine.c).  Nothing below calls it back: the push
  * API (writer.c) runs the same way from above.
  */
+#include "atomic.h"
+#include "contract.h"
+#include "engine.h"
 #include "extract.h"
+#include "fdbudget.h"
+#include "run.h"
 
-/* see extract.h */
+/* see run.h */
 enum pfx_status
 xtr_extract_any(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)

@@ -10,8 +10,12 @@
 
 #include "decode.h"
 #include "extract.h"
+#include "reader.h"
+#include "remote.h"
+#include "source.h"
+#include "volumes.h"
 
-/* see extract.h */
+/* see source.h */
 int
 xtr_source_data(struct xtr *x, const void **buf, size_t *size,
     int64_t *offset)
@@ -35,7 +39,7 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 	return r == ARCHIVE_EOF ? XTR_DATA_EOF : XTR_DATA_FAILED;
 }
 
-/* see extract.h */
+/* see source.h */
 int
 xtr_source_format(const struct xtr *x)
 {
@@ -44,7 +48,7 @@ xtr_source_format(const struct xtr *x)
 	return archive_format(x->ar);
 }
 
-/* see extract.h */
+/* see source.h */
 int64_t
 xtr_source_raw(const struct xtr *x)
 {
@@ -60,7 +64,7 @@ xtr_source_raw(const struct xtr *x)
 	return archive_filter_bytes(x->ar, -1);
 }
 
-/* see extract.h */
+/* see source.h */
 int64_t
 xtr_source_header_pos(const struct xtr *x)
 {
@@ -73,7 +77,7 @@ xtr_source_header_pos(const struct xtr *x)
 	    (uint64_t)pos) : -1;
 }
 
-/* see extract.h */
+/* see source.h */
 uint64_t
 xtr_source_archive_bytes(const struct xtr *x)
 {
@@ -82,7 +86,7 @@ xtr_source_archive_bytes(const struct xtr *x)
 	return xtr_volumes_physical(x->vols, xtr_reader_archive_bytes(x->ar));
 }
 
-/* see extract.h */
+/* see source.h */
 bool
 xtr_source_sparse(const struct xtr *x, struct archive_entry *ae)
 {
@@ -91,7 +95,7 @@ xtr_source_sparse(const struct xtr *x, struct archive_entry *ae)
 	return archive_entry_sparse_count(ae) > 0;
 }
 
-/* see extract.h */
+/* see source.h */
 const char *
 xtr_source_error(const struct xtr *x, int *error, bool *channel)
 {
@@ -108,7 +112,7 @@ xtr_source_error(const struct xtr *x, int *error, bool *channel)
 	return s != NULL ? s : "truncated or corrupt";
 }
 
-/* see extract.h */
+/* see source.h */
 const struct xtr_head *
 xtr_source_head(const struct xtr *x)
 {

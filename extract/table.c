@@ -19,8 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "extract.h"
 #include "platform.h"
+#include "table.h"
 
 /*
  * The most slots a table may have: a slot keeps the low 32 bits of its
@@ -78,7 +80,7 @@ sip_word(uint64_t v[4], uint64_t m, unsigned int c)
 	v[0] ^= m;
 }
 
-/* see extract.h */
+/* see table.h */
 uint64_t
 xtr_siphash(const uint64_t key[2], const void *msg, size_t len,
     unsigned int c, unsigned int d)
@@ -183,7 +185,7 @@ probe(const struct xtr_table *t, const char *key, uint64_t h,
 	}
 }
 
-/* see extract.h */
+/* see table.h */
 void
 xtr_table_init(struct xtr_table *t, struct xtr *owner)
 {
@@ -191,7 +193,7 @@ xtr_table_init(struct xtr_table *t, struct xtr *owner)
 	t->owner = owner;
 }
 
-/* see extract.h */
+/* see table.h */
 struct xtr_slot *
 xtr_table_find(const struct xtr_table *t, const char *key)
 {
@@ -266,7 +268,7 @@ store_key(struct xtr_table *t, const char *key, size_t len)
 	return p;
 }
 
-/* see extract.h */
+/* see table.h */
 struct xtr_slot *
 xtr_table_add(struct xtr_table *t, const char *key)
 {
@@ -296,7 +298,7 @@ xtr_table_add(struct xtr_table *t, const char *key)
 	return s;
 }
 
-/* see extract.h */
+/* see table.h */
 void
 xtr_table_free(struct xtr_table *t)
 {

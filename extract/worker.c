@@ -12,15 +12,16 @@
 #include <errno.h>
 
 #include "extract.h"
+#include "worker.h"
 
-/* see extract.h */
+/* see worker.h */
 bool
 xtr_async_ready(struct xtr *x, const char *rel)
 {
 	return x->worker != NULL && x->worker->ready(x, rel);
 }
 
-/* see extract.h */
+/* see worker.h */
 void
 xtr_async_dir_ready(struct xtr *x, const char *rel)
 {
@@ -28,7 +29,7 @@ xtr_async_dir_ready(struct xtr *x, const char *rel)
 		x->worker->dir_ready(x, rel);
 }
 
-/* see extract.h */
+/* see worker.h */
 bool
 xtr_async_defer(struct xtr *x, struct pfx_entry *entry,
     enum pfx_entry_status status, const char *reason, int error)
@@ -37,7 +38,7 @@ xtr_async_defer(struct xtr *x, struct pfx_entry *entry,
 	    x->worker->defer(x, entry, status, reason, error);
 }
 
-/* see extract.h */
+/* see worker.h */
 int
 xtr_async_write(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *entry, const char *rel)
@@ -47,7 +48,7 @@ xtr_async_write(struct xtr *x, const struct xtr_meta *m,
 	    -EINVAL;
 }
 
-/* see extract.h */
+/* see worker.h */
 void
 xtr_async_drain(struct xtr *x)
 {
@@ -55,7 +56,7 @@ xtr_async_drain(struct xtr *x)
 		x->worker->drain(x);
 }
 
-/* see extract.h */
+/* see worker.h */
 int
 xtr_async_segment(struct xtr *x, int fd, const void *buf, size_t len,
     uint64_t off)
@@ -64,7 +65,7 @@ xtr_async_segment(struct xtr *x, int fd, const void *buf, size_t len,
 	    -EINVAL;
 }
 
-/* see extract.h */
+/* see worker.h */
 int
 xtr_async_settle(struct xtr *x)
 {

@@ -6,6 +6,10 @@
  * with either resolver, beneath.c proves a descriptor is still beneath the
  * root, and the os_*.c file chosen by the Makefile holds the few calls that
  * differ between kernels.  Nothing here prints or touches global state.
+ *
+ * One header for the stage (mk/layers.sh): Defined in: beneath.c create.c
+ * inroot.c listing.c os_linux.c os_posix.c path.c process.c resolve.c
+ * sandbox_linux.c sandbox_posix.c.
  */
 #ifndef PLATFORM_H
 #define PLATFORM_H

@@ -1,0 +1,25 @@
+/*
+ * child.h -- the decoder process's whole life (child.c).
+ */
+#ifndef XTR_CHILD_H
+#define XTR_CHILD_H
+
+#include "extract.h"
+
+/*
+ * The child's whole life (never returns): keep FD (the socket to PARENT)
+ * and a read-only descriptor of IN, confine, read the archive, send it
+ * (wire.h; the data through RING, mapped shared before the fork), _exit.
+ */
+struct wire_ring;
+void xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
+    const struct pfx_input *in, const struct pfx_options *opt)
+    __attribute__((noreturn));
+
+#ifdef PFX_HOSTILE_TEST
+/* The hostile-child test build (tests/hostile.c): what a decoder taken
+ * over does right after it confined itself; FD is its socket. */
+void xtr_hostile(int fd);
+#endif
+
+#endif /* XTR_CHILD_H */
