@@ -219,6 +219,7 @@ check: deps
 	    obj/tests/inroot_check obj/tests/pfextract-push \
 	    obj/tsan/tests/pfextract-push obj/tests/tsan_caller
 	sh mk/lint.sh
+	TMPDIR=$(TEST_TMPDIR) sh tests/lint_layers.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
 	sh tests/pfextract.sh obj/pfextract obj/mkdemo

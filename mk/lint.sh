@@ -44,6 +44,10 @@ hits=$(grep -ln '#include <archive' core/*.[ch] platform/*.[ch] cli/*.[ch] \
     grep -vE '^(extract/(engine|next|reader|volumes|source|remote|child|dumpdir)\.c|decode/decode\.c)$')
 [ -n "$hits" ] && say "<archive.h> outside the reader: $hits"
 
+# The layers (docs/design.md): no include cycle between files, and no
+# include up the order of the folders (mk/layers.sh says which).
+sh mk/layers.sh . || say "the layers are broken (mk/layers.sh)"
+
 # Only the OS files may name a kernel.
 hits=$(grep -nE '__linux__|__FreeBSD__|__APPLE__|HAVE_OPENAT2' core/*.[ch] platform/*.[ch] cli/*.[ch] decode/*.[ch] extract/*.[ch] | grep -v 'platform/os_')
 [ -n "$hits" ] && say "OS tests outside platform/os_*.c: $hits"

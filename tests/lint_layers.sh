@@ -1,0 +1,74 @@
+#!/bin/sh
+# mk/layers.sh, the check of the layers (docs/design.md, "Layers"): it
+# passes on the tree, and fails, printing what is wrong, on a copy of the
+# tree with a cycle added (in extract/, in core/) or an include that
+# points up the order of the folders.
+#
+# Usage: sh tests/lint_layers.sh
+set -u
+fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lint_layers.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+ok() { echo "ok - $*"; }
+no() { echo "not ok - $*"; fail=1; }
+
+# copy NAME: a fresh copy of the five folders in $tmp/NAME.
+copy() {
+	rm -rf "${tmp:?}/$1"
+	mkdir -p "$tmp/$1"
+	cp -R core decode platform extract cli "$tmp/$1/"
+}
+
+# expect NAME WORDS...: mk/layers.sh fails on $tmp/NAME and says WORDS.
+expect() {
+	name=$1; shift
+	if sh mk/layers.sh "$tmp/$name" >"$tmp/$name.out" 2>&1; then
+		no "$name: passed"
+		return
+	fi
+	for w in "$@"; do
+		if ! grep -qF -- "$w" "$tmp/$name.out"; then
+			no "$name: no '$w' in: $(cat "$tmp/$name.out")"
+			return
+		fi
+	done
+	ok "$name"
+}
+
+if out=$(sh mk/layers.sh . 2>&1); then
+	ok "the tree"
+else
+	no "the tree: $out"
+fi
+
+# The report calls the engine back: report.c -> engine.c -> ... -> report.c.
+copy report_engine
+sed 's/^#include "report.h"$/#include "engine.h"\n#include "report.h"/' \
+    extract/report.c >"$tmp/report_engine/extract/report.c"
+expect report_engine "include cycle" "extract/report.c includes engine.h" \
+    "extract/engine.c"
+
+# The core pair this check was made for: normalize.c <-> windows.c, through
+# a header of normalize.c's own.
+copy core_pair
+printf '/* normalize.h */\n' >"$tmp/core_pair/core/normalize.h"
+printf '#include "normalize.h"\n' >>"$tmp/core_pair/core/windows.c"
+expect core_pair "include cycle" "core/windows.c includes normalize.h" \
+    "core/normalize.c includes windows.h"
+
+# A header whose comment names its files makes them one node.
+copy named
+printf '/*\n * Defined in: windows.c normalize.c.\n */\n' \
+    >"$tmp/named/core/pair.h"
+printf '#include "pair.h"\n' >>"$tmp/named/core/check.c"
+printf '#include "check.h"\n' >>"$tmp/named/core/windows.c"
+expect named "include cycle" "core/check.c includes pair.h" \
+    "core/normalize.c+core/windows.c"
+
+# The decision core reaching up into the platform layer.
+copy up
+printf '#include "../platform/platform.h"\n' >>"$tmp/up/core/check.c"
+expect up "core/check.c includes platform/platform.h: up the order"
+
+exit "$fail"
