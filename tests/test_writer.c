@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -446,5 +448,253 @@ Test(writer, symlink_report_metadata)
 	cr_expect_eq(l.uid, 1000);
 	cr_expect_eq(l.mtime, 1600000000);
 	cr_expect_eq(l.nsec, 123);
+	tree_end(&t);
+}
+
+/* dest/REL's xattr NAME, in BUF (CAP bytes, terminated); -1 when it has
+ * none. */
+static ssize_t
+xattr_of(const struct tree *t, const char *rel, const char *name, char *buf,
+    size_t cap)
+{
+	char path[PATH_MAX * 2];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", t->dest, rel);
+	n = lgetxattr(path, name, buf, cap - 1);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* One file with XATTRS (N of them), given to a run with OPT's flags. */
+static enum pfx_status
+put_with_xattrs(struct tree *t, unsigned int flags,
+    const struct pfx_xattr *xattrs, size_t n, struct pfx_result *res)
+{
+	struct pfx_writer_extra x = { sizeof(x), xattrs, n, 0 };
+	struct pfx_options opt;
+	struct pfx_writer *w;
+	struct pfx_entry e = entry("x.txt", PFX_TYPE_FILE, 3);
+	struct seen s;
+
+	options(&opt, &s);
+	opt.flags |= flags;
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t->dest, &opt, &w), 0);
+	cr_assert_eq(pfx_writer_entry_ext(w, &e, &x), 0);
+	cr_assert_eq(pfx_writer_data(w, "hi\n", 3), 0);
+	return pfx_writer_finish(w, res);
+}
+
+/* An entry's xattrs are set on the file with PFX_OPT_XATTRS, as an
+ * archive's are: never trusted.* or security.*, and none without it. */
+Test(writer, xattrs)
+{
+	static const struct pfx_xattr xa[] = {
+		{ "user.pfx", "hello", 5 },
+		{ "user.empty", NULL, 0 },
+		{ "trusted.evil", "x", 1 },
+		{ "security.capability", "\x01\x00\x00\x02", 4 },
+	};
+	struct pfx_result res;
+	struct tree t;
+	char buf[64];
+
+	tree_begin(&t);
+	cr_assert_eq(put_with_xattrs(&t, PFX_OPT_XATTRS, xa, 4, &res), PFX_OK,
+	    "%s", res.message);
+	cr_expect_eq(xattr_of(&t, "x.txt", "user.pfx", buf, sizeof(buf)), 5,
+	    "user.pfx: %s", strerror(errno));
+	cr_expect_str_eq(buf, "hello");
+	cr_expect_eq(xattr_of(&t, "x.txt", "user.empty", buf, sizeof(buf)), 0);
+	cr_expect_eq(xattr_of(&t, "x.txt", "trusted.evil", buf, sizeof(buf)),
+	    -1, "trusted.* was set");
+	cr_expect_eq(xattr_of(&t, "x.txt", "security.capability", buf,
+	    sizeof(buf)), -1, "security.* was set");
+	tree_end(&t);
+
+	tree_begin(&t);
+	cr_assert_eq(put_with_xattrs(&t, 0, xa, 4, &res), PFX_OK, "%s",
+	    res.message);
+	cr_expect_eq(content(&t, "x.txt", buf, sizeof(buf)), 3);
+	cr_expect_eq(xattr_of(&t, "x.txt", "user.pfx", buf, sizeof(buf)), -1,
+	    "an xattr was set without PFX_OPT_XATTRS");
+	tree_end(&t);
+}
+
+/* Xattrs the protocol cannot carry, or that break its rules, are the
+ * caller's error, told at once: nothing is sent, and the run goes on. */
+Test(writer, xattrs_refused)
+{
+	struct pfx_xattr xa[2] = { { "user.a", "v", 1 }, { "", "v", 1 } };
+	struct pfx_writer_extra x = { sizeof(x), xa, 2, 0 };
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e = entry("f", PFX_TYPE_FILE, 0);
+	struct seen s;
+	struct tree t;
+	char *big, buf[8];
+
+	tree_begin(&t);
+	options(&opt, &s);
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	/* An empty name; a value of bytes with none given. */
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, &x), EINVAL);
+	xa[1].name = "user.b";
+	xa[1].value = NULL;
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, &x), EINVAL);
+	x.xattrs = NULL;
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, &x), EINVAL);
+	/* A header of more than a message. */
+	big = malloc(5u << 20);
+	cr_assert_not_null(big);
+	memset(big, 'v', 5u << 20);
+	xa[1].value = big;
+	xa[1].size = 5u << 20;
+	x.xattrs = xa;
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, &x), E2BIG);
+	x.nxattrs = SIZE_MAX / 2;
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, &x), E2BIG);
+	free(big);
+	/* An extra of another size, an unknown flag. */
+	x.nxattrs = 1;
+	x.size = sizeof(x) - 1;
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, &x), EINVAL);
+	x.size = sizeof(x);
+	x.flags = 0x80;
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, &x), EINVAL);
+	x.flags = 0;
+	cr_expect_eq(pfx_writer_entry_ext(w, &e, &x), 0);
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(content(&t, "f", buf, sizeof(buf)), 0);
+	tree_end(&t);
+}
+
+/* A sparse file: its data at offsets, the gaps and its end holes on
+ * disk, read back as zeros. */
+Test(writer, sparse)
+{
+	const int64_t mib = 1 << 20, size = 8 * mib + 5;
+	struct pfx_writer_extra x = { sizeof(x), NULL, 0, PFX_WRITER_SPARSE };
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e = entry("sparse", PFX_TYPE_FILE, size);
+	struct seen s;
+	struct tree t;
+	char path[PATH_MAX * 2], buf[8];
+	struct stat st;
+	int fd;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	cr_assert_eq(pfx_writer_entry_ext(w, &e, &x), 0);
+	cr_assert_eq(pfx_writer_data_at(w, 0, "head", 4), 0);
+	cr_assert_eq(pfx_writer_data_at(w, 4 * mib, "mid", 3), 0);
+	cr_assert_eq(pfx_writer_data(w, "dle", 3), 0);
+	put_file(w, "after", "a\n");
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(s.extracted, 2, "%s", s.reasons);
+	snprintf(path, sizeof(path), "%s/sparse", t.dest);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq(st.st_size, size);
+	/* Two pages of data at most, not 8 MiB of zeros. */
+	cr_expect_lt((int64_t)st.st_blocks * 512, 256 * 1024,
+	    "%lld bytes allocated: the holes were written",
+	    (long long)st.st_blocks * 512);
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(pread(fd, buf, 4, 0), 4);
+	cr_expect_eq(memcmp(buf, "head", 4), 0);
+	cr_expect_eq(pread(fd, buf, 6, 4 * mib), 6);
+	cr_expect_eq(memcmp(buf, "middle", 6), 0);
+	cr_expect_eq(pread(fd, buf, 4, 2 * mib), 4);
+	cr_expect_eq(memcmp(buf, "\0\0\0\0", 4), 0);
+	cr_expect_eq(pread(fd, buf, 8, size - 5), 5);
+	cr_expect_eq(memcmp(buf, "\0\0\0\0\0", 5), 0);
+	(void)close(fd);
+	tree_end(&t);
+}
+
+/* One sparse entry of MAP (blocks at offsets, N of them) and apparent
+ * size SIZE: the run must stop, fatal, with ERROR and WHY in its
+ * message, and leave nothing of it. */
+static void
+sparse_refused(int64_t size, const int64_t *map, size_t n, int error,
+    const char *why)
+{
+	struct pfx_writer_extra x = { sizeof(x), NULL, 0, PFX_WRITER_SPARSE };
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e = entry("bomb", PFX_TYPE_FILE, size);
+	struct seen s;
+	struct tree t;
+	char buf[8];
+	size_t i;
+	int r = 0;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	cr_assert_eq(pfx_writer_entry_ext(w, &e, &x), 0);
+	for (i = 0; i < n && r == 0; i++)
+		r = pfx_writer_data_at(w, map[i], "abcd", 4);
+	/* The run may stop before the caller learns it: EPIPE then. */
+	cr_expect(r == 0 || r == EPIPE, "%s", strerror(r));
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_FATAL, "%s",
+	    res.message);
+	cr_expect_eq(res.error, error, "error %d: %s", res.error,
+	    res.message);
+	cr_expect(strstr(res.message, why) != NULL, "%s", res.message);
+	cr_expect_eq(content(&t, "bomb", buf, sizeof(buf)), -1);
+	tree_end(&t);
+}
+
+/* A hostile sparse map is refused as a decoder's would be: a hole that
+ * makes the file a bomb (the limits count holes as bytes), blocks that
+ * go back over each other, a block past the apparent size. */
+Test(writer, sparse_hostile)
+{
+	static const int64_t tail[] = { 0 };
+	static const int64_t back[] = { 0, 4096, 100 };
+	static const int64_t past[] = { 0, 1000 };
+	static const int64_t far[] = { 0, (int64_t)1 << 40 };
+
+	/* 4 bytes given, 1 TiB of holes: the ratio limit's bomb. */
+	sparse_refused((int64_t)1 << 40, tail, 1, EFBIG, "limit max-");
+	sparse_refused(((int64_t)1 << 40) + 4, far, 2, EFBIG, "limit max-");
+	sparse_refused(8192, back, 3, EPROTO,
+	    "a data block before the previous one");
+	sparse_refused(1002, past, 2, EIO, "runs past its size");
+}
+
+/* What the protocol cannot carry is the caller's error at once. */
+Test(writer, sparse_arguments)
+{
+	struct pfx_writer_extra x = { sizeof(x), NULL, 0, PFX_WRITER_SPARSE };
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry d = entry("d/", PFX_TYPE_DIR, 0);
+	struct pfx_entry f = entry("f", PFX_TYPE_FILE, 10);
+	struct seen s;
+	struct tree t;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	cr_expect_eq(pfx_writer_data_at(w, 0, "a", 1), EINVAL,
+	    "data before any entry");
+	cr_expect_eq(pfx_writer_entry_ext(w, &d, &x), EINVAL,
+	    "a sparse directory");
+	cr_assert_eq(pfx_writer_entry_ext(w, &f, &x), 0);
+	cr_expect_eq(pfx_writer_data_at(w, -1, "a", 1), EINVAL);
+	cr_expect_eq(pfx_writer_data_at(w, INT64_MAX, "ab", 2), EINVAL);
+	cr_expect_eq(pfx_writer_data_at(w, 0, NULL, 1), EINVAL);
+	cr_expect_eq(pfx_writer_data_at(w, 9, "z", 1), 0);
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
 	tree_end(&t);
 }
