@@ -186,8 +186,8 @@ judge_link_target(struct xtr *x, struct pfx_entry *e, char *buf, size_t cap,
 	const char *reason;
 
 	if (x->opt->strip_components > 0) {
-		if (xtr_strip_components(e->link_target, x->opt->strip_components,
-		    buf, cap) < 0) {
+		if (xtr_strip_components(e->link_target,
+		    x->opt->strip_components, buf, cap) < 0) {
 			e->decision = PFX_DENY;
 			return "hardlink_target";
 		}
@@ -477,8 +477,8 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		return;
 	}
 	if (x->opt->strip_components > 0) {
-		if (xtr_strip_components(name, x->opt->strip_components, stripped,
-		    sizeof(stripped)) < 0) {
+		if (xtr_strip_components(name, x->opt->strip_components,
+		    stripped, sizeof(stripped)) < 0) {
 			xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "stripped",
 			    0);
 			return;

@@ -81,8 +81,8 @@ xtr_judge_rel(struct xtr *x, const char *name, struct pfx_verdict *v)
 
 	memset(&e, 0, sizeof(e));
 	if (x->opt->strip_components > 0) {
-		if (xtr_strip_components(name, x->opt->strip_components, stripped,
-		    sizeof(stripped)) < 0)
+		if (xtr_strip_components(name, x->opt->strip_components,
+		    stripped, sizeof(stripped)) < 0)
 			return "stripped";
 		name = stripped;
 	}

@@ -16,8 +16,9 @@
 /*
  * Each wraps libarchive (no sandbox) or the decoder process (remote.c):
  * the next data block of the current entry (XTR_DATA_*: the writers
- * need no libarchive to read it), the archive's format (archive_format()), the archive
- * bytes read so far, whether the entry is sparse.
+ * need no libarchive to read it), the archive's format
+ * (archive_format()), the archive bytes read so far, whether the entry
+ * is sparse.
  */
 int xtr_source_data(struct xtr *x, const void **buf, size_t *size,
     int64_t *offset);
