@@ -2,7 +2,8 @@
 # mk/layers.sh, the check of the layers (docs/design.md, "Layers"): it
 # passes on the tree, and fails, printing what is wrong, on a copy of the
 # tree with a cycle added (in extract/, in core/) or an include that
-# points up the order of the folders.
+# points up the order of the folders.  mk/calls.sh, its twin over the
+# objects, fails on two files that call each other.
 #
 # Usage: sh tests/lint_layers.sh
 set -u
@@ -70,5 +71,33 @@ expect named "include cycle" "core/check.c includes pair.h" \
 copy up
 printf '#include "../platform/platform.h"\n' >>"$tmp/up/core/check.c"
 expect up "core/check.c includes platform/platform.h: up the order"
+
+# mk/calls.sh, from the objects: two files that call each other fail,
+# whatever their headers say; a call one way passes.
+mkdir -p "$tmp/calls"
+printf 'int b(int);\nint a(int n) { return n > 0 ? b(n - 1) : 0; }\n' \
+    >"$tmp/calls/a.c"
+printf 'int a(int);\nint b(int n) { return a(n); }\n' >"$tmp/calls/b.c"
+printf 'int c(int);\nint c(int n) { return n; }\n' >"$tmp/calls/c.c"
+for f in a b c; do
+	${CC:-cc} -c -o "$tmp/calls/$f.o" "$tmp/calls/$f.c" || no "cc $f.c"
+done
+if sh mk/calls.sh "$tmp/calls/a.o" "$tmp/calls/b.o" "$tmp/calls/c.o" \
+    >"$tmp/calls.out" 2>&1; then
+	no "calls: a cycle of calls passed"
+elif grep -q "a.o -> .*b.o" "$tmp/calls.out" &&
+    grep -q "b.o -> .*a.o" "$tmp/calls.out"; then
+	ok "calls: a cycle"
+else
+	no "calls: $(cat "$tmp/calls.out")"
+fi
+printf 'int c(int);\nint b(int n) { return c(n); }\n' >"$tmp/calls/b.c"
+${CC:-cc} -c -o "$tmp/calls/b.o" "$tmp/calls/b.c" || no "cc b.c"
+if out=$(sh mk/calls.sh "$tmp/calls/a.o" "$tmp/calls/b.o" \
+    "$tmp/calls/c.o" 2>&1); then
+	ok "calls: one way"
+else
+	no "calls: one way: $out"
+fi
 
 exit "$fail"
