@@ -677,49 +677,6 @@ PFX_API int pfx_writer_entry(struct pfx_writer *w,
 PFX_API int pfx_writer_data(struct pfx_writer *w, const void *buf,
     size_t len);
 
-/* One extended attribute of an entry (pfx_writer_entry_ext()). */
-struct pfx_xattr {
-	const char *name;	/* "user.x": not empty, NUL-terminated */
-	const void *value;	/* SIZE bytes (NULL when SIZE is 0) */
-	size_t size;
-};
-
-/*
- * What an entry may carry beyond struct pfx_entry: its extended
- * attributes (applied under PFX_OPT_XATTRS, as an archive's are), and
- * whether it is a sparse file.  SIZE is sizeof(struct pfx_writer_extra),
- * as the caller was built with.
- */
-struct pfx_writer_extra {
-	size_t size;
-	const struct pfx_xattr *xattrs;	/* NXATTRS of them, or NULL */
-	size_t nxattrs;
-	unsigned int flags;		/* PFX_WRITER_* */
-};
-
-/*
- * A regular file whose data has holes: given with pfx_writer_data_at(),
- * a gap between two blocks is a hole, and so is what lies between the
- * last block and the entry's SIZE, its apparent size.
- */
-#define PFX_WRITER_SPARSE	0x1u
-
-/*
- * pfx_writer_entry() with EXTRA (NULL: none).  The whole header, its
- * names and xattrs, must fit the protocol's message of 4 MiB (E2BIG).
- */
-PFX_API int pfx_writer_entry_ext(struct pfx_writer *w,
-    const struct pfx_entry *e, const struct pfx_writer_extra *extra);
-
-/*
- * LEN bytes of the current entry's data at OFFSET of the file: blocks go
- * forward, and what a block skips is a hole (counted by the limits as
- * the bytes it stands for).  pfx_writer_data() goes on where the last
- * block ended.
- */
-PFX_API int pfx_writer_data_at(struct pfx_writer *w, int64_t offset,
-    const void *buf, size_t len);
-
 /*
  * The caller's reader failed (WHY, its message): the run ends as for a
  * corrupt archive -- fatal, EIO, WHY in its message, and with

@@ -269,149 +269,45 @@ entry_ok(const struct pfx_entry *e)
 	return true;
 }
 
-/*
- * Is EXTRA one this library knows, for an entry E?  Its xattrs are
- * checked as the run checks a decoder's (wire.c): a name not empty, a
- * value where it has bytes; a sparse entry is a regular file.
- */
-static bool
-extra_ok(const struct pfx_entry *e, const struct pfx_writer_extra *x)
-{
-	size_t i;
-
-	if ((x->flags & ~PFX_WRITER_SPARSE) != 0)
-		return false;
-	if ((x->flags & PFX_WRITER_SPARSE) != 0 && e->type != PFX_TYPE_FILE)
-		return false;
-	if (x->nxattrs > 0 && x->xattrs == NULL)
-		return false;
-	for (i = 0; i < x->nxattrs; i++) {
-		if (x->xattrs[i].name == NULL || x->xattrs[i].name[0] == '\0' ||
-		    (x->xattrs[i].value == NULL && x->xattrs[i].size > 0))
-			return false;
-	}
-	return true;
-}
-
-/*
- * EXTRA's xattrs (as many as a message may hold) as the wire's, in *OUT
- * (to free; NULL when there are none).  Return: 0, or ENOMEM.
- */
-static int
-wire_xattrs(const struct pfx_writer_extra *x, struct wire_xattr **out)
-{
-	struct wire_xattr *v;
-	size_t i;
-
-	*out = NULL;
-	if (x == NULL || x->nxattrs == 0)
-		return 0;
-	v = calloc(x->nxattrs, sizeof(*v));
-	if (v == NULL)
-		return ENOMEM;
-	for (i = 0; i < x->nxattrs; i++) {
-		v[i].name = x->xattrs[i].name;
-		v[i].name_len = strnlen(x->xattrs[i].name, WIRE_MSG_MAX + 1);
-		v[i].value = x->xattrs[i].value;
-		v[i].value_len = x->xattrs[i].size;
-	}
-	*out = v;
-	return 0;
-}
-
-/* H, with XATTRS, as one message in W's buffer.  Return: its length, or
- * 0 with *ERROR (E2BIG: it does not fit a message; ENOMEM). */
-static size_t
-put_header(struct pfx_writer *w, const struct wire_header *h,
-    const struct wire_xattr *xattrs, int *error)
-{
-	unsigned char *p;
-	size_t len;
-
-	for (;;) {
-		len = wire_put_header(w->buf, w->cap, h, xattrs);
-		if (len > 0)
-			return len;
-		/* Too long for one message: refused, as a decoder's
-		 * would be, before anything is sent. */
-		if (w->cap >= WIRE_HEAD + WIRE_MSG_MAX) {
-			*error = h->nxattr > 0 ? E2BIG : ENAMETOOLONG;
-			return 0;
-		}
-		p = realloc(w->buf, WIRE_HEAD + WIRE_MSG_MAX);
-		if (p == NULL) {
-			*error = ENOMEM;
-			return 0;
-		}
-		w->buf = p;
-		w->cap = WIRE_HEAD + WIRE_MSG_MAX;
-	}
-}
-
 /* see pfextract.h */
 int
-pfx_writer_entry_ext(struct pfx_writer *w, const struct pfx_entry *e,
-    const struct pfx_writer_extra *extra)
+pfx_writer_entry(struct pfx_writer *w, const struct pfx_entry *e)
 {
 	struct wire_header h;
-	struct wire_xattr none, *xattrs;
+	struct wire_xattr none;
 	size_t len;
+	unsigned char *p;
 	int r;
 
 	if (w == NULL || e == NULL || e->name == NULL || w->ended)
 		return EINVAL;
-	if (!entry_ok(e) || (extra != NULL && extra->size != sizeof(*extra)))
+	if (!entry_ok(e))
 		return EINVAL;
-	/* Each record takes 8 bytes and a name's at least: more than a
-	 * message holds is refused before any is looked at. */
-	if (extra != NULL && extra->nxattrs > WIRE_MSG_MAX / 9)
-		return E2BIG;
-	if (extra != NULL && !extra_ok(e, extra))
-		return EINVAL;
-	r = wire_xattrs(extra, &xattrs);
+	r = end_entry(w);
 	if (r != 0)
 		return r;
-	r = end_entry(w);
 	fill_header(&h, e, w->raw);
 	memset(&none, 0, sizeof(none));
-	if (xattrs != NULL)
-		h.nxattr = (uint32_t)extra->nxattrs;
-	if (extra != NULL && (extra->flags & PFX_WRITER_SPARSE) != 0)
-		h.flags |= WIRE_SPARSE;
-	len = r == 0 ? put_header(w, &h, xattrs != NULL ? xattrs : &none,
-	    &r) : 0;
-	free(xattrs);
-	if (len > 0)
-		r = send_all(w, w->buf, len);
+	for (;;) {
+		len = wire_put_header(w->buf, w->cap, &h, &none);
+		if (len > 0)
+			break;
+		/* Too long for one message: refused, as a decoder's
+		 * would be, before anything is sent. */
+		if (w->cap >= WIRE_HEAD + WIRE_MSG_MAX)
+			return ENAMETOOLONG;
+		p = realloc(w->buf, WIRE_HEAD + WIRE_MSG_MAX);
+		if (p == NULL)
+			return ENOMEM;
+		w->buf = p;
+		w->cap = WIRE_HEAD + WIRE_MSG_MAX;
+	}
+	r = send_all(w, w->buf, len);
 	if (r == 0) {
 		w->in_entry = true;
 		w->offset = 0;
 	}
 	return r;
-}
-
-/* see pfextract.h */
-int
-pfx_writer_entry(struct pfx_writer *w, const struct pfx_entry *e)
-{
-	return pfx_writer_entry_ext(w, e, NULL);
-}
-
-/* see pfextract.h */
-int
-pfx_writer_data_at(struct pfx_writer *w, int64_t offset, const void *buf,
-    size_t len)
-{
-	/* What the protocol cannot carry is the caller's error; an offset
-	 * before the last block's end goes to the run, which refuses it
-	 * as it refuses a decoder's. */
-	if (w == NULL || !w->in_entry || offset < 0 ||
-	    len > (uint64_t)(INT64_MAX - offset))
-		return EINVAL;
-	if (buf == NULL && len > 0)
-		return EINVAL;
-	w->offset = offset;
-	return pfx_writer_data(w, buf, len);
 }
 
 /* see pfextract.h */

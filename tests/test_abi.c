@@ -122,14 +122,6 @@ static const struct abi_row rows[] = {
 	VAL(PFX_SYMLINKS_ROOT), VAL(PFX_EXISTING_KEEP_NEWER),
 	VAL(PFX_BACKUP_EXISTING), VAL(PFX_NAME_HARDLINK),
 	VAL(PFX_RESOLVER_WALK), VAL(PFX_REJECT), VAL(PFX_PATH_MAX),
-
-	/* 0.1.0, later: the push API's xattrs and sparse files. */
-	SIZE(struct pfx_xattr), SIZE(struct pfx_writer_extra),
-	OFF(struct pfx_xattr, value), OFF(struct pfx_xattr, size),
-	OFF(struct pfx_writer_extra, xattrs),
-	OFF(struct pfx_writer_extra, nxattrs),
-	OFF(struct pfx_writer_extra, flags),
-	VAL(PFX_WRITER_SPARSE),
 };
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
