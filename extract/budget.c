@@ -14,7 +14,7 @@
 #include "budget.h"
 #include "extract.h"
 #include "fail.h"
-#include "source.h"
+#include "raw.h"
 
 /* Is the CLOCK_MONOTONIC time T behind us? */
 static bool

@@ -3,7 +3,7 @@
  *
  * The lowest stage of the extractor that speaks: the limits (budget.c),
  * the tables, the writers and the engine all stop a run here, and the
- * first fatal error is the one kept.  It calls nothing above the source.
+ * first fatal error is the one kept.  It calls nothing of the extractor.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +14,6 @@
 
 #include "extract.h"
 #include "fail.h"
-#include "source.h"
 
 /* see fail.h */
 void
@@ -54,27 +53,6 @@ xtr_fail(struct xtr *x, int error, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(x->res->message, sizeof(x->res->message), fmt, ap);
 	va_end(ap);
-}
-
-/* see fail.h */
-void
-xtr_fail_read(struct xtr *x, const char *name)
-{
-	char nb[XTR_SHORT_MAX];
-	const char *text;
-	bool channel;
-	int error;
-
-	text = xtr_source_error(x, &error, &channel);
-	if (channel)
-		xtr_fail(x, error, "%s", text);
-	else if (name != NULL)
-		xtr_fail(x, error, "%s: archive data "
-		    "cannot be read: %s", xtr_short_name(name, nb), text);
-	else if (error != EIO)	/* the decoder process could not open it */
-		xtr_fail(x, error, "%s", text);
-	else
-		xtr_fail(x, error, "corrupt or unreadable archive: %s", text);
 }
 
 /* see fail.h */

@@ -22,13 +22,6 @@ void xtr_fail(struct xtr *x, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*
- * Stop the run because the source failed while reading entry NAME's data
- * (NULL: a header): the archive is unreadable, or the decoder process
- * failed (source.c).
- */
-void xtr_fail_read(struct xtr *x, const char *name);
-
-/*
  * Append NOTICE to RES's message after "; ", cutting the message, not the
  * notice, when both do not fit: a tree left on disk must always be told.
  */

@@ -8,12 +8,64 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "budget.h"
 #include "decode.h"
 #include "extract.h"
+#include "fail.h"
 #include "reader.h"
 #include "remote.h"
 #include "source.h"
 #include "volumes.h"
+
+/*
+ * Read what is left of the current entry's data, counting it as decoded:
+ * a bomb in an entry that is refused, skipped or listed is stopped as one
+ * that is written.  Return: ARCHIVE_OK, or ARCHIVE_FATAL with the run
+ * failed (a limit, a cancel) or the source's error to report.
+ */
+static int
+drain(struct xtr *x, struct archive_entry *ae)
+{
+	/* AE still holds the entry whose data this is. */
+	const char *name = archive_entry_pathname(ae);
+	const void *buf;
+	size_t size;
+	int64_t offset;
+	int r;
+
+	while (x->in_data) {
+		r = xtr_source_data(x, &buf, &size, &offset);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r != ARCHIVE_OK)
+			return r == ARCHIVE_WARN ? ARCHIVE_OK : ARCHIVE_FATAL;
+		if (xtr_cancelled(x) || xtr_check_bytes(x, name != NULL ?
+		    name : "", 0, 0) != 0)
+			return ARCHIVE_FATAL;
+	}
+	return ARCHIVE_OK;
+}
+
+/* see source.h */
+int
+xtr_source_next(struct xtr *x, struct archive_entry *ae)
+{
+	int r;
+
+	if (drain(x, ae) != ARCHIVE_OK)
+		return ARCHIVE_FATAL;
+	if (x->remote != NULL)
+		r = xtr_remote_next(x->remote, ae);
+	else
+		r = archive_read_next_header2(x->ar, ae);
+	/* WARN is a header read whole (a name not in the locale...). */
+	if (r == ARCHIVE_WARN)
+		r = ARCHIVE_OK;
+	x->in_data = r == ARCHIVE_OK;
+	/* RETRY too: a bad header would make every later block an entry
+	 * of garbage. */
+	return r == ARCHIVE_OK || r == ARCHIVE_EOF ? r : ARCHIVE_FATAL;
+}
 
 /* see source.h */
 int
@@ -46,22 +98,6 @@ xtr_source_format(const struct xtr *x)
 	if (x->remote != NULL)
 		return xtr_remote_format(x->remote);
 	return archive_format(x->ar);
-}
-
-/* see source.h */
-int64_t
-xtr_source_raw(const struct xtr *x)
-{
-	if (x->remote != NULL)
-		return (int64_t)xtr_remote_raw(x->remote);
-	/*
-	 * Some filters count what they read only when their read-ahead
-	 * buffer is used up (compress: 64 KiB); our decoder counts what
-	 * libarchive took.
-	 */
-	if (x->dec != NULL)
-		return (int64_t)xtr_decoder_raw_bytes(x->dec);
-	return archive_filter_bytes(x->ar, -1);
 }
 
 /* see source.h */
@@ -119,4 +155,25 @@ xtr_source_head(const struct xtr *x)
 	if (x->remote != NULL)
 		return xtr_remote_head(x->remote);
 	return x->ar != NULL ? &x->head : NULL;
+}
+
+/* see source.h */
+void
+xtr_fail_read(struct xtr *x, const char *name)
+{
+	char nb[XTR_SHORT_MAX];
+	const char *text;
+	bool channel;
+	int error;
+
+	text = xtr_source_error(x, &error, &channel);
+	if (channel)
+		xtr_fail(x, error, "%s", text);
+	else if (name != NULL)
+		xtr_fail(x, error, "%s: archive data "
+		    "cannot be read: %s", xtr_short_name(name, nb), text);
+	else if (error != EIO)	/* the decoder process could not open it */
+		xtr_fail(x, error, "%s", text);
+	else
+		xtr_fail(x, error, "corrupt or unreadable archive: %s", text);
 }

@@ -15,15 +15,16 @@
 
 /*
  * Each wraps libarchive (no sandbox) or the decoder process (remote.c):
- * the next data block of the current entry (XTR_DATA_*: the writers
- * need no libarchive to read it), the archive's format
- * (archive_format()), the archive bytes read so far, whether the entry
- * is sparse.
+ * the next header into AE (ARCHIVE_OK, _EOF or _FATAL; what was left of
+ * the current entry's data drained first, and counted against the
+ * limits), the next data block of the current entry (XTR_DATA_*: the
+ * writers need no libarchive to read it), the archive's format
+ * (archive_format()), whether the entry is sparse.
  */
+int xtr_source_next(struct xtr *x, struct archive_entry *ae);
 int xtr_source_data(struct xtr *x, const void **buf, size_t *size,
     int64_t *offset);
 int xtr_source_format(const struct xtr *x);
-int64_t xtr_source_raw(const struct xtr *x);
 /* Where the current entry's header begins in the decompressed archive
  * (-1: unknown), and, once it ended well, the archive's bytes read. */
 int64_t xtr_source_header_pos(const struct xtr *x);
@@ -38,5 +39,12 @@ const struct xtr_head *xtr_source_head(const struct xtr *x);
  * death) rather than the archive being unreadable.
  */
 const char *xtr_source_error(const struct xtr *x, int *error, bool *channel);
+
+/*
+ * Stop the run because the source failed while reading entry NAME's data
+ * (NULL: a header): the archive is unreadable, or the decoder process
+ * failed.
+ */
+void xtr_fail_read(struct xtr *x, const char *name);
 
 #endif /* XTR_SOURCE_H */
