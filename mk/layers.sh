@@ -16,6 +16,7 @@
 # Usage: sh mk/layers.sh [TREE]   (TREE: the source tree, "." by default)
 # Exit 1 with the cycle, or the include, printed when the rule is broken.
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
 tree=${1:-.}
 cd "$tree" || exit 2
 
@@ -121,41 +122,16 @@ END {
 		a = find(f); b = find(t)
 		if (a == b)
 			continue
-		if (!((a, b) in edge)) {
+		if (!((a, b) in edge))
 			edge[a, b] = f " includes " p
-			adj[a] = adj[a] " " b
-		}
 	}
-	# Depth-first search; a grey node met again closes a cycle.
-	for (i = 1; i <= nf; i++) {
-		s = find(order[i])
-		if (color[s] != "")
-			continue
-		sp = 1; stack[1] = s; pos[1] = 0; color[s] = "grey"
-		while (sp > 0) {
-			u = stack[sp]
-			n = split(adj[u], nb, " ")
-			if (pos[sp] < n) {
-				v = nb[++pos[sp]]
-				if (color[v] == "grey") {
-					printf "layers: include cycle:\n" > "/dev/stderr"
-					for (k = 1; k <= sp && stack[k] != v; k++)
-						;
-					for (; k <= sp; k++) {
-						w = (k < sp) ? stack[k + 1] : v
-						printf "  %s -> %s   (%s)\n", members[stack[k]], members[w], edge[stack[k], w] > "/dev/stderr"
-					}
-					exit 1
-				}
-				if (color[v] == "") {
-					color[v] = "grey"
-					stack[++sp] = v; pos[sp] = 0
-				}
-			} else {
-				color[u] = "black"
-				sp--
-			}
-		}
+	# The nodes, by the names of their files; then mk/cycle.awk.
+	for (i = 1; i <= nf; i++)
+		print "N " members[find(order[i])]
+	for (k in edge) {
+		split(k, ab, SUBSEP)
+		print "E " members[ab[1]] " " members[ab[2]] " " edge[k]
 	}
-	exit bad
-}'
+	if (bad)
+		print "B"
+}' | awk -v who="layers: include" -f "$here/cycle.awk"

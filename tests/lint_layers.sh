@@ -47,7 +47,7 @@ fi
 copy report_engine
 sed 's/^#include "report.h"$/#include "engine.h"\n#include "report.h"/' \
     extract/report.c >"$tmp/report_engine/extract/report.c"
-expect report_engine "include cycle" "extract/report.c includes engine.h" \
+expect report_engine "layers: include: a cycle" "extract/report.c includes engine.h" \
     "extract/engine.c"
 
 # The core pair this check was made for: normalize.c <-> windows.c, through
@@ -55,7 +55,7 @@ expect report_engine "include cycle" "extract/report.c includes engine.h" \
 copy core_pair
 printf '/* normalize.h */\n' >"$tmp/core_pair/core/normalize.h"
 printf '#include "normalize.h"\n' >>"$tmp/core_pair/core/windows.c"
-expect core_pair "include cycle" "core/windows.c includes normalize.h" \
+expect core_pair "layers: include: a cycle" "core/windows.c includes normalize.h" \
     "core/normalize.c includes windows.h"
 
 # A header whose comment names its files makes them one node.
@@ -64,7 +64,7 @@ printf '/*\n * Defined in: windows.c normalize.c.\n */\n' \
     >"$tmp/named/core/pair.h"
 printf '#include "pair.h"\n' >>"$tmp/named/core/check.c"
 printf '#include "check.h"\n' >>"$tmp/named/core/windows.c"
-expect named "include cycle" "core/check.c includes pair.h" \
+expect named "layers: include: a cycle" "core/check.c includes pair.h" \
     "core/normalize.c+core/windows.c"
 
 # The decision core reaching up into the platform layer.
