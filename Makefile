@@ -221,6 +221,7 @@ check: deps
 	    obj/bench/measure obj/bench/floor
 	sh mk/lint.sh
 	sh bench/selftest.sh
+	TMPDIR=$(TEST_TMPDIR) sh tests/lint_layers.sh
 	sh tests/pathfence.sh obj/pathfence
 	sh tests/pathfence.sh obj/san/pathfence
 	sh tests/pfextract.sh obj/pfextract obj/mkdemo

@@ -9,9 +9,10 @@
  * decision is total, deny wins, and an allowed path is beneath its root
  * with a clean relative part.
  */
+#include "check.h"
 #include "core.h"
 
-/* see core.h */
+/* see check.h */
 /*@
   requires \valid_read(path + (0 .. plen - 1));
   requires \valid_read(dir + (0 .. dlen - 1));

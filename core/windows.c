@@ -11,7 +11,9 @@
  * The ACSL contracts are proved by Frama-C/WP (make prove): every read
  * stays inside IN, every loop ends, and nothing is written.
  */
+#include "component.h"
 #include "core.h"
+#include "windows.h"
 
 /*
  * The bytes Windows refuses in a name: the controls 0x01-0x1f, the
@@ -301,7 +303,7 @@ check_components(const char *in, size_t len)
 	return PFX_R_NONE;
 }
 
-/* see core.h */
+/* see windows.h */
 /*@
   requires \valid_read(in + (0 .. len - 1));
   assigns \nothing;

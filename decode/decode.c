@@ -136,19 +136,6 @@ xtr_codec_detect(const unsigned char *h, size_t len)
 	return XTR_CODEC_NONE;
 }
 
-/* see decode.h */
-enum xtr_step
-xtr_stream_fail(struct xtr_stream *s, int error, const char *fmt, ...)
-{
-	va_list ap;
-
-	s->error = error;
-	va_start(ap, fmt);
-	(void)vsnprintf(s->msg, s->msg_cap, fmt, ap);
-	va_end(ap);
-	return XTR_STEP_ERROR;
-}
-
 /* see extract.h */
 uint64_t
 xtr_decoder_raw_bytes(const struct xtr_decoder *d)

@@ -18,6 +18,9 @@
  * A block is handed over only when full or at the verified end of the
  * stream: data the decoder read before an error, in the block that was
  * filling, never reaches an extracted file.
+ *
+ * One header for the stage (mk/layers.sh): Defined in: decode.c
+ * decode_gzip.c decode_xz.c decode_zstd.c stream.c window.c.
  */
 #ifndef XTR_DECODE_H
 #define XTR_DECODE_H

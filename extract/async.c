@@ -76,8 +76,14 @@
 #include <unistd.h>
 
 
+#include "async.h"
 #include "extract.h"
+#include "fdbudget.h"
+#include "file.h"
+#include "links.h"
 #include "plat_thread.h"
+#include "report.h"
+#include "worker.h"
 
 /* Files queued at most: enough to keep the worker busy, few fds. */
 #define XTR_ASYNC_SLOTS 32
@@ -416,7 +422,25 @@ worker_main(void *arg)
 	return NULL;
 }
 
-/* see extract.h */
+/* The calls of the table below, defined further on. */
+static bool async_ready(struct xtr *x, const char *rel);
+static void async_dir_ready(struct xtr *x, const char *rel);
+static bool async_defer(struct xtr *x, struct pfx_entry *e,
+    enum pfx_entry_status status, const char *reason, int error);
+static int async_write(struct xtr *x, const struct xtr_meta *m,
+    struct pfx_entry *e, const char *rel);
+static void async_drain(struct xtr *x);
+static int async_segment(struct xtr *x, int fd, const void *buf, size_t len,
+    uint64_t off);
+static int async_settle(struct xtr *x);
+
+/* The worker's calls, as those below it make them (worker.c). */
+static const struct xtr_worker worker_calls = {
+	async_ready, async_dir_ready, async_defer, async_write, async_drain,
+	async_segment, async_settle
+};
+
+/* see async.h */
 int
 xtr_async_start(struct xtr *x)
 {
@@ -462,6 +486,7 @@ xtr_async_start(struct xtr *x)
 		return -r;
 	}
 	x->async = a;
+	x->worker = &worker_calls;
 	return 0;
 }
 
@@ -589,9 +614,9 @@ take_finished(struct xtr *x, size_t want)
 	a->taking = false;
 }
 
-/* see extract.h */
-void
-xtr_async_drain(struct xtr *x)
+/* xtr_async_drain(), worker.h */
+static void
+async_drain(struct xtr *x)
 {
 	struct xtr_async *a = x->async;
 
@@ -600,7 +625,7 @@ xtr_async_drain(struct xtr *x)
 	take_finished(x, atomic_load(&a->tail));
 }
 
-/* see extract.h */
+/* see async.h */
 void
 xtr_async_stop(struct xtr *x)
 {
@@ -609,7 +634,7 @@ xtr_async_stop(struct xtr *x)
 
 	if (a == NULL)
 		return;
-	xtr_async_drain(x);
+	async_drain(x);
 	(void)pthread_mutex_lock(&a->mu);
 	a->stop = true;
 	(void)pthread_cond_signal(&a->work);
@@ -624,6 +649,7 @@ xtr_async_stop(struct xtr *x)
 	(void)pthread_mutex_destroy(&a->mu);
 	free(a);
 	x->async = NULL;
+	x->worker = NULL;
 }
 
 /* Is queued name Q a directory on the way to REL ("q/..." of it)? */
@@ -653,15 +679,15 @@ clear_way(struct xtr *x, const char *rel, bool same)
 			continue;
 		if (on_the_way(j->rel, rel) || (same &&
 		    strcmp(j->rel, rel) == 0)) {
-			xtr_async_drain(x);
+			async_drain(x);
 			return;
 		}
 	}
 }
 
-/* see extract.h */
-bool
-xtr_async_ready(struct xtr *x, const char *rel)
+/* xtr_async_ready(), worker.h */
+static bool
+async_ready(struct xtr *x, const char *rel)
 {
 	struct xtr_async *a = x->async;
 
@@ -672,9 +698,9 @@ xtr_async_ready(struct xtr *x, const char *rel)
 	return true;
 }
 
-/* see extract.h */
-void
-xtr_async_dir_ready(struct xtr *x, const char *rel)
+/* xtr_async_dir_ready(), worker.h */
+static void
+async_dir_ready(struct xtr *x, const char *rel)
 {
 	struct xtr_async *a = x->async;
 
@@ -796,9 +822,9 @@ stash_room(struct xtr_stash *s, size_t n)
 	return true;
 }
 
-/* see extract.h */
-int
-xtr_async_segment(struct xtr *x, int fd, const void *buf, size_t len,
+/* xtr_async_segment(), worker.h */
+static int
+async_segment(struct xtr *x, int fd, const void *buf, size_t len,
     uint64_t off)
 {
 	struct xtr_async *a = x->async;
@@ -830,9 +856,9 @@ xtr_async_segment(struct xtr *x, int fd, const void *buf, size_t len,
 	return 0;
 }
 
-/* see extract.h */
-int
-xtr_async_settle(struct xtr *x)
+/* xtr_async_settle(), worker.h */
+static int
+async_settle(struct xtr *x)
 {
 	struct xtr_async *a = x->async;
 
@@ -842,9 +868,9 @@ xtr_async_settle(struct xtr *x)
 	return atomic_exchange(&a->seg_err, 0);
 }
 
-/* see extract.h */
-int
-xtr_async_write(struct xtr *x, const struct xtr_meta *m,
+/* xtr_async_write(), worker.h */
+static int
+async_write(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *e, const char *rel)
 {
 	struct xtr_async *a = x->async;
@@ -877,7 +903,7 @@ xtr_async_write(struct xtr *x, const struct xtr_meta *m,
 	r = keep_strings(j, rel);
 	if (r < 0) {
 		if (j->tail.stream)
-			(void)xtr_async_settle(x);
+			(void)async_settle(x);
 		pfx_root_abort(&j->tail.pend);
 		return r;
 	}
@@ -888,9 +914,9 @@ xtr_async_write(struct xtr *x, const struct xtr_meta *m,
 	return 0;
 }
 
-/* see extract.h */
-bool
-xtr_async_defer(struct xtr *x, struct pfx_entry *e,
+/* xtr_async_defer(), worker.h */
+static bool
+async_defer(struct xtr *x, struct pfx_entry *e,
     enum pfx_entry_status status, const char *reason, int error)
 {
 	struct xtr_async *a = x->async;
@@ -905,7 +931,7 @@ xtr_async_defer(struct xtr *x, struct pfx_entry *e,
 	j = free_slot(x);
 	j->e = *e;
 	if (keep_strings(j, e->path) < 0) {
-		xtr_async_drain(x);
+		async_drain(x);
 		return false;
 	}
 	/* X's copy of a backup's name is the next file's. */

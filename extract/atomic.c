@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "atomic.h"
+#include "engine.h"
 #include "extract.h"
+#include "fail.h"
 
 /* Fail RES with ERROR and "DEST: WHAT: strerror" as its message. */
 static void
@@ -43,23 +46,6 @@ where(char *buf, size_t cap, const char *name, unsigned int up)
 		snprintf(buf, cap, "%s, %u level%s above the destination's "
 		    "parent,", name, up, up == 1 ? "" : "s");
 	return buf;
-}
-
-/* see extract.h */
-void
-xtr_append_notice(struct pfx_result *res, const char *notice)
-{
-	size_t cap = sizeof(res->message), n = strlen(res->message);
-	size_t len = strlen(notice);
-
-	if (n > 0 && n + 2 + len >= cap) {
-		/* Room for "...; " and the notice, at the message's end. */
-		n = len + 6 < cap ? cap - len - 6 : 0;
-		memcpy(res->message + n, "...", n > 0 ? 4 : 1);
-		n = strlen(res->message);
-	}
-	snprintf(res->message + n, cap - n, "%s%s", n > 0 ? "; " : "",
-	    notice);
 }
 
 /*
@@ -150,7 +136,7 @@ tell_leftover(struct pfx_result *res, const char *name, unsigned int up,
 	xtr_append_notice(res, notice);
 }
 
-/* see extract.h */
+/* see atomic.h */
 enum pfx_status
 xtr_extract_atomic(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)

@@ -11,7 +11,10 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "budget.h"
 #include "extract.h"
+#include "fail.h"
+#include "raw.h"
 
 /* Is the CLOCK_MONOTONIC time T behind us? */
 static bool
@@ -24,7 +27,7 @@ past(const struct timespec *t)
 	    now.tv_nsec >= t->tv_nsec);
 }
 
-/* see extract.h */
+/* see budget.h */
 bool
 xtr_cancelled(struct xtr *x)
 {
@@ -44,7 +47,7 @@ xtr_cancelled(struct xtr *x)
 	return false;
 }
 
-/* see extract.h */
+/* see budget.h */
 int
 xtr_check_bytes(struct xtr *x, const char *name, uint64_t written,
     uint64_t hole)
@@ -85,7 +88,7 @@ xtr_check_bytes(struct xtr *x, const char *name, uint64_t written,
 	return 0;
 }
 
-/* see extract.h */
+/* see budget.h */
 int
 xtr_count_inodes(struct xtr *x, unsigned int n)
 {
@@ -103,7 +106,7 @@ xtr_count_inodes(struct xtr *x, unsigned int n)
 	return 0;
 }
 
-/* see extract.h */
+/* see budget.h */
 int
 xtr_mem_take(struct xtr *x, size_t n)
 {
@@ -120,7 +123,7 @@ xtr_mem_take(struct xtr *x, size_t n)
 	return 0;
 }
 
-/* see extract.h */
+/* see budget.h */
 int
 xtr_mem_try(struct xtr *x, size_t n)
 {
@@ -134,7 +137,7 @@ xtr_mem_try(struct xtr *x, size_t n)
 	return 0;
 }
 
-/* see extract.h */
+/* see budget.h */
 void
 xtr_mem_give(struct xtr *x, size_t n)
 {

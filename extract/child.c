@@ -46,11 +46,14 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "child.h"
 #include "decode.h"
 #include "extract.h"
 #include "paxdump.h"
 #include "plat_thread.h"
 #include "platform.h"
+#include "reader.h"
+#include "volumes.h"
 #include "wire.h"
 #include "zip.h"
 
@@ -725,7 +728,7 @@ reset_signals(void)
 	(void)pthread_sigmask(SIG_SETMASK, &none, NULL);
 }
 
-/* see extract.h */
+/* see child.h */
 void
 xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
     const struct pfx_input *in, const struct pfx_options *opt,

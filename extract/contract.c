@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "extract.h"
+#include "contract.h"
 
 /*
  * Fill RES as a call refused before it began: EINVAL and the message.
@@ -108,7 +108,7 @@ bad_array(const struct pfx_options *opt)
 	return NULL;
 }
 
-/* see extract.h */
+/* see contract.h */
 int
 xtr_contract_options(const struct pfx_options *opt, struct pfx_result *res)
 {
@@ -149,7 +149,7 @@ xtr_contract_options(const struct pfx_options *opt, struct pfx_result *res)
 	return 0;
 }
 
-/* see extract.h */
+/* see contract.h */
 int
 xtr_contract_check(const struct pfx_input *in, const char *dest,
     const struct pfx_options *opt, struct pfx_result *res)

@@ -21,86 +21,20 @@
 #include <unistd.h>
 
 
+#include "budget.h"
+#include "dirs.h"
+#include "dumprename.h"
 #include "extract.h"
+#include "fail.h"
+#include "fdbudget.h"
+#include "journal.h"
+#include "links.h"
+#include "meta.h"
+#include "parents.h"
+#include "report.h"
+#include "table.h"
 
-/*
- * Remember that this run made the last CREATED components of DIR, with the
- * implicit mode unless an entry says otherwise later.  FD is DIR, open:
- * its identity is kept, so that DIR gets its mode even when its name
- * leads through a link (--symlinks=root); its parents are named only.
- */
-static int
-note_made(struct xtr *x, const char *dir, unsigned int created, int fd)
-{
-	char buf[PFX_PATH_MAX];
-	size_t n = strlen(dir);
-	struct xtr_slot *s;
-	struct stat st;
-
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, dir, n + 1);
-	while (created > 0 && n > 0) {
-		s = xtr_table_find(&x->dirs, buf);
-		if (s == NULL) {
-			s = xtr_table_add(&x->dirs, buf);
-			if (s == NULL)
-				return -ENOMEM;
-			s->mode = XTR_IMPLICIT_DIR_MODE;
-			if (n == strlen(dir) && fd >= 0 &&
-			    fstat(fd, &st) == 0) {
-				s->dev = st.st_dev;
-				s->ino = st.st_ino;
-				s->has_id = true;
-			}
-		}
-		created--;
-		while (n > 0 && buf[n - 1] != '/')
-			n--;
-		if (n > 0)
-			n--;	/* drop the '/' too */
-		buf[n] = '\0';
-	}
-	return 0;
-}
-
-/* see extract.h */
-int
-xtr_make_parents(struct xtr *x, const char *rel)
-{
-	char parent[PFX_PATH_MAX];
-	const char *slash = strrchr(rel, '/');
-	unsigned int created = 0;
-	size_t n;
-	int fd, r;
-
-	if (slash == NULL)
-		return 0;
-	n = (size_t)(slash - rel);
-	if (n >= sizeof(parent))
-		return -ENAMETOOLONG;
-	memcpy(parent, rel, n);
-	parent[n] = '\0';
-	fd = xtr_journal_mkdir(x, parent);
-	if (fd == 0) {
-		fd = pfx_root_mkdirs_count(&x->root, parent,
-		    XTR_PRIVATE_DIR_MODE, &created);
-		if (xtr_fd_relieve(x, fd))
-			fd = pfx_root_mkdirs_count(&x->root, parent,
-			    XTR_PRIVATE_DIR_MODE, &created);
-	}
-	if (fd < 0)
-		return fd;
-	r = 0;
-	if (created > 0 && xtr_count_inodes(x, created) != 0)
-		r = -EFBIG;
-	if (r == 0 && created > 0)
-		r = note_made(x, parent, created, fd);
-	(void)close(fd);
-	return r;
-}
-
-/* see extract.h */
+/* see dirs.h */
 void
 xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel)
@@ -146,7 +80,7 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 		return;
 	}
 	/* Only directories this run made are ever changed at the end. */
-	r = created > 0 ? note_made(x, rel, created, fd) : 0;
+	r = created > 0 ? xtr_note_made(x, rel, created, fd) : 0;
 	s = xtr_table_find(&x->dirs, rel);
 	if (r == 0 && s != NULL) {
 		r = fstat(fd, &st) == -1 ? -errno : 0;
@@ -169,27 +103,6 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	}
 	xtr_forget_symlink(x, rel);
 	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
-}
-
-static size_t
-depth_of(const char *path)
-{
-	size_t d = 0;
-
-	for (; *path != '\0'; path++)
-		d += *path == '/';
-	return d;
-}
-
-static int
-deepest_first(const void *a, const void *b)
-{
-	const struct xtr_slot *const *sa = a, *const *sb = b;
-	size_t da = depth_of((*sa)->key), db = depth_of((*sb)->key);
-
-	if (da != db)
-		return da > db ? -1 : 1;
-	return strcmp((*sa)->key, (*sb)->key);
 }
 
 /* Give one directory its final mode and times, through its own fd. */
@@ -228,53 +141,6 @@ finish_one(struct xtr *x, const struct xtr_slot *s)
 		}
 	}
 	(void)close(fd);
-}
-
-/*
- * The used slots of T, deepest path first, in *ORDER (NULL when there is
- * none; the caller frees it) and their number in *N.
- * Return: 0, or -ENOMEM.
- */
-static int
-by_depth(const struct xtr_table *t, struct xtr_slot ***order, size_t *n)
-{
-	size_t i;
-
-	*order = NULL;
-	*n = 0;
-	if (t->used == 0)
-		return 0;
-	*order = calloc(t->used, sizeof(**order));
-	if (*order == NULL)
-		return -ENOMEM;
-	for (i = 0; i < t->cap; i++) {
-		if (t->slots[i].key != NULL)
-			(*order)[(*n)++] = &t->slots[i];
-	}
-	qsort(*order, *n, sizeof(**order), deepest_first);
-	return 0;
-}
-
-/* see extract.h */
-void
-xtr_note_changed(struct xtr *x, const char *rel)
-{
-	char parent[PFX_PATH_MAX];
-	const char *slash;
-	size_t n;
-
-	if ((x->opt->flags & PFX_OPT_FSYNC) == 0 || rel == NULL)
-		return;
-	slash = strrchr(rel, '/');
-	if (slash == NULL)
-		return;		/* the destination: always synced, last */
-	n = (size_t)(slash - rel);
-	if (n == 0 || n >= sizeof(parent))
-		return;
-	memcpy(parent, rel, n);
-	parent[n] = '\0';
-	if (xtr_table_add(&x->changed, parent) == NULL)
-		xtr_fail(x, ENOMEM, "%s: %s", rel, strerror(ENOMEM));
 }
 
 /*
@@ -320,7 +186,7 @@ sync_dirs(struct xtr *x)
 		}
 		xtr_note_changed(x, x->dirs.slots[i].key);
 	}
-	if (by_depth(&x->changed, &order, &n) < 0) {
+	if (xtr_table_by_depth(&x->changed, &order, &n) < 0) {
 		xtr_fail(x, ENOMEM, "PFX_OPT_FSYNC: %s", strerror(ENOMEM));
 		return;
 	}
@@ -331,14 +197,14 @@ sync_dirs(struct xtr *x)
 		(void)sync_one(x, "");
 }
 
-/* see extract.h */
+/* see dirs.h */
 void
 xtr_finish_dirs(struct xtr *x)
 {
 	struct xtr_slot **order;
 	size_t i, n;
 
-	if (by_depth(&x->dirs, &order, &n) < 0) {
+	if (xtr_table_by_depth(&x->dirs, &order, &n) < 0) {
 		xtr_fail(x, ENOMEM, "directory modes not set: %s",
 		    strerror(ENOMEM));
 		return;
@@ -350,40 +216,4 @@ xtr_finish_dirs(struct xtr *x)
 	 * held up by it. */
 	if ((x->opt->flags & PFX_OPT_FSYNC) != 0 && !x->fatal)
 		sync_dirs(x);
-}
-
-/* see extract.h */
-void
-xtr_unmake_dirs(struct xtr *x)
-{
-	struct xtr_slot **order;
-	struct stat st;
-	size_t i, n;
-	int fd;
-
-	if (by_depth(&x->dirs, &order, &n) < 0)
-		return;
-	for (i = 0; i < n; i++) {
-		const struct xtr_slot *s = order[i];
-
-		/* Only the very directory made, where it is known. */
-		if (s->has_id) {
-			fd = pfx_root_open_dir(&x->root, s->key);
-			if (fd < 0)
-				continue;
-			if (fstat(fd, &st) == -1 || st.st_dev != s->dev ||
-			    st.st_ino != s->ino) {
-				(void)close(fd);
-				continue;
-			}
-			(void)close(fd);
-		}
-		(void)pfx_root_rmdir(&x->root, s->key);
-	}
-	free(order);
-	/* Nothing left to finish at the end. */
-	xtr_table_free(&x->dirs);
-	xtr_table_init(&x->dirs, x);
-	xtr_table_free(&x->changed);
-	xtr_table_init(&x->changed, x);
 }

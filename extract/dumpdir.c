@@ -27,9 +27,15 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "budget.h"
+#include "dumpdir.h"
+#include "dumprename.h"
 #include "extract.h"
+#include "fail.h"
+#include "source.h"
+#include "worker.h"
 
-/* see extract.h */
+/* see dumpdir.h */
 bool
 xtr_is_dumpdir(const struct xtr *x, struct archive_entry *ae)
 {
@@ -169,7 +175,7 @@ index_records(struct xtr *x, struct xtr_dumpdir *d)
 	return 0;
 }
 
-/* see extract.h */
+/* see dumpdir.h */
 int
 xtr_dumpdir_read(struct xtr *x, struct archive_entry *ae,
     struct xtr_dumpdir *d, const char **reason)
@@ -226,7 +232,7 @@ nomem:
 	return -1;
 }
 
-/* see extract.h */
+/* see dumpdir.h */
 void
 xtr_dumpdir_free(struct xtr *x, struct xtr_dumpdir *d)
 {
@@ -272,7 +278,7 @@ gone(void *arg, const char *name)
 		h->purged(h->arg, p->e, name);
 }
 
-/* see extract.h */
+/* see dumpdir.h */
 int
 xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e, const char *rel,
     const struct xtr_dumpdir *d, const char **reason)

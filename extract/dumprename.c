@@ -27,7 +27,12 @@
 #include <unistd.h>
 
 #include "../core/pfx_path.h"
+#include "budget.h"
+#include "dumprename.h"
 #include "extract.h"
+#include "judge.h"
+#include "parents.h"
+#include "table.h"
 
 /* Temporary names tried in the 'X' directory before giving up. */
 #define TEMP_TRIES 64
@@ -131,7 +136,7 @@ note_path(struct xtr *x, const char *rel)
 	return -ENOMEM;
 }
 
-/* see extract.h */
+/* see dumprename.h */
 bool
 xtr_dumpdir_moved(const struct xtr *x, const char *rel)
 {
@@ -282,7 +287,7 @@ failed_move(int r, const char **reason)
 	return r;
 }
 
-/* see extract.h */
+/* see dumprename.h */
 int
 xtr_dumpdir_rename(struct xtr *x, const struct xtr_dumpdir *d,
     const char *rel, const char **reason)

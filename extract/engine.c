@@ -21,21 +21,34 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "async.h"
+#include "budget.h"
 #include "decode.h"
+#include "dirs.h"
+#include "dumpdir.h"
+#include "engine.h"
 #include "extract.h"
+#include "fail.h"
+#include "file.h"
+#include "hardlink.h"
+#include "journal.h"
+#include "judge.h"
+#include "label.h"
+#include "links.h"
+#include "match.h"
 #include "paxdump.h"
 #include "plat_thread.h"
 #include "platform.h"
+#include "raw.h"
+#include "reader.h"
+#include "remote.h"
+#include "report.h"
+#include "source.h"
+#include "table.h"
+#include "volumes.h"
+#include "worker.h"
 #include "zip.h"
 
-/* see extract.h */
-void
-xtr_finish_redirects(struct xtr *x, struct pfx_entry *e)
-{
-	e->bytes = 0;	/* what was written went with the temporary */
-	e->decision = PFX_REJECT;
-	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "symlink_redirects", 0);
-}
 
 static enum pfx_entry_type
 entry_type(struct archive_entry *ae)
@@ -146,91 +159,11 @@ fill_meta(struct xtr *x, struct xtr_meta *m, struct archive_entry *ae)
 	m->xattrs_arg = ae;
 }
 
-/*
- * Remove the first N components of NAME into OUT (CAP bytes), as tar's
- * --strip-components: empty components do not count, "." does.
- * Return: 0, or -1 if nothing is left or OUT is too small.
- */
-static int
-strip_components(const char *name, unsigned int n, char *out, size_t cap)
-{
-	const char *p = name;
-	size_t len;
-
-	while (n > 0) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			return -1;
-		while (*p != '\0' && *p != '/')
-			p++;
-		n--;
-	}
-	while (*p == '/')
-		p++;
-	len = strlen(p);
-	if (len == 0 || len >= cap)
-		return -1;
-	memcpy(out, p, len + 1);
-	return 0;
-}
-
-/*
- * Judge the archive name NAME: absolute names are refused outright, the
- * rest go to the decision core beneath a root of "/", which gives back the
- * normalised relative path in *V.  Return: NULL if allowed, else the
- * reason code, with E->decision set.
- */
-static const char *
-judge_name(struct xtr *x, struct pfx_entry *e, const char *name,
-    struct pfx_verdict *v)
-{
-	static const struct pfx_span slash = { "/", 1 };
-	struct pfx_policy pol = { &slash, 1, NULL, 0, x->policy_flags };
-
-	if (name[0] == '/') {
-		/* Under Windows rules "//server/share" (a zip's "\\server\
-		 * share", whose '\' libarchive turned into '/') is named for
-		 * what it is; anything else absolute is just absolute. */
-		if ((x->policy_flags & PFX_POLICY_WINDOWS) != 0 &&
-		    pfx_path_check(&pol, name, strlen(name), v) ==
-		    PFX_REJECT && v->reason != PFX_R_TOO_LONG &&
-		    v->reason != PFX_R_ESCAPES) {
-			e->decision = PFX_REJECT;
-			return pfx_reason_name(v->reason);
-		}
-		e->decision = PFX_DENY;
-		return "absolute";
-	}
-	if (pfx_path_check(&pol, name, strlen(name), v) != PFX_ALLOW) {
-		e->decision = v->decision;
-		return pfx_reason_name(v->reason);
-	}
-	return NULL;
-}
-
 /* The relative path of an allowed verdict ("" for the root itself). */
 static const char *
 verdict_rel(const struct pfx_verdict *v)
 {
 	return v->path + v->rel_off;
-}
-
-/* see extract.h */
-const char *
-xtr_judge_rel(struct xtr *x, const char *name, struct pfx_verdict *v)
-{
-	char stripped[PFX_PATH_MAX];
-	struct pfx_entry e;
-
-	memset(&e, 0, sizeof(e));
-	if (x->opt->strip_components > 0) {
-		if (strip_components(name, x->opt->strip_components, stripped,
-		    sizeof(stripped)) < 0)
-			return "stripped";
-		name = stripped;
-	}
-	return judge_name(x, &e, name, v);
 }
 
 /* Ask the caller's decide hook.  Return: the PFX_HOOK_* answer. */
@@ -258,8 +191,8 @@ judge_link_target(struct xtr *x, struct pfx_entry *e, char *buf, size_t cap,
 	const char *reason;
 
 	if (x->opt->strip_components > 0) {
-		if (strip_components(e->link_target, x->opt->strip_components,
-		    buf, cap) < 0) {
+		if (xtr_strip_components(e->link_target,
+		    x->opt->strip_components, buf, cap) < 0) {
 			e->decision = PFX_DENY;
 			return "hardlink_target";
 		}
@@ -269,7 +202,7 @@ judge_link_target(struct xtr *x, struct pfx_entry *e, char *buf, size_t cap,
 	} else {
 		memcpy(buf, e->link_target, strlen(e->link_target) + 1);
 	}
-	reason = judge_name(x, e, buf, tv);
+	reason = xtr_judge_name(x, e, buf, tv);
 	if (reason != NULL) {
 		e->decision = PFX_REJECT;
 		return "hardlink_escapes";
@@ -549,15 +482,15 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		return;
 	}
 	if (x->opt->strip_components > 0) {
-		if (strip_components(name, x->opt->strip_components, stripped,
-		    sizeof(stripped)) < 0) {
+		if (xtr_strip_components(name, x->opt->strip_components,
+		    stripped, sizeof(stripped)) < 0) {
 			xtr_finish_entry(x, &e, PFX_ENTRY_SKIPPED, "stripped",
 			    0);
 			return;
 		}
 		name = stripped;
 	}
-	reason = judge_name(x, &e, name, &v);
+	reason = xtr_judge_name(x, &e, name, &v);
 	if (reason != NULL) {
 		xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, reason, 0);
 		return;
@@ -567,7 +500,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 		return;
 	hook = ask_caller(x, &e, rename, sizeof(rename));
 	if (hook == PFX_HOOK_RENAME) {
-		reason = judge_name(x, &e, rename, &v);
+		reason = xtr_judge_name(x, &e, rename, &v);
 		if (reason != NULL) {
 			e.path = NULL;
 			xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, reason, 0);
@@ -733,7 +666,7 @@ free_state(struct xtr *x)
 	pfx_root_close(&x->root);
 }
 
-/* see extract.h */
+/* see engine.h */
 int
 xtr_confine(const struct pfx_options *opt, int destfd,
     struct pfx_sandbox_info *info, struct pfx_result *res)
@@ -1056,7 +989,7 @@ extract(const struct xtr_in *src, int dirfd, const char *dest,
 	return run(&x);
 }
 
-/* see extract.h */
+/* see engine.h */
 enum pfx_status
 xtr_extract(const struct xtr_in *src, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
@@ -1064,7 +997,7 @@ xtr_extract(const struct xtr_in *src, int dirfd, const char *dest,
 	return extract(src, dirfd, dest, opt, result, false);
 }
 
-/* see extract.h */
+/* see engine.h */
 enum pfx_status
 xtr_extract_journaled(const struct xtr_in *src, int dirfd,
     const char *dest, const struct pfx_options *opt,
@@ -1089,7 +1022,7 @@ xtr_extract_journaled(const struct xtr_in *src, int dirfd,
 	return extract(src, dirfd, dest, opt, result, true);
 }
 
-/* see extract.h */
+/* see engine.h */
 enum pfx_status
 xtr_extract_wire(int fd, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
@@ -1100,41 +1033,4 @@ xtr_extract_wire(int fd, int dirfd, const char *dest,
 	status = xtr_extract(&src, dirfd, dest, opt, result);
 	(void)close(fd);
 	return status;
-}
-
-/* see extract.h */
-enum pfx_status
-xtr_extract_any(const struct xtr_in *src, int dirfd, const char *dest,
-    const struct pfx_options *opt, struct pfx_result *result)
-{
-	/* Below what it needs, a run would stop part way: not begun. */
-	if (xtr_fd_check(opt, src->in != NULL && (opt->flags &
-	    PFX_OPT_MULTI_VOLUME) != 0 ? src->in->nvolumes : 0, result) < 0)
-		return result->status;
-	/* All or nothing (atomic.c); a listing writes nothing anyway. */
-	if ((opt->flags & PFX_OPT_ATOMIC) != 0 &&
-	    (opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) == 0)
-		return xtr_extract_atomic(src, dirfd, dest, opt, result);
-	return xtr_extract(src, dirfd, dest, opt, result);
-}
-
-/* see pfextract.h */
-enum pfx_status
-pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
-    const struct pfx_options *opt, struct pfx_result *result)
-{
-	struct pfx_options defaults;
-	struct xtr_in src = { in, -1, NULL };
-
-	/* Nowhere to say why: documented, not reported. */
-	if (result == NULL)
-		return PFX_FATAL;
-	/* A value this library does not know is refused, not ignored. */
-	if (xtr_contract_check(in, dest, opt, result) < 0)
-		return result->status;
-	if (opt == NULL) {
-		pfx_options_init(&defaults);
-		opt = &defaults;
-	}
-	return xtr_extract_any(&src, dirfd, dest, opt, result);
 }

@@ -20,8 +20,10 @@
 #include <sys/resource.h>
 
 #include "extract.h"
+#include "fdbudget.h"
+#include "worker.h"
 
-/* see extract.h */
+/* see fdbudget.h */
 int
 xtr_fd_limit(void)
 {
@@ -33,7 +35,7 @@ xtr_fd_limit(void)
 	return (int)rl.rlim_cur;
 }
 
-/* see extract.h */
+/* see fdbudget.h */
 size_t
 xtr_fd_queue_slots(size_t most)
 {
@@ -45,7 +47,7 @@ xtr_fd_queue_slots(size_t most)
 	return n < most ? n : most;
 }
 
-/* see extract.h */
+/* see fdbudget.h */
 bool
 xtr_fd_relieve(struct xtr *x, int r)
 {
@@ -56,7 +58,7 @@ xtr_fd_relieve(struct xtr *x, int r)
 	return true;
 }
 
-/* see extract.h */
+/* see fdbudget.h */
 int
 xtr_fd_check(const struct pfx_options *opt, size_t volumes,
     struct pfx_result *res)

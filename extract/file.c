@@ -8,40 +8,26 @@
  * never opened, and no half-written file ever carries the final name.
  */
 #include <errno.h>
-#include <fnmatch.h>
-#include <grp.h>
 #include <limits.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 
+#include "budget.h"
 #include "extract.h"
-
-/* The size of the buffer for getpwnam_r(3) and getgrnam_r(3). */
-#define NAME_LOOKUP_BUF 4096
-
-/* see extract.h */
-mode_t
-xtr_safe_mode(const struct pfx_options *opt, mode_t mode)
-{
-	mode_t m = mode & 07777;
-
-	/*
-	 * SECURITY: setuid, setgid and sticky bits and group/other write are
-	 * cleared unless -p; setuid/setgid survive only with -p and
-	 * --same-owner as root, when the owner is the archive's too.
-	 */
-	if ((opt->flags & PFX_OPT_PRESERVE_PERMS) == 0)
-		return m & ~(mode_t)(S_ISUID | S_ISGID | S_ISVTX | S_IWGRP |
-		    S_IWOTH);
-	if ((opt->flags & PFX_OPT_SAME_OWNER) == 0 || geteuid() != 0)
-		m &= ~(mode_t)(S_ISUID | S_ISGID);
-	return m;
-}
+#include "fail.h"
+#include "fdbudget.h"
+#include "file.h"
+#include "journal.h"
+#include "links.h"
+#include "meta.h"
+#include "parents.h"
+#include "report.h"
+#include "source.h"
+#include "worker.h"
 
 /* Write all of BUF to FD.  Return: 0, or -errno. */
 static int
@@ -224,148 +210,6 @@ copy_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	return 0;
 }
 
-/* The uid for AE: by name unless --numeric-owner, else the number. */
-static uid_t
-owner_uid(const struct xtr *x, const struct pfx_entry *e)
-{
-	char buf[NAME_LOOKUP_BUF];
-	struct passwd pw, *found = NULL;
-	const char *name = e->uname;
-
-	if ((x->opt->flags & PFX_OPT_NUMERIC_OWNER) == 0 && name != NULL &&
-	    getpwnam_r(name, &pw, buf, sizeof(buf), &found) == 0 &&
-	    found != NULL)
-		return found->pw_uid;
-	return (uid_t)e->uid;
-}
-
-static gid_t
-owner_gid(const struct xtr *x, const struct pfx_entry *e)
-{
-	char buf[NAME_LOOKUP_BUF];
-	struct group gr, *found = NULL;
-	const char *name = e->gname;
-
-	if ((x->opt->flags & PFX_OPT_NUMERIC_OWNER) == 0 && name != NULL &&
-	    getgrnam_r(name, &gr, buf, sizeof(buf), &found) == 0 &&
-	    found != NULL)
-		return found->gr_gid;
-	return (gid_t)e->gid;
-}
-
-/* Is the xattr NAME one an archive may set? */
-static bool
-xattr_allowed(const char *name)
-{
-	/* SECURITY: never security.* (capabilities, SELinux labels),
-	 * trusted.* or system.* (ACLs, which -p does not cover). */
-	return strncmp(name, "security.", 9) != 0 &&
-	    strncmp(name, "trusted.", 8) != 0 &&
-	    strncmp(name, "system.", 7) != 0;
-}
-
-/* Does NAME match one of the N patterns PATS (fnmatch(3))? */
-static bool
-xattr_matches(const char *name, const char *const *pats, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (fnmatch(pats[i], name, 0) == 0)
-			return true;
-	return false;
-}
-
-/* Is the xattr NAME one the caller asks for (--xattrs-include/exclude)? */
-static bool
-xattr_selected(const struct pfx_options *opt, const char *name)
-{
-	if (opt->nxattrs_include > 0 &&
-	    !xattr_matches(name, opt->xattrs_include, opt->nxattrs_include))
-		return false;
-	return !xattr_matches(name, opt->xattrs_exclude,
-	    opt->nxattrs_exclude);
-}
-
-/* What apply_one() is given. */
-struct xattr_job {
-	const struct pfx_options *opt;
-	int fd;
-};
-
-/* Set one extended attribute, if allowed.  Return: 0, or -errno. */
-static int
-apply_one(void *arg, const char *name, const void *value, size_t size)
-{
-	const struct xattr_job *job = arg;
-	int r;
-
-	if (name == NULL || !xattr_allowed(name) ||
-	    !xattr_selected(job->opt, name))
-		return 0;
-	r = pfx_fd_setxattr(job->fd, name, value, size);
-	return r == -ENOTSUP ? 0 : r;
-}
-
-static int
-apply_xattrs(const struct pfx_options *opt, const struct xtr_meta *m,
-    int fd)
-{
-	struct xattr_job job = { opt, fd };
-
-	if (m->xattrs == NULL)
-		return 0;
-	return m->xattrs(m->xattrs_arg, apply_one, &job);
-}
-
-/* see extract.h */
-void
-xtr_owner_ids(const struct xtr *x, const struct pfx_entry *e, uid_t *uid,
-    gid_t *gid)
-{
-	*uid = (uid_t)-1;
-	*gid = (gid_t)-1;
-	if ((x->opt->flags & PFX_OPT_SAME_OWNER) != 0 && geteuid() == 0) {
-		*uid = owner_uid(x, e);
-		*gid = owner_gid(x, e);
-	}
-}
-
-/* see extract.h */
-int
-xtr_apply_owner_xattrs(const struct xtr *x, const struct pfx_entry *e,
-    const struct xtr_meta *m, int fd)
-{
-	uid_t uid;
-	gid_t gid;
-	int r;
-
-	xtr_owner_ids(x, e, &uid, &gid);
-	if (uid != (uid_t)-1) {
-		r = pfx_fd_chown(fd, uid, gid);
-		if (r < 0)
-			return r;
-	}
-	if ((x->opt->flags & PFX_OPT_XATTRS) != 0)
-		return apply_xattrs(x->opt, m, fd);
-	return 0;
-}
-
-/* see extract.h */
-void
-xtr_entry_times(const struct pfx_entry *e, const struct xtr_meta *m,
-    struct timespec ts[2])
-{
-	ts[1].tv_sec = (time_t)e->mtime;
-	ts[1].tv_nsec = e->mtime_nsec;
-	if (m->atime_set) {
-		ts[0] = m->atime;
-	} else {
-		ts[0].tv_sec = 0;
-		ts[0].tv_nsec = UTIME_NOW;
-	}
-}
-
 /* Create the file REL of T beneath the root, and its parents if need be. */
 static int
 begin_file(struct xtr *x, const char *rel, struct xtr_tail *t)
@@ -384,7 +228,7 @@ begin_file(struct xtr *x, const char *rel, struct xtr_tail *t)
 	return r;
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_write_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel, struct xtr_tail *t)
@@ -437,7 +281,7 @@ xtr_write_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	return 0;
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_write_stash(struct xtr_tail *t, bool again)
 {
@@ -455,7 +299,7 @@ xtr_write_stash(struct xtr_tail *t, bool again)
 	return r;
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_seal_data(struct xtr_tail *t)
 {
@@ -550,7 +394,7 @@ commit_once(struct xtr *x, struct xtr_tail *t, unsigned int flags)
 	return pfx_root_commit(&x->root, &t->pend, flags);
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_commit(struct xtr *x, struct xtr_tail *t)
 {
@@ -582,7 +426,7 @@ xtr_commit(struct xtr *x, struct xtr_tail *t)
 	return commit_once(x, t, PFX_ROOT_REPLACE);
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_finish_data(struct xtr *x, struct xtr_tail *t)
 {
@@ -593,7 +437,7 @@ xtr_finish_data(struct xtr *x, struct xtr_tail *t)
 	return xtr_commit(x, t);
 }
 
-/* see extract.h */
+/* see file.h */
 int
 xtr_write_regular(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *e, const char *rel, struct stat *st)
@@ -616,7 +460,7 @@ xtr_write_regular(struct xtr *x, const struct xtr_meta *m,
 	return r;
 }
 
-/* see extract.h */
+/* see file.h */
 void
 xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 {
@@ -638,7 +482,7 @@ xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 		xtr_finish_error(x, e, r);
 }
 
-/* see extract.h */
+/* see file.h */
 void
 xtr_write_file(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel, const struct stat *relink)
@@ -665,7 +509,7 @@ xtr_write_file(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
 }
 
-/* see extract.h */
+/* see file.h */
 void
 xtr_write_out(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e)
 {

@@ -37,7 +37,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "extract.h"
+#include "fail.h"
+#include "journal.h"
+#include "table.h"
 
 /* Where a listed name stands. */
 enum {
@@ -111,7 +115,7 @@ open_dir_of(struct xtr *x, const struct xtr_staged *s)
 	return open_dir_as(x, dir_of(s, dir), s->b.dir_dev, s->b.dir_ino);
 }
 
-/* see extract.h */
+/* see journal.h */
 int
 xtr_journal_start(struct xtr *x)
 {
@@ -127,7 +131,7 @@ xtr_journal_start(struct xtr *x)
 	return 0;
 }
 
-/* see extract.h */
+/* see journal.h */
 void
 xtr_journal_free(struct xtr *x)
 {
@@ -286,7 +290,7 @@ find(const struct xtr *x, const char *rel)
 	return s->state == ST_BESIDE ? s : NULL;
 }
 
-/* see extract.h */
+/* see journal.h */
 int
 xtr_journal_commit(struct xtr *x, struct pfx_pending *pend, const char *rel,
     unsigned int flags)
@@ -305,7 +309,7 @@ xtr_journal_commit(struct xtr *x, struct pfx_pending *pend, const char *rel,
 	return record(x, rel, &b);
 }
 
-/* see extract.h */
+/* see journal.h */
 int
 xtr_link_file(struct xtr *x, int fd, const char *rel, unsigned int flags)
 {
@@ -322,7 +326,7 @@ xtr_link_file(struct xtr *x, int fd, const char *rel, unsigned int flags)
 	return record(x, rel, &b);
 }
 
-/* see extract.h */
+/* see journal.h */
 int
 xtr_open_made(struct xtr *x, const char *rel)
 {
@@ -339,7 +343,7 @@ xtr_open_made(struct xtr *x, const char *rel)
 	return pfx_root_open_read(&x->root, s->cut == 0 ? s->b.tmp : path);
 }
 
-/* see extract.h */
+/* see journal.h */
 int
 xtr_journal_mkdir(struct xtr *x, const char *dir)
 {
@@ -385,7 +389,7 @@ xtr_journal_mkdir(struct xtr *x, const char *dir)
 	return r;
 }
 
-/* see extract.h */
+/* see journal.h */
 int
 xtr_journal_touch_parent(struct xtr *x, const char *rel)
 {
@@ -724,7 +728,7 @@ rollback(struct xtr *x)
 	restore_times(x);
 }
 
-/* see extract.h */
+/* see journal.h */
 void
 xtr_journal_end(struct xtr *x)
 {
@@ -732,4 +736,40 @@ xtr_journal_end(struct xtr *x)
 		return;
 	if (x->fatal || commit(x) < 0)
 		rollback(x);
+}
+
+/* see journal.h */
+void
+xtr_unmake_dirs(struct xtr *x)
+{
+	struct xtr_slot **order;
+	struct stat st;
+	size_t i, n;
+	int fd;
+
+	if (xtr_table_by_depth(&x->dirs, &order, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct xtr_slot *s = order[i];
+
+		/* Only the very directory made, where it is known. */
+		if (s->has_id) {
+			fd = pfx_root_open_dir(&x->root, s->key);
+			if (fd < 0)
+				continue;
+			if (fstat(fd, &st) == -1 || st.st_dev != s->dev ||
+			    st.st_ino != s->ino) {
+				(void)close(fd);
+				continue;
+			}
+			(void)close(fd);
+		}
+		(void)pfx_root_rmdir(&x->root, s->key);
+	}
+	free(order);
+	/* Nothing left to finish at the end. */
+	xtr_table_free(&x->dirs);
+	xtr_table_init(&x->dirs, x);
+	xtr_table_free(&x->changed);
+	xtr_table_init(&x->changed, x);
 }

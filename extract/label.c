@@ -13,6 +13,11 @@
 #include <string.h>
 
 #include "extract.h"
+#include "fail.h"
+#include "label.h"
+#include "pattern.h"
+#include "source.h"
+#include "tarhead.h"
 
 #define BLOCK 512u
 
@@ -79,7 +84,7 @@ pax_label(const unsigned char *p, size_t n, char *out, size_t cap)
 	return found;
 }
 
-/* see extract.h */
+/* see label.h */
 int
 xtr_label_parse(const unsigned char *b, size_t len, struct xtr_label *l)
 {
@@ -120,7 +125,7 @@ xtr_label_parse(const unsigned char *b, size_t len, struct xtr_label *l)
 	return 1;
 }
 
-/* see extract.h */
+/* see label.h */
 void
 xtr_label_first(struct xtr *x)
 {

@@ -1,10 +1,8 @@
 /*
- * links.c -- hard links and symbolic links.
+ * links.c -- the files this run made, and symbolic links.
  *
- * Hard links: only to a regular file this run extracted, and to that very
- * inode -- the target is opened beneath the root and its identity compared
- * with the one recorded when we made it -- so a link can never reach a
- * file that existed before the run, or one outside.
+ * Hard links (hardlink.c) go only to a regular file this run extracted,
+ * whose identity is recorded here (xtr_note_file), and to that very inode.
  *
  * Symbolic links: refused by default (the output is symlink-free).  With
  * --symlinks=contain they are queued and made after every other entry, so
@@ -37,10 +35,18 @@
 #include <unistd.h>
 
 
+#include "budget.h"
 #include "extract.h"
+#include "fail.h"
+#include "journal.h"
 #include "linkcheck.h"
+#include "links.h"
+#include "meta.h"
+#include "parents.h"
+#include "report.h"
+#include "table.h"
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_note_file(struct xtr *x, const char *rel, const struct stat *st)
 {
@@ -128,7 +134,7 @@ drop_link(struct xtr *x, size_t i)
 	l->mem -= n;
 }
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_free_symlinks(struct xtr *x)
 {
@@ -143,7 +149,7 @@ xtr_free_symlinks(struct xtr *x)
 	x->nlinks = x->links_cap = 0;
 }
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_forget_symlink(struct xtr *x, const char *rel)
 {
@@ -157,7 +163,7 @@ xtr_forget_symlink(struct xtr *x, const char *rel)
 	s->index = SIZE_MAX;
 }
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
     const struct stat *new)
@@ -186,92 +192,9 @@ xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
 	(void)close(fd);
 }
 
-/* see extract.h */
-void
-xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
-    struct pfx_entry *e, const char *rel, const char *target_rel)
-{
-	const struct xtr_slot *s = xtr_table_find(&x->files, target_rel);
-	struct stat st;
-	unsigned int flags;
-	int fd, r;
-
-	if (rel[0] == '\0') {
-		e->decision = PFX_DENY;
-		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "is_a_directory", 0);
-		return;
-	}
-	if (s == NULL || !s->has_id) {
-		e->decision = PFX_DENY;
-		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
-		return;
-	}
-	fd = xtr_open_made(x, target_rel);
-	/* A later entry made a directory where the file was: not ours. */
-	if (fd == -EISDIR) {
-		e->decision = PFX_DENY;
-		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
-		return;
-	}
-	if (fd < 0) {
-		xtr_finish_error(x, e, fd);
-		return;
-	}
-	/* SECURITY: the very inode we made, not whatever has that name now. */
-	if (fstat(fd, &st) == -1 || st.st_dev != s->dev ||
-	    st.st_ino != s->ino) {
-		(void)close(fd);
-		e->decision = PFX_DENY;
-		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
-		return;
-	}
-	/*
-	 * SECURITY: the payload of a hard-link entry never goes into its
-	 * target.  Only when the target is an empty file of this run and
-	 * the entry has data is it a cpio-style link (cpio stores a file's
-	 * data on its last link): the data becomes a new file at REL, and
-	 * the target's names are linked to it.
-	 */
-	if (e->size > 0 && st.st_size == 0) {
-		(void)close(fd);
-		xtr_write_file(x, m, e, rel, &st);
-		return;
-	}
-	r = xtr_make_parents(x, rel);
-	flags = xtr_replaces(x->opt) ? PFX_ROOT_REPLACE :
-	    PFX_ROOT_NOREPLACE;
-	/* SECURITY: a symlink at the name may only go once judged. */
-	if (flags == PFX_ROOT_REPLACE &&
-	    x->opt->symlinks != PFX_SYMLINKS_REFUSE)
-		flags = PFX_ROOT_REPLACE_FILE;
-	if (r == 0)
-		r = xtr_link_file(x, fd, rel, flags);
-	if (r == PFX_ROOT_SYMLINK_HELD) {
-		r = xtr_symlink_removable(x, rel);
-		if (r == 0)
-			r = xtr_link_file(x, fd, rel, PFX_ROOT_REPLACE);
-	}
-	(void)close(fd);
-	if (r == -EEXIST && !xtr_replaces(x->opt)) {
-		xtr_finish_existing(x, e);
-		return;
-	}
-	if (r == XTR_REDIRECTS) {
-		xtr_finish_redirects(x, e);
-		return;
-	}
-	if (r < 0) {
-		xtr_finish_error(x, e, r);
-		return;
-	}
-	xtr_note_file(x, rel, &st);
-	xtr_forget_symlink(x, rel);
-	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
-}
-
 static void make_now(struct xtr *x, size_t i);
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_queue_symlink(struct xtr *x, struct pfx_entry *e, const char *rel)
 {
@@ -667,7 +590,7 @@ steps_allow(struct xtr *x, size_t len)
 		x->link_step_budget += more;
 }
 
-/* see extract.h */
+/* see links.h */
 uint64_t
 xtr_link_steps_last(void)
 {
@@ -1348,7 +1271,7 @@ collect_old_links(struct xtr *x, struct old_links *old)
 		    "already in the destination: %s", strerror(-r));
 }
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_finish_symlinks(struct xtr *x)
 {
@@ -1564,7 +1487,7 @@ judge_removal(struct xtr *x, struct old_links *old, const char *rel)
 	return 0;
 }
 
-/* see extract.h */
+/* see links.h */
 int
 xtr_symlink_removable(struct xtr *x, const char *rel)
 {
@@ -1579,7 +1502,7 @@ xtr_symlink_removable(struct xtr *x, const char *rel)
 	return r;
 }
 
-/* see extract.h */
+/* see links.h */
 void
 xtr_free_old_links(struct xtr *x)
 {

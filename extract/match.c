@@ -2,7 +2,7 @@
  * match.c -- member selection, as tar does it: operands and --include
  * select a member or a whole directory; --exclude patterns match the name
  * or any tail of it after a '/', and win.  Each pattern is matched once
- * per name, in O(n * m) time (glob.c).
+ * per name, in O(n * m) time (pattern.c).
  *
  * Operands (pfx_options.members) see the name as stored, as GNU tar's
  * do: "./a" and "a" are two names.  --include and --exclude patterns see
@@ -16,7 +16,8 @@
  */
 #include <string.h>
 
-#include "extract.h"
+#include "match.h"
+#include "pattern.h"
 
 /* Does PAT match NAME or a leading directory of NAME ("a" selects "a/b")? */
 static bool
@@ -86,7 +87,7 @@ excluded(const struct pfx_options *opt, size_t i, const char *name,
 	    xtr_glob(pat, stored, flags & ~XTR_GLOB_TAIL, NULL));
 }
 
-/* see extract.h */
+/* see match.h */
 const char *
 xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 {
@@ -125,7 +126,7 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 	return in ? NULL : "not_selected";
 }
 
-/* see extract.h */
+/* see match.h */
 bool
 xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
     uint64_t *seen)

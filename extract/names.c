@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "extract.h"
+#include "names.h"
 
 /* see pfextract.h */
 int
@@ -170,7 +170,7 @@ static const struct {
 	  "nothing was left under its name" },
 };
 
-/* see extract.h */
+/* see names.h */
 const char *
 xtr_reason_at(size_t i)
 {

@@ -30,6 +30,7 @@
 
 #include "extract.h"
 #include "paxdump.h"
+#include "tarhead.h"
 
 /* Extended headers walked before the entry's own: more is not tar's. */
 #define XTR_PAXDUMP_HEADERS 8

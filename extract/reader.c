@@ -26,6 +26,9 @@
 
 #include "decode.h"
 #include "extract.h"
+#include "reader.h"
+#include "readfd.h"
+#include "volumes.h"
 
 /* Where a zip's end record may be: itself (22) and a comment (64 KiB). */
 #define XTR_ZIP_TAIL (22u + 65535u)
@@ -273,24 +276,6 @@ struct pipe_in {
 	size_t head_len;
 	char buf[XTR_BLOCK];
 };
-
-/* see extract.h */
-ssize_t
-xtr_read_cancellable(int fd, void *buf, size_t cap,
-    const volatile sig_atomic_t *cancel)
-{
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, buf, cap);
-		if (n >= 0)
-			return n;
-		if (errno != EINTR)
-			return -errno;
-		if (cancel != NULL && *cancel != 0)
-			return -ECANCELED;
-	}
-}
 
 /* Set A's error for a read of the input that returned R (-errno). */
 static void
@@ -666,7 +651,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	return archive_read_open_fd(a, in->fd, XTR_BLOCK);
 }
 
-/* see extract.h */
+/* see reader.h */
 int
 xtr_input_drain(int fd, struct xtr_decoder *dec,
     const volatile sig_atomic_t *cancel, void (*tick)(void))
@@ -926,7 +911,7 @@ open_errno(int e)
 	return EIO;
 }
 
-/* see extract.h */
+/* see reader.h */
 int
 xtr_reader_errno(struct archive *a)
 {
@@ -937,7 +922,7 @@ xtr_reader_errno(struct archive *a)
 	return EIO;
 }
 
-/* see extract.h */
+/* see reader.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
@@ -948,7 +933,7 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	    NULL, msg, cap, error);
 }
 
-/* see extract.h */
+/* see reader.h */
 struct archive *
 xtr_reader_open_head(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
@@ -1061,7 +1046,7 @@ fail:
 	return NULL;
 }
 
-/* see extract.h */
+/* see reader.h */
 uint64_t
 xtr_reader_archive_bytes(struct archive *ar)
 {

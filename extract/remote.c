@@ -38,8 +38,9 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "extract.h"
+#include "child.h"
 #include "platform.h"
+#include "remote.h"
 #include "wire.h"
 
 /* How often a wait looks at the cancel flag and the child's state. */
@@ -481,7 +482,7 @@ take_end(struct xtr_remote *rm, const unsigned char *body, size_t len)
 	return e.status;
 }
 
-/* see extract.h */
+/* see remote.h */
 int
 xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae)
 {
@@ -547,7 +548,7 @@ xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae)
 	return ARCHIVE_OK;
 }
 
-/* see extract.h */
+/* see remote.h */
 int
 xtr_remote_data(struct xtr_remote *rm, const void **buf, size_t *size,
     int64_t *offset)
@@ -590,42 +591,42 @@ xtr_remote_data(struct xtr_remote *rm, const void **buf, size_t *size,
 	return ARCHIVE_OK;
 }
 
-/* see extract.h */
+/* see remote.h */
 int
 xtr_remote_format(const struct xtr_remote *rm)
 {
 	return rm->format;
 }
 
-/* see extract.h */
+/* see remote.h */
 uint64_t
 xtr_remote_raw(const struct xtr_remote *rm)
 {
 	return rm->raw;
 }
 
-/* see extract.h */
+/* see remote.h */
 int64_t
 xtr_remote_header_pos(const struct xtr_remote *rm)
 {
 	return rm->header_pos;
 }
 
-/* see extract.h */
+/* see remote.h */
 uint64_t
 xtr_remote_archive_bytes(const struct xtr_remote *rm)
 {
 	return rm->archive_bytes;
 }
 
-/* see extract.h */
+/* see remote.h */
 bool
 xtr_remote_sparse(const struct xtr_remote *rm)
 {
 	return rm->sparse;
 }
 
-/* see extract.h */
+/* see remote.h */
 const char *
 xtr_remote_error(const struct xtr_remote *rm, int *error, bool *channel)
 {
@@ -706,7 +707,7 @@ take_confined(struct xtr_remote *rm, const struct pfx_options *opt,
 	return -1;
 }
 
-/* see extract.h */
+/* see remote.h */
 int
 xtr_remote_open_fd(struct xtr_remote **out, int fd, const char *who,
     const struct pfx_options *opt, struct pfx_result *res)
@@ -739,7 +740,7 @@ cannot_start(struct pfx_result *res, int e)
 	return -1;
 }
 
-/* see extract.h */
+/* see remote.h */
 int
 xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
     const struct pfx_options *opt, unsigned int dec_flags,
@@ -801,7 +802,7 @@ signal_all(struct xtr_remote *rm, int sig)
 	(void)kill(rm->pid, sig);
 }
 
-/* see extract.h */
+/* see remote.h */
 int
 xtr_remote_stop(struct xtr_remote *rm, char *msg, size_t cap)
 {
@@ -847,7 +848,7 @@ xtr_remote_stop(struct xtr_remote *rm, char *msg, size_t cap)
 	return 0;
 }
 
-/* see extract.h */
+/* see remote.h */
 void
 xtr_remote_free(struct xtr_remote *rm)
 {
@@ -866,7 +867,7 @@ xtr_remote_free(struct xtr_remote *rm)
 	free(rm);
 }
 
-/* see extract.h */
+/* see remote.h */
 const struct xtr_head *
 xtr_remote_head(const struct xtr_remote *rm)
 {

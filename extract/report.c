@@ -15,69 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "extract.h"
+#include "fail.h"
 #include "platform.h"
-
-/* see extract.h */
-void
-xtr_fail(struct xtr *x, int error, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (x->fatal)
-		return;		/* the first fatal error is the one reported */
-	x->fatal = true;
-	x->res->status = PFX_FATAL;
-	/*
-	 * A stop the caller asked for is told as such, whatever failed
-	 * because of it: a read the signal interrupted is no corrupt
-	 * archive.
-	 */
-	if (x->opt->cancel != NULL && *x->opt->cancel != 0) {
-		x->res->error = ECANCELED;
-		snprintf(x->res->message, sizeof(x->res->message),
-		    "interrupted");
-		return;
-	}
-	/*
-	 * So is the memory budget: a caller whose xtr_mem_take() (or
-	 * table add) was refused fails as for ENOMEM, but the reason is
-	 * the limit, which the user can raise.
-	 */
-	if (atomic_load(&x->mem_over)) {
-		x->res->error = EFBIG;
-		snprintf(x->res->message, sizeof(x->res->message),
-		    "limit max-memory=%" PRIu64 " reached: the archive's "
-		    "names, links and tables need more (raise "
-		    "limits.max_memory, or set it to 0)", x->opt->limits.max_memory);
-		return;
-	}
-	x->res->error = error;
-	va_start(ap, fmt);
-	vsnprintf(x->res->message, sizeof(x->res->message), fmt, ap);
-	va_end(ap);
-}
-
-/* see extract.h */
-void
-xtr_fail_read(struct xtr *x, const char *name)
-{
-	char nb[XTR_SHORT_MAX];
-	const char *text;
-	bool channel;
-	int error;
-
-	text = xtr_source_error(x, &error, &channel);
-	if (channel)
-		xtr_fail(x, error, "%s", text);
-	else if (name != NULL)
-		xtr_fail(x, error, "%s: archive data "
-		    "cannot be read: %s", xtr_short_name(name, nb), text);
-	else if (error != EIO)	/* the decoder process could not open it */
-		xtr_fail(x, error, "%s", text);
-	else
-		xtr_fail(x, error, "corrupt or unreadable archive: %s", text);
-}
+#include "report.h"
+#include "table.h"
+#include "worker.h"
 
 /*
  * Was the destination itself removed?  A directory that was rmdir'ed
@@ -98,22 +42,7 @@ root_removed(struct xtr *x)
 	return r == 0 && st.st_nlink == 0;
 }
 
-/* see extract.h */
-const char *
-xtr_short_name(const char *name, char *buf)
-{
-	enum { HEAD = 100, TAIL = 40 };
-	size_t len = strlen(name);
-
-	if (len < XTR_SHORT_MAX)
-		return name;
-	memcpy(buf, name, HEAD);
-	memcpy(buf + HEAD, "...", 3);
-	memcpy(buf + HEAD + 3, name + len - TAIL, TAIL + 1);
-	return buf;
-}
-
-/* see extract.h */
+/* see report.h */
 const char *
 xtr_errno_reason(int error, bool *io_failure)
 {
@@ -140,7 +69,7 @@ xtr_errno_reason(int error, bool *io_failure)
 	return "io_error";
 }
 
-/* see extract.h */
+/* see report.h */
 void
 xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
     enum pfx_entry_status status, const char *reason, int error)
@@ -183,7 +112,7 @@ xtr_finish_entry(struct xtr *x, struct pfx_entry *entry,
 		    "(PFX_OPT_STRICT)");
 }
 
-/* see extract.h */
+/* see report.h */
 void
 xtr_finish_error(struct xtr *x, struct pfx_entry *e, int r)
 {
@@ -211,7 +140,7 @@ xtr_finish_error(struct xtr *x, struct pfx_entry *e, int r)
 	xtr_fail(x, -r, "%s: %s", e->name, strerror(-r));
 }
 
-/* see extract.h */
+/* see report.h */
 void
 xtr_finish_existing(struct xtr *x, struct pfx_entry *e)
 {
@@ -226,4 +155,33 @@ xtr_finish_existing(struct xtr *x, struct pfx_entry *e)
 	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "exists", EEXIST);
 }
 
+/* see report.h */
+void
+xtr_finish_redirects(struct xtr *x, struct pfx_entry *e)
+{
+	e->bytes = 0;	/* what was written went with the temporary */
+	e->decision = PFX_REJECT;
+	xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "symlink_redirects", 0);
+}
 
+/* see report.h */
+void
+xtr_note_changed(struct xtr *x, const char *rel)
+{
+	char parent[PFX_PATH_MAX];
+	const char *slash;
+	size_t n;
+
+	if ((x->opt->flags & PFX_OPT_FSYNC) == 0 || rel == NULL)
+		return;
+	slash = strrchr(rel, '/');
+	if (slash == NULL)
+		return;		/* the destination: always synced, last */
+	n = (size_t)(slash - rel);
+	if (n == 0 || n >= sizeof(parent))
+		return;
+	memcpy(parent, rel, n);
+	parent[n] = '\0';
+	if (xtr_table_add(&x->changed, parent) == NULL)
+		xtr_fail(x, ENOMEM, "%s: %s", rel, strerror(ENOMEM));
+}

@@ -10,10 +10,17 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "budget.h"
 #include "decode.h"
 #include "extract.h"
+#include "fail.h"
 #include "paxdump.h"
+#include "reader.h"
+#include "remote.h"
+#include "source.h"
+#include "volumes.h"
 #include "zip.h"
+
 
 /*
  * Read what is left of the current entry's data, counting it as decoded:
@@ -66,7 +73,7 @@ pax_list(struct xtr *x, struct archive_entry *ae)
 	return -1;
 }
 
-/* see extract.h */
+/* see source.h */
 int
 xtr_source_next(struct xtr *x, struct archive_entry *ae)
 {
@@ -93,7 +100,7 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 	return r == ARCHIVE_OK || r == ARCHIVE_EOF ? r : ARCHIVE_FATAL;
 }
 
-/* see extract.h */
+/* see source.h */
 int
 xtr_source_data(struct xtr *x, const void **buf, size_t *size,
     int64_t *offset)
@@ -127,7 +134,7 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 	return r == ARCHIVE_EOF ? XTR_DATA_EOF : XTR_DATA_FAILED;
 }
 
-/* see extract.h */
+/* see source.h */
 int
 xtr_source_format(const struct xtr *x)
 {
@@ -138,25 +145,7 @@ xtr_source_format(const struct xtr *x)
 	return archive_format(x->ar);
 }
 
-/* see extract.h */
-int64_t
-xtr_source_raw(const struct xtr *x)
-{
-	if (x->remote != NULL)
-		return (int64_t)xtr_remote_raw(x->remote);
-	if (x->zip != NULL)
-		return (int64_t)xtr_zip_raw(x->zip);
-	/*
-	 * Some filters count what they read only when their read-ahead
-	 * buffer is used up (compress: 64 KiB); our decoder counts what
-	 * libarchive took.
-	 */
-	if (x->dec != NULL)
-		return (int64_t)xtr_decoder_raw_bytes(x->dec);
-	return archive_filter_bytes(x->ar, -1);
-}
-
-/* see extract.h */
+/* see source.h */
 int64_t
 xtr_source_header_pos(const struct xtr *x)
 {
@@ -171,7 +160,7 @@ xtr_source_header_pos(const struct xtr *x)
 	    (uint64_t)pos) : -1;
 }
 
-/* see extract.h */
+/* see source.h */
 uint64_t
 xtr_source_archive_bytes(const struct xtr *x)
 {
@@ -182,7 +171,7 @@ xtr_source_archive_bytes(const struct xtr *x)
 	return xtr_volumes_physical(x->vols, xtr_reader_archive_bytes(x->ar));
 }
 
-/* see extract.h */
+/* see source.h */
 bool
 xtr_source_sparse(const struct xtr *x, struct archive_entry *ae)
 {
@@ -193,7 +182,7 @@ xtr_source_sparse(const struct xtr *x, struct archive_entry *ae)
 	return archive_entry_sparse_count(ae) > 0;
 }
 
-/* see extract.h */
+/* see source.h */
 const char *
 xtr_source_error(const struct xtr *x, int *error, bool *channel)
 {
@@ -212,11 +201,32 @@ xtr_source_error(const struct xtr *x, int *error, bool *channel)
 	return s != NULL ? s : "truncated or corrupt";
 }
 
-/* see extract.h */
+/* see source.h */
 const struct xtr_head *
 xtr_source_head(const struct xtr *x)
 {
 	if (x->remote != NULL)
 		return xtr_remote_head(x->remote);
 	return x->ar != NULL ? &x->head : NULL;
+}
+
+/* see source.h */
+void
+xtr_fail_read(struct xtr *x, const char *name)
+{
+	char nb[XTR_SHORT_MAX];
+	const char *text;
+	bool channel;
+	int error;
+
+	text = xtr_source_error(x, &error, &channel);
+	if (channel)
+		xtr_fail(x, error, "%s", text);
+	else if (name != NULL)
+		xtr_fail(x, error, "%s: archive data "
+		    "cannot be read: %s", xtr_short_name(name, nb), text);
+	else if (error != EIO)	/* the decoder process could not open it */
+		xtr_fail(x, error, "%s", text);
+	else
+		xtr_fail(x, error, "corrupt or unreadable archive: %s", text);
 }

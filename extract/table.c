@@ -19,8 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "extract.h"
 #include "platform.h"
+#include "table.h"
 
 /*
  * The most slots a table may have: a slot keeps the low 32 bits of its
@@ -78,7 +80,7 @@ sip_word(uint64_t v[4], uint64_t m, unsigned int c)
 	v[0] ^= m;
 }
 
-/* see extract.h */
+/* see table.h */
 uint64_t
 xtr_siphash(const uint64_t key[2], const void *msg, size_t len,
     unsigned int c, unsigned int d)
@@ -183,7 +185,7 @@ probe(const struct xtr_table *t, const char *key, uint64_t h,
 	}
 }
 
-/* see extract.h */
+/* see table.h */
 void
 xtr_table_init(struct xtr_table *t, struct xtr *owner)
 {
@@ -191,7 +193,7 @@ xtr_table_init(struct xtr_table *t, struct xtr *owner)
 	t->owner = owner;
 }
 
-/* see extract.h */
+/* see table.h */
 struct xtr_slot *
 xtr_table_find(const struct xtr_table *t, const char *key)
 {
@@ -266,7 +268,7 @@ store_key(struct xtr_table *t, const char *key, size_t len)
 	return p;
 }
 
-/* see extract.h */
+/* see table.h */
 struct xtr_slot *
 xtr_table_add(struct xtr_table *t, const char *key)
 {
@@ -296,7 +298,7 @@ xtr_table_add(struct xtr_table *t, const char *key)
 	return s;
 }
 
-/* see extract.h */
+/* see table.h */
 void
 xtr_table_free(struct xtr_table *t)
 {
@@ -312,4 +314,51 @@ xtr_table_free(struct xtr_table *t)
 	t->chunks = NULL;
 	t->slots = NULL;
 	t->cap = t->used = 0;
+}
+
+static size_t
+depth_of(const char *path)
+{
+	size_t d = 0;
+
+	for (; *path != '\0'; path++)
+		d += *path == '/';
+	return d;
+}
+
+static int
+deepest_first(const void *a, const void *b)
+{
+	const struct xtr_slot *const *sa = a, *const *sb = b;
+	size_t da = depth_of((*sa)->key), db = depth_of((*sb)->key);
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return strcmp((*sa)->key, (*sb)->key);
+}
+
+/*
+ * The used slots of T, deepest path first, in *ORDER (NULL when there is
+ * none; the caller frees it) and their number in *N.
+ * Return: 0, or -ENOMEM.
+ */
+int
+xtr_table_by_depth(const struct xtr_table *t, struct xtr_slot ***order,
+    size_t *n)
+{
+	size_t i;
+
+	*order = NULL;
+	*n = 0;
+	if (t->used == 0)
+		return 0;
+	*order = calloc(t->used, sizeof(**order));
+	if (*order == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++) {
+		if (t->slots[i].key != NULL)
+			(*order)[(*n)++] = &t->slots[i];
+	}
+	qsort(*order, *n, sizeof(**order), deepest_first);
+	return 0;
 }

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "extract.h"
+#include "tarhead.h"
 
-/* see extract.h */
+/* see tarhead.h */
 int
 xtr_tar_number(const unsigned char *f, size_t w, uint64_t *out)
 {
@@ -42,7 +42,7 @@ xtr_tar_number(const unsigned char *f, size_t w, uint64_t *out)
 	return 0;
 }
 
-/* see extract.h */
+/* see tarhead.h */
 bool
 xtr_tar_header_ok(const unsigned char *b)
 {

@@ -38,6 +38,9 @@
 #include <archive.h>
 
 #include "extract.h"
+#include "readfd.h"
+#include "tarhead.h"
+#include "volumes.h"
 
 #define BLK 512
 #define NAME_CAP (PFX_PATH_MAX + 1)
@@ -774,7 +777,7 @@ vol_close(struct archive *a, void *arg)
 	return ARCHIVE_OK;
 }
 
-/* see extract.h */
+/* see volumes.h */
 void
 xtr_volumes_free(struct xtr_volumes *v)
 {
@@ -787,7 +790,7 @@ xtr_volumes_free(struct xtr_volumes *v)
 	free(v);
 }
 
-/* see extract.h */
+/* see volumes.h */
 int
 xtr_volumes_open(struct archive *a, const int *fds, size_t n, int own,
     const volatile sig_atomic_t *cancel, struct xtr_head *tap,
@@ -823,7 +826,7 @@ xtr_volumes_open(struct archive *a, const int *fds, size_t n, int own,
 	return archive_read_open(a, v, NULL, vol_read, vol_close);
 }
 
-/* see extract.h */
+/* see volumes.h */
 uint64_t
 xtr_volumes_physical(const struct xtr_volumes *v, uint64_t joined)
 {
@@ -842,7 +845,7 @@ xtr_volumes_physical(const struct xtr_volumes *v, uint64_t joined)
 	return joined + v->spans[lo].dropped;
 }
 
-/* see extract.h */
+/* see volumes.h */
 const char *
 xtr_volumes_error(const struct xtr_volumes *v, int *error)
 {
@@ -853,7 +856,7 @@ xtr_volumes_error(const struct xtr_volumes *v, int *error)
 	return v->err;
 }
 
-/* see extract.h */
+/* see volumes.h */
 int
 xtr_volumes_fd(const struct xtr_volumes *v)
 {

@@ -31,7 +31,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "contract.h"
 #include "extract.h"
+#include "run.h"
 #include "wire.h"
 
 struct pfx_writer {

@@ -33,6 +33,8 @@
 
 #include "decode.h"
 #include "extract.h"
+#include "reader.h"
+#include "tarhead.h"
 #include "zip.h"
 
 /* Members the pool may be ahead of the reading thread by (a power of 2). */

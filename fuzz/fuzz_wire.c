@@ -75,9 +75,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "extract.h"
-#include "wire.h"
+#include "engine.h"
 #include "fuzz.h"
+#include "wire.h"
 
 #define MAX_BYTES (8u << 20)
 #define MAX_ENTRIES 2000

@@ -43,8 +43,31 @@ hits=$(grep -nE "(^|[^a-z_.>])($pathcalls)[[:space:]]*\(" extract/*.c decode/*.c
 # archive_entry), and decode/'s hand-over to libarchive.
 hits=$(grep -ln '#include <archive' core/*.[ch] platform/*.[ch] cli/*.[ch] \
     decode/*.[ch] extract/*.[ch] 2>/dev/null |
-    grep -vE '^(extract/(engine|reader|volumes|source|remote|child|dumpdir|paxdump|zip)\.c|decode/decode\.c)$')
+    grep -vE '^(extract/(engine|raw|reader|volumes|source|remote|child|dumpdir|paxdump|zip)\.c|decode/decode\.c)$')
 [ -n "$hits" ] && say "<archive.h> outside the reader: $hits"
+
+# The layers (docs/design.md): no include cycle between files, and no
+# include up the order of the folders (mk/layers.sh says which).
+sh mk/layers.sh . || say "the layers are broken (mk/layers.sh)"
+# ... and, once the library is built, from what its objects call: no two
+# files call each other, whichever header declares what (mk/calls.sh).
+if [ -f obj/libpfextract.so ]; then
+	os=posix
+	[ "$(uname -s)" = Linux ] && os=linux
+	objs=
+	for f in core/*.c decode/*.c extract/*.c platform/*.c; do
+		case $f in
+		platform/os_*.c|platform/sandbox_*.c)
+			[ "$f" = "platform/os_$os.c" ] ||
+			    [ "$f" = "platform/sandbox_$os.c" ] || continue ;;
+		esac
+		[ -f "obj/${f%.c}.o" ] || { objs=; break; }
+		objs="$objs obj/${f%.c}.o"
+	done
+	# shellcheck disable=SC2086 # one word per object
+	[ -z "$objs" ] || sh mk/calls.sh $objs ||
+	    say "two files call each other (mk/calls.sh)"
+fi
 
 # Only the OS files may name a kernel.
 hits=$(grep -nE '__linux__|__FreeBSD__|__APPLE__|HAVE_OPENAT2' core/*.[ch] platform/*.[ch] cli/*.[ch] decode/*.[ch] extract/*.[ch] | grep -v 'platform/os_')

@@ -40,7 +40,8 @@ status=0
 WHY3CONFIG=$conf frama-c -cpp-extra-args="-Icore -D_GNU_SOURCE" \
     -wp -wp-rte -warn-unsigned-overflow -wp-definitions-terminate \
     -wp-prover cvc4,cvc5 -wp-par 2 -wp-timeout "$timeout" \
-    core/normalize.c core/windows.c core/check.c core/names.c \
+    core/component.c core/normalize.c core/windows.c core/check.c \
+    core/names.c \
     core/proof/theorems.c \
     -then -report-classify -report-unclassified-unknown ERROR \
     -report-unclassified-warning SKIP -report-unclassified-untried SKIP \

@@ -131,14 +131,3 @@ plat_is_root(const struct plat_id *a, const struct pfx_root *root)
 	return a->dev == root->dev && a->ino == root->ino &&
 	    plat_same_mount(a, root);
 }
-
-/* see platform.h */
-void
-plat_close(int fd)
-{
-	int saved = errno;
-
-	if (fd >= 0)
-		(void)close(fd);
-	errno = saved;
-}

@@ -6,6 +6,10 @@
  * with either resolver, beneath.c proves a descriptor is still beneath the
  * root, and the os_*.c file chosen by the Makefile holds the few calls that
  * differ between kernels.  Nothing here prints or touches global state.
+ *
+ * One header for the stage (mk/layers.sh): Defined in: beneath.c close.c
+ * create.c inroot.c listing.c os_linux.c os_posix.c path.c process.c
+ * resolve.c sandbox_linux.c sandbox_posix.c step.c.
  */
 #ifndef PLATFORM_H
 #define PLATFORM_H
@@ -99,6 +103,10 @@ int plat_walk_in_root(const struct pfx_root *root, const char *dir, int how,
 int plat_make_new_dir(const struct pfx_root *root, int dirfd,
     const char *dirrel, const char *name, mode_t mode, int how,
     unsigned int *created);
+
+/* The open(2) flags of a directory for HOW (PLAT_DIR_*) under ROOT's
+ * resolver (step.c). */
+int plat_dir_open_flags(const struct pfx_root *root, int how);
 
 /*
  * Open the single component NAME of directory DIRFD as a directory,

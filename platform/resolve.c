@@ -30,107 +30,6 @@
 
 #include "platform.h"
 
-/*
- * The open flags for a directory.  The walk relies on O_NOFOLLOW; openat2
- * must not get it, or a trailing symlink is reported as ENOTDIR instead of
- * RESOLVE_NO_SYMLINKS's ELOOP.
- */
-static int
-dir_open_flags(const struct pfx_root *root, int how)
-{
-	int acc = how == PLAT_DIR_READ ? O_RDONLY : plat_os_search_flag();
-
-	if (root->resolver == PFX_RESOLVER_OPENAT2)
-		return acc | O_DIRECTORY | O_CLOEXEC;
-	return acc | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-}
-
-/*
- * One meaning per condition: whatever the kernel says about a symlink met
- * with O_NOFOLLOW|O_DIRECTORY (ENOTDIR on Linux, ELOOP or EMLINK
- * elsewhere), the caller sees ELOOP.
- */
-static int
-normalise_open_error(int dirfd, const char *name, int err)
-{
-	struct stat st;
-
-	if (err == ENOTDIR || err == EMLINK || err == ELOOP) {
-		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISLNK(st.st_mode))
-			return -ELOOP;
-	}
-	return -err;
-}
-
-/* Is FD on the root's mount?  0, -EXDEV or -errno. */
-static int
-check_same_mount(const struct pfx_root *root, int fd)
-{
-	struct plat_id id;
-	int r;
-
-	r = plat_os_identify(fd, &id);
-	if (r < 0)
-		return r;
-	if (!plat_same_mount(&id, root))
-		return -EXDEV;
-	return 0;
-}
-
-/* see platform.h */
-int
-plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
-{
-	int fd, r;
-
-	if (root->resolver == PFX_RESOLVER_OPENAT2) {
-		fd = plat_os_openat2(dirfd, name, dir_open_flags(root, how));
-		if (fd < 0)
-			return normalise_open_error(dirfd, name, -fd);
-		return fd;
-	}
-	fd = openat(dirfd, name, dir_open_flags(root, how));
-	if (fd == -1)
-		return normalise_open_error(dirfd, name, errno);
-	r = check_same_mount(root, fd);
-	if (r < 0) {
-		plat_close(fd);
-		return r;
-	}
-	return fd;
-}
-
-/* see platform.h; a new directory is removed again if DIRFD turns out
- * to be outside the root. */
-int
-plat_make_new_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
-    const char *name, mode_t mode, int how, unsigned int *created)
-{
-	struct stat made, now;
-	int r;
-
-	if (mkdirat(dirfd, name, mode) == -1) {
-		if (errno != EEXIST)
-			return plat_confined_error(root, dirfd, -errno);
-		return plat_step(root, dirfd, name, how);
-	}
-	(*created)++;
-	/* Note what we made, so that an undo removes only that. */
-	if (fstatat(dirfd, name, &made, AT_SYMLINK_NOFOLLOW) == -1)
-		made.st_ino = 0;
-	r = plat_check_beneath_at(root, dirfd, dirrel);
-	if (r < 0) {
-		if (made.st_ino != 0 &&
-		    fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(now.st_mode) && now.st_ino == made.st_ino &&
-		    now.st_dev == made.st_dev)
-			(void)unlinkat(dirfd, name, AT_REMOVEDIR);
-		return r;
-	}
-	return plat_step(root, dirfd, name, how);
-}
-
 /* As make_new_dir(), for a NAME that may exist: then it is opened. */
 static int
 make_one_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
@@ -156,7 +55,7 @@ plat_walk(const struct pfx_root *root, const char *dir, int how,
 
 	if (root->in_root)
 		return plat_walk_in_root(root, dir, how, mkmode, created);
-	cur = openat(root->fd, ".", dir_open_flags(root, *p == '\0' ? how :
+	cur = openat(root->fd, ".", plat_dir_open_flags(root, *p == '\0' ? how :
 	    PLAT_DIR_SEARCH));
 	if (cur == -1)
 		return -errno;
@@ -203,9 +102,9 @@ plat_resolve_dir(const struct pfx_root *root, const char *dir, int how)
 		return plat_walk(root, dir, how, NULL, NULL);
 	if (root->in_root)
 		return plat_os_openat2_in_root(root->fd, dir[0] != '\0' ?
-		    dir : ".", dir_open_flags(root, how));
+		    dir : ".", plat_dir_open_flags(root, how));
 	return plat_os_openat2(root->fd, dir[0] != '\0' ? dir : ".",
-	    dir_open_flags(root, how));
+	    plat_dir_open_flags(root, how));
 }
 
 /* see platform.h */

@@ -51,7 +51,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "extract.h"
+#include "child.h"
 #include "wire.h"
 
 /* What the spin case counts, so that its loop is not optimised away. */

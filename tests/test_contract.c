@@ -32,8 +32,8 @@
 #include <archive_entry.h>
 #include <criterion/criterion.h>
 
-#include "extract.h"
 #include "fixture.h"
+#include "names.h"
 
 #define CAP (20u << 20)
 

@@ -47,8 +47,8 @@
 #include <zstd.h>
 
 #include "decode.h"
-#include "extract.h"
 #include "fixture.h"
+#include "reader.h"
 
 #define KiB 1024u
 #define MiB (1024u * 1024u)

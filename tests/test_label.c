@@ -25,8 +25,9 @@
 #include <criterion/criterion.h>
 #include <zlib.h>
 
-#include "extract.h"
+#include "engine.h"
 #include "fixture.h"
+#include "label.h"
 #include "wire.h"
 
 static char top[PATH_MAX / 2];

@@ -1,8 +1,8 @@
 /*
  * test_match.c -- tests of member selection (match.c) and its matcher
- * (glob.c).
+ * (pattern.c).
  *
- * First a differential test: the fnmatch(3)-based selection that glob.c
+ * First a differential test: the fnmatch(3)-based selection that pattern.c
  * replaced is kept here as the reference, and the two must agree on
  * every one of many random patterns and names drawn from the bytes that
  * matter to a glob ('/', '.', '*', '?', '[', ']', '!', '^', '-', '\',
@@ -25,7 +25,8 @@
 
 #include <criterion/criterion.h>
 
-#include "../extract/extract.h"
+#include "match.h"
+#include "pattern.h"
 
 /* --- the reference: selection as it was, with glibc's fnmatch ------- */
 

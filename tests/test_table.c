@@ -25,6 +25,7 @@
 #include <criterion/criterion.h>
 
 #include "extract.h"
+#include "table.h"
 
 #define FNV_OFFSET 1469598103934665603ull
 #define FNV_PRIME 1099511628211ull

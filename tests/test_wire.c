@@ -27,7 +27,7 @@
 #include <archive_entry.h>
 #include <criterion/criterion.h>
 
-#include "extract.h"
+#include "engine.h"
 #include "fixture.h"
 #include "wire.h"
 

@@ -10,6 +10,7 @@
  * The properties themselves are contracts of the core's functions
  * (normalize.c, check.c); these restate them in the seed's shape.
  */
+#include "../check.h"
 #include "../core.h"
 
 /*@

@@ -1,5 +1,5 @@
 /*
- * glob.c -- the patterns of member selection, matched in O(n * m) time
+ * pattern.c -- the patterns of member selection, matched in O(n * m) time
  * for a name of n bytes and a pattern of m bytes, with no recursion.
  *
  * The language is fnmatch(3)'s with FNM_LEADING_DIR alone, as glibc's
@@ -29,7 +29,7 @@
 #include <wchar.h>
 #include <wctype.h>
 
-#include "extract.h"
+#include "pattern.h"
 
 /* glibc's bound on a class name ([:name:]) in a bracket expression. */
 #define CLASS_MAX 256
@@ -255,7 +255,7 @@ only_slashes(const char *n, const char *end)
 	return n == end;
 }
 
-/* see extract.h */
+/* see pattern.h */
 bool
 xtr_glob(const char *pat, const char *name, unsigned int flags,
     uint64_t *work)

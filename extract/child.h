@@ -1,0 +1,27 @@
+/*
+ * child.h -- the decoder process's whole life (child.c).
+ */
+#ifndef XTR_CHILD_H
+#define XTR_CHILD_H
+
+#include "extract.h"
+
+/*
+ * The child's whole life (never returns): keep FD (the socket to PARENT)
+ * and a read-only descriptor of IN, confine, read the archive, send it
+ * (wire.h; the data through RING, mapped shared before the fork), _exit.
+ * DEC_FLAGS: XTR_DEC_* the parent chose for the decoders (XTR_DEC_INLINE
+ * on one CPU), added to the reader's own flags.
+ */
+struct wire_ring;
+void xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
+    const struct pfx_input *in, const struct pfx_options *opt,
+    unsigned int dec_flags) __attribute__((noreturn));
+
+#ifdef PFX_HOSTILE_TEST
+/* The hostile-child test build (tests/hostile.c): what a decoder taken
+ * over does right after it confined itself; FD is its socket. */
+void xtr_hostile(int fd);
+#endif
+
+#endif /* XTR_CHILD_H */

@@ -1,0 +1,104 @@
+/*
+ * hardlink.c -- a hard-link entry: only to a regular file this run
+ * extracted, and to that very inode -- the target is opened beneath the
+ * root and its identity compared with the one recorded when we made it
+ * -- so a link can never reach a file that existed before the run, or
+ * one outside.  A cpio-style link, which carries the data, becomes a new
+ * file (file.c), to which the target's names are linked.  Above the
+ * regular files and the symlink queue (links.c), which it calls.
+ */
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "extract.h"
+#include "file.h"
+#include "hardlink.h"
+#include "journal.h"
+#include "links.h"
+#include "parents.h"
+#include "report.h"
+#include "table.h"
+
+/* see hardlink.h */
+void
+xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
+    struct pfx_entry *e, const char *rel, const char *target_rel)
+{
+	const struct xtr_slot *s = xtr_table_find(&x->files, target_rel);
+	struct stat st;
+	unsigned int flags;
+	int fd, r;
+
+	if (rel[0] == '\0') {
+		e->decision = PFX_DENY;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "is_a_directory", 0);
+		return;
+	}
+	if (s == NULL || !s->has_id) {
+		e->decision = PFX_DENY;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
+		return;
+	}
+	fd = xtr_open_made(x, target_rel);
+	/* A later entry made a directory where the file was: not ours. */
+	if (fd == -EISDIR) {
+		e->decision = PFX_DENY;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
+		return;
+	}
+	if (fd < 0) {
+		xtr_finish_error(x, e, fd);
+		return;
+	}
+	/* SECURITY: the very inode we made, not whatever has that name now. */
+	if (fstat(fd, &st) == -1 || st.st_dev != s->dev ||
+	    st.st_ino != s->ino) {
+		(void)close(fd);
+		e->decision = PFX_DENY;
+		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
+		return;
+	}
+	/*
+	 * SECURITY: the payload of a hard-link entry never goes into its
+	 * target.  Only when the target is an empty file of this run and
+	 * the entry has data is it a cpio-style link (cpio stores a file's
+	 * data on its last link): the data becomes a new file at REL, and
+	 * the target's names are linked to it.
+	 */
+	if (e->size > 0 && st.st_size == 0) {
+		(void)close(fd);
+		xtr_write_file(x, m, e, rel, &st);
+		return;
+	}
+	r = xtr_make_parents(x, rel);
+	flags = xtr_replaces(x->opt) ? PFX_ROOT_REPLACE :
+	    PFX_ROOT_NOREPLACE;
+	/* SECURITY: a symlink at the name may only go once judged. */
+	if (flags == PFX_ROOT_REPLACE &&
+	    x->opt->symlinks != PFX_SYMLINKS_REFUSE)
+		flags = PFX_ROOT_REPLACE_FILE;
+	if (r == 0)
+		r = xtr_link_file(x, fd, rel, flags);
+	if (r == PFX_ROOT_SYMLINK_HELD) {
+		r = xtr_symlink_removable(x, rel);
+		if (r == 0)
+			r = xtr_link_file(x, fd, rel, PFX_ROOT_REPLACE);
+	}
+	(void)close(fd);
+	if (r == -EEXIST && !xtr_replaces(x->opt)) {
+		xtr_finish_existing(x, e);
+		return;
+	}
+	if (r == XTR_REDIRECTS) {
+		xtr_finish_redirects(x, e);
+		return;
+	}
+	if (r < 0) {
+		xtr_finish_error(x, e, r);
+		return;
+	}
+	xtr_note_file(x, rel, &st);
+	xtr_forget_symlink(x, rel);
+	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
+}

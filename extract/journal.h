@@ -1,0 +1,57 @@
+/*
+ * journal.h -- --atomic over a populated destination (journal.c).
+ */
+#ifndef XTR_JOURNAL_H
+#define XTR_JOURNAL_H
+
+#include "extract.h"
+
+struct xtr_journal;
+
+/* Make X keep every name beside its final one until the end.  0/-ENOMEM. */
+int xtr_journal_start(struct xtr *x);
+
+/* Release X's journal (what it lists stays where it is). */
+void xtr_journal_free(struct xtr *x);
+
+/*
+ * pfx_root_commit() for X: with a journal, the file goes beside REL and
+ * is listed.  Return: as pfx_root_commit().
+ */
+int xtr_journal_commit(struct xtr *x, struct pfx_pending *pend,
+    const char *rel, unsigned int flags);
+
+/* pfx_root_link() for X, likewise.  Return: as pfx_root_link(). */
+int xtr_link_file(struct xtr *x, int fd, const char *rel, unsigned int flags);
+
+/*
+ * pfx_root_open_read() of a file this run made as REL: with a journal,
+ * the very file listed for REL, at its temporary name, if any.
+ */
+int xtr_open_made(struct xtr *x, const char *rel);
+
+/*
+ * Before directory DIR (and its missing parents) is made: refuse one at
+ * a name listed as a file (-ENOTDIR), and keep the mtime of the
+ * directory that gets the first new entry.  Return: 0, or -errno.
+ */
+int xtr_journal_mkdir(struct xtr *x, const char *dir);
+
+/*
+ * Before a name is made at once in REL's directory (a link under
+ * --symlinks=root): keep that directory's mtime, to give it back if the
+ * run fails.  Return: 0, or -errno.
+ */
+int xtr_journal_touch_parent(struct xtr *x, const char *rel);
+
+/*
+ * The end of X's run, once the archive was read whole (engine.c): put
+ * every listed name in place, or, when the run failed or cannot put
+ * them, undo it all (xtr_unmake_dirs() included).
+ */
+void xtr_journal_end(struct xtr *x);
+
+/* dirs.c: remove every directory X made, deepest first, and forget them. */
+void xtr_unmake_dirs(struct xtr *x);
+
+#endif /* XTR_JOURNAL_H */

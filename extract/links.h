@@ -1,0 +1,54 @@
+/*
+ * links.h -- the files this run made, and symbolic links (links.c).
+ */
+#ifndef XTR_LINKS_H
+#define XTR_LINKS_H
+
+#include "extract.h"
+
+/* Remember the regular file at REL, with identity ST, as made this run. */
+void xtr_note_file(struct xtr *x, const char *rel, const struct stat *st);
+
+/* Forget any pending symlink at REL: a later entry took the name. */
+void xtr_forget_symlink(struct xtr *x, const char *rel);
+
+/*
+ * --symlinks=contain: may the symlink at REL, which an entry is about to
+ * replace, go?  Not if a link already in the destination that leads
+ * inside now would lead out, or loop, once REL is not a symlink.  Judged
+ * over the disk as it is; the links this run queued are judged with the
+ * old ones at the end (xtr_finish_symlinks).  The links in the
+ * destination are listed once, at the first call, and kept until
+ * xtr_free_old_links().  Thread-safe (X->old_mu).
+ * Return: 0, XTR_REDIRECTS, or -errno (listing failed).
+ */
+int xtr_symlink_removable(struct xtr *x, const char *rel);
+
+/* Free what xtr_symlink_removable() listed. */
+void xtr_free_old_links(struct xtr *x);
+
+/*
+ * Point every name this run gave the inode OLD at the new file NEW_REL
+ * (identity NEW), by linking over them: what cpio's "data on the last
+ * link" means, done without writing into the old inode.
+ */
+void xtr_relink_all(struct xtr *x, const struct stat *old,
+    const char *new_rel, const struct stat *new);
+
+/* Refuse, or queue for the end, the symlink entry ENTRY at REL. */
+void xtr_queue_symlink(struct xtr *x, struct pfx_entry *entry,
+    const char *rel);
+
+/* Make the queued symlinks that stay inside.  Reports each. */
+void xtr_finish_symlinks(struct xtr *x);
+
+/* Free the queued symlinks, giving their memory back. */
+void xtr_free_symlinks(struct xtr *x);
+
+/*
+ * For tests: the resolution steps the last xtr_finish_symlinks() in this
+ * process spent.
+ */
+uint64_t xtr_link_steps_last(void);
+
+#endif /* XTR_LINKS_H */

@@ -1,0 +1,85 @@
+/*
+ * reader.h -- libarchive opened on the input, in this process (reader.c).
+ */
+#ifndef XTR_READER_H
+#define XTR_READER_H
+
+#include "extract.h"
+
+/*
+ * Make a reader for IN with the formats FORMATS (NULL: the default set)
+ * and every built-in filter; open it.  A read from a pipe that a signal
+ * interrupts fails when *CANCEL (if CANCEL is not NULL) is set.  An input
+ * in gzip, zstd or xz is decoded by our own decoder thread (decode.h;
+ * DEC_FLAGS: XTR_DEC_*), which the reader owns: *DEC is set to it,
+ * borrowed until the reader is freed, or to NULL when libarchive decodes.
+ * On failure writes a message to MSG (CAP bytes) and the cause to
+ * *ERROR: the input's open(2) errno (ENOENT, EACCES, ...), EISDIR,
+ * EILSEQ (no archive of a format read: empty, unknown), EIO (truncated
+ * or corrupt), ENOMEM, ECANCELED, or EINVAL (FORMATS names none read).
+ * Return: the reader, or NULL.
+ */
+struct xtr_decoder;
+struct xtr_volumes;
+
+/*
+ * Reader flags, given with the XTR_DEC_* bits (which they do not reach):
+ * XTR_READ_DEB (PFX_OPT_DEB): IN is a Debian package, and the reader
+ * returned reads its data.tar member; XTR_READ_CONCAT: read a tar archive
+ * past its zero blocks, to the end (-i, PFX_OPT_IGNORE_ZEROS).
+ */
+#define XTR_READ_DEB 0x100u
+#define XTR_READ_CONCAT 0x200u
+#define XTR_READ_MULTIVOL 0x400u	/* PFX_OPT_MULTI_VOLUME (volumes.c) */
+#define XTR_READ_FLAGS(opt) \
+	((((opt)->flags & PFX_OPT_IGNORE_ZEROS) != 0 ? XTR_READ_CONCAT : 0u) | \
+	(((opt)->flags & PFX_OPT_DEB) != 0 ? XTR_READ_DEB : 0u) | \
+	(((opt)->flags & PFX_OPT_MULTI_VOLUME) != 0 ? XTR_READ_MULTIVOL : 0u))
+/* Return: the bytes of the decompressed archive AR's format reader has
+ * taken, what tar's --totals counts (0 when unknown). */
+uint64_t xtr_reader_archive_bytes(struct archive *ar);
+
+/*
+ * With XTR_READ_MULTIVOL, *VOLS is set to the joiner of the volumes
+ * (volumes.c), for the caller to free after the reader, else NULL (VOLS
+ * may be NULL only without XTR_READ_MULTIVOL).
+ */
+struct archive *xtr_reader_open(const struct pfx_input *in,
+    const char *formats, const volatile sig_atomic_t *cancel,
+    unsigned int dec_flags, struct xtr_decoder **dec,
+    struct xtr_volumes **vols, char *msg, size_t cap, int *error);
+
+/*
+ * The errno for a read of A that failed once it was open: ENOMEM,
+ * ECANCELED or ETIMEDOUT as said, else EIO -- the input ended early, is
+ * corrupt, or could not be read: one value whatever the format and the
+ * compression (libpfextract(3) ERRORS).
+ */
+int xtr_reader_errno(struct archive *a);
+
+/*
+ * As xtr_reader_open(), keeping the first bytes of the decompressed
+ * archive (of volumes, joined) in *HEAD (not NULL) as they are read
+ * (label.c).
+ */
+struct archive *xtr_reader_open_head(const struct pfx_input *in,
+    const char *formats, const volatile sig_atomic_t *cancel,
+    unsigned int dec_flags, struct xtr_decoder **dec,
+    struct xtr_volumes **vols, struct xtr_head *head, char *msg,
+    size_t cap, int *error);
+
+/*
+ * The archive has ended: stop our decoder DEC (if not NULL; it stays the
+ * reader's), then read what is left of FD, a pipe, FIFO or socket, to its
+ * end and drop it -- not decoded, not bounded -- so that the process
+ * writing it is never killed by SIGPIPE for bytes after the archive (a
+ * zip's central directory, a tar's zero blocks).  FD of any other kind (a
+ * file, a device), or -1, is left alone.  TICK, if not NULL, is called
+ * after each read(2); a read that a signal interrupts fails when *CANCEL
+ * (if CANCEL is not NULL) is set.  Return: 0 at the end, or -errno
+ * (-ECANCELED).
+ */
+int xtr_input_drain(int fd, struct xtr_decoder *dec,
+    const volatile sig_atomic_t *cancel, void (*tick)(void));
+
+#endif /* XTR_READER_H */

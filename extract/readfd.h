@@ -1,0 +1,17 @@
+/*
+ * readfd.h -- one read(2) that a cancellation may cut short (readfd.c).
+ */
+#ifndef XTR_READFD_H
+#define XTR_READFD_H
+
+#include "extract.h"
+
+/*
+ * One read(2) of FD into BUF (CAP bytes).  Return: the bytes read (0 at
+ * the end), -ECANCELED when a signal cut the read short and *CANCEL is
+ * set (any other interruption is retried), or -errno.
+ */
+ssize_t xtr_read_cancellable(int fd, void *buf, size_t cap,
+    const volatile sig_atomic_t *cancel);
+
+#endif /* XTR_READFD_H */

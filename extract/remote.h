@@ -1,0 +1,50 @@
+/*
+ * remote.h -- the parent's side of the decoder process (remote.c).
+ */
+#ifndef XTR_REMOTE_H
+#define XTR_REMOTE_H
+
+#include "extract.h"
+
+struct xtr_remote;
+
+/*
+ * Fork the decoder process for IN, its decoders given DEC_FLAGS
+ * (xtr_child_main), and wait for its confinement report (RES->sandbox).
+ * Return: 0 with *OUT set, or -1 with RES the fatal error (*OUT set when
+ * a process was started: free it).
+ */
+int xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
+    const struct pfx_options *opt, unsigned int dec_flags,
+    struct pfx_result *res);
+
+/* The same over FD (owned), with no process: WHO sends (NULL: "the
+ * decoder process"), as messages name it. */
+int xtr_remote_open_fd(struct xtr_remote **out, int fd, const char *who,
+    const struct pfx_options *opt, struct pfx_result *res);
+
+int xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae);
+int xtr_remote_data(struct xtr_remote *rm, const void **buf, size_t *size,
+    int64_t *offset);
+int xtr_remote_format(const struct xtr_remote *rm);
+uint64_t xtr_remote_raw(const struct xtr_remote *rm);
+int64_t xtr_remote_header_pos(const struct xtr_remote *rm);
+uint64_t xtr_remote_archive_bytes(const struct xtr_remote *rm);
+bool xtr_remote_sparse(const struct xtr_remote *rm);
+/* The archive's first bytes the child sent (wire.h LABEL), or NULL. */
+const struct xtr_head *xtr_remote_head(const struct xtr_remote *rm);
+const char *xtr_remote_error(const struct xtr_remote *rm, int *error,
+    bool *channel);
+
+/*
+ * End the decoder process and every process in its group, and reap it,
+ * within bounded time.  Return: 0, or -errno with MSG (CAP bytes) saying
+ * how it misbehaved (it lingered after its END, failed, or would not
+ * die).
+ */
+int xtr_remote_stop(struct xtr_remote *rm, char *msg, size_t cap);
+
+/* Stop (if not yet) and free RM (NULL allowed). */
+void xtr_remote_free(struct xtr_remote *rm);
+
+#endif /* XTR_REMOTE_H */
