@@ -593,6 +593,37 @@ report_entry(void *arg, const struct pfx_entry *e)
 }
 
 /*
+ * --test-label's -v: GNU tar's, one more without member operands (it
+ * then says the label, and is silent with them).
+ */
+static int
+test_label_verbose(const struct xtr_args *a)
+{
+	return a->verbose + (a->nmembers == 0 ? 1 : 0);
+}
+
+/*
+ * --test-label: the label E as GNU tar's print_volume_label() writes it,
+ * its name, or with -v a long line of a header made up for it: mode,
+ * owners and size 0, the pax global header's mtime or 0.
+ */
+static void
+test_label_put(struct cli *c, const struct pfx_entry *e)
+{
+	struct pfx_entry shown;
+	int v = test_label_verbose(c->a);
+
+	if (v == 0)
+		return;
+	memset(&shown, 0, sizeof(shown));
+	shown.name = e->name;
+	shown.type = e->type;
+	shown.mtime = e->offset < 0 ? e->mtime : 0;
+	shown.offset = e->offset;
+	list_put_label(c->listing, &c->fmt, &shown, v >= 2);
+}
+
+/*
  * The library's label hook: a GNU volume label is listed by -t, and said
  * by -x -v, as GNU tar does (never extracted).
  */
@@ -605,6 +636,10 @@ report_label(void *arg, const struct pfx_entry *e)
 
 	if (a->report_json || (!list && a->verbose == 0))
 		return;
+	if (a->mode == 'l') {
+		test_label_put(c, e);
+		return;
+	}
 	/* GNU tar writes a pax label with the first line it writes. */
 	if (e->offset < 0) {
 		c->label = *e;
@@ -858,6 +893,46 @@ has_wildcards(const char *s)
 }
 
 /*
+ * GNU tar's warning, once, for the operand NAME that found nothing: it
+ * looks like a pattern, and neither --wildcards nor --no-wildcards was
+ * given.
+ */
+static void
+warn_wildcards(struct cli *c, const char *name)
+{
+	if (c->a->wildcards_given || c->warned || !has_wildcards(name))
+		return;
+	put_prog(stderr);
+	fputs("Pattern matching characters used in file names\n", stderr);
+	put_prog(stderr);
+	fputs("Use --wildcards to enable pattern matching, or "
+	    "--no-wildcards to suppress this warning\n", stderr);
+	c->warned = true;
+}
+
+/*
+ * --test-label with member operands, whose label none matched (or there
+ * is none): with -v GNU tar's "Archive label mismatch", then its
+ * wildcards warning for the first operand that calls for it.  The exit
+ * status is 1, as GNU tar's (the library's PFX_REFUSED).
+ */
+static void
+test_label_mismatch(struct cli *c)
+{
+	const struct xtr_args *a = c->a;
+	size_t i;
+
+	if (test_label_verbose(a) > 0) {
+		/* After the label's line, as GNU tar writes them. */
+		(void)fflush(c->listing);
+		put_prog(stderr);
+		fputs("Archive label mismatch\n", stderr);
+	}
+	for (i = 0; i < a->nmembers && !c->warned; i++)
+		warn_wildcards(c, a->members[i]);
+}
+
+/*
  * A member operand or --include pattern that selected nothing, as GNU
  * tar says it: an operand by its name without trailing '/'s, after a
  * warning (once) if it looks like a pattern and neither --wildcards nor
@@ -878,17 +953,7 @@ report_unmatched(void *arg, const char *pattern)
 	if (i < a->nmember_pat) {
 		c->not_found++;
 		name = a->members[i];
-		if (!a->wildcards_given && !c->warned &&
-		    has_wildcards(name)) {
-			put_prog(stderr);
-			fputs("Pattern matching characters used in file "
-			    "names\n", stderr);
-			put_prog(stderr);
-			fputs("Use --wildcards to enable pattern matching, or "
-			    "--no-wildcards to suppress this warning\n",
-			    stderr);
-			c->warned = true;
-		}
+		warn_wildcards(c, name);
 	}
 	len = strlen(name);
 	while (len > 1 && name[len - 1] == '/')
@@ -1332,6 +1397,9 @@ main(int argc, char **argv)
 	close_volumes(&a, volumes);
 	if ((int)status < PFX_OK || status > PFX_FATAL)
 		status = PFX_FATAL;
+	if (a.mode == 'l' && status != PFX_FATAL && res.stats.unmatched > 0 &&
+	    !a.report_json)
+		test_label_mismatch(&c);
 	finish_output(&c, &res, status);
 
 	if (status == PFX_FATAL && !(caught != 0 &&

@@ -156,6 +156,9 @@ const char *xtr_unselected(const struct pfx_options *opt, const char *name,
 bool xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
     uint64_t *seen);
 
+/* Does a member of OPT (its own flags) match NAME, as stored? */
+bool xtr_member_matches(const struct pfx_options *opt, const char *name);
+
 /* --- tarhead.c: a raw tar header's fields (label.c, volumes.c) -------- */
 
 #define XTR_TAR_BLOCK 512u
@@ -195,6 +198,21 @@ int xtr_label_parse(const unsigned char *b, size_t len, struct xtr_label *l);
  * archive's label, and check opt->volume_label (-V); a mismatch fails X.
  */
 void xtr_label_first(struct xtr *x);
+
+/*
+ * PFX_OPT_LABEL_ONLY, once the first header was read (READ_OK) or not:
+ * tell hooks.label the label, check -V, and match the members against
+ * it (stats.unmatched).  Return: false when there is no label and the
+ * read failed (the read error is then the run's to report), else true.
+ */
+bool xtr_label_only(struct xtr *x, bool read_ok);
+
+/*
+ * Why OPT's run cannot go on when the archive's first bytes are unseen
+ * (struct xtr_head): it must read the label (--test-label, -V).  Return:
+ * the message, or NULL when the label is not needed.
+ */
+const char *xtr_label_unseen(const struct pfx_options *opt);
 
 /* --- reader.c --------------------------------------------------------- */
 

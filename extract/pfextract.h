@@ -230,6 +230,20 @@ enum pfx_backup {
 #define PFX_OPT_MULTI_VOLUME	0x200000u
 
 /*
+ * GNU tar's --test-label, with PFX_OPT_LIST: the archive is read only as
+ * far as its first entry's header, for its volume label (hooks.label,
+ * pfx_options.volume_label as always); no entry is reported or counted.
+ * With MEMBERS, the label is matched as an entry's name would be (each
+ * member's flags; with PFX_OPT_MULTI_VOLUME, also without a trailing
+ * " Volume N", as GNU tar does): when there is no label or no member
+ * matches it, stats.unmatched is 1 and the status PFX_REFUSED (no
+ * hooks.unmatched).  A label read whole makes a damaged archive after
+ * it no error, as in GNU tar; an archive whose first bytes pfextract
+ * does not see (see hooks.label) fails, EINVAL.
+ */
+#define PFX_OPT_LABEL_ONLY	0x400000u
+
+/*
  * Every PFX_OPT_* bit this header defines: pfx_extract() fails, EINVAL,
  * before anything is done, when pfx_options.flags holds any other, so a
  * safety flag of a newer header is never ignored by an older library.
@@ -242,7 +256,7 @@ enum pfx_backup {
 	PFX_OPT_IGNORE_ZEROS | PFX_OPT_FSYNC | PFX_OPT_RECURSIVE_UNLINK |	\
 	PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_REQUIRE | PFX_OPT_SANDBOX_CHILD |	\
 	PFX_OPT_TO_FD | PFX_OPT_INCREMENTAL | PFX_OPT_DEB |		\
-	PFX_OPT_MULTI_VOLUME)
+	PFX_OPT_MULTI_VOLUME | PFX_OPT_LABEL_ONLY)
 
 /*
  * One entry, as the hooks see it.  Strings are valid only during the hook

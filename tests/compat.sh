@@ -1805,6 +1805,66 @@ if selected labels; then
 	unset LIKE_DIR
 fi
 
+# --- issue 19: --test-label, against GNU tar ---------------------------------
+
+# Only the label is read, and nothing is extracted.  Without operands it
+# is said (its name; -v: a long line of a header made up for it), exit 0,
+# and nothing for an unlabelled archive; with operands (labels, matched
+# as member names: literal unless --wildcards, a leading directory too)
+# silent, exit 0 when one matches, else 1, with -v the label and "Archive
+# label mismatch", and GNU tar's wildcards warning.  No destination is
+# needed.  From a pipe it is read to its end, as every successful run.
+# A bzip2 archive is decompressed by libarchive, whose output pfextract
+# does not see: its label cannot be read (GNU tar reads it), and -V
+# cannot check it, with the decoder process too.
+if selected testlabel; then
+	mkdir -p "$T/tl/src" && echo hi >"$T/tl/src/f"
+	for fmt in gnu oldgnu posix; do
+		(cd "$T/tl/src" && tar --format=$fmt -cf ../$fmt.tar \
+		    -V 'Vol 1' f)
+	done
+	(cd "$T/tl/src" && tar -cf ../dir.tar -V 'Vol/1' f &&
+	    tar -cf ../none.tar f && gzip -c ../gnu.tar >../gnu.tgz &&
+	    bzip2 -c ../gnu.tar >../gnu.tbz)
+	LIKE_DIR=$T/tl
+	for a in gnu.tar oldgnu.tar posix.tar gnu.tgz dir.tar none.tar; do
+		for v in "" -v -vv; do
+			for ops in "" "'Vol 1'" "'V*'" "--wildcards 'V*'" \
+			    "nope 'Vol 1'" nope Vol "--ignore-case 'VOL 1'"; do
+				eval "set -- $v $ops"
+				like_tar "tar --test-label -f $a $v $ops" \
+				    --test-label -f "$a" "$@"
+			done
+		done
+	done
+	unset LIKE_DIR
+	# GNU tar enters a -C, and fails on one that does not exist;
+	# pfextract needs none.
+	(cd "$T/tl" && "$PFX" --test-label -f gnu.tar -C nowhere 'Vol 1') \
+	    >"$T/tl/out" 2>&1 && [ ! -s "$T/tl/out" ] && ok ||
+	    bad "pfextract --test-label -C nowhere: $(head -1 "$T/tl/out")"
+	{ cat "$T/tl/gnu.tar"; head -c 4194304 /dev/zero; echo $? \
+	    >"$T/tl/wrc"; } | "$PFX" --test-label -f - >"$T/tl/out" 2>&1
+	prc=$?
+	if [ $prc -eq 0 ] && [ "$(cat "$T/tl/wrc")" = 0 ] &&
+	    [ "$(cat "$T/tl/out")" = "Vol 1" ]; then ok; else
+		bad "cat gnu.tar zeros | pfextract --test-label -f -: exit" \
+		    "$prc, writer $(cat "$T/tl/wrc"): $(head -1 "$T/tl/out")"
+	fi
+	for sb in "" --no-sandbox; do
+		for how in "read:--test-label" "check:-t -V Vol*"; do
+			"$PFX" ${how#*:} -f "$T/tl/gnu.tbz" $sb >/dev/null \
+			    2>"$T/perr"
+			prc=$?
+			if [ $prc -eq 2 ] && grep -q "cannot ${how%%:*} the" \
+			    "$T/perr"; then ok; else
+				bad "pfextract ${how#*:} -f gnu.tbz $sb: exit" \
+				    "$prc, $(head -1 "$T/perr")"
+			fi
+		done
+	done
+fi
+
 # --- issue 19: GNU tar's positional -C, against GNU tar ----------------------
 
 # A member binds to the -C before it (none: the current directory), a

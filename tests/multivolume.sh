@@ -354,6 +354,20 @@ done
 "$PFX" -t -M -V 'Other*' -f "$T/lab/v1" -f "$T/lab/v2" -f "$T/lab/v3" \
     >/dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] && ok || bad "label: -V 'Other*' exit $rc, want 2"
+# --test-label: with -M an operand matches the label without its
+# " Volume N" too, as in GNU tar; the output and exit status as its.
+for ops in "" "-M" "-M 'Test Volume'" "'Test Volume'" "-M Test" \
+    "-M 'Test Volume Volume 1'" "-M -v Other"; do
+	eval "tar --test-label -f \"\$T/lab/v1\" $ops" >"$T/lab/ref" 2>&1
+	trc=$?
+	eval "\"\$PFX\" --test-label -f \"\$T/lab/v1\" $ops" >"$T/lab/out" \
+	    2>&1
+	prc=$?
+	sed -i 's/^tar: /pfextract: /' "$T/lab/ref"
+	[ "$trc" = "$prc" ] && cmp -s "$T/lab/ref" "$T/lab/out" && ok ||
+	    bad "--test-label $ops: tar exit $trc, pfextract $prc:" \
+	    "$(head -2 "$T/lab/out")"
+done
 
 echo "multivolume: $pass passed, $fail failed"
 [ "$fail" = 0 ]
