@@ -517,6 +517,30 @@ close_volumes(const struct xtr_args *a, int *fds)
 			(void)close(fds[i]);
 }
 
+/*
+ * The library's queued hook, with -xv: a symbolic link whose outcome
+ * waits for the end of the run is named now, at its place in the
+ * archive, as GNU tar names it; a refusal is said when it comes.
+ */
+static void
+report_queued(void *arg, const struct pfx_entry *e)
+{
+	struct cli *c = arg;
+
+	progress_clear(&c->prog);
+	if (e->offset >= 0)
+		list_checkpoints(&c->fmt, (uint64_t)e->offset, false,
+		    c->listing);
+	say_extracted(c, e);
+}
+
+/* Was E's -v line written when it was read (report_queued())? */
+static bool
+named_when_queued(const struct cli *c, const struct pfx_entry *e)
+{
+	return c->a->opt.queued != NULL && e->type == PFX_TYPE_SYMLINK;
+}
+
 /* The library's report hook: one call per entry, with its outcome. */
 static void
 report_entry(void *arg, const struct pfx_entry *e)
@@ -544,7 +568,8 @@ report_entry(void *arg, const struct pfx_entry *e)
 		put_json_entry(e);
 	switch (e->status) {
 	case PFX_ENTRY_EXTRACTED:
-		if (a->report_json || a->verbose == 0 || said)
+		if (a->report_json || a->verbose == 0 || said ||
+		    named_when_queued(c, e))
 			break;
 		say_extracted(c, e);
 		break;
@@ -565,7 +590,8 @@ report_entry(void *arg, const struct pfx_entry *e)
 		 * which names it with -v before it says so. */
 		if (kept_old(c, e)) {
 			c->kept_old++;
-			if (a->verbose > 0 && !a->report_json)
+			if (a->verbose > 0 && !a->report_json &&
+			    !named_when_queued(c, e))
 				say_extracted(c, e);
 		}
 		/* -q silences refusals; they still count and are in JSON. */
@@ -1371,6 +1397,9 @@ main(int argc, char **argv)
 	a.opt.hooks.confined = on_confined;
 	a.opt.hooks.purged = report_purged;
 	a.opt.hooks.label = report_label;
+	/* -xv names links in archive order, not when they are made. */
+	if (a.mode == 'x' && a.verbose > 0 && !a.report_json)
+		a.opt.queued = report_queued;
 	a.opt.hooks.arg = &c;
 	c.probe = getenv(PROBE_ENV);
 	if (c.probe != NULL && c.probe[0] == '\0')

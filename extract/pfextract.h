@@ -545,6 +545,20 @@ struct pfx_options {
 	 */
 	const size_t *member_group;
 	size_t group;
+	/*
+	 * Called, with hooks.arg, when an entry is read whose outcome waits
+	 * for the end of the run: a symbolic link under
+	 * PFX_SYMLINKS_CONTAIN or PFX_SYMLINKS_ROOT, judged (and made or
+	 * refused) once the whole tree is known.  It comes in archive
+	 * order among the reports -- every earlier entry was reported --
+	 * with the entry as read (its PATH set; STATUS not: that is
+	 * report()'s); the report itself comes at the end of the run, or
+	 * when a later entry takes its name ("replaced").  Every symbolic
+	 * link reported PFX_ENTRY_EXTRACTED was told here first: a
+	 * listing of what is extracted in archive order (tar -xv) says a
+	 * link here, and its refusal when it comes.  NULL: none.
+	 */
+	void (*queued)(void *arg, const struct pfx_entry *entry);
 };
 
 #define PFX_DEFAULT_IDLE_TIMEOUT 600u	/* ten minutes */

@@ -1865,6 +1865,52 @@ if selected testlabel; then
 	done
 fi
 
+# --- issue 19: -xv names entries in archive order, as GNU tar ---------------
+
+# Symbolic links wait for the end of the run under --symlinks=contain and
+# root (they are judged over the whole tree), but -v and -vv name each at
+# its place in the archive, as GNU tar does: the same lines as GNU tar's
+# for an archive mixing files, directories, links inside, a hard link,
+# and a link whose name a later entry takes; a link refused at the end
+# is named in its place and refused on standard error.
+if selected verbose-order; then
+	mkdir -p "$T/vo/src/d/e" && echo 1 >"$T/vo/src/a" &&
+	    echo 2 >"$T/vo/src/d/e/b" && echo 3 >"$T/vo/src/z" &&
+	    ln -s a "$T/vo/src/l1" && ln -s ../../a "$T/vo/src/d/e/l2" &&
+	    ln -s d "$T/vo/src/dl" && ln -s dl/e "$T/vo/src/chain" &&
+	    ln "$T/vo/src/z" "$T/vo/src/hard" && ln -s z "$T/vo/src/later" &&
+	    mkdir "$T/vo/src2" && echo 4 >"$T/vo/src2/later" &&
+	    ln -s /etc "$T/vo/src2/abs"
+	(cd "$T/vo/src" && tar -cf ../a.tar a l1 d dl chain z hard later &&
+	    tar -rf ../a.tar -C ../src2 later)
+	(cd "$T/vo/src2" && tar -rf ../b.tar -C ../src a l1 -C ../src2 abs &&
+	    tar -rf ../b.tar -C ../src z)
+	for v in -xv -xvv; do
+		for pol in contain root; do
+			for who in r p; do
+				rm -rf "$T/vo/$who" && mkdir "$T/vo/$who"
+			done
+			(cd "$T/vo" && tar $v -f a.tar -C r) >"$T/vo/want" 2>&1
+			(cd "$T/vo" && "$PFX" $v -f a.tar -C p \
+			    --symlinks=$pol) >"$T/vo/got" 2>&1
+			if cmp -s "$T/vo/want" "$T/vo/got"; then ok; else
+				bad "tar $v -f a.tar, --symlinks=$pol:" \
+				    "$(diff "$T/vo/want" "$T/vo/got" |
+				    grep '^[<>]' | head -3 | tr '\n' ' ')"
+			fi
+		done
+	done
+	rm -rf "$T/vo/p" && mkdir "$T/vo/p"
+	(cd "$T/vo" && "$PFX" -xvf b.tar -C p --symlinks=contain) \
+	    >"$T/vo/got" 2>"$T/vo/err"
+	prc=$?
+	if [ $prc -eq 1 ] && [ "$(tr '\n' ' ' <"$T/vo/got")" = "a l1 abs z " ] &&
+	    grep -q '^pfextract: abs: ' "$T/vo/err"; then ok; else
+		bad "pfextract -xvf b.tar --symlinks=contain: exit $prc," \
+		    "$(tr '\n' ' ' <"$T/vo/got") $(head -1 "$T/vo/err")"
+	fi
+fi
+
 # --- issue 19: GNU tar's positional -C, against GNU tar ----------------------
 
 # A member binds to the -C before it (none: the current directory), a
