@@ -344,6 +344,11 @@ put_problem(const struct cli *c, const struct pfx_entry *e)
 	fputs(": ", stderr);
 	if (text != NULL)
 		put_safe(stderr, text, strlen(text), false);
+	/* Several -C directories are runs of their own (run_groups()). */
+	if (c->a->opt.member_group != NULL && e->reason != NULL &&
+	    strcmp(e->reason, "hardlink_target") == 0)
+		fputs(" (the run of its own -C directory: a hard link reaches "
+		    "only files extracted beneath it)", stderr);
 	if (failed)
 		fprintf(stderr, "%s%s", text != NULL ? ": " : "",
 		    strerror(e->error));
@@ -1119,6 +1124,58 @@ run_groups(struct xtr_args *a, int in_fd)
 }
 
 /*
+ * Positional -C: members bound to -C directories that are one directory
+ * ("-C d f -C e g -C d link", "-C d f -C d/. link") become one group,
+ * extracted by one run, as GNU tar extracts them all into that
+ * directory: a hard link then reaches a file extracted there for another
+ * member.  One directory: the same inode, by lstat(2), so that a
+ * symlink -C is never taken for its target (its own run refuses it); a
+ * -C that cannot be looked at stays a group of its own, whose run says
+ * why.  Then A->ngroups is counted again, and with one group left A->dir
+ * is its directory.
+ */
+static void
+merge_same_dirs(struct xtr_args *a)
+{
+	struct stat *st;
+	size_t *canon, i, k, n = a->ndirs + 1, groups = 0;
+	bool *used;
+
+	/* Index 0: no -C, the current directory. */
+	st = calloc(n, sizeof(*st));
+	canon = calloc(n, sizeof(*canon));
+	used = calloc(n, sizeof(*used));
+	if (st == NULL || canon == NULL || used == NULL)
+		goto out;	/* the groups stay as they are */
+	for (i = 0; i < n; i++) {
+		canon[i] = i;
+		if (lstat(i > 0 ? a->dirs[i - 1] : ".", &st[i]) == -1 ||
+		    !S_ISDIR(st[i].st_mode))
+			continue;
+		for (k = 0; k < i; k++)
+			if (canon[k] == k && S_ISDIR(st[k].st_mode) &&
+			    st[k].st_dev == st[i].st_dev &&
+			    st[k].st_ino == st[i].st_ino) {
+				canon[i] = k;
+				break;
+			}
+	}
+	for (i = 0; i < a->nmember_pat; i++) {
+		a->member_dir[i] = canon[a->member_dir[i]];
+		if (!used[a->member_dir[i]])
+			groups++;
+		used[a->member_dir[i]] = true;
+	}
+	a->ngroups = groups;
+	if (groups == 1 && a->member_dir[0] > 0)
+		a->dir = a->dirs[a->member_dir[0] - 1];
+out:
+	free(st);
+	free(canon);
+	free(used);
+}
+
+/*
  * Several -C directories: check that they can be run one after the
  * other (ERR, CAP bytes, says why not).  Return: 0, or -1.
  */
@@ -1361,6 +1418,8 @@ main(int argc, char **argv)
 		open_volumes(&a, volumes);
 
 	/* Positional -C: one run per directory the members bind to. */
+	if (a.ngroups > 1 && a.mode == 'x')
+		merge_same_dirs(&a);
 	if (a.ngroups > 1 && a.mode == 'x' &&
 	    (a.opt.flags & PFX_OPT_TO_FD) == 0 && in.fd >= 0) {
 		if (groups_possible(&a, in.fd, err, sizeof(err)) == -1) {

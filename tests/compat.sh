@@ -1922,33 +1922,64 @@ if selected multidir; then
 	mkdir -p "$T/md/src/d/s" && echo 1 >"$T/md/src/d/s/f" &&
 	    echo 2 >"$T/md/src/e" && echo 3 >"$T/md/src/g"
 	(cd "$T/md/src" && tar -cf ../a.tar d e g)
-	for args in '-C x d -C y e' '-C x d -C /ABS/z e g' 'e -C x g' \
-	    '-C x -C y' '-C x d -C y -C z e' '-C x d/s -C y d e' \
-	    '-C x e -C y nothere' '-C x g -C . e'; do
+	# md_case ARCHIVE ARGS: GNU tar in r/, pfextract in p/, each with
+	# x/y/z, y and z made; ARGS with /ABS for r/ or p/.  The exit
+	# statuses and the trees (paths and link counts) must be the same.
+	md_case() {
+		mdarch=$1 mdargs=$2
 		for who in r p; do
 			rm -rf "$T/md/$who" && mkdir -p "$T/md/$who/x/y/z" \
-			    "$T/md/$who/z"
-			set -- $(echo "$args" | sed "s#/ABS#$T/md/$who#g")
+			    "$T/md/$who/y" "$T/md/$who/z"
+			set -- $(echo "$mdargs" | sed "s#/ABS#$T/md/$who#g")
 			if [ $who = r ]; then
-				(cd "$T/md/$who" && tar -xf ../a.tar "$@") \
+				(cd "$T/md/$who" && tar -xf "../$mdarch" "$@") \
 				    2>/dev/null
 			else
-				(cd "$T/md/$who" && "$PFX" -xf ../a.tar "$@") \
+				(cd "$T/md/$who" && "$PFX" -xf "../$mdarch" "$@") \
 				    2>/dev/null
 			fi
 			echo $? >"$T/md/$who.rc"
-			(cd "$T/md/$who" && find . | sort) >"$T/md/$who.tree"
+			(cd "$T/md/$who" && find . -printf '%p %n\n' | sort) \
+			    >"$T/md/$who.tree"
 		done
 		if cmp -s "$T/md/r.rc" "$T/md/p.rc" &&
 		    cmp -s "$T/md/r.tree" "$T/md/p.tree"; then
 			ok
 		else
-			bad "tar -xf a.tar $args: tar exit $(cat "$T/md/r.rc")," \
+			bad "tar -xf $mdarch $mdargs: tar exit $(cat "$T/md/r.rc")," \
 			    "pfextract $(cat "$T/md/p.rc");" \
 			    "$(diff "$T/md/r.tree" "$T/md/p.tree" | grep '^[<>]' |
 			    head -3 | tr '\n' ' ')"
 		fi
+	}
+	for args in '-C x d -C y e' '-C x d -C /ABS/z e g' 'e -C x g' \
+	    '-C x -C y' '-C x d -C y -C z e' '-C x d/s -C y d e' \
+	    '-C x e -C y nothere' '-C x g -C . e'; do
+		md_case a.tar "$args"
 	done
+	# Hard links: GNU tar links to the target's name in the link's
+	# own -C directory.  Two -C that are one directory are one run in
+	# pfextract, so the link reaches its target there; the same trees
+	# and statuses as GNU tar's.
+	(cd "$T/md/src" && ln e hl && tar -cf ../h.tar e g hl)
+	for args in '-C /ABS/x e -C /ABS/y g -C /ABS/x hl' \
+	    '-C /ABS/x e -C /ABS/x/. hl' 'e -C . hl' '-C x e -C /ABS/x hl' \
+	    '-C /ABS/x hl -C /ABS/y e -C /ABS/x e' \
+	    '-C /ABS/x e -C /ABS/y hl -C /ABS/y e'; do
+		md_case h.tar "$args"
+	done
+	# A link whose target went to another directory: GNU tar fails to
+	# link (exit 2), pfextract refuses it saying why (exit 1); the
+	# same tree.
+	rm -rf "$T/md/p" && mkdir -p "$T/md/p/x" "$T/md/p/y"
+	(cd "$T/md/p" && "$PFX" -xf ../h.tar -C x e -C ../y hl) 2>"$T/perr"
+	prc=$?
+	if [ $prc -eq 1 ] && [ -f "$T/md/p/x/e" ] &&
+	    [ -z "$(ls -A "$T/md/p/y")" ] &&
+	    grep -q 'hl: .*own -C directory' "$T/perr"; then ok; else
+		bad "pfextract -xf h.tar -C x e -C ../y hl: exit $prc," \
+		    "$(head -1 "$T/perr")"
+	fi
 	rm -rf "$T/md/p" && mkdir -p "$T/md/p/x" "$T/md/p/y"
 	(cd "$T/md/p" && cat ../a.tar | "$PFX" -xf - -C x d -C y e) \
 	    2>"$T/perr"
