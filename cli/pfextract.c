@@ -539,6 +539,22 @@ report_queued(void *arg, const struct pfx_entry *e)
 	say_extracted(c, e);
 }
 
+/* The library's warning hook: in GNU tar's words, on standard error. */
+static void
+report_warning(void *arg, const char *what, const char *name)
+{
+	struct cli *c = arg;
+
+	progress_clear(&c->prog);
+	put_prog(stderr);
+	put_tar_quoted(c, stderr, name, strlen(name));
+	if (strcmp(what, "truncated_name") == 0)
+		fputs(" is possibly continued on this volume: header contains "
+		    "truncated name\n", stderr);
+	else
+		fprintf(stderr, ": warning: %s\n", what);
+}
+
 /* Was E's -v line written when it was read (report_queued())? */
 static bool
 named_when_queued(const struct cli *c, const struct pfx_entry *e)
@@ -1456,6 +1472,7 @@ main(int argc, char **argv)
 	a.opt.hooks.confined = on_confined;
 	a.opt.hooks.purged = report_purged;
 	a.opt.hooks.label = report_label;
+	a.opt.warning = report_warning;
 	/* -xv names links in archive order, not when they are made. */
 	if (a.mode == 'x' && a.verbose > 0 && !a.report_json)
 		a.opt.queued = report_queued;

@@ -71,7 +71,7 @@ struct out {
 	struct wire_ring *ring;	/* shared with the parent, or NULL */
 	uint32_t head;		/* ring bytes placed so far, modulo 2^32 */
 	bool lazy;		/* the input never stalls: send when full */
-	const struct xtr_volumes *vols;	/* tar -M: the joiner, or NULL */
+	struct xtr_volumes *vols;	/* tar -M: the joiner, or NULL */
 	size_t nq;
 	unsigned char q[QUEUE_CAP];
 };
@@ -388,6 +388,22 @@ send_block(struct out *o, const void *buf, size_t len, int64_t offset,
 	queue(o, head, wire_put_data_ring(head, offset, raw, at, len));
 }
 
+/* A warning of the volumes' join (xtr_volumes_note()), sent when it
+ * comes: the parent tells the caller. */
+static void
+send_note(struct out *o)
+{
+	static unsigned char m[WIRE_HEAD + PFX_PATH_MAX];
+	const char *name = xtr_volumes_note(o->vols);
+	size_t n;
+
+	if (name == NULL)
+		return;
+	n = wire_put_note(m, name, strlen(name));
+	if (n > 0)
+		queue(o, m, n);
+}
+
 /* Send the current entry's data, then DATA_END.  Return: 0, or -1 when
  * the data could not be read (DATA_END says why; the run ends). */
 static int
@@ -400,6 +416,7 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 
 	for (;;) {
 		r = archive_read_data_block(ar, &buf, &size, &offset);
+		send_note(o);
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK || offset < 0) {
@@ -497,6 +514,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 		finish(&o, ENOMEM, strerror(ENOMEM));
 	for (;;) {
 		r = archive_read_next_header2(ar, ae);
+		send_note(&o);
 		/* --test-label: the label even before a damaged header,
 		 * and nothing after it (engine.c read_label()). */
 		if (r == ARCHIVE_OK || r == ARCHIVE_WARN || r == ARCHIVE_EOF ||

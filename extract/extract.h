@@ -301,6 +301,15 @@ uint64_t xtr_volumes_physical(const struct xtr_volumes *v, uint64_t joined);
  */
 const char *xtr_volumes_error(const struct xtr_volumes *v, int *error);
 
+/*
+ * A warning that did not stop the join, once: the member (its full
+ * name) that a later volume's 'M' header continues by the 100 bytes it
+ * holds of the name (GNU tar's "possibly continued on this volume:
+ * header contains truncated name"), valid until V's next read; else
+ * NULL (V NULL, or nothing new since the last call).
+ */
+const char *xtr_volumes_note(struct xtr_volumes *v);
+
 /* The volume V reads now (the last, once the archive ended): what is
  * left of it is drained as a pipe's (xtr_input_drain()).  -1: none. */
 int xtr_volumes_fd(const struct xtr_volumes *v);
@@ -660,6 +669,8 @@ uint64_t xtr_remote_archive_bytes(const struct xtr_remote *rm);
 bool xtr_remote_sparse(const struct xtr_remote *rm);
 /* The archive's first bytes the child sent (wire.h LABEL), or NULL. */
 const struct xtr_head *xtr_remote_head(const struct xtr_remote *rm);
+/* The name of the last NOTE (xtr_volumes_note()), once; else NULL. */
+const char *xtr_remote_note(struct xtr_remote *rm);
 const char *xtr_remote_error(const struct xtr_remote *rm, int *error,
     bool *channel);
 

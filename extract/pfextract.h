@@ -559,6 +559,17 @@ struct pfx_options {
 	 * link here, and its refusal when it comes.  NULL: none.
 	 */
 	void (*queued)(void *arg, const struct pfx_entry *entry);
+	/*
+	 * Called, with hooks.arg, on a warning that does not stop the run,
+	 * as it comes: WHAT is its stable code, NAME the member it is about
+	 * (the archive's bytes, NUL-free).  One code so far:
+	 * "truncated_name" (PFX_OPT_MULTI_VOLUME): a later volume's 'M'
+	 * header continues NAME, longer than the 100 bytes it holds of it,
+	 * and is taken by those 100 bytes, the size and the offset, as GNU
+	 * tar takes it ("possibly continued on this volume: header contains
+	 * truncated name").  NULL: none.
+	 */
+	void (*warning)(void *arg, const char *what, const char *name);
 };
 
 #define PFX_DEFAULT_IDLE_TIMEOUT 600u	/* ten minutes */

@@ -92,7 +92,7 @@ static const struct abi_row rows[] = {
 	OFF(struct pfx_options, nxattrs_exclude),
 	OFF(struct pfx_options, volume_label),
 	OFF(struct pfx_options, member_group), OFF(struct pfx_options, group),
-	OFF(struct pfx_options, queued),
+	OFF(struct pfx_options, queued), OFF(struct pfx_options, warning),
 
 	OFF(struct pfx_stats, entries), OFF(struct pfx_stats, unmatched),
 	OFF(struct pfx_stats, bytes),
