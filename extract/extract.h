@@ -612,6 +612,13 @@ int64_t xtr_source_raw(const struct xtr *x);
 /* Where the current entry's header begins in the decompressed archive
  * (-1: unknown), and, once it ended well, the archive's bytes read. */
 int64_t xtr_source_header_pos(const struct xtr *x);
+
+/*
+ * Tell pfx_options.warning of a warning of the volumes' join that the
+ * last read brought (xtr_volumes_note(), through the decoder process or
+ * not), on this thread, as it comes.  After each read of the source.
+ */
+void xtr_source_note(struct xtr *x);
 uint64_t xtr_source_archive_bytes(const struct xtr *x);
 bool xtr_source_sparse(const struct xtr *x, struct archive_entry *ae);
 /* The archive's first bytes as kept (label.c), or NULL. */

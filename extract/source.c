@@ -40,21 +40,6 @@ drain(struct xtr *x, struct archive_entry *ae)
 	return ARCHIVE_OK;
 }
 
-/*
- * Tell pfx_options.warning of a warning of the volumes' join that the
- * last read brought (xtr_volumes_note(), through the decoder process or
- * not), on this thread, as it comes.
- */
-static void
-tell_note(struct xtr *x)
-{
-	const char *name = x->remote != NULL ? xtr_remote_note(x->remote) :
-	    xtr_volumes_note(x->vols);
-
-	if (name != NULL && x->opt->warning != NULL)
-		x->opt->warning(x->opt->hooks.arg, "truncated_name", name);
-}
-
 /* see extract.h */
 int
 xtr_source_next(struct xtr *x, struct archive_entry *ae)
@@ -67,7 +52,7 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 		r = xtr_remote_next(x->remote, ae);
 	else
 		r = archive_read_next_header2(x->ar, ae);
-	tell_note(x);
+	xtr_source_note(x);
 	/* WARN is a header read whole (a name not in the locale...). */
 	if (r == ARCHIVE_WARN)
 		r = ARCHIVE_OK;
@@ -93,7 +78,7 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 		r = archive_read_data_block(x->ar, buf, size, &off);
 		*offset = off;
 	}
-	tell_note(x);
+	xtr_source_note(x);
 	if (r == ARCHIVE_OK) {
 		x->decoded += *size;
 		return XTR_DATA_OK;
@@ -182,4 +167,15 @@ xtr_source_head(const struct xtr *x)
 	if (x->remote != NULL)
 		return xtr_remote_head(x->remote);
 	return x->ar != NULL ? &x->head : NULL;
+}
+
+/* see extract.h */
+void
+xtr_source_note(struct xtr *x)
+{
+	const char *name = x->remote != NULL ? xtr_remote_note(x->remote) :
+	    xtr_volumes_note(x->vols);
+
+	if (name != NULL && x->opt->warning != NULL)
+		x->opt->warning(x->opt->hooks.arg, "truncated_name", name);
 }
