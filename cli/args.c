@@ -76,6 +76,7 @@ enum opt_id {
 	OPT_IDLE_TIMEOUT,
 	OPT_STALL_TIMEOUT,
 	OPT_LIST,
+	OPT_TEST_LABEL,
 	OPT_FILE,
 	OPT_DIRECTORY,
 	OPT_VERBOSE,
@@ -466,9 +467,8 @@ static const struct opt_def opts[] = {
 	{ "volno-file", 0, true, OPT_IGNORED, NULL },
 	/* -V PATTERN: the archive's label must match (label.c). */
 	{ "label", 'V', true, OPT_LABEL, NULL },
-	{ "test-label", 0, false, OPT_REFUSED,
-	  "pfextract does not test volume labels alone; use -t, which "
-	  "lists the label first, or -V PATTERN" },
+	/* Reads the label alone; the operands are labels (label.c). */
+	{ "test-label", 0, false, OPT_TEST_LABEL, NULL },
 	/* It verifies an archive after writing it: GNU tar refuses it
 	 * with -x and -t, in the same words (finish_tar_options). */
 	{ "verify", 'W', false, OPT_VERIFY, NULL },
@@ -1191,13 +1191,14 @@ check_format(struct parse *p, const char *v)
 	    "detected)", v);
 }
 
-/* Select mode M ('x' or 't').  Return: 0, or -1 if another was given. */
+/* Select mode M ('x', 't' or 'l').  Return: 0, or -1 if another was
+ * given. */
 static int
 set_mode(struct parse *p, char m)
 {
 	if (p->mode_set && p->a->mode != m)
-		return fail(p, "only one of -x (--extract) and -t (--list) "
-		    "may be given");
+		return fail(p, "only one of -x (--extract), -t (--list) and "
+		    "--test-label may be given");
 	p->a->mode = m;
 	p->mode_set = true;
 	return 0;
@@ -1324,6 +1325,8 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return set_mode(p, 'x');
 	case OPT_LIST:
 		return set_mode(p, 't');
+	case OPT_TEST_LABEL:
+		return set_mode(p, 'l');
 	case OPT_FILE:
 		if (*v == '\0')
 			return fail(p, "-f needs an archive name");
@@ -1909,8 +1912,9 @@ finish_tar_options(struct parse *p)
 	/* GNU tar's usage errors, in its words. */
 	a->conflict = true;
 	if (p->verify)
-		return fail(p, "'--verify' cannot be used with '-%c'",
-		    a->mode);
+		return fail(p, "'--verify' cannot be used with '%s'",
+		    a->mode == 'l' ? "--test-label" : a->mode == 't' ?
+		    "-t" : "-x");
 	if (a->opt.occurrence > 0 && a->nmembers == 0)
 		return fail(p, "--occurrence is meaningless without a file "
 		    "list");
@@ -2016,10 +2020,12 @@ finish(struct parse *p)
 	if (finish_tar_options(p) == -1)
 		return -1;
 	group_dirs(a);
-	if (a->mode == 't')
+	if (a->mode != 'x')
 		a->opt.flags |= PFX_OPT_LIST;
 	else
 		a->opt.flags &= ~PFX_OPT_LIST;
+	if (a->mode == 'l')
+		a->opt.flags |= PFX_OPT_LABEL_ONLY;
 	a->opt.include = (const char *const *)a->include;
 	a->opt.ninclude = a->ninclude;
 	a->opt.exclude = (const char *const *)a->exclude;

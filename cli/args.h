@@ -26,7 +26,8 @@ enum xtr_sandbox {
 #define XTR_CKPT_ACTIONS_MAX 16
 
 struct xtr_args {
-	char mode;		/* 'x' extract (default), 't' list */
+	char mode;		/* 'x' extract (default), 't' list, 'l'
+				   --test-label */
 	const char *archive;	/* -f; NULL or "-": standard input */
 	const char *dir;	/* -C; NULL: the current directory.  With
 				   several groups (below): NULL */

@@ -344,6 +344,11 @@ put_problem(const struct cli *c, const struct pfx_entry *e)
 	fputs(": ", stderr);
 	if (text != NULL)
 		put_safe(stderr, text, strlen(text), false);
+	/* Several -C directories are runs of their own (run_groups()). */
+	if (c->a->opt.member_group != NULL && e->reason != NULL &&
+	    strcmp(e->reason, "hardlink_target") == 0)
+		fputs(" (the run of its own -C directory: a hard link reaches "
+		    "only files extracted beneath it)", stderr);
 	if (failed)
 		fprintf(stderr, "%s%s", text != NULL ? ": " : "",
 		    strerror(e->error));
@@ -517,6 +522,46 @@ close_volumes(const struct xtr_args *a, int *fds)
 			(void)close(fds[i]);
 }
 
+/*
+ * The library's queued hook, with -xv: a symbolic link whose outcome
+ * waits for the end of the run is named now, at its place in the
+ * archive, as GNU tar names it; a refusal is said when it comes.
+ */
+static void
+report_queued(void *arg, const struct pfx_entry *e)
+{
+	struct cli *c = arg;
+
+	progress_clear(&c->prog);
+	if (e->offset >= 0)
+		list_checkpoints(&c->fmt, (uint64_t)e->offset, false,
+		    c->listing);
+	say_extracted(c, e);
+}
+
+/* The library's warning hook: in GNU tar's words, on standard error. */
+static void
+report_warning(void *arg, const char *what, const char *name)
+{
+	struct cli *c = arg;
+
+	progress_clear(&c->prog);
+	put_prog(stderr);
+	put_tar_quoted(c, stderr, name, strlen(name));
+	if (strcmp(what, "truncated_name") == 0)
+		fputs(" is possibly continued on this volume: header contains "
+		    "truncated name\n", stderr);
+	else
+		fprintf(stderr, ": warning: %s\n", what);
+}
+
+/* Was E's -v line written when it was read (report_queued())? */
+static bool
+named_when_queued(const struct cli *c, const struct pfx_entry *e)
+{
+	return c->a->opt.queued != NULL && e->type == PFX_TYPE_SYMLINK;
+}
+
 /* The library's report hook: one call per entry, with its outcome. */
 static void
 report_entry(void *arg, const struct pfx_entry *e)
@@ -544,7 +589,8 @@ report_entry(void *arg, const struct pfx_entry *e)
 		put_json_entry(e);
 	switch (e->status) {
 	case PFX_ENTRY_EXTRACTED:
-		if (a->report_json || a->verbose == 0 || said)
+		if (a->report_json || a->verbose == 0 || said ||
+		    named_when_queued(c, e))
 			break;
 		say_extracted(c, e);
 		break;
@@ -565,7 +611,8 @@ report_entry(void *arg, const struct pfx_entry *e)
 		 * which names it with -v before it says so. */
 		if (kept_old(c, e)) {
 			c->kept_old++;
-			if (a->verbose > 0 && !a->report_json)
+			if (a->verbose > 0 && !a->report_json &&
+			    !named_when_queued(c, e))
 				say_extracted(c, e);
 		}
 		/* -q silences refusals; they still count and are in JSON. */
@@ -593,6 +640,37 @@ report_entry(void *arg, const struct pfx_entry *e)
 }
 
 /*
+ * --test-label's -v: GNU tar's, one more without member operands (it
+ * then says the label, and is silent with them).
+ */
+static int
+test_label_verbose(const struct xtr_args *a)
+{
+	return a->verbose + (a->nmembers == 0 ? 1 : 0);
+}
+
+/*
+ * --test-label: the label E as GNU tar's print_volume_label() writes it,
+ * its name, or with -v a long line of a header made up for it: mode,
+ * owners and size 0, the pax global header's mtime or 0.
+ */
+static void
+test_label_put(struct cli *c, const struct pfx_entry *e)
+{
+	struct pfx_entry shown;
+	int v = test_label_verbose(c->a);
+
+	if (v == 0)
+		return;
+	memset(&shown, 0, sizeof(shown));
+	shown.name = e->name;
+	shown.type = e->type;
+	shown.mtime = e->offset < 0 ? e->mtime : 0;
+	shown.offset = e->offset;
+	list_put_label(c->listing, &c->fmt, &shown, v >= 2);
+}
+
+/*
  * The library's label hook: a GNU volume label is listed by -t, and said
  * by -x -v, as GNU tar does (never extracted).
  */
@@ -605,6 +683,10 @@ report_label(void *arg, const struct pfx_entry *e)
 
 	if (a->report_json || (!list && a->verbose == 0))
 		return;
+	if (a->mode == 'l') {
+		test_label_put(c, e);
+		return;
+	}
 	/* GNU tar writes a pax label with the first line it writes. */
 	if (e->offset < 0) {
 		c->label = *e;
@@ -858,6 +940,46 @@ has_wildcards(const char *s)
 }
 
 /*
+ * GNU tar's warning, once, for the operand NAME that found nothing: it
+ * looks like a pattern, and neither --wildcards nor --no-wildcards was
+ * given.
+ */
+static void
+warn_wildcards(struct cli *c, const char *name)
+{
+	if (c->a->wildcards_given || c->warned || !has_wildcards(name))
+		return;
+	put_prog(stderr);
+	fputs("Pattern matching characters used in file names\n", stderr);
+	put_prog(stderr);
+	fputs("Use --wildcards to enable pattern matching, or "
+	    "--no-wildcards to suppress this warning\n", stderr);
+	c->warned = true;
+}
+
+/*
+ * --test-label with member operands, whose label none matched (or there
+ * is none): with -v GNU tar's "Archive label mismatch", then its
+ * wildcards warning for the first operand that calls for it.  The exit
+ * status is 1, as GNU tar's (the library's PFX_REFUSED).
+ */
+static void
+test_label_mismatch(struct cli *c)
+{
+	const struct xtr_args *a = c->a;
+	size_t i;
+
+	if (test_label_verbose(a) > 0) {
+		/* After the label's line, as GNU tar writes them. */
+		(void)fflush(c->listing);
+		put_prog(stderr);
+		fputs("Archive label mismatch\n", stderr);
+	}
+	for (i = 0; i < a->nmembers && !c->warned; i++)
+		warn_wildcards(c, a->members[i]);
+}
+
+/*
  * A member operand or --include pattern that selected nothing, as GNU
  * tar says it: an operand by its name without trailing '/'s, after a
  * warning (once) if it looks like a pattern and neither --wildcards nor
@@ -878,17 +1000,7 @@ report_unmatched(void *arg, const char *pattern)
 	if (i < a->nmember_pat) {
 		c->not_found++;
 		name = a->members[i];
-		if (!a->wildcards_given && !c->warned &&
-		    has_wildcards(name)) {
-			put_prog(stderr);
-			fputs("Pattern matching characters used in file "
-			    "names\n", stderr);
-			put_prog(stderr);
-			fputs("Use --wildcards to enable pattern matching, or "
-			    "--no-wildcards to suppress this warning\n",
-			    stderr);
-			c->warned = true;
-		}
+		warn_wildcards(c, name);
 	}
 	len = strlen(name);
 	while (len > 1 && name[len - 1] == '/')
@@ -1025,6 +1137,58 @@ run_groups(struct xtr_args *a, int in_fd)
 			break;
 	}
 	return rc;
+}
+
+/*
+ * Positional -C: members bound to -C directories that are one directory
+ * ("-C d f -C e g -C d link", "-C d f -C d/. link") become one group,
+ * extracted by one run, as GNU tar extracts them all into that
+ * directory: a hard link then reaches a file extracted there for another
+ * member.  One directory: the same inode, by lstat(2), so that a
+ * symlink -C is never taken for its target (its own run refuses it); a
+ * -C that cannot be looked at stays a group of its own, whose run says
+ * why.  Then A->ngroups is counted again, and with one group left A->dir
+ * is its directory.
+ */
+static void
+merge_same_dirs(struct xtr_args *a)
+{
+	struct stat *st;
+	size_t *canon, i, k, n = a->ndirs + 1, groups = 0;
+	bool *used;
+
+	/* Index 0: no -C, the current directory. */
+	st = calloc(n, sizeof(*st));
+	canon = calloc(n, sizeof(*canon));
+	used = calloc(n, sizeof(*used));
+	if (st == NULL || canon == NULL || used == NULL)
+		goto out;	/* the groups stay as they are */
+	for (i = 0; i < n; i++) {
+		canon[i] = i;
+		if (lstat(i > 0 ? a->dirs[i - 1] : ".", &st[i]) == -1 ||
+		    !S_ISDIR(st[i].st_mode))
+			continue;
+		for (k = 0; k < i; k++)
+			if (canon[k] == k && S_ISDIR(st[k].st_mode) &&
+			    st[k].st_dev == st[i].st_dev &&
+			    st[k].st_ino == st[i].st_ino) {
+				canon[i] = k;
+				break;
+			}
+	}
+	for (i = 0; i < a->nmember_pat; i++) {
+		a->member_dir[i] = canon[a->member_dir[i]];
+		if (!used[a->member_dir[i]])
+			groups++;
+		used[a->member_dir[i]] = true;
+	}
+	a->ngroups = groups;
+	if (groups == 1 && a->member_dir[0] > 0)
+		a->dir = a->dirs[a->member_dir[0] - 1];
+out:
+	free(st);
+	free(canon);
+	free(used);
 }
 
 /*
@@ -1270,6 +1434,8 @@ main(int argc, char **argv)
 		open_volumes(&a, volumes);
 
 	/* Positional -C: one run per directory the members bind to. */
+	if (a.ngroups > 1 && a.mode == 'x')
+		merge_same_dirs(&a);
 	if (a.ngroups > 1 && a.mode == 'x' &&
 	    (a.opt.flags & PFX_OPT_TO_FD) == 0 && in.fd >= 0) {
 		if (groups_possible(&a, in.fd, err, sizeof(err)) == -1) {
@@ -1306,6 +1472,10 @@ main(int argc, char **argv)
 	a.opt.hooks.confined = on_confined;
 	a.opt.hooks.purged = report_purged;
 	a.opt.hooks.label = report_label;
+	a.opt.warning = report_warning;
+	/* -xv names links in archive order, not when they are made. */
+	if (a.mode == 'x' && a.verbose > 0 && !a.report_json)
+		a.opt.queued = report_queued;
 	a.opt.hooks.arg = &c;
 	c.probe = getenv(PROBE_ENV);
 	if (c.probe != NULL && c.probe[0] == '\0')
@@ -1332,6 +1502,9 @@ main(int argc, char **argv)
 	close_volumes(&a, volumes);
 	if ((int)status < PFX_OK || status > PFX_FATAL)
 		status = PFX_FATAL;
+	if (a.mode == 'l' && status != PFX_FATAL && res.stats.unmatched > 0 &&
+	    !a.report_json)
+		test_label_mismatch(&c);
 	finish_output(&c, &res, status);
 
 	if (status == PFX_FATAL && !(caught != 0 &&

@@ -49,6 +49,7 @@
 #include "child.h"
 #include "decode.h"
 #include "extract.h"
+#include "labelparse.h"
 #include "paxdump.h"
 #include "plat_thread.h"
 #include "platform.h"
@@ -77,7 +78,7 @@ struct out {
 	struct wire_ring *ring;	/* shared with the parent, or NULL */
 	uint32_t head;		/* ring bytes placed so far, modulo 2^32 */
 	bool lazy;		/* the input never stalls: send when full */
-	const struct xtr_volumes *vols;	/* tar -M: the joiner, or NULL */
+	struct xtr_volumes *vols;	/* tar -M: the joiner, or NULL */
 	size_t nq;
 	unsigned char q[QUEUE_CAP];
 };
@@ -431,6 +432,22 @@ send_blocks(struct out *o, const void *buf, size_t size, int64_t offset,
 	} while (size > 0);
 }
 
+/* A warning of the volumes' join (xtr_volumes_note()), sent when it
+ * comes: the parent tells the caller. */
+static void
+send_note(struct out *o)
+{
+	static unsigned char m[WIRE_HEAD + PFX_PATH_MAX];
+	const char *name = xtr_volumes_note(o->vols);
+	size_t n;
+
+	if (name == NULL)
+		return;
+	n = wire_put_note(m, name, strlen(name));
+	if (n > 0)
+		queue(o, m, n);
+}
+
 /* Send the current entry's data, then DATA_END.  Return: 0, or -1 when
  * the data could not be read (DATA_END says why; the run ends). */
 static int
@@ -443,6 +460,7 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 
 	for (;;) {
 		r = archive_read_data_block(ar, &buf, &size, &offset);
+		send_note(o);
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK || offset < 0) {
@@ -519,13 +537,20 @@ is_file(int fd)
  * volume label from (label.c).
  */
 static void
-send_label(struct out *o, const struct xtr_head *head, bool *sent)
+send_label(struct out *o, const struct xtr_head *head, bool *sent,
+    const struct pfx_options *opt)
 {
 	static unsigned char m[WIRE_HEAD + WIRE_LABEL_MAX];
+	const char *why;
 
 	if (*sent)
 		return;
 	*sent = true;
+	/* The parent cannot tell unseen bytes from no label: a label it
+	 * must read fails here, as label.c fails it without a sandbox. */
+	why = head->unseen ? xtr_label_unseen(opt) : NULL;
+	if (why != NULL)
+		finish(o, EINVAL, why);
 	if (head->unseen || head->len == 0)
 		return;
 	queue(o, m, wire_put_label(m, head->buf, head->len));
@@ -620,6 +645,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	struct place pl;
 	char msg[256];
 	bool list = (opt->flags & PFX_OPT_LIST) != 0;
+	bool label_only = (opt->flags & PFX_OPT_LABEL_ONLY) != 0;
 	int r;
 
 	o.fd = fd;
@@ -652,9 +678,14 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 		finish(&o, ENOMEM, strerror(ENOMEM));
 	for (;;) {
 		r = archive_read_next_header2(ar, ae);
-		if (r == ARCHIVE_OK || r == ARCHIVE_WARN || r == ARCHIVE_EOF)
-			send_label(&o, &head, &label_sent);
-		if (r == ARCHIVE_EOF)
+		send_note(&o);
+		/* --test-label: the label even before a damaged header,
+		 * and nothing after it (engine.c read_label()). */
+		if (r == ARCHIVE_OK || r == ARCHIVE_WARN || r == ARCHIVE_EOF ||
+		    label_only)
+			send_label(&o, &head, &label_sent, opt);
+		if (r == ARCHIVE_EOF || (label_only &&
+		    (r == ARCHIVE_OK || r == ARCHIVE_WARN)))
 			break;
 		/* RETRY too: see engine.c read_all(). */
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)

@@ -143,6 +143,10 @@ xtr_contract_options(const struct pfx_options *opt, struct pfx_result *res)
 	if (bad != NULL)
 		return refuse(res, true, "pfx_options.%s: NULL where a "
 		    "pattern is needed, or an unknown PFX_MATCH_* bit", bad);
+	if ((opt->flags & PFX_OPT_LABEL_ONLY) != 0 &&
+	    (opt->flags & PFX_OPT_LIST) == 0)
+		return refuse(res, true, "PFX_OPT_LABEL_ONLY reads the "
+		    "label of a listing: PFX_OPT_LIST is not set");
 	if ((opt->flags & PFX_OPT_TO_FD) != 0 && opt->out_fd < 0)
 		return refuse(res, true, "pfx_options.out_fd is %d with "
 		    "PFX_OPT_TO_FD", opt->out_fd);

@@ -560,6 +560,31 @@ drain_input(struct xtr *x)
 		(void)xtr_cancelled(x);
 }
 
+/*
+ * PFX_OPT_LABEL_ONLY: the first header was read, R its outcome.  The
+ * label is told and matched, and nothing further is read; a pipe is
+ * drained as after a whole archive.  A damaged archive after a label
+ * read whole is no error (GNU tar reads no further either), but a
+ * broken decoder process or a stopped run is.
+ */
+static void
+read_label(struct xtr *x, int r)
+{
+	bool ok = r == ARCHIVE_OK || r == ARCHIVE_EOF, channel = false;
+	int error;
+
+	if (xtr_cancelled(x))
+		return;
+	if (!ok)
+		(void)xtr_source_error(x, &error, &channel);
+	if (channel || !xtr_label_only(x, ok)) {
+		xtr_fail_read(x, NULL);
+		return;
+	}
+	if (!x->fatal)
+		drain_input(x);
+}
+
 /* Read every header; stop at the end, or at the first fatal error. */
 static void
 read_all(struct xtr *x)
@@ -575,6 +600,10 @@ read_all(struct xtr *x)
 	/* SECURITY: a cancellation is noticed before each entry. */
 	while (!x->fatal && !xtr_cancelled(x)) {
 		r = xtr_source_next(x, ae);
+		if ((x->opt->flags & PFX_OPT_LABEL_ONLY) != 0) {
+			read_label(x, r);
+			break;
+		}
 		/* A volume label is told before the first entry, and -V
 		 * stops the run before it is taken on. */
 		if (r == ARCHIVE_OK || r == ARCHIVE_EOF) {
@@ -881,7 +910,8 @@ run(struct xtr *x)
 	/* SECURITY: no decoder process outlives the reading, nor anything
 	 * it started; a hostile one is a failed run. */
 	end_source(x);
-	if (!x->fatal)
+	/* --test-label matches its members against the label alone. */
+	if (!x->fatal && (x->opt->flags & PFX_OPT_LABEL_ONLY) == 0)
 		report_unmatched(x);
 	/* Links last, so no later entry can be written through one; none
 	 * after a cancellation (they are reported as stopped). */

@@ -5,26 +5,20 @@
 #define XTR_LABEL_H
 
 #include "extract.h"
-
-/* A volume label as read from its header. */
-struct xtr_label {
-	char name[XTR_HEAD_MAX];	/* NUL-free, terminated */
-	char uname[33], gname[33];
-	int64_t mode, uid, gid, size, mtime;
-	bool pax;			/* from a pax global header */
-};
-
-/*
- * Read the label from the first LEN bytes B of an archive: a 'V' header
- * or a pax global header ('g') with a GNU.volume.label record, either
- * with a good checksum.  Pure.  Return: 1 with *L set, else 0.
- */
-int xtr_label_parse(const unsigned char *b, size_t len, struct xtr_label *l);
+#include "labelparse.h"
 
 /*
  * Once, when the first entry (or the end) was read: tell hooks.label the
  * archive's label, and check opt->volume_label (-V); a mismatch fails X.
  */
 void xtr_label_first(struct xtr *x);
+
+/*
+ * PFX_OPT_LABEL_ONLY, once the first header was read (READ_OK) or not:
+ * tell hooks.label the label, check -V, and match the members against
+ * it (stats.unmatched).  Return: false when there is no label and the
+ * read failed (the read error is then the run's to report), else true.
+ */
+bool xtr_label_only(struct xtr *x, bool read_ok);
 
 #endif /* XTR_LABEL_H */

@@ -282,6 +282,9 @@ xtr_queue_symlink(struct xtr *x, struct pfx_entry *e, const char *rel)
 	if ((x->opt->flags & PFX_OPT_NO_MTIME) != 0)
 		l->mtime.tv_nsec = UTIME_OMIT;
 	s->index = x->nlinks++;
+	/* Told now, in archive order; reported at the end. */
+	if (x->opt->queued != NULL)
+		x->opt->queued(x->opt->hooks.arg, e);
 	if (x->opt->symlinks == PFX_SYMLINKS_ROOT)
 		make_now(x, s->index);
 	return;

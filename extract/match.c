@@ -148,3 +148,16 @@ xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
 	}
 	return false;	/* selected by --include alone */
 }
+
+/* see match.h */
+bool
+xtr_member_matches(const struct pfx_options *opt, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < opt->nmembers; i++)
+		if (xtr_glob(opt->members[i], name, member_glob_flags(opt, i),
+		    NULL))
+			return true;
+	return false;
+}

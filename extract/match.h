@@ -25,4 +25,7 @@ const char *xtr_unselected(const struct pfx_options *opt, const char *name,
 bool xtr_occurrence_skips(const struct pfx_options *opt, const char *name,
     uint64_t *seen);
 
+/* Does a member of OPT (its own flags) match NAME, as stored? */
+bool xtr_member_matches(const struct pfx_options *opt, const char *name);
+
 #endif /* XTR_MATCH_H */

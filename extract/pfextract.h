@@ -230,6 +230,20 @@ enum pfx_backup {
 #define PFX_OPT_MULTI_VOLUME	0x200000u
 
 /*
+ * GNU tar's --test-label, with PFX_OPT_LIST: the archive is read only as
+ * far as its first entry's header, for its volume label (hooks.label,
+ * pfx_options.volume_label as always); no entry is reported or counted.
+ * With MEMBERS, the label is matched as an entry's name would be (each
+ * member's flags; with PFX_OPT_MULTI_VOLUME, also without a trailing
+ * " Volume N", as GNU tar does): when there is no label or no member
+ * matches it, stats.unmatched is 1 and the status PFX_REFUSED (no
+ * hooks.unmatched).  A label read whole makes a damaged archive after
+ * it no error, as in GNU tar; an archive whose first bytes pfextract
+ * does not see (see hooks.label) fails, EINVAL.
+ */
+#define PFX_OPT_LABEL_ONLY	0x400000u
+
+/*
  * Every PFX_OPT_* bit this header defines: pfx_extract() fails, EINVAL,
  * before anything is done, when pfx_options.flags holds any other, so a
  * safety flag of a newer header is never ignored by an older library.
@@ -242,7 +256,7 @@ enum pfx_backup {
 	PFX_OPT_IGNORE_ZEROS | PFX_OPT_FSYNC | PFX_OPT_RECURSIVE_UNLINK |	\
 	PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_REQUIRE | PFX_OPT_SANDBOX_CHILD |	\
 	PFX_OPT_TO_FD | PFX_OPT_INCREMENTAL | PFX_OPT_DEB |		\
-	PFX_OPT_MULTI_VOLUME)
+	PFX_OPT_MULTI_VOLUME | PFX_OPT_LABEL_ONLY)
 
 /*
  * One entry, as the hooks see it.  Strings are valid only during the hook
@@ -531,6 +545,31 @@ struct pfx_options {
 	 */
 	const size_t *member_group;
 	size_t group;
+	/*
+	 * Called, with hooks.arg, when an entry is read whose outcome waits
+	 * for the end of the run: a symbolic link under
+	 * PFX_SYMLINKS_CONTAIN or PFX_SYMLINKS_ROOT, judged (and made or
+	 * refused) once the whole tree is known.  It comes in archive
+	 * order among the reports -- every earlier entry was reported --
+	 * with the entry as read (its PATH set; STATUS not: that is
+	 * report()'s); the report itself comes at the end of the run, or
+	 * when a later entry takes its name ("replaced").  Every symbolic
+	 * link reported PFX_ENTRY_EXTRACTED was told here first: a
+	 * listing of what is extracted in archive order (tar -xv) says a
+	 * link here, and its refusal when it comes.  NULL: none.
+	 */
+	void (*queued)(void *arg, const struct pfx_entry *entry);
+	/*
+	 * Called, with hooks.arg, on a warning that does not stop the run,
+	 * as it comes: WHAT is its stable code, NAME the member it is about
+	 * (the archive's bytes, NUL-free).  One code so far:
+	 * "truncated_name" (PFX_OPT_MULTI_VOLUME): a later volume's 'M'
+	 * header continues NAME, longer than the 100 bytes it holds of it,
+	 * and is taken by those 100 bytes, the size and the offset, as GNU
+	 * tar takes it ("possibly continued on this volume: header contains
+	 * truncated name").  NULL: none.
+	 */
+	void (*warning)(void *arg, const char *what, const char *name);
 };
 
 #define PFX_DEFAULT_IDLE_TIMEOUT 600u	/* ten minutes */

@@ -101,6 +101,11 @@ struct xtr_remote {
 	char *str;
 	size_t str_cap;
 
+	char note[PFX_PATH_MAX + 1];	/* the last NOTE's name, until
+					   taken (xtr_remote_note()) */
+	bool noted;
+	size_t notes;		/* NOTEs so far */
+
 	int error;		/* the last error's errno */
 	bool channel;		/* ... a failure of the child, not of the
 				   archive it read */
@@ -312,9 +317,9 @@ fill(struct xtr_remote *rm, size_t need)
 	return 0;
 }
 
-/* Read the next message.  Return: its type, or FATAL. */
+/* Read the next message, NOTE or not.  Return: its type, or FATAL. */
 static int
-next_msg(struct xtr_remote *rm, const unsigned char **body, size_t *len)
+next_raw(struct xtr_remote *rm, const unsigned char **body, size_t *len)
 {
 	long n;
 	int type;
@@ -332,6 +337,29 @@ next_msg(struct xtr_remote *rm, const unsigned char **body, size_t *len)
 	*len = (size_t)n;
 	rm->at += WIRE_HEAD + (size_t)n;
 	return type;
+}
+
+/*
+ * Read the next message but a NOTE: a NOTE (after CONFINED, one per
+ * later volume at most) is kept for xtr_remote_note(), whatever the
+ * message around it.  Return: the type, or FATAL.
+ */
+static int
+next_msg(struct xtr_remote *rm, const unsigned char **body, size_t *len)
+{
+	int type;
+
+	for (;;) {
+		type = next_raw(rm, body, len);
+		if (type != WIRE_NOTE)
+			return type;
+		if ((rm->state != S_BETWEEN && rm->state != S_ENTRY) ||
+		    rm->notes >= PFX_MAX_VOLUMES ||
+		    wire_get_note(*body, *len, rm->note) < 0)
+			return protocol(rm, "a malformed note");
+		rm->notes++;
+		rm->noted = true;
+	}
 }
 
 /*
@@ -865,6 +893,16 @@ xtr_remote_free(struct xtr_remote *rm)
 	free(rm->buf);
 	free(rm->str);
 	free(rm);
+}
+
+/* see remote.h */
+const char *
+xtr_remote_note(struct xtr_remote *rm)
+{
+	if (!rm->noted)
+		return NULL;
+	rm->noted = false;
+	return rm->note;
 }
 
 /* see remote.h */

@@ -47,4 +47,7 @@ int xtr_remote_stop(struct xtr_remote *rm, char *msg, size_t cap);
 /* Stop (if not yet) and free RM (NULL allowed). */
 void xtr_remote_free(struct xtr_remote *rm);
 
+/* The name of the last NOTE (xtr_volumes_note()), once; else NULL. */
+const char *xtr_remote_note(struct xtr_remote *rm);
+
 #endif /* XTR_REMOTE_H */

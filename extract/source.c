@@ -89,6 +89,7 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 		r = xtr_zip_next(x->zip, ae);
 	else
 		r = archive_read_next_header2(x->ar, ae);
+	xtr_source_note(x);
 	/* WARN is a header read whole (a name not in the locale...). */
 	if (r == ARCHIVE_WARN)
 		r = ARCHIVE_OK;
@@ -126,6 +127,7 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 		r = archive_read_data_block(x->ar, buf, size, &off);
 		*offset = off;
 	}
+	xtr_source_note(x);
 	if (r == ARCHIVE_OK) {
 		x->decoded += *size;
 		return XTR_DATA_OK;
@@ -229,4 +231,15 @@ xtr_fail_read(struct xtr *x, const char *name)
 		xtr_fail(x, error, "%s", text);
 	else
 		xtr_fail(x, error, "corrupt or unreadable archive: %s", text);
+}
+
+/* see source.h */
+void
+xtr_source_note(struct xtr *x)
+{
+	const char *name = x->remote != NULL ? xtr_remote_note(x->remote) :
+	    xtr_volumes_note(x->vols);
+
+	if (name != NULL && x->opt->warning != NULL)
+		x->opt->warning(x->opt->hooks.arg, "truncated_name", name);
 }

@@ -123,6 +123,9 @@ struct xtr_volumes {
 	char name[NAME_CAP];	/* the member whose data passes */
 	bool name_long;
 	uint64_t total;		/* its size, as GNU tar counts it */
+	char note[NAME_CAP];	/* a continuation taken by its first 100
+				   bytes: the member, until told */
+	bool noted;
 };
 
 static int fail(struct archive *a, struct xtr_volumes *v, int e,
@@ -590,13 +593,18 @@ check_cont(struct archive *a, struct xtr_volumes *v)
 		return fail(a, v, EINVAL, "'%s' is not continued on volume "
 		    "%zu (it begins with no continuation): the volumes are "
 		    "out of order, or one is missing", v->name, no);
-	if (!v->name_long && !c->name_long && strcmp(c->name, v->name) != 0 &&
-	    !(c->gnu && strlen(v->name) >= 100 &&
-	    strncmp(c->name, v->name, 100) == 0)) {
-		(void)fail(a, v, EINVAL, "'%s' is not continued on volume "
-		    "%zu (it continues '%s'): the volumes are out of order, "
-		    "or one is missing", v->name, no, c->name);
-		return -1;
+	if (!v->name_long && !c->name_long && strcmp(c->name, v->name) != 0) {
+		if (!(c->gnu && strlen(v->name) >= 100 &&
+		    strncmp(c->name, v->name, 100) == 0)) {
+			(void)fail(a, v, EINVAL, "'%s' is not continued on "
+			    "volume %zu (it continues '%s'): the volumes are "
+			    "out of order, or one is missing", v->name, no,
+			    c->name);
+			return -1;
+		}
+		/* GNU tar takes it too, and warns (xtr_volumes_note()). */
+		memcpy(v->note, v->name, sizeof(v->note));
+		v->noted = true;
 	}
 	if (!c->size_set || !c->offset_set || s < c->offset ||
 	    s != v->total) {
@@ -854,6 +862,16 @@ xtr_volumes_error(const struct xtr_volumes *v, int *error)
 	if (error != NULL)
 		*error = v->err_no > 0 ? v->err_no : EIO;
 	return v->err;
+}
+
+/* see volumes.h */
+const char *
+xtr_volumes_note(struct xtr_volumes *v)
+{
+	if (v == NULL || !v->noted)
+		return NULL;
+	v->noted = false;
+	return v->note;
 }
 
 /* see volumes.h */

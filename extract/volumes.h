@@ -36,4 +36,13 @@ int xtr_volumes_fd(const struct xtr_volumes *v);
 /* Free V (NULL: nothing), after its reader. */
 void xtr_volumes_free(struct xtr_volumes *v);
 
+/*
+ * A warning that did not stop the join, once: the member (its full
+ * name) that a later volume's 'M' header continues by the 100 bytes it
+ * holds of the name (GNU tar's "possibly continued on this volume:
+ * header contains truncated name"), valid until V's next read; else
+ * NULL (V NULL, or nothing new since the last call).
+ */
+const char *xtr_volumes_note(struct xtr_volumes *v);
+
 #endif /* XTR_VOLUMES_H */

@@ -431,6 +431,28 @@ wire_get_label(const unsigned char *body, size_t len)
 
 /* see wire.h */
 size_t
+wire_put_note(unsigned char *out, const char *name, size_t len)
+{
+	if (len == 0 || len > PFX_PATH_MAX)
+		return 0;
+	put_head(out, WIRE_NOTE, len);
+	memcpy(out + WIRE_HEAD, name, len);
+	return WIRE_HEAD + len;
+}
+
+/* see wire.h */
+int
+wire_get_note(const unsigned char *body, size_t len, char *name)
+{
+	if (len == 0 || len > PFX_PATH_MAX || memchr(body, '\0', len) != NULL)
+		return -1;
+	memcpy(name, body, len);
+	name[len] = '\0';
+	return 0;
+}
+
+/* see wire.h */
+size_t
 wire_put_end(unsigned char *out, int type, int status, int error,
     const char *text)
 {

@@ -17,6 +17,10 @@
  *				volume label (label.c): once, before the
  *				first HEADER (or TOTAL, or END)
  *	{ HEADER DATA* DATA_END }*
+ *				with a NOTE between any two messages after
+ *				CONFINED and before END: a warning that did
+ *				not stop the read (a member name), at most
+ *				PFX_MAX_VOLUMES of them
  *	[TOTAL]			the archive ended well: how many bytes of
  *				it (decompressed) were read
  *	END			the end of the archive, or why it stopped
@@ -40,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pfx_path.h"
 #include "pfx_sandbox.h"
 
 #define WIRE_CONFINED	'C'
@@ -50,6 +55,7 @@
 #define WIRE_END	'Z'
 #define WIRE_TOTAL	'T'
 #define WIRE_LABEL	'V'
+#define WIRE_NOTE	'W'
 
 /* The length and type before each body. */
 #define WIRE_HEAD	5
@@ -180,6 +186,11 @@ size_t wire_put_data_ring(unsigned char *out, int64_t offset, uint64_t raw,
 size_t wire_put_label(unsigned char *out, const unsigned char *bytes,
     size_t len);
 
+/* A NOTE message (xtr_volumes_note()) naming the member NAME of LEN
+ * bytes, at most PFX_PATH_MAX, into OUT (WIRE_HEAD + PFX_PATH_MAX
+ * bytes).  Return: its length, or 0 when NAME is too long. */
+size_t wire_put_note(unsigned char *out, const char *name, size_t len);
+
 /* Encode DATA_END or END (TYPE) with STATUS, ERROR and TEXT (cut at
  * WIRE_TEXT_MAX) into OUT (WIRE_HEAD + 8 + WIRE_TEXT_MAX bytes).
  * Return: its length. */
@@ -232,6 +243,11 @@ int wire_get_data_ring(const unsigned char *body, size_t len,
  * parsed by label.c as any archive's bytes are.  Return: 0, or -1 (empty,
  * or more than WIRE_LABEL_MAX). */
 int wire_get_label(const unsigned char *body, size_t len);
+
+/* Check a NOTE body and copy its name into NAME (PFX_PATH_MAX + 1 bytes),
+ * terminated.  Return: 0, or -1 (empty, longer than PFX_PATH_MAX, or
+ * holding a NUL). */
+int wire_get_note(const unsigned char *body, size_t len, char *name);
 
 /* Decode a TOTAL body.  Return: 0, or -1 (not 8 bytes, or a count past
  * INT64_MAX). */

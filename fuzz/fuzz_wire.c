@@ -272,6 +272,19 @@ on_unmatched(void *arg, const char *pattern)
 		die("unmatched() with a pattern not ours");
 }
 
+/* A NOTE told: its code is ours, its name a string of at most
+ * PFX_PATH_MAX bytes. */
+static void
+on_warning(void *arg, const char *what, const char *name)
+{
+	(void)arg;
+	if (strcmp(what, "truncated_name") != 0)
+		die("warning() with a code not ours");
+	if (name == NULL || name[0] == '\0' ||
+	    strnlen(name, PFX_PATH_MAX + 1) > PFX_PATH_MAX)
+		die("warning() with a name outside the contract");
+}
+
 /* Check a sandbox report byte by byte: the child chose these bytes. */
 static void
 check_sandbox(const char *what, const struct pfx_sandbox_info *info)
@@ -664,6 +677,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opt.hooks.report = on_report;
 	opt.hooks.unmatched = on_unmatched;
 	opt.hooks.confined = on_confined;
+	opt.warning = on_warning;
 
 	fds = fuzz_count_fds();
 	infd = input_fd(data + 1, size - 1);

@@ -484,6 +484,23 @@ broken(struct seed *s)
 	end(s, WIRE_END, WIRE_BAD_DATA, EILSEQ, "bad");
 	put(s, "broken-end-bad-data");
 
+	/* A NOTE (a member continued by its name's first 100 bytes) in
+	 * an entry's data and between entries; one holding a NUL. */
+	begin(s, 0x04);
+	confined(s, 0, true, "x");
+	header(s, &e);
+	s->len += wire_put_note(room(s, WIRE_HEAD + 1), "f", 1);
+	data(s, 0, "0123456789");
+	end(s, WIRE_DATA_END, WIRE_OK, 0, NULL);
+	s->len += wire_put_note(room(s, WIRE_HEAD + 3), "g/h", 3);
+	end(s, WIRE_END, WIRE_OK, 0, NULL);
+	put(s, "note");
+	begin(s, 0x00);
+	confined(s, 0, true, "x");
+	s->len += wire_put_note(room(s, WIRE_HEAD + 3), "a\0b", 3);
+	end(s, WIRE_END, WIRE_OK, 0, NULL);
+	put(s, "broken-note-nul");
+
 	/* A header whose size is not set but is not 0. */
 	begin(s, 0x00);
 	confined(s, 0, true, "x");

@@ -1805,6 +1805,112 @@ if selected labels; then
 	unset LIKE_DIR
 fi
 
+# --- issue 19: --test-label, against GNU tar ---------------------------------
+
+# Only the label is read, and nothing is extracted.  Without operands it
+# is said (its name; -v: a long line of a header made up for it), exit 0,
+# and nothing for an unlabelled archive; with operands (labels, matched
+# as member names: literal unless --wildcards, a leading directory too)
+# silent, exit 0 when one matches, else 1, with -v the label and "Archive
+# label mismatch", and GNU tar's wildcards warning.  No destination is
+# needed.  From a pipe it is read to its end, as every successful run.
+# A bzip2 archive is decompressed by libarchive, whose output pfextract
+# does not see: its label cannot be read (GNU tar reads it), and -V
+# cannot check it, with the decoder process too.
+if selected testlabel; then
+	mkdir -p "$T/tl/src" && echo hi >"$T/tl/src/f"
+	for fmt in gnu oldgnu posix; do
+		(cd "$T/tl/src" && tar --format=$fmt -cf ../$fmt.tar \
+		    -V 'Vol 1' f)
+	done
+	(cd "$T/tl/src" && tar -cf ../dir.tar -V 'Vol/1' f &&
+	    tar -cf ../none.tar f && gzip -c ../gnu.tar >../gnu.tgz &&
+	    bzip2 -c ../gnu.tar >../gnu.tbz)
+	LIKE_DIR=$T/tl
+	for a in gnu.tar oldgnu.tar posix.tar gnu.tgz dir.tar none.tar; do
+		for v in "" -v -vv; do
+			for ops in "" "'Vol 1'" "'V*'" "--wildcards 'V*'" \
+			    "nope 'Vol 1'" nope Vol "--ignore-case 'VOL 1'"; do
+				eval "set -- $v $ops"
+				like_tar "tar --test-label -f $a $v $ops" \
+				    --test-label -f "$a" "$@"
+			done
+		done
+	done
+	unset LIKE_DIR
+	# GNU tar enters a -C, and fails on one that does not exist;
+	# pfextract needs none.
+	(cd "$T/tl" && "$PFX" --test-label -f gnu.tar -C nowhere 'Vol 1') \
+	    >"$T/tl/out" 2>&1 && [ ! -s "$T/tl/out" ] && ok ||
+	    bad "pfextract --test-label -C nowhere: $(head -1 "$T/tl/out")"
+	{ cat "$T/tl/gnu.tar"; head -c 4194304 /dev/zero; echo $? \
+	    >"$T/tl/wrc"; } | "$PFX" --test-label -f - >"$T/tl/out" 2>&1
+	prc=$?
+	if [ $prc -eq 0 ] && [ "$(cat "$T/tl/wrc")" = 0 ] &&
+	    [ "$(cat "$T/tl/out")" = "Vol 1" ]; then ok; else
+		bad "cat gnu.tar zeros | pfextract --test-label -f -: exit" \
+		    "$prc, writer $(cat "$T/tl/wrc"): $(head -1 "$T/tl/out")"
+	fi
+	for sb in "" --no-sandbox; do
+		for how in "read:--test-label" "check:-t -V Vol*"; do
+			"$PFX" ${how#*:} -f "$T/tl/gnu.tbz" $sb >/dev/null \
+			    2>"$T/perr"
+			prc=$?
+			if [ $prc -eq 2 ] && grep -q "cannot ${how%%:*} the" \
+			    "$T/perr"; then ok; else
+				bad "pfextract ${how#*:} -f gnu.tbz $sb: exit" \
+				    "$prc, $(head -1 "$T/perr")"
+			fi
+		done
+	done
+fi
+
+# --- issue 19: -xv names entries in archive order, as GNU tar ---------------
+
+# Symbolic links wait for the end of the run under --symlinks=contain and
+# root (they are judged over the whole tree), but -v and -vv name each at
+# its place in the archive, as GNU tar does: the same lines as GNU tar's
+# for an archive mixing files, directories, links inside, a hard link,
+# and a link whose name a later entry takes; a link refused at the end
+# is named in its place and refused on standard error.
+if selected verbose-order; then
+	mkdir -p "$T/vo/src/d/e" && echo 1 >"$T/vo/src/a" &&
+	    echo 2 >"$T/vo/src/d/e/b" && echo 3 >"$T/vo/src/z" &&
+	    ln -s a "$T/vo/src/l1" && ln -s ../../a "$T/vo/src/d/e/l2" &&
+	    ln -s d "$T/vo/src/dl" && ln -s dl/e "$T/vo/src/chain" &&
+	    ln "$T/vo/src/z" "$T/vo/src/hard" && ln -s z "$T/vo/src/later" &&
+	    mkdir "$T/vo/src2" && echo 4 >"$T/vo/src2/later" &&
+	    ln -s /etc "$T/vo/src2/abs"
+	(cd "$T/vo/src" && tar -cf ../a.tar a l1 d dl chain z hard later &&
+	    tar -rf ../a.tar -C ../src2 later)
+	(cd "$T/vo/src2" && tar -rf ../b.tar -C ../src a l1 -C ../src2 abs &&
+	    tar -rf ../b.tar -C ../src z)
+	for v in -xv -xvv; do
+		for pol in contain root; do
+			for who in r p; do
+				rm -rf "$T/vo/$who" && mkdir "$T/vo/$who"
+			done
+			(cd "$T/vo" && tar $v -f a.tar -C r) >"$T/vo/want" 2>&1
+			(cd "$T/vo" && "$PFX" $v -f a.tar -C p \
+			    --symlinks=$pol) >"$T/vo/got" 2>&1
+			if cmp -s "$T/vo/want" "$T/vo/got"; then ok; else
+				bad "tar $v -f a.tar, --symlinks=$pol:" \
+				    "$(diff "$T/vo/want" "$T/vo/got" |
+				    grep '^[<>]' | head -3 | tr '\n' ' ')"
+			fi
+		done
+	done
+	rm -rf "$T/vo/p" && mkdir "$T/vo/p"
+	(cd "$T/vo" && "$PFX" -xvf b.tar -C p --symlinks=contain) \
+	    >"$T/vo/got" 2>"$T/vo/err"
+	prc=$?
+	if [ $prc -eq 1 ] && [ "$(tr '\n' ' ' <"$T/vo/got")" = "a l1 abs z " ] &&
+	    grep -q '^pfextract: abs: ' "$T/vo/err"; then ok; else
+		bad "pfextract -xvf b.tar --symlinks=contain: exit $prc," \
+		    "$(tr '\n' ' ' <"$T/vo/got") $(head -1 "$T/vo/err")"
+	fi
+fi
+
 # --- issue 19: GNU tar's positional -C, against GNU tar ----------------------
 
 # A member binds to the -C before it (none: the current directory), a
@@ -1816,33 +1922,64 @@ if selected multidir; then
 	mkdir -p "$T/md/src/d/s" && echo 1 >"$T/md/src/d/s/f" &&
 	    echo 2 >"$T/md/src/e" && echo 3 >"$T/md/src/g"
 	(cd "$T/md/src" && tar -cf ../a.tar d e g)
-	for args in '-C x d -C y e' '-C x d -C /ABS/z e g' 'e -C x g' \
-	    '-C x -C y' '-C x d -C y -C z e' '-C x d/s -C y d e' \
-	    '-C x e -C y nothere' '-C x g -C . e'; do
+	# md_case ARCHIVE ARGS: GNU tar in r/, pfextract in p/, each with
+	# x/y/z, y and z made; ARGS with /ABS for r/ or p/.  The exit
+	# statuses and the trees (paths and link counts) must be the same.
+	md_case() {
+		mdarch=$1 mdargs=$2
 		for who in r p; do
 			rm -rf "$T/md/$who" && mkdir -p "$T/md/$who/x/y/z" \
-			    "$T/md/$who/z"
-			set -- $(echo "$args" | sed "s#/ABS#$T/md/$who#g")
+			    "$T/md/$who/y" "$T/md/$who/z"
+			set -- $(echo "$mdargs" | sed "s#/ABS#$T/md/$who#g")
 			if [ $who = r ]; then
-				(cd "$T/md/$who" && tar -xf ../a.tar "$@") \
+				(cd "$T/md/$who" && tar -xf "../$mdarch" "$@") \
 				    2>/dev/null
 			else
-				(cd "$T/md/$who" && "$PFX" -xf ../a.tar "$@") \
+				(cd "$T/md/$who" && "$PFX" -xf "../$mdarch" "$@") \
 				    2>/dev/null
 			fi
 			echo $? >"$T/md/$who.rc"
-			(cd "$T/md/$who" && find . | sort) >"$T/md/$who.tree"
+			(cd "$T/md/$who" && find . -printf '%p %n\n' | sort) \
+			    >"$T/md/$who.tree"
 		done
 		if cmp -s "$T/md/r.rc" "$T/md/p.rc" &&
 		    cmp -s "$T/md/r.tree" "$T/md/p.tree"; then
 			ok
 		else
-			bad "tar -xf a.tar $args: tar exit $(cat "$T/md/r.rc")," \
+			bad "tar -xf $mdarch $mdargs: tar exit $(cat "$T/md/r.rc")," \
 			    "pfextract $(cat "$T/md/p.rc");" \
 			    "$(diff "$T/md/r.tree" "$T/md/p.tree" | grep '^[<>]' |
 			    head -3 | tr '\n' ' ')"
 		fi
+	}
+	for args in '-C x d -C y e' '-C x d -C /ABS/z e g' 'e -C x g' \
+	    '-C x -C y' '-C x d -C y -C z e' '-C x d/s -C y d e' \
+	    '-C x e -C y nothere' '-C x g -C . e'; do
+		md_case a.tar "$args"
 	done
+	# Hard links: GNU tar links to the target's name in the link's
+	# own -C directory.  Two -C that are one directory are one run in
+	# pfextract, so the link reaches its target there; the same trees
+	# and statuses as GNU tar's.
+	(cd "$T/md/src" && ln e hl && tar -cf ../h.tar e g hl)
+	for args in '-C /ABS/x e -C /ABS/y g -C /ABS/x hl' \
+	    '-C /ABS/x e -C /ABS/x/. hl' 'e -C . hl' '-C x e -C /ABS/x hl' \
+	    '-C /ABS/x hl -C /ABS/y e -C /ABS/x e' \
+	    '-C /ABS/x e -C /ABS/y hl -C /ABS/y e'; do
+		md_case h.tar "$args"
+	done
+	# A link whose target went to another directory: GNU tar fails to
+	# link (exit 2), pfextract refuses it saying why (exit 1); the
+	# same tree.
+	rm -rf "$T/md/p" && mkdir -p "$T/md/p/x" "$T/md/p/y"
+	(cd "$T/md/p" && "$PFX" -xf ../h.tar -C x e -C ../y hl) 2>"$T/perr"
+	prc=$?
+	if [ $prc -eq 1 ] && [ -f "$T/md/p/x/e" ] &&
+	    [ -z "$(ls -A "$T/md/p/y")" ] &&
+	    grep -q 'hl: .*own -C directory' "$T/perr"; then ok; else
+		bad "pfextract -xf h.tar -C x e -C ../y hl: exit $prc," \
+		    "$(head -1 "$T/perr")"
+	fi
 	rm -rf "$T/md/p" && mkdir -p "$T/md/p/x" "$T/md/p/y"
 	(cd "$T/md/p" && cat ../a.tar | "$PFX" -xf - -C x d -C y e) \
 	    2>"$T/perr"

@@ -92,6 +92,7 @@ static const struct abi_row rows[] = {
 	OFF(struct pfx_options, nxattrs_exclude),
 	OFF(struct pfx_options, volume_label),
 	OFF(struct pfx_options, member_group), OFF(struct pfx_options, group),
+	OFF(struct pfx_options, queued), OFF(struct pfx_options, warning),
 
 	OFF(struct pfx_stats, entries), OFF(struct pfx_stats, unmatched),
 	OFF(struct pfx_stats, bytes),
@@ -111,7 +112,8 @@ static const struct abi_row rows[] = {
 	VAL(PFX_OPT_FSYNC), VAL(PFX_OPT_INCREMENTAL), VAL(PFX_OPT_TO_FD),
 	VAL(PFX_OPT_SANDBOX), VAL(PFX_OPT_SANDBOX_CHILD),
 	VAL(PFX_OPT_SANDBOX_REQUIRE), VAL(PFX_OPT_DEB),
-	VAL(PFX_OPT_MULTI_VOLUME), VAL(PFX_MAX_VOLUMES), VAL(PFX_ENOTARCHIVE),
+	VAL(PFX_OPT_MULTI_VOLUME), VAL(PFX_OPT_LABEL_ONLY),
+	VAL(PFX_MAX_VOLUMES), VAL(PFX_ENOTARCHIVE),
 	VAL(PFX_MATCH_ANCHORED), VAL(PFX_MATCH_CASEFOLD),
 	VAL(PFX_MATCH_NOSLASH),
 	VAL(PFX_SANDBOX_REQUIRE), VAL(PFX_SANDBOX_SYMLINKS),

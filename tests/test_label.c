@@ -220,6 +220,19 @@ on_report(void *arg, const struct pfx_entry *e)
 	s->reports++;
 }
 
+/* OPT's defaults, with FLAGS and the hooks that fill S (cleared). */
+static void
+hooked_options(struct pfx_options *opt, unsigned int flags, struct seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	pfx_options_init(opt);
+	opt->flags |= flags;
+	opt->hooks.label = on_label;
+	opt->hooks.report = on_report;
+	opt->hooks.arg = s;
+	opt->timeout = 20;
+}
+
 /* Extract BUF (LEN bytes) into dest with FLAGS and -V PATTERN (or
  * NULL). */
 static enum pfx_status
@@ -229,14 +242,8 @@ run(const void *buf, size_t len, unsigned int flags, const char *pattern,
 	struct pfx_input in = { .fd = -1, .buf = buf, .len = len };
 	struct pfx_options opt;
 
-	memset(s, 0, sizeof(*s));
-	pfx_options_init(&opt);
-	opt.flags |= flags;
+	hooked_options(&opt, flags, s);
 	opt.volume_label = pattern;
-	opt.hooks.label = on_label;
-	opt.hooks.report = on_report;
-	opt.hooks.arg = s;
-	opt.timeout = 20;
 	return pfx_extract(&in, destfd, ".", &opt, res);
 }
 
@@ -350,6 +357,123 @@ Test(label, label_alone)
 	cr_assert(s.calls == 1 && s.reports == 0);
 	cr_assert_eq(run(t.b, t.len, PFX_OPT_SANDBOX_CHILD | PFX_OPT_LIST,
 	    "bel", &s, &res), PFX_FATAL);
+}
+
+/* Read in this process, and by the decoder process. */
+static const unsigned int sandbox_modes[] = { 0, PFX_OPT_SANDBOX_CHILD };
+
+/* --test-label (PFX_OPT_LABEL_ONLY): BUF (LEN bytes) with MEMBERS (N)
+ * and FLAGS. */
+static enum pfx_status
+run_label_only(const void *buf, size_t len, unsigned int flags,
+    const char *const *members, size_t n, struct seen *s,
+    struct pfx_result *res)
+{
+	struct pfx_input in = { .fd = -1, .buf = buf, .len = len };
+	struct pfx_options opt;
+
+	hooked_options(&opt, flags | PFX_OPT_LIST | PFX_OPT_LABEL_ONLY, s);
+	opt.members = members;
+	opt.nmembers = n;
+	return pfx_extract(&in, -1, NULL, &opt, res);
+}
+
+/* As GNU tar, which reads the first header alone: with MODE, a damaged
+ * block after a label read whole is no error; without a label it is. */
+static void
+reads_no_further(unsigned int mode)
+{
+	struct pfx_result res;
+	struct tarbuf t;
+	struct seen s;
+
+	make_tar(&t, 'V', "Vol 1");
+	memset(t.b + 512, 'x', 512);	/* the file's header */
+	cr_assert_eq(run_label_only(t.b, t.len, mode, NULL, 0, &s, &res),
+	    PFX_OK, "%s", res.message);
+	cr_assert(s.calls == 1 && s.reports == 0);
+	/* Cut in the block after the label, too. */
+	cr_assert_eq(run_label_only(t.b, 700, mode, NULL, 0, &s, &res),
+	    PFX_OK, "%s", res.message);
+	cr_assert_eq(s.calls, 1);
+	/* Without PFX_OPT_LABEL_ONLY, listing the same fails. */
+	cr_assert_eq(run(t.b, t.len, mode | PFX_OPT_LIST, NULL, &s, &res),
+	    PFX_FATAL);
+	memset(t.b, 'x', 512);		/* no label left */
+	cr_assert_eq(run_label_only(t.b, t.len, mode, NULL, 0, &s, &res),
+	    PFX_FATAL);
+	cr_assert(s.calls == 0 && res.message[0] != '\0');
+}
+
+/* Only the label is read: it is told, no entry is reported or counted,
+ * and the members are matched against it (literally escaped, or as a
+ * leading directory, as an entry's name), in this process and with the
+ * decoder process, 'V' and pax labels; nothing after it is read. */
+Test(label, label_only_matches_members)
+{
+	static const char kinds[] = { 'V', 'g' };
+	static const char *const hit[] = { "nope", "Vol\\ 1" };
+	static const char *const glob[] = { "V*" };
+	static const char *const dir[] = { "Vol" };
+	static const char *const miss[] = { "Vol 2", "V" };
+	struct pfx_result res;
+	struct tarbuf t;
+	struct seen s;
+	size_t m, k;
+
+	for (m = 0; m < 2; m++)
+		for (k = 0; k < 2; k++) {
+			make_tar(&t, kinds[k], "Vol 1");
+			cr_assert_eq(run_label_only(t.b, t.len, sandbox_modes[m], NULL,
+			    0, &s, &res), PFX_OK, "%s", res.message);
+			cr_assert(s.calls == 1 && s.reports == 0);
+			cr_assert_str_eq(s.name, "Vol 1");
+			cr_assert(res.stats.entries == 0 &&
+			    res.stats.listed == 0 && res.stats.unmatched == 0);
+			cr_assert_eq(run_label_only(t.b, t.len, sandbox_modes[m], hit,
+			    2, &s, &res), PFX_OK, "%s", res.message);
+			cr_assert(s.calls == 1 && res.stats.unmatched == 0);
+			cr_assert_eq(run_label_only(t.b, t.len, sandbox_modes[m], glob,
+			    1, &s, &res), PFX_OK);
+			cr_assert_eq(run_label_only(t.b, t.len, sandbox_modes[m], miss,
+			    2, &s, &res), PFX_REFUSED);
+			cr_assert(s.calls == 1 && res.stats.unmatched == 1);
+			/* "a" selects "a/b"; "Vol" is no directory of it. */
+			cr_assert_eq(run_label_only(t.b, t.len, sandbox_modes[m], dir,
+			    1, &s, &res), PFX_REFUSED);
+			make_tar(&t, 'V', "Vol/1");
+			cr_assert_eq(run_label_only(t.b, t.len, sandbox_modes[m], dir,
+			    1, &s, &res), PFX_OK);
+			/* No label: nothing told, no member matches. */
+			make_tar(&t, 0, NULL);
+			cr_assert_eq(run_label_only(t.b, t.len, sandbox_modes[m], NULL,
+			    0, &s, &res), PFX_OK);
+			cr_assert(s.calls == 0 && s.reports == 0);
+			cr_assert_eq(run_label_only(t.b, t.len, sandbox_modes[m], glob,
+			    1, &s, &res), PFX_REFUSED);
+			cr_assert_eq(res.stats.unmatched, 1);
+			if (k == 0)
+				reads_no_further(sandbox_modes[m]);
+		}
+}
+
+/* PFX_OPT_LABEL_ONLY reads, it never extracts: without PFX_OPT_LIST the
+ * call is refused. */
+Test(label, label_only_needs_list)
+{
+	struct tarbuf t;
+	struct pfx_input in = { .fd = -1, .buf = t.b };
+	struct pfx_result res;
+	struct pfx_options opt;
+
+	make_tar(&t, 'V', "Vol 1");
+	in.len = t.len;
+	pfx_options_init(&opt);
+	opt.flags |= PFX_OPT_LABEL_ONLY;
+	cr_assert_eq(pfx_extract(&in, destfd, ".", &opt, &res), PFX_FATAL);
+	cr_assert_eq(res.error, EINVAL);
+	cr_assert(strstr(res.message, "PFX_OPT_LABEL_ONLY") != NULL);
+	cr_assert(!extracted());
 }
 
 /* --- the LABEL message (wire.h) ------------------------------------------ */

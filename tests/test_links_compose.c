@@ -806,6 +806,86 @@ Test(links_compose, file_replaces_lone_link)
 	each_resolver(case_file_replaces_lone_link);
 }
 
+/* --- pfx_options.queued: links named in archive order ------------------ */
+
+/* "Q name" per queued() call and "R name status" per report, in order. */
+struct order_log {
+	char text[1024];
+	size_t len;
+};
+
+static void
+log_line(struct order_log *l, const char *kind, const struct pfx_entry *e,
+    const char *what)
+{
+	int n = snprintf(l->text + l->len, sizeof(l->text) - l->len,
+	    "%s %s%s%s\n", kind, e->name, what != NULL ? " " : "",
+	    what != NULL ? what : "");
+
+	cr_assert(n > 0 && (size_t)n < sizeof(l->text) - l->len, "log");
+	l->len += (size_t)n;
+}
+
+static void
+on_queued_log(void *arg, const struct pfx_entry *e)
+{
+	cr_assert(e->path != NULL && e->type == PFX_TYPE_SYMLINK,
+	    "%s queued without a path, or not a link", e->name);
+	log_line(arg, "Q", e, NULL);
+}
+
+static void
+on_report_log(void *arg, const struct pfx_entry *e)
+{
+	log_line(arg, "R", e, e->reason);
+}
+
+/*
+ * Links wait for the end to be judged, but each is told to queued() at
+ * its place among the reports: after every entry before it, before any
+ * after it.  One that a later entry replaces is reported then; one that
+ * leads out is refused at the end; both were told when read.
+ */
+static void
+case_queued_in_order(struct cfx *fx)
+{
+	static const char want[] =
+	    "R d/ none\n"
+	    "Q l1\n"
+	    "R e/ none\n"
+	    "Q out\n"
+	    "Q gone\n"
+	    "R gone replaced\n"
+	    "R gone/ none\n"
+	    "R l1 none\n"
+	    "R out symlink_escapes\n";
+	struct order_log log;
+	struct cab ab;
+
+	memset(&log, 0, sizeof(log));
+	fx->opt.hooks.report = on_report_log;
+	fx->opt.queued = on_queued_log;
+	fx->opt.hooks.arg = &log;
+	cab_open(&ab);
+	cab_dir(&ab, "d");
+	cab_link(&ab, "l1", "d");
+	cab_dir(&ab, "e");
+	cab_link(&ab, "out", "../outside/sentinel");
+	cab_link(&ab, "gone", "d");
+	cab_dir(&ab, "gone");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s]", fx->rname);
+	cr_assert_str_eq(log.text, want, "[%s] got:\n%s", fx->rname,
+	    log.text);
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose, queued_in_order)
+{
+	each_resolver(case_queued_in_order);
+}
+
 /* --- pfx_root_list_links() --------------------------------------------- */
 
 struct listed {

@@ -379,3 +379,83 @@ Test(wire, total_out_of_place_is_a_protocol_error)
 	cr_assert_eq(play_list(&s, &res), PFX_FATAL);
 	cr_assert_eq(res.error, EPROTO, "%s", res.message);
 }
+
+/* What pfx_options.warning was told: "WHAT NAME\n" per call. */
+static char warned[4096];
+
+static void
+on_warning(void *arg, const char *what, const char *name)
+{
+	size_t n = strlen(warned);
+
+	(void)arg;
+	(void)snprintf(warned + n, sizeof(warned) - n, "%s %s\n", what, name);
+}
+
+/* Play S as a listing with on_warning() as the warning hook. */
+static enum pfx_status
+play_warned(const struct stream *s, struct pfx_result *res)
+{
+	struct pfx_options opt;
+	int p[2];
+
+	warned[0] = '\0';
+	cr_assert(pipe(p) == 0);
+	cr_assert(write(p[1], s->buf, s->len) == (ssize_t)s->len);
+	cr_assert(close(p[1]) == 0);
+	pfx_options_init(&opt);
+	opt.flags |= PFX_OPT_LIST;
+	opt.warning = on_warning;
+	opt.idle_timeout = 5;
+	opt.timeout = 20;
+	return xtr_extract_wire(p[0], destfd, ".", &opt, res);
+}
+
+/* A NOTE (a member a later volume continues by its name's first 100
+ * bytes) reaches the warning hook wherever it comes after CONFINED: in
+ * an entry's data, or between entries. */
+Test(wire, note_reaches_the_warning_hook)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_result res;
+
+	put_confined(&s);
+	put_file(&s, "f", 1, 3);
+	s.len += wire_put_note(s.buf + s.len, "f", 1);
+	put_data(&s, 0, "abc");
+	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
+	s.len += wire_put_note(s.buf + s.len, "long/name", 9);
+	put_end(&s, WIRE_END, WIRE_OK, 0);
+	cr_assert_eq(play_warned(&s, &res), PFX_OK, "%s", res.message);
+	cr_assert_str_eq(warned, "truncated_name f\n"
+	    "truncated_name long/name\n");
+}
+
+/* A NOTE before CONFINED, holding a NUL, or one more than there can be
+ * volumes breaks the contract; none is told then. */
+Test(wire, note_out_of_contract_is_a_protocol_error)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_result res;
+	size_t i;
+	int round;
+
+	cr_assert_eq(wire_put_note(s.buf, "", 0), 0);
+	for (round = 0; round < 3; round++) {
+		s.len = 0;
+		if (round == 0)
+			s.len += wire_put_note(s.buf + s.len, "f", 1);
+		put_confined(&s);
+		if (round == 1)
+			s.len += wire_put_note(s.buf + s.len, "a\0b", 3);
+		for (i = 0; round == 2 && i <= PFX_MAX_VOLUMES; i++)
+			s.len += wire_put_note(s.buf + s.len, "f", 1);
+		put_end(&s, WIRE_END, WIRE_OK, 0);
+		cr_assert_eq(play_warned(&s, &res), PFX_FATAL, "round %d",
+		    round);
+		cr_assert_eq(res.error, EPROTO, "round %d: %s", round,
+		    res.message);
+		if (round < 2)
+			cr_assert_str_eq(warned, "");
+	}
+}
