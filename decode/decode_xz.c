@@ -1,16 +1,20 @@
 /*
  * decode_xz.c -- xz for the decoder thread (decode.h): liblzma's threaded
- * decoder, over concatenated streams and their padding.  Blocks whose
- * headers hold their sizes (xz -T writes them) decode in parallel on up
- * to XTR_XZ_MAX_THREADS threads, as many as XTR_XZ_MEM_THREADING allows;
- * other streams decode on the decoder thread alone.  Every block's check
- * (CRC-32, CRC-64, SHA-256) is verified; a check liblzma cannot verify
- * is an error rather than a silent pass (libarchive let it pass).  A
- * stream that needs more than XTR_XZ_MEM_STOP is refused, with the
- * amount.  Errors are reported in stream order (no LZMA_FAIL_FAST), so a
+ * decoder, over concatenated streams and their padding, within the
+ * memory the caller gives it (struct xtr_dec_mem, decode.h).  Blocks
+ * whose headers hold their sizes (xz -T writes them) decode in parallel
+ * on as many threads as the budget's share for threads allows, the CPUs
+ * permitting; liblzma takes fewer where blocks are large, down to the
+ * decoder thread alone, and a stream of one block (xz without -T) has
+ * nothing to decode in parallel.  Only a stream whose one thread needs
+ * more than the whole budget is refused, naming the budget.  Every
+ * block's check (CRC-32, CRC-64, SHA-256) is verified; a check liblzma
+ * cannot verify is an error rather than a silent pass (libarchive let it
+ * pass).  Errors are reported in stream order (no LZMA_FAIL_FAST), so a
  * damaged archive yields the same output every run.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,7 @@
 struct xz {
 	lzma_stream strm;
 	bool ready;
+	uint64_t budget;	/* named when a stream needs more */
 };
 
 static void
@@ -35,7 +40,8 @@ xz_destroy(void *state)
 }
 
 static void *
-xz_create(unsigned int flags, char *msg, size_t cap)
+xz_create(unsigned int flags, const struct xtr_dec_mem *mem, char *msg,
+    size_t cap)
 {
 	static const lzma_stream init = LZMA_STREAM_INIT;
 	struct xz *x;
@@ -52,14 +58,17 @@ xz_create(unsigned int flags, char *msg, size_t cap)
 	x->strm = init;
 	memset(&mt, 0, sizeof(mt));
 	mt.flags = LZMA_CONCATENATED | LZMA_TELL_UNSUPPORTED_CHECK;
-	mt.threads = lzma_cputhreads();
-	if (mt.threads == 0)
-		mt.threads = 1;
-	if (mt.threads > XTR_XZ_MAX_THREADS)
-		mt.threads = XTR_XZ_MAX_THREADS;
+	/* The caller counted the CPUs (affinity, cgroup quota), which
+	 * lzma_cputhreads() does not. */
+	mt.threads = mem->threads < 1 ? 1 : mem->threads;
 	mt.timeout = 0;		/* block until there is output */
-	mt.memlimit_threading = XTR_XZ_MEM_THREADING;
-	mt.memlimit_stop = XTR_XZ_MEM_STOP;
+	/* Past THREADING liblzma waits for a thread to finish before it
+	 * starts the next block, and a block that needs more than all of
+	 * it decodes on this thread alone; only past the stop does it
+	 * refuse (LZMA_MEMLIMIT_ERROR). */
+	mt.memlimit_threading = mem->threading;
+	mt.memlimit_stop = mem->budget != 0 ? mem->budget : UINT64_MAX;
+	x->budget = mem->budget;
 	r = lzma_stream_decoder_mt(&x->strm, &mt);
 	if (r != LZMA_OK) {
 		(void)snprintf(msg, cap, "cannot start the xz decoder: "
@@ -77,11 +86,13 @@ xz_fail(struct xz *x, struct xtr_stream *s, lzma_ret r)
 {
 	switch (r) {
 	case LZMA_MEMLIMIT_ERROR:
+		/* The threaded decoder does not say what the refused block
+		 * needs (lzma_memusage() gives its base then). */
 		return xtr_stream_fail(s, ENOMEM, "xz decompression failed: "
-		    "the stream needs %llu MiB of memory to decode, more than "
-		    "the %u MiB allowed (a hostile dictionary size?)",
-		    (unsigned long long)(lzma_memusage(&x->strm) >> 20),
-		    XTR_XZ_MEM_STOP >> 20);
+		    "the stream needs more memory to decode on one thread "
+		    "than the memory budget: limit max-memory=%" PRIu64
+		    " (a hostile dictionary size?  raise limits.max_memory, "
+		    "or set it to 0)", x->budget);
 	case LZMA_MEM_ERROR:
 		return xtr_stream_fail(s, ENOMEM, "xz decompression failed: "
 		    "%s", strerror(ENOMEM));

@@ -3,8 +3,12 @@
  * inodes, memory, time, and the caller's cancellation.
  *
  * Each crossing fails the run with the limit named (xtr_fail); the
- * memory budget may be taken by either thread, so it is atomic.
+ * memory budget may be taken by either thread, so it is atomic.  The
+ * decoders' part of the memory budget is worked out here too, and handed
+ * to decode/ as data (xtr_dec_mem_of()).
  */
+#include <sys/resource.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -139,4 +143,49 @@ void
 xtr_mem_give(struct xtr *x, size_t n)
 {
 	atomic_fetch_sub(&x->mem_used, (uint64_t)n);
+}
+
+/* see extract.h */
+void
+xtr_dec_mem_of(const struct pfx_limits *lim, unsigned int cpus,
+    struct xtr_dec_mem *mem)
+{
+	uint64_t budget = lim->max_memory;
+
+	mem->budget = budget;
+	/* Without a budget, the threads keep the default's share: more
+	 * CPUs then never mean more memory. */
+	mem->threading = (budget != 0 ? budget : PFX_DEFAULT_MAX_MEMORY) /
+	    XTR_XZ_MEM_SHARE;
+	mem->threads = cpus < 1 ? 1 : cpus > XTR_XZ_MAX_THREADS ?
+	    XTR_XZ_MAX_THREADS : cpus;
+}
+
+/*
+ * A thread's stack, as glibc sizes it by default: RLIMIT_STACK's soft
+ * limit, or a default of its own where that is unlimited (2 MiB on
+ * x86-64, 32 MiB on some others: counted at 32).
+ */
+static uint64_t
+thread_stack(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 32ull << 20;
+	return (uint64_t)rl.rlim_cur;
+}
+
+/* see extract.h */
+uint64_t
+xtr_decoder_rlimit(const struct pfx_limits *lim,
+    const struct xtr_dec_mem *mem)
+{
+	if (lim->max_memory == 0)
+		return 0;
+	/* SECURITY: every writable private mapping counts against
+	 * RLIMIT_DATA, a thread's stack too: the xz threads the budget
+	 * lets run must fit, or a run within its budget would fail. */
+	return lim->max_memory + XTR_DECODER_HEADROOM +
+	    ((uint64_t)mem->threads + 1) * thread_stack();
 }

@@ -22,6 +22,7 @@
 #include <archive_entry.h>
 
 #include "extract.h"
+#include "plat_thread.h"
 #include "platform.h"
 
 /* see extract.h */
@@ -817,13 +818,15 @@ open_source(struct xtr *x, const struct xtr_in *src)
 	const struct pfx_options *opt = x->opt;
 	const struct pfx_input *in = src->in;
 	struct pfx_sandbox_info self;
+	struct xtr_dec_mem mem;
 	int error;
 
 	if (in == NULL)
 		return open_wire(x, src);
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
+		xtr_dec_mem_of(&opt->limits, plat_thread_cpus(), &mem);
 		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,
-		    XTR_READ_FLAGS(opt), &x->dec, &x->vols, &x->head,
+		    XTR_READ_FLAGS(opt), &mem, &x->dec, &x->vols, &x->head,
 		    x->res->message, sizeof(x->res->message), &error);
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)

@@ -32,10 +32,11 @@ struct xtr_meta;
 struct stat;
 
 /*
- * The decoder process may allocate the run's memory budget and this much
- * more, for the decoders' own buffers (xz's stop at 256 MiB).
+ * The decoder process may allocate the run's memory budget (which bounds
+ * xz's threads too), its threads' stacks, and this much more: the ring,
+ * libarchive's buffers and the allocator's slack (xtr_decoder_rlimit()).
  */
-#define XTR_DECODER_HEADROOM (512ull << 20)
+#define XTR_DECODER_HEADROOM (256ull << 20)
 
 /* Bytes read from the archive at a time, and written per write(2). */
 #define XTR_BLOCK (64 * 1024)
@@ -293,13 +294,15 @@ void xtr_volumes_free(struct xtr_volumes *v);
 /*
  * As xtr_reader_open(), keeping the first bytes of the decompressed
  * archive (of volumes, joined) in *HEAD (not NULL) as they are read
- * (label.c).
+ * (label.c), with what the xz decoder may take of the memory budget in
+ * MEM (xtr_dec_mem_of()); xtr_reader_open() gives it the default
+ * budget's.
  */
 struct archive *xtr_reader_open_head(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
-    unsigned int dec_flags, struct xtr_decoder **dec,
-    struct xtr_volumes **vols, struct xtr_head *head, char *msg,
-    size_t cap, int *error);
+    unsigned int dec_flags, const struct xtr_dec_mem *mem,
+    struct xtr_decoder **dec, struct xtr_volumes **vols,
+    struct xtr_head *head, char *msg, size_t cap, int *error);
 
 /*
  * The archive has ended: stop our decoder DEC (if not NULL; it stays the
@@ -504,6 +507,27 @@ void xtr_mem_give(struct xtr *x, size_t n);
  * the budget is no failure; N is not taken.  Return: 0, or -1.
  */
 int xtr_mem_try(struct xtr *x, size_t n);
+
+/*
+ * What the decoders may take of the memory budget LIM->max_memory, on
+ * CPUS CPUs (plat_thread_cpus()), into *MEM: xz's threads together
+ * 1/XTR_XZ_MEM_SHARE of it, one thread the whole of it (decode.h).
+ * Names, links and tables are counted against the whole budget apart,
+ * in the process that writes; the decoders' memory is in the process
+ * that decodes (the sandbox's decoder process, or this one), where
+ * xtr_decoder_rlimit() caps it all.
+ */
+void xtr_dec_mem_of(const struct pfx_limits *lim, unsigned int cpus,
+    struct xtr_dec_mem *mem);
+
+/*
+ * The RLIMIT_DATA of the decoder process for LIM and MEM, or 0 for none
+ * (no budget): the budget, the stacks of MEM->threads xz threads and of
+ * the decoder thread, and XTR_DECODER_HEADROOM for the buffers of fixed
+ * size.  A decoder that runs away stops there with ENOMEM.
+ */
+uint64_t xtr_decoder_rlimit(const struct pfx_limits *lim,
+    const struct xtr_dec_mem *mem);
 
 /*
  * Has the caller cancelled the run (pfx_options.cancel), its deadline
