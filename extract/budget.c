@@ -181,11 +181,15 @@ uint64_t
 xtr_decoder_rlimit(const struct pfx_limits *lim,
     const struct xtr_dec_mem *mem)
 {
+	uint64_t stacks = ((uint64_t)mem->threads + 1) * thread_stack();
+
 	if (lim->max_memory == 0)
 		return 0;
 	/* SECURITY: every writable private mapping counts against
 	 * RLIMIT_DATA, a thread's stack too: the xz threads the budget
-	 * lets run must fit, or a run within its budget would fail. */
+	 * lets run must fit, or a run within its budget would fail.  Half
+	 * the headroom is theirs; more threads than that holds get more. */
 	return lim->max_memory + XTR_DECODER_HEADROOM +
-	    ((uint64_t)mem->threads + 1) * thread_stack();
+	    (stacks > XTR_DECODER_HEADROOM / 2 ? stacks -
+	    XTR_DECODER_HEADROOM / 2 : 0);
 }

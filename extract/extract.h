@@ -33,10 +33,11 @@ struct stat;
 
 /*
  * The decoder process may allocate the run's memory budget (which bounds
- * xz's threads too), its threads' stacks, and this much more: the ring,
- * libarchive's buffers and the allocator's slack (xtr_decoder_rlimit()).
+ * xz's threads too) and this much more: its threads' stacks (half of it,
+ * or what they need beyond), the ring, libarchive's buffers and the
+ * allocator's slack (xtr_decoder_rlimit()).
  */
-#define XTR_DECODER_HEADROOM (256ull << 20)
+#define XTR_DECODER_HEADROOM (512ull << 20)
 
 /* Bytes read from the archive at a time, and written per write(2). */
 #define XTR_BLOCK (64 * 1024)
@@ -522,9 +523,9 @@ void xtr_dec_mem_of(const struct pfx_limits *lim, unsigned int cpus,
 
 /*
  * The RLIMIT_DATA of the decoder process for LIM and MEM, or 0 for none
- * (no budget): the budget, the stacks of MEM->threads xz threads and of
- * the decoder thread, and XTR_DECODER_HEADROOM for the buffers of fixed
- * size.  A decoder that runs away stops there with ENOMEM.
+ * (no budget): the budget and XTR_DECODER_HEADROOM, more where the
+ * stacks of MEM->threads xz threads and of the decoder thread need more
+ * than half of that.  A decoder that runs away stops there with ENOMEM.
  */
 uint64_t xtr_decoder_rlimit(const struct pfx_limits *lim,
     const struct xtr_dec_mem *mem);
