@@ -692,7 +692,7 @@ decoder_new(enum xtr_codec codec, const struct xtr_dec_input *in,
 		(void)snprintf(msg, cap, "no decoder for codec %d", codec);
 		goto fail;
 	}
-	d->codec = d->ops->create(flags, msg, cap);
+	d->codec = d->ops->create(flags, in->mem, msg, cap);
 	if (d->codec == NULL)
 		goto fail;
 	d->mem = malloc(XTR_DEC_RING);

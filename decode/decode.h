@@ -81,25 +81,38 @@ enum xtr_codec {
 #define XTR_ZSTD_WINDOW_LOG_MAX 27
 
 /*
- * xz: the memory the threaded decoder may use before it takes fewer
- * threads.  A thread needs its block's dictionary and its compressed and
- * uncompressed data: about 10 MiB for xz -T -2's blocks, so two or more
- * threads decode those, but 35 MiB for -6's (24 MiB blocks), which are
- * then decoded on the decoder thread alone, in the dictionary's 8 MiB.
- * So the peak RSS stays well under 64 MiB whatever the archive, and a
- * multi-block xz of the lighter presets still decodes in parallel.
+ * xz: what the decoder may take of the run's memory budget
+ * (pfx_limits.max_memory), worked out by the caller (extract/budget.c)
+ * and handed down as data.  THREADING: liblzma's memlimit_threading,
+ * what all its threads may hold together; it starts as many as that
+ * allows, up to THREADS, and fewer where blocks are large, down to one
+ * (a thread holds its block's dictionary and its compressed and
+ * decompressed data: about 10 MiB for xz -T -2's blocks, 35 MiB for
+ * -6's 24 MiB blocks).  BUDGET: the whole budget, what one thread may
+ * need at most (liblzma's memlimit_stop): a stream that needs more, a
+ * hostile dictionary size say, is refused, with the budget named; 0: no
+ * budget, nothing refused.
  */
-#define XTR_XZ_MEM_THREADING (24u * 1024 * 1024)
+struct xtr_dec_mem {
+	uint64_t threading;
+	uint64_t budget;
+	unsigned int threads;	/* at least 1 */
+};
 
 /*
- * xz: the memory a stream may need at all (its dictionary, mostly):
- * four times the dictionary of xz's largest preset (-9: 64 MiB).  A
- * hostile header asking for more is refused with a message saying so.
+ * xz: the threads' share of the budget, 1/XTR_XZ_MEM_SHARE of it: 128
+ * MiB of the 1 GiB default, room for three threads of xz -6's blocks, so
+ * that the peak RSS of a run stays under 192 MiB on any number of CPUs;
+ * a larger budget lets more threads run.  With no budget (0), the
+ * default's share.
  */
-#define XTR_XZ_MEM_STOP (256u * 1024 * 1024)
+#define XTR_XZ_MEM_SHARE 8u
 
-/* xz: threads at most, online CPUs permitting. */
-#define XTR_XZ_MAX_THREADS 4
+/*
+ * xz: threads at most, whatever the CPUs: a thread's stack counts
+ * against the decoder process's RLIMIT_DATA (extract/child.c).
+ */
+#define XTR_XZ_MAX_THREADS 64u
 
 /* xtr_decode_open() flags: gzip with zlib, even where ISA-L is built in
  * (the fallback's tests). */
@@ -190,6 +203,8 @@ struct xtr_dec_input {
 	struct xtr_head *tap;	/* the first decoded bytes are kept here
 				   (label.c), by the reading thread; or
 				   NULL */
+	const struct xtr_dec_mem *mem;	/* what xz may take (borrowed,
+					   read at the start) */
 };
 
 /*
@@ -269,10 +284,11 @@ enum xtr_step {
 struct xtr_codec_ops {
 	const char *name;
 	/*
-	 * Make a codec's state for FLAGS (XTR_DEC_*).  Return: the state,
-	 * or NULL with a message in MSG (CAP bytes).
+	 * Make a codec's state for FLAGS (XTR_DEC_*), within MEM.
+	 * Return: the state, or NULL with a message in MSG (CAP bytes).
 	 */
-	void *(*create)(unsigned int flags, char *msg, size_t cap);
+	void *(*create)(unsigned int flags, const struct xtr_dec_mem *mem,
+	    char *msg, size_t cap);
 	/* Decode what S allows.  Return: what stopped it. */
 	enum xtr_step (*step)(void *state, struct xtr_stream *s);
 	void (*destroy)(void *state);

@@ -556,10 +556,12 @@ gz_destroy(void *state)
 }
 
 static void *
-gz_create(unsigned int flags, char *msg, size_t cap)
+gz_create(unsigned int flags, const struct xtr_dec_mem *mem, char *msg,
+    size_t cap)
 {
 	struct gz *g = calloc(1, sizeof(*g));
 
+	(void)mem;	/* a fixed 32 KiB window */
 	if (g == NULL)
 		goto nomem;
 	g->phase = GZ_HEADER;

@@ -1,16 +1,23 @@
 /*
  * decode_xz.c -- xz for the decoder thread (decode.h): liblzma's threaded
- * decoder, over concatenated streams and their padding.  Blocks whose
- * headers hold their sizes (xz -T writes them) decode in parallel on up
- * to XTR_XZ_MAX_THREADS threads, as many as XTR_XZ_MEM_THREADING allows;
- * other streams decode on the decoder thread alone.  Every block's check
- * (CRC-32, CRC-64, SHA-256) is verified; a check liblzma cannot verify
- * is an error rather than a silent pass (libarchive let it pass).  A
- * stream that needs more than XTR_XZ_MEM_STOP is refused, with the
- * amount.  Errors are reported in stream order (no LZMA_FAIL_FAST), so a
+ * decoder, over concatenated streams and their padding, within the
+ * memory the caller gives it (struct xtr_dec_mem, decode.h).  Blocks
+ * whose headers hold their sizes (xz -T writes them) decode in parallel
+ * on as many threads as the budget's share for threads allows, the CPUs
+ * permitting; liblzma takes fewer where blocks are large, down to the
+ * decoder thread alone, and a stream of one block (xz without -T) has
+ * nothing to decode in parallel.  Only a stream whose one thread needs
+ * more than the whole budget is refused, naming the budget.  Every
+ * block's check (CRC-32, CRC-64, SHA-256) is verified; a check liblzma
+ * cannot verify is an error rather than a silent pass (libarchive let it
+ * pass).  Errors are reported in stream order (no LZMA_FAIL_FAST), so a
  * damaged archive yields the same output every run.
  */
+#define _DEFAULT_SOURCE	/* MAP_ANONYMOUS */
+#include <sys/mman.h>
+
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +29,72 @@
 struct xz {
 	lzma_stream strm;
 	bool ready;
+	uint64_t budget;	/* named when a stream needs more */
 };
+
+/*
+ * liblzma's large buffers (a block's input and output, a dictionary)
+ * come from mmap(2) and go back with munmap(2).  From malloc(3), the
+ * freed ones stayed in the allocator's heaps (glibc raises its mmap
+ * threshold to the size of the first one freed), and the decoder
+ * process held 159 MiB with the threads' 128 MiB in use.  Each
+ * allocation starts with its header: its length, and whether it was
+ * mapped.
+ */
+#define XZ_MAP_MIN (256u * 1024)
+
+struct xz_chunk {
+	size_t len;
+	size_t mapped;
+};
+
+static void *
+xz_alloc(void *opaque, size_t nmemb, size_t size)
+{
+	struct xz_chunk *c;
+	size_t n;
+
+	(void)opaque;
+	if (size != 0 && nmemb > (SIZE_MAX - sizeof(*c)) / size)
+		return NULL;
+	n = nmemb * size + sizeof(*c);
+#ifdef MAP_ANONYMOUS
+	if (n >= XZ_MAP_MIN) {
+		void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return NULL;
+		c = p;
+		c->len = n;
+		c->mapped = 1;
+		return c + 1;
+	}
+#endif
+	c = malloc(n);
+	if (c == NULL)
+		return NULL;
+	c->len = n;
+	c->mapped = 0;
+	return c + 1;
+}
+
+static void
+xz_free(void *opaque, void *p)
+{
+	struct xz_chunk *c;
+
+	(void)opaque;
+	if (p == NULL)
+		return;
+	c = (struct xz_chunk *)p - 1;
+	if (c->mapped)
+		(void)munmap(c, c->len);
+	else
+		free(c);
+}
+
+static const lzma_allocator xz_allocator = { xz_alloc, xz_free, NULL };
 
 static void
 xz_destroy(void *state)
@@ -35,7 +107,8 @@ xz_destroy(void *state)
 }
 
 static void *
-xz_create(unsigned int flags, char *msg, size_t cap)
+xz_create(unsigned int flags, const struct xtr_dec_mem *mem, char *msg,
+    size_t cap)
 {
 	static const lzma_stream init = LZMA_STREAM_INIT;
 	struct xz *x;
@@ -49,16 +122,20 @@ xz_create(unsigned int flags, char *msg, size_t cap)
 		return NULL;
 	}
 	x->strm = init;
+	x->strm.allocator = &xz_allocator;
 	memset(&mt, 0, sizeof(mt));
 	mt.flags = LZMA_CONCATENATED | LZMA_TELL_UNSUPPORTED_CHECK;
-	mt.threads = lzma_cputhreads();
-	if (mt.threads == 0)
-		mt.threads = 1;
-	if (mt.threads > XTR_XZ_MAX_THREADS)
-		mt.threads = XTR_XZ_MAX_THREADS;
+	/* The caller counted the CPUs (affinity, cgroup quota), which
+	 * lzma_cputhreads() does not. */
+	mt.threads = mem->threads < 1 ? 1 : mem->threads;
 	mt.timeout = 0;		/* block until there is output */
-	mt.memlimit_threading = XTR_XZ_MEM_THREADING;
-	mt.memlimit_stop = XTR_XZ_MEM_STOP;
+	/* Past THREADING liblzma waits for a thread to finish before it
+	 * starts the next block, and a block that needs more than all of
+	 * it decodes on this thread alone; only past the stop does it
+	 * refuse (LZMA_MEMLIMIT_ERROR). */
+	mt.memlimit_threading = mem->threading;
+	mt.memlimit_stop = mem->budget != 0 ? mem->budget : UINT64_MAX;
+	x->budget = mem->budget;
 	/* Inline (one CPU), no thread at all: liblzma's threaded decoder
 	 * would start one even for one thread. */
 	if ((flags & XTR_DEC_INLINE) != 0)
@@ -81,11 +158,13 @@ xz_fail(struct xz *x, struct xtr_stream *s, lzma_ret r)
 {
 	switch (r) {
 	case LZMA_MEMLIMIT_ERROR:
+		/* The threaded decoder does not say what the refused block
+		 * needs (lzma_memusage() gives its base then). */
 		return xtr_stream_fail(s, ENOMEM, "xz decompression failed: "
-		    "the stream needs %llu MiB of memory to decode, more than "
-		    "the %u MiB allowed (a hostile dictionary size?)",
-		    (unsigned long long)(lzma_memusage(&x->strm) >> 20),
-		    XTR_XZ_MEM_STOP >> 20);
+		    "the stream needs more memory to decode on one thread "
+		    "than the memory budget: limit max-memory=%" PRIu64
+		    " (a hostile dictionary size?  raise limits.max_memory, "
+		    "or set it to 0)", x->budget);
 	case LZMA_MEM_ERROR:
 		return xtr_stream_fail(s, ENOMEM, "xz decompression failed: "
 		    "%s", strerror(ENOMEM));

@@ -86,11 +86,13 @@ zs_destroy(void *state)
 }
 
 static void *
-zs_create(unsigned int flags, char *msg, size_t cap)
+zs_create(unsigned int flags, const struct xtr_dec_mem *mem, char *msg,
+    size_t cap)
 {
 	struct zs *z;
 
 	(void)flags;
+	(void)mem;	/* XTR_ZSTD_WINDOW_LOG_MAX bounds it */
 	z = calloc(1, sizeof(*z));
 	if (z == NULL)
 		goto nomem;

@@ -3,8 +3,11 @@
  * inodes, memory, time, and the caller's cancellation.
  *
  * Each crossing fails the run with the limit named (xtr_fail); the
- * memory budget may be taken by either thread, so it is atomic.
+ * memory budget may be taken by either thread, so it is atomic.  The
+ * decoders' part of the memory budget is worked out in decmem.c.
  */
+#include <sys/resource.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>

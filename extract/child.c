@@ -47,6 +47,7 @@
 #include <archive_entry.h>
 
 #include "child.h"
+#include "decmem.h"
 #include "decode.h"
 #include "extract.h"
 #include "labelparse.h"
@@ -629,7 +630,8 @@ decode_zip(struct out *o, struct xtr_zip *zip)
 /* Read the archive and send it all; then END.  Never returns. */
 static void __attribute__((noreturn))
 decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
-    const struct pfx_options *opt, unsigned int dec_flags)
+    const struct pfx_options *opt, unsigned int dec_flags,
+    const struct xtr_dec_mem *mem)
 {
 	static struct out o;	/* the queue: too big for the stack */
 	static struct xtr_head head;	/* the archive's first bytes */
@@ -666,7 +668,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	    (head.window = xtr_paxdump_window()) == NULL)
 		finish(&o, ENOMEM, "cannot keep the stream's last bytes for -G");
 	ar = xtr_reader_open_head(in, opt->formats, NULL,
-	    XTR_READ_FLAGS(opt) | dec_flags, &dec, &vols, &head, msg,
+	    XTR_READ_FLAGS(opt) | dec_flags, mem, &dec, &vols, &head, msg,
 	    sizeof(msg), &r);
 	if (ar == NULL)
 		finish(&o, r, msg);
@@ -768,6 +770,7 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	unsigned char m[WIRE_CONFINED_LEN + 8 + WIRE_TEXT_MAX];
 	struct pfx_sandbox_info info;
 	struct pfx_input input = *in;
+	struct xtr_dec_mem mem;
 	char msg[WIRE_TEXT_MAX];
 	unsigned int flags = PFX_SANDBOX_NO_DEST;
 	int keep[1 + PFX_MAX_VOLUMES], vols[PFX_MAX_VOLUMES];
@@ -831,25 +834,26 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 			vols[i] = keep[vols[i]];
 	input.volumes = nvol > 0 && open_err == 0 ? vols : NULL;
 
+	/* The CPUs are counted before the sandbox hides the cgroup. */
+	child_cpus = plat_thread_cpus();
+	xtr_dec_mem_of(&opt->limits, child_cpus, &mem);
 	/*
 	 * SECURITY: what the decoders may allocate for a hostile archive (a
-	 * zip's central directory, a pax header, a 7z header) is bounded:
-	 * the run's memory budget, and room for the decoders themselves
-	 * (xz stops at 256 MiB).  The filter keeps the child from raising
-	 * it.  Not under a sanitizer, whose shadow memory counts: the
-	 * library's, or the caller's (a ThreadSanitizer build of an
+	 * zip's central directory, a pax header, a 7z header, an xz
+	 * dictionary) is bounded: the run's memory budget, which bounds
+	 * xz's threads too, their stacks, and room for buffers of fixed
+	 * size (xtr_decoder_rlimit()).  The filter keeps the child from
+	 * raising it.  Not under a sanitizer, whose shadow memory counts:
+	 * the library's, or the caller's (a ThreadSanitizer build of an
 	 * installer, with this library built plainly).
 	 */
-	if (opt->limits.max_memory != 0 && !plat_sanitized()) {
+	if (xtr_decoder_rlimit(&opt->limits, &mem) != 0 && !plat_sanitized()) {
 		struct rlimit rl;
 
-		rl.rlim_cur = (rlim_t)(opt->limits.max_memory +
-		    XTR_DECODER_HEADROOM);
+		rl.rlim_cur = (rlim_t)xtr_decoder_rlimit(&opt->limits, &mem);
 		rl.rlim_max = rl.rlim_cur;
 		(void)setrlimit(RLIMIT_DATA, &rl);
 	}
-	/* The quota is read under /sys, before it is out of reach. */
-	child_cpus = plat_thread_cpus();
 	/* SECURITY: confined before the first archive byte is read. */
 	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
 		flags |= PFX_SANDBOX_REQUIRE;
@@ -870,5 +874,5 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 		    msg));
 		_exit(0);
 	}
-	decode_all(fd, ring, &input, opt, dec_flags);
+	decode_all(fd, ring, &input, opt, dec_flags, &mem);
 }

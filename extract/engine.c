@@ -23,6 +23,7 @@
 
 #include "async.h"
 #include "budget.h"
+#include "decmem.h"
 #include "decode.h"
 #include "dirs.h"
 #include "dumpdir.h"
@@ -797,6 +798,7 @@ open_source(struct xtr *x, const struct xtr_in *src)
 	const struct pfx_options *opt = x->opt;
 	const struct pfx_input *in = src->in;
 	struct pfx_sandbox_info self;
+	struct xtr_dec_mem mem;
 	int error, r;
 
 	if (in == NULL)
@@ -804,7 +806,7 @@ open_source(struct xtr *x, const struct xtr_in *src)
 	if ((opt->flags & (PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_CHILD)) == 0) {
 		/* A zip of the common kind: our reader, on every CPU. */
 		r = xtr_zip_open(in, opt, XTR_READ_FLAGS(opt),
-		    plat_thread_cpus(), &x->zip, x->res->message,
+		    x->cpus, &x->zip, x->res->message,
 		    sizeof(x->res->message), &error);
 		if (r == ZIP_OURS)
 			return 0;
@@ -825,9 +827,10 @@ open_source(struct xtr *x, const struct xtr_in *src)
 			    "stream's last bytes for -G: %s", strerror(ENOMEM));
 			return -1;
 		}
+		xtr_dec_mem_of(&opt->limits, x->cpus, &mem);
 		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,
-		    XTR_READ_FLAGS(opt) | dec_flags(x), &x->dec, &x->vols,
-		    &x->head,
+		    XTR_READ_FLAGS(opt) | dec_flags(x), &mem, &x->dec,
+		    &x->vols, &x->head,
 		    x->res->message, sizeof(x->res->message), &error);
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)
@@ -966,7 +969,8 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	pfx_parent_cache_init(&x->parents);
 	/* Counted before this process, or its decoder process, confines
 	 * itself: Landlock may deny the cgroup's files under /sys. */
-	x->one_cpu = plat_thread_cpus() < 2;
+	x->cpus = plat_thread_cpus();
+	x->one_cpu = x->cpus < 2;
 	if (opt->timeout != 0) {
 		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);
 		x->deadline.tv_sec += (time_t)opt->timeout;

@@ -33,8 +33,10 @@ struct xtr_meta;
 struct stat;
 
 /*
- * The decoder process may allocate the run's memory budget and this much
- * more, for the decoders' own buffers (xz's stop at 256 MiB).
+ * The decoder process may allocate the run's memory budget (which bounds
+ * xz's threads too) and this much more: its threads' stacks (half of it,
+ * or what they need beyond), the ring, libarchive's buffers and the
+ * allocator's slack (xtr_decoder_rlimit()).
  */
 #define XTR_DECODER_HEADROOM (512ull << 20)
 
@@ -162,6 +164,7 @@ struct xtr {
 	 * the decoder process.
 	 */
 	bool one_cpu;
+	unsigned int cpus;		/* plat_thread_cpus(), at the start */
 	/*
 	 * --symlinks=contain: the destination was empty when the run began
 	 * (begin()), so it held no link of before the run: at the end

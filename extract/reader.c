@@ -24,11 +24,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "decmem.h"
 #include "decode.h"
 #include "extract.h"
 #include "reader.h"
 #include "readfd.h"
 #include "volumes.h"
+#include "plat_thread.h"
 
 /* Where a zip's end record may be: itself (22) and a comment (64 KiB). */
 #define XTR_ZIP_TAIL (22u + 65535u)
@@ -420,6 +422,7 @@ struct opening {
 	bool raw_empty;		/* set: the input has no byte at all */
 	struct xtr_head *head;	/* the first bytes kept, or NULL */
 	int open_err;		/* set: the input cannot be opened (errno) */
+	const struct xtr_dec_mem *mem;	/* what xz may take */
 };
 
 /*
@@ -460,6 +463,7 @@ open_stream(struct archive *a, int fd, bool own_fd, struct opening *o)
 	di.head = head;
 	di.head_len = got;
 	di.tap = o->head;
+	di.mem = o->mem;
 	return xtr_decode_open(a, codec, &di, o->dec_flags, o->cancel,
 	    o->dec);
 }
@@ -499,6 +503,7 @@ open_decoded_fd(struct archive *a, int fd, bool own_fd,
 	di.fd = fd;
 	di.own_fd = own_fd;
 	di.tap = o->head;
+	di.mem = o->mem;
 	return xtr_decode_open(a, codec, &di, o->dec_flags, o->cancel,
 	    o->dec);
 }
@@ -631,6 +636,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 		di.buf = in->buf;
 		di.len = in->len;
 		di.tap = o->head;
+	di.mem = o->mem;
 		return xtr_decode_open(a, codec, &di, o->dec_flags,
 		    o->cancel, o->dec);
 	}
@@ -850,7 +856,7 @@ open_multivolume(const struct pfx_input *in,
     struct xtr_volumes **vols, struct xtr_head *head, char *msg, size_t cap,
     int *error)
 {
-	struct opening o = { cancel, 0, NULL, false, head, 0 };
+	struct opening o = { cancel, 0, NULL, false, head, 0, NULL };
 	struct xtr_volumes *joiner;
 	struct archive *a;
 	int r;
@@ -929,19 +935,24 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
     struct xtr_decoder **dec, struct xtr_volumes **vols, char *msg,
     size_t cap, int *error)
 {
-	return xtr_reader_open_head(in, names, cancel, dec_flags, dec, vols,
-	    NULL, msg, cap, error);
+	struct pfx_limits lim = { .max_memory = PFX_DEFAULT_MAX_MEMORY };
+	struct xtr_dec_mem mem;
+
+	xtr_dec_mem_of(&lim, plat_thread_cpus(), &mem);
+	return xtr_reader_open_head(in, names, cancel, dec_flags, &mem, dec,
+	    vols, NULL, msg, cap, error);
 }
 
 /* see reader.h */
 struct archive *
 xtr_reader_open_head(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
-    struct xtr_decoder **dec, struct xtr_volumes **vols,
-    struct xtr_head *head, char *msg, size_t cap, int *error)
+    const struct xtr_dec_mem *mem, struct xtr_decoder **dec,
+    struct xtr_volumes **vols, struct xtr_head *head, char *msg,
+    size_t cap, int *error)
 {
 	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT |
-	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head, 0 };
+	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head, 0, mem };
 	struct archive *a;
 	bool seekable;
 	off_t start;

@@ -60,13 +60,15 @@ int xtr_reader_errno(struct archive *a);
 /*
  * As xtr_reader_open(), keeping the first bytes of the decompressed
  * archive (of volumes, joined) in *HEAD (not NULL) as they are read
- * (label.c).
+ * (label.c), with what the xz decoder may take of the memory budget in
+ * MEM (xtr_dec_mem_of()); xtr_reader_open() gives it the default
+ * budget's.
  */
 struct archive *xtr_reader_open_head(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
-    unsigned int dec_flags, struct xtr_decoder **dec,
-    struct xtr_volumes **vols, struct xtr_head *head, char *msg,
-    size_t cap, int *error);
+    unsigned int dec_flags, const struct xtr_dec_mem *mem,
+    struct xtr_decoder **dec, struct xtr_volumes **vols,
+    struct xtr_head *head, char *msg, size_t cap, int *error);
 
 /*
  * The archive has ended: stop our decoder DEC (if not NULL; it stays the

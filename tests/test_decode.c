@@ -46,9 +46,11 @@
 #define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_getFrameHeader() */
 #include <zstd.h>
 
+#include "decmem.h"
 #include "decode.h"
 #include "fixture.h"
 #include "reader.h"
+#include "plat_thread.h"
 
 #define KiB 1024u
 #define MiB (1024u * 1024u)
@@ -1204,9 +1206,197 @@ Test(decode, xz_memory_limit)
 	x.p[22] = (unsigned char)(crc >> 16);
 	x.p[23] = (unsigned char)(crc >> 24);
 	cr_expect(extract(fx, &x, FEED_BUF) == PFX_FATAL &&
-	    strstr(fx->res.message, "MiB allowed") != NULL,
-	    "a 4 GiB dictionary: \"%s\"", fx->res.message);
+	    fx->res.error == ENOMEM &&
+	    strstr(fx->res.message, "limit max-memory=1073741824 (") !=
+	    NULL && strstr(fx->res.message, "raise limits.max_memory, or set "
+	    "it to 0)") != NULL, "a 4 GiB dictionary: \"%s\"",
+	    fx->res.message);
 	buf_free(&x);
+}
+
+/* --- xz within the memory budget ------------------------------------------ */
+
+/*
+ * Read the buffer A through the reader, with MEM for xz, checking every
+ * file's data.  Return: the threads liblzma ran (this process's threads
+ * at their most while reading, less the case's own and the decoder
+ * thread).
+ */
+static int
+xz_threads(struct fx *fx, const struct buf *a, const struct file *f,
+    const struct xtr_dec_mem *mem, const char *what)
+{
+	struct pfx_input in = { .fd = -1, .buf = a->p, .len = a->len };
+	unsigned char *data = malloc(f->len + 1);
+	struct xtr_decoder *dec;
+	struct archive_entry *e;
+	struct archive *ar;
+	int most = 0, seen = 0, error, r;
+	char msg[256];
+	size_t len;
+	la_ssize_t n;
+
+	cr_assert(data != NULL);
+	ar = xtr_reader_open_head(&in, NULL, NULL, 0, mem, &dec, NULL, NULL,
+	    msg, sizeof(msg), &error);
+	cr_assert(ar != NULL && dec != NULL, "%s: %s", what, msg);
+	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK) {
+		len = 0;
+		do {
+			if (tfx_count_threads() > most)
+				most = tfx_count_threads();
+			n = archive_read_data(ar, data + len, f->len + 1 -
+			    len);
+			len += n > 0 ? (size_t)n : 0;
+		} while (n > 0);
+		cr_assert(n == 0, "%s: %s", what, archive_error_string(ar));
+		if (strcmp(f->name, archive_entry_pathname(e)) == 0)
+			cr_expect(len == f->len && memcmp(data, f->data,
+			    len) == 0, "%s: %s: wrong data", what, f->name);
+		seen += strcmp(f->name, archive_entry_pathname(e)) == 0;
+	}
+	cr_expect(seen == 1, "%s: %s not read", what, f->name);
+	cr_expect(r == ARCHIVE_EOF, "%s: %s", what, archive_error_string(ar));
+	archive_read_free(ar);
+	free(data);
+	return most - fx->nthreads - 1;
+}
+
+/*
+ * 8 MiB of a 16-letter alphabet, as a tar, and as an xz stream of 1 MiB
+ * blocks that carry their sizes (xz -T -1: 1 MiB dictionaries, about 3
+ * MiB a thread), or of one block: slow enough to decode that liblzma
+ * starts a thread for the next block before the last one is done.
+ */
+static void
+letters_xz(struct buf *tar, struct buf *x, struct file *f, size_t block)
+{
+	unsigned char *p = noise(8 * MiB, 88172645u);
+	size_t i;
+
+	for (i = 0; i < 8 * MiB; i++)
+		p[i] = (unsigned char)('a' + (p[i] & 15));
+	*f = (struct file){ "d/letters", p, 8 * MiB };
+	tar->len = 0;
+	make_tar(tar, f, 1);
+	x->len = 0;
+	xz_stream(x, tar->p, tar->len, block, LZMA_CHECK_CRC64);
+}
+
+/*
+ * A stream of blocks that carry their sizes decodes on every CPU at the
+ * default budget's share; on fewer threads where the share holds fewer
+ * (liblzma waits for one to finish before it starts the next block); on
+ * the decoder thread alone where it holds none, as a stream of one block
+ * always does.
+ */
+Test(decode, xz_threads_within_the_budget)
+{
+	struct pfx_limits lim = { .max_memory = PFX_DEFAULT_MAX_MEMORY };
+	struct fx *fx = &the_fx;
+	struct buf tar = { 0 }, x = { 0 };
+	struct xtr_dec_mem m;
+	struct file f;
+	int n;
+
+	letters_xz(&tar, &x, &f, 1 * MiB);
+	xtr_dec_mem_of(&lim, 2, &m);
+	n = xz_threads(fx, &x, &f, &m, "default budget, 2 CPUs");
+	cr_expect(n == 2, "xz -T at the default budget, 2 CPUs: %d threads",
+	    n);
+	xtr_dec_mem_of(&lim, 4, &m);
+	n = xz_threads(fx, &x, &f, &m, "default budget, 4 CPUs");
+	cr_expect(n == 4, "xz -T at the default budget, 4 CPUs: %d threads",
+	    n);
+	/* Room for one block of 1 MiB, not for it and the last, small
+	 * block (its dictionary and a little). */
+	m.threading = 3 * MiB;
+	n = xz_threads(fx, &x, &f, &m, "3 MiB for threads");
+	cr_expect(n == 1, "xz -T with 3 MiB for threads: %d threads", n);
+	/* An eighth of 8 MiB holds no dictionary of 1 MiB. */
+	lim.max_memory = 8 * MiB;
+	xtr_dec_mem_of(&lim, 2, &m);
+	n = xz_threads(fx, &x, &f, &m, "8 MiB budget");
+	cr_expect(n == 0, "xz -T in an 8 MiB budget: %d threads", n);
+	/* The whole run in that budget: the tree, whole. */
+	fx->opt.limits.max_memory = 8 * MiB;
+	cr_expect(extract(fx, &x, FEED_BUF) == PFX_OK, "8 MiB budget: %s",
+	    fx->res.message);
+	expect_files(fx, &f, 1, "xz -T, 8 MiB budget");
+	/* One block: nothing to decode in parallel. */
+	free(f.data);
+	letters_xz(&tar, &x, &f, 0);
+	lim.max_memory = PFX_DEFAULT_MAX_MEMORY;
+	xtr_dec_mem_of(&lim, 2, &m);
+	n = xz_threads(fx, &x, &f, &m, "one block");
+	cr_expect(n == 0, "xz, one block: %d threads", n);
+	free(f.data);
+	buf_free(&x);
+	buf_free(&tar);
+}
+
+/*
+ * A budget smaller than one thread's need (xz -1's 1 MiB dictionary) is
+ * refused before the block is decoded, with the budget named; with a
+ * sandbox too, where the decoder process says it.
+ */
+Test(decode, xz_budget_below_one_thread)
+{
+	struct fx *fx = &the_fx;
+	struct buf x = { 0 };
+	unsigned int flags[] = { 0, PFX_OPT_SANDBOX_CHILD };
+	size_t i;
+
+	xz_stream(&x, fx->tar.p, fx->tar.len, 256 * KiB, LZMA_CHECK_CRC64);
+	fx->opt.limits.max_memory = 512 * KiB;
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		fx->opt.flags = flags[i];
+		cr_expect(extract(fx, &x, FEED_BUF) == PFX_FATAL &&
+		    fx->res.error == ENOMEM && strstr(fx->res.message,
+		    "needs more memory to decode on one thread than the "
+		    "memory budget: limit max-memory=524288 (") != NULL,
+		    "flags %#x: \"%s\"", flags[i], fx->res.message);
+		cr_expect(!exists(fx, "d/small"), "flags %#x: d/small was "
+		    "written", flags[i]);
+	}
+	/* Just enough for one: decoded whole, in the decoder process. */
+	fx->opt.limits.max_memory = 4 * MiB;
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		fx->opt.flags = flags[i];
+		cr_expect(extract(fx, &x, FEED_BUF) == PFX_OK,
+		    "flags %#x, 4 MiB: \"%s\"", flags[i], fx->res.message);
+		expect_tree(fx, "xz -T, 4 MiB budget");
+	}
+	buf_free(&x);
+}
+
+/*
+ * The decoders' part of the budget (budget.c): an eighth for xz's threads
+ * (the default's eighth without a budget), the whole for one thread, and
+ * a decoder process limit that holds the budget and every thread's stack.
+ */
+Test(decode, xz_share_of_the_budget)
+{
+	struct pfx_limits lim = { .max_memory = PFX_DEFAULT_MAX_MEMORY };
+	struct xtr_dec_mem m;
+
+	xtr_dec_mem_of(&lim, 2, &m);
+	cr_expect(m.threading == 128 * MiB && m.budget == lim.max_memory &&
+	    m.threads == 2, "default: %llu, %u threads",
+	    (unsigned long long)m.threading, m.threads);
+	cr_expect(xtr_decoder_rlimit(&lim, &m) >= lim.max_memory + 3 * MiB *
+	    2, "the decoder process's limit");
+	lim.max_memory = 4ull << 30;
+	xtr_dec_mem_of(&lim, 1000, &m);
+	cr_expect(m.threading == 512 * MiB && m.threads == XTR_XZ_MAX_THREADS,
+	    "4 GiB on 1000 CPUs: %llu, %u threads",
+	    (unsigned long long)m.threading, m.threads);
+	lim.max_memory = 0;
+	xtr_dec_mem_of(&lim, 0, &m);
+	cr_expect(m.threading == 128 * MiB && m.budget == 0 && m.threads == 1,
+	    "no budget: %llu, %u threads", (unsigned long long)m.threading,
+	    m.threads);
+	cr_expect(xtr_decoder_rlimit(&lim, &m) == 0, "no budget, no limit");
 }
 
 /* A tar of one file of LEN zeros, named "zeros". */
