@@ -3,16 +3,45 @@
  * are an interface (--report=json, pfx_entry.reason): never rename one.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "names.h"
+
+/* Is SIZE that of an earlier release's struct pfx_options? */
+static bool
+earlier_size(size_t size)
+{
+	return size == XTR_OPTIONS_SIZE_0_1;
+}
+
+/* see names.h */
+bool
+xtr_options_adopt(const struct pfx_options *opt, struct pfx_options *out)
+{
+	if (opt == NULL || !earlier_size(opt->size))
+		return false;
+	memset(out, 0, sizeof(*out));
+	memcpy(out, opt, opt->size);
+	out->size = sizeof(*out);
+	return true;
+}
 
 /* see pfextract.h */
 int
 pfx_options_init_size(struct pfx_options *opt, size_t size)
 {
-	if (opt == NULL || size < sizeof(*opt))
+	struct pfx_options full;
+
+	if (opt == NULL || (size < sizeof(*opt) && !earlier_size(size)))
 		return -EINVAL;
+	/* An earlier release's caller: the fields it has, as ours. */
+	if (size < sizeof(*opt)) {
+		(void)pfx_options_init_size(&full, sizeof(full));
+		memcpy(opt, &full, size);
+		opt->size = size;
+		return 0;
+	}
 	/* A newer caller's fields past ours: 0, their safe value. */
 	memset(opt, 0, size);
 	opt->size = size;

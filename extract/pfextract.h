@@ -37,8 +37,8 @@
  * functions, flag bits and enumerators are added, and fields only at the
  * end of struct pfx_options and struct pfx_result.  See pfx_options.size.
  */
-#define PFX_VERSION "0.1.0"
-#define PFX_VERSION_NUMBER 0x000100
+#define PFX_VERSION "0.2.0"
+#define PFX_VERSION_NUMBER 0x000200
 
 /* How one call ended; also pfextract(1)'s exit status. */
 enum pfx_status {

@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "extract.h"
 #include "fdbudget.h"
+#include "names.h"
 #include "run.h"
 
 /* see run.h */
@@ -33,12 +34,16 @@ enum pfx_status
 pfx_extract(const struct pfx_input *in, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
-	struct pfx_options defaults;
+	struct pfx_options defaults, adopted;
 	struct xtr_in src = { in, -1, NULL };
 
 	/* Nowhere to say why: documented, not reported. */
 	if (result == NULL)
 		return PFX_FATAL;
+	/* A caller built with an earlier release's header: its struct,
+	 * the fields added since 0 (never read past what it has). */
+	if (xtr_options_adopt(opt, &adopted))
+		opt = &adopted;
 	/* A value this library does not know is refused, not ignored. */
 	if (xtr_contract_check(in, dest, opt, result) < 0)
 		return result->status;

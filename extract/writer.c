@@ -33,6 +33,7 @@
 
 #include "contract.h"
 #include "extract.h"
+#include "names.h"
 #include "run.h"
 #include "wire.h"
 
@@ -132,11 +133,15 @@ pfx_writer_open(int dirfd, const char *dest, const struct pfx_options *opt,
 {
 	struct pfx_writer *w;
 	struct pfx_result refused;
+	struct pfx_options adopted;
 	int sv[2], r;
 
 	if (out == NULL || dest == NULL)
 		return EINVAL;
 	*out = NULL;
+	/* An earlier release's struct: never read past what it has. */
+	if (xtr_options_adopt(opt, &adopted))
+		opt = &adopted;
 	/* As pfx_extract(): a value this library does not know is refused,
 	 * not ignored. */
 	if (opt != NULL && xtr_contract_options(opt, &refused) < 0)

@@ -317,7 +317,7 @@ pool_main(void *arg)
 	struct zip_inflate *zi = zip_inflate_new(z->zlib);
 	const struct zip_member *m;
 	struct slot *s;
-	size_t i, cost;
+	size_t i, cost = 0;	/* set before it is read: for the compiler */
 
 	(void)pthread_mutex_lock(&z->mu);
 	for (;;) {

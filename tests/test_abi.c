@@ -7,10 +7,15 @@
  * anywhere but at its end, or renumbers a value fails here.  A release
  * that grows the interface on purpose commits a new reference file:
  * run with PFX_ABI_WRITE=FILE to write the current one, and review the
- * difference (libpfextract(3), "Versions").
+ * difference (libpfextract(3), "Versions").  Every earlier release's
+ * file of this major number (EARLIER) is held too: its values and
+ * offsets unchanged, its struct sizes grown only where fields may be
+ * added at the end (pfx_options, pfx_result), and a caller built with
+ * its pfx_options served as it was (test_contract.c).
  */
 #include <errno.h>
 #include <stdalign.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +44,7 @@ static const struct abi_row rows[] = {
 	SIZE(struct pfx_hooks), SIZE(struct pfx_limits),
 	SIZE(struct pfx_options), SIZE(struct pfx_stats),
 	SIZE(struct pfx_result), SIZE(struct pfx_input),
+	SIZE(struct pfx_xattr),
 
 	OFF(struct pfx_span, len),
 	OFF(struct pfx_policy, deny), OFF(struct pfx_policy, flags),
@@ -113,6 +119,7 @@ static const struct abi_row rows[] = {
 	VAL(PFX_OPT_SANDBOX), VAL(PFX_OPT_SANDBOX_CHILD),
 	VAL(PFX_OPT_SANDBOX_REQUIRE), VAL(PFX_OPT_DEB),
 	VAL(PFX_OPT_MULTI_VOLUME), VAL(PFX_OPT_LABEL_ONLY),
+	VAL(PFX_WRITER_SPARSE),
 	VAL(PFX_MAX_VOLUMES), VAL(PFX_ENOTARCHIVE),
 	VAL(PFX_MATCH_ANCHORED), VAL(PFX_MATCH_CASEFOLD),
 	VAL(PFX_MATCH_NOSLASH),
@@ -187,4 +194,62 @@ Test(abi, matches_reference)
 		    "%lld", rows[i].name, rows[i].value,
 		    reference(f, rows[i].name));
 	(void)fclose(f);
+}
+
+/* The releases before this one, of this major number. */
+static const char *const earlier[] = { "0.1.0" };
+
+/* May the row NAME grow from one release to the next? */
+static bool
+may_grow(const char *name)
+{
+	return strcmp(name, "PFX_VERSION_NUMBER") == 0 ||
+	    strcmp(name, "sizeof struct pfx_options") == 0 ||
+	    strcmp(name, "sizeof struct pfx_result") == 0;
+}
+
+/* The current value of NAME, or -1 if this release has no such row. */
+static long long
+current(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NROWS; i++)
+		if (strcmp(rows[i].name, name) == 0)
+			return (long long)rows[i].value;
+	return -1;
+}
+
+/* Every row of an earlier release still holds, or grew where it may. */
+Test(abi, keeps_earlier_releases)
+{
+	char path[256], line[256], *sp;
+	long long was, now;
+	size_t k, n;
+	FILE *f;
+
+	if (!ABI_REFERENCED)
+		cr_skip_test("the reference is of x86_64 LP64");
+	for (k = 0; k < sizeof(earlier) / sizeof(earlier[0]); k++) {
+		(void)snprintf(path, sizeof(path), "tests/abi/%s", earlier[k]);
+		f = fopen(path, "r");
+		cr_assert(f != NULL, "%s: %s", path, strerror(errno));
+		n = 0;
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if (line[0] == '#' || (sp = strrchr(line, ' ')) == NULL)
+				continue;
+			*sp = '\0';
+			was = strtoll(sp + 1, NULL, 10);
+			now = current(line);
+			n++;
+			if (may_grow(line))
+				cr_expect(now >= was, "%s: %s had %lld, now %lld",
+				    line, earlier[k], was, now);
+			else
+				cr_expect_eq(now, was, "%s: %s had %lld, now "
+				    "%lld", line, earlier[k], was, now);
+		}
+		(void)fclose(f);
+		cr_expect_gt(n, 100, "%s: %zu rows", path, n);
+	}
 }

@@ -363,6 +363,47 @@ Test(contract, newer_caller_size)
 	free(buf);
 }
 
+/*
+ * A caller built with 0.1.0's header: its pfx_options ends before the
+ * fields added since, and what lies past it in its memory (here 0xa5,
+ * which as a hook pointer would crash) is never read: pfx_options_init()
+ * writes only its bytes, pfx_extract() and pfx_writer_open() serve it
+ * with the new fields 0.
+ */
+Test(contract, earlier_release_caller)
+{
+	union {
+		struct pfx_options o;
+		unsigned char b[sizeof(struct pfx_options) + 16];
+	} old;
+	char *buf = malloc(CAP);
+	struct pfx_input in = { .fd = -1 };
+	struct pfx_result res;
+	struct pfx_writer *w;
+	size_t i;
+
+	cr_assert(buf != NULL);
+	in.buf = buf;
+	in.len = build(buf, ARCHIVE_FILTER_NONE, 2, 10);
+	memset(&old, 0xa5, sizeof(old));
+	cr_assert_eq(pfx_options_init_size(&old.o, XTR_OPTIONS_SIZE_0_1), 0);
+	cr_expect_eq(old.o.size, XTR_OPTIONS_SIZE_0_1);
+	for (i = XTR_OPTIONS_SIZE_0_1; i < sizeof(old.b); i++)
+		cr_assert_eq(old.b[i], 0xa5, "byte %zu past 0.1.0's struct "
+		    "written", i);
+	cr_expect_eq(old.o.limits.max_memory, PFX_DEFAULT_MAX_MEMORY);
+	cr_expect_eq(pfx_extract(&in, topfd, "dest", &old.o, &res), PFX_OK,
+	    "%s", res.message);
+	cr_expect_eq(res.stats.extracted, 2);
+	cr_expect_eq(faccessat(topfd, "dest/f1", F_OK, 0), 0);
+	cr_assert_eq(pfx_writer_open(topfd, "dest", &old.o, &w), 0);
+	cr_expect_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	/* A size no release had is still refused. */
+	cr_expect_eq(pfx_options_init_size(&old.o, XTR_OPTIONS_SIZE_0_1 + 8),
+	    -EINVAL);
+	free(buf);
+}
+
 /* --- NULL arguments ------------------------------------------------------ */
 
 Test(contract, null_arguments)
