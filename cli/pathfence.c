@@ -27,7 +27,7 @@
  */
 #define LINE_MAX_KEPT 65536
 
-#define VERSION "0.1.0"
+#define VERSION "0.2.0"
 
 static const char usage_line[] =
     "usage: pathfence check [--windows] [--allow dir] [--deny dir]\n"
