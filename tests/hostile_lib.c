@@ -6,7 +6,8 @@
  *
  * extracts ARCHIVE (given as a read-only descriptor) into DEST with
  * PFX_OPT_SANDBOX_CHILD, or PFX_OPT_ATOMIC | PFX_OPT_SANDBOX_CHILD, and
- * idle_timeout 2 s, timeout 20 s, while holding HELD_FILE open O_RDWR,
+ * idle_timeout 2 s and stall_timeout 1 s (PFX_HOSTILE_IDLE and
+ * PFX_HOSTILE_STALL change them), timeout 20 s, while holding HELD_FILE open O_RDWR,
  * HELD_DIR open as a directory, and one end of a socket pair with unread
  * bytes queued for it (none close-on-exec).  The decoder process runs
  * whatever PFX_HOSTILE says (tests/hostile.c).  It prints
@@ -153,7 +154,7 @@ extract(char **argv)
 	struct pfx_result res;
 	struct pfx_input in;
 	struct timespec t0;
-	const char *idle;
+	const char *idle, *stall;
 	int held, dir, sv[2];
 
 	held = open(argv[4], O_RDWR);
@@ -177,7 +178,9 @@ extract(char **argv)
 	/* hostile.sh keeps it out of a spinning decoder's way. */
 	idle = getenv("PFX_HOSTILE_IDLE");
 	opt.idle_timeout = idle != NULL ? (unsigned int)strtoul(idle, NULL, 10) : 2;
-	opt.stall_timeout = 1;
+	stall = getenv("PFX_HOSTILE_STALL");
+	opt.stall_timeout = stall != NULL ?
+	    (unsigned int)strtoul(stall, NULL, 10) : 1;
 	opt.limits.max_memory = 64u << 20;
 	opt.timeout = 20;
 	opt.hooks.decide = decide;
