@@ -469,17 +469,9 @@ cgroup_cpus(void)
 	char text[4096], *line, *next, *c1, *c2;
 	unsigned int best = 0;
 	size_t i;
-	int fd;
-	ssize_t n;
 
-	fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
+	if (read_small(AT_FDCWD, "/proc/self/cgroup", text, sizeof(text)) == -1)
 		return 0;
-	n = read(fd, text, sizeof(text) - 1);
-	(void)close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = '\0';
 	for (line = text; line != NULL && *line != '\0'; line = next) {
 		next = strchr(line, '\n');
 		if (next != NULL)
