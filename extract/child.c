@@ -52,7 +52,6 @@
 #include "extract.h"
 #include "labelparse.h"
 #include "paxdump.h"
-#include "plat_thread.h"
 #include "platform.h"
 #include "reader.h"
 #include "volumes.h"
@@ -557,7 +556,7 @@ send_label(struct out *o, const struct xtr_head *head, bool *sent,
 	queue(o, m, wire_put_label(m, head->buf, head->len));
 }
 
-/* The CPUs the decoder process may use, read before it is confined. */
+/* The CPUs the decoder process may use, as the parent counted them. */
 static unsigned int child_cpus = 1;
 
 /* Send the current zip entry's data, then DATA_END.  Return: 0, or -1
@@ -765,7 +764,7 @@ reset_signals(void)
 void
 xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
     const struct pfx_input *in, const struct pfx_options *opt,
-    unsigned int dec_flags)
+    unsigned int dec_flags, unsigned int cpus)
 {
 	unsigned char m[WIRE_CONFINED_LEN + 8 + WIRE_TEXT_MAX];
 	struct pfx_sandbox_info info;
@@ -834,8 +833,8 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 			vols[i] = keep[vols[i]];
 	input.volumes = nvol > 0 && open_err == 0 ? vols : NULL;
 
-	/* The CPUs are counted before the sandbox hides the cgroup. */
-	child_cpus = plat_thread_cpus();
+	/* The parent counted the CPUs, before any sandbox hid the cgroup. */
+	child_cpus = cpus;
 	xtr_dec_mem_of(&opt->limits, child_cpus, &mem);
 	/*
 	 * SECURITY: what the decoders may allocate for a hostile archive (a

@@ -11,12 +11,14 @@
  * and a read-only descriptor of IN, confine, read the archive, send it
  * (wire.h; the data through RING, mapped shared before the fork), _exit.
  * DEC_FLAGS: XTR_DEC_* the parent chose for the decoders (XTR_DEC_INLINE
- * on one CPU), added to the reader's own flags.
+ * on one CPU), added to the reader's own flags; CPUS: the CPUs the
+ * parent counted (plat_thread_cpus(), before any confinement), for the
+ * zip pool and the xz threads.
  */
 struct wire_ring;
 void xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
     const struct pfx_input *in, const struct pfx_options *opt,
-    unsigned int dec_flags) __attribute__((noreturn));
+    unsigned int dec_flags, unsigned int cpus) __attribute__((noreturn));
 
 #ifdef PFX_HOSTILE_TEST
 /* The hostile-child test build (tests/hostile.c): what a decoder taken

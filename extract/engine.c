@@ -847,7 +847,8 @@ open_source(struct xtr *x, const struct xtr_in *src)
 	}
 	/* SECURITY: the archive is parsed in a process that can write
 	 * nothing, from its first byte (child.c). */
-	if (xtr_remote_start(&x->remote, in, opt, dec_flags(x), x->res) < 0) {
+	if (xtr_remote_start(&x->remote, in, opt, dec_flags(x), x->cpus,
+	    x->res) < 0) {
 		x->fatal = true;
 		return -1;
 	}

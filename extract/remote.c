@@ -772,7 +772,7 @@ cannot_start(struct pfx_result *res, int e)
 int
 xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
     const struct pfx_options *opt, unsigned int dec_flags,
-    struct pfx_result *res)
+    unsigned int cpus, struct pfx_result *res)
 {
 	struct xtr_remote *rm;
 	sigset_t all, old;
@@ -798,7 +798,8 @@ xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
 	pid = fork();
 	if (pid == 0) {
 		(void)close(sv[0]);
-		xtr_child_main(sv[1], self, rm->ring, in, opt, dec_flags);
+		xtr_child_main(sv[1], self, rm->ring, in, opt, dec_flags,
+		    cpus);
 	}
 	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	(void)close(sv[1]);

@@ -16,7 +16,7 @@ struct xtr_remote;
  */
 int xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
     const struct pfx_options *opt, unsigned int dec_flags,
-    struct pfx_result *res);
+    unsigned int cpus, struct pfx_result *res);
 
 /* The same over FD (owned), with no process: WHO sends (NULL: "the
  * decoder process"), as messages name it. */
