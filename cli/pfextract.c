@@ -547,10 +547,17 @@ report_warning(void *arg, const char *what, const char *name)
 
 	progress_clear(&c->prog);
 	put_prog(stderr);
+	/* GNU tar's numbers are not in the library's words: the name is. */
+	if (strcmp(what, "out_of_sequence") == 0)
+		fputs("This volume is out of sequence (", stderr);
 	put_tar_quoted(c, stderr, name, strlen(name));
 	if (strcmp(what, "truncated_name") == 0)
 		fputs(" is possibly continued on this volume: header contains "
 		    "truncated name\n", stderr);
+	else if (strcmp(what, "not_continued") == 0)
+		fputs(" is not continued on this volume\n", stderr);
+	else if (strcmp(what, "out_of_sequence") == 0)
+		fputs(")\n", stderr);
 	else
 		fprintf(stderr, ": warning: %s\n", what);
 }

@@ -51,6 +51,7 @@
 #include "decode.h"
 #include "extract.h"
 #include "labelparse.h"
+#include "notes.h"
 #include "paxdump.h"
 #include "platform.h"
 #include "reader.h"
@@ -432,20 +433,27 @@ send_blocks(struct out *o, const void *buf, size_t size, int64_t offset,
 	} while (size > 0);
 }
 
-/* A warning of the volumes' join (xtr_volumes_note()), sent when it
- * comes: the parent tells the caller. */
+/* The warnings of the volumes' join (xtr_volumes_note()), sent when
+ * they come: a NOTE, or a SKIP for a volume skipped; the parent tells
+ * the caller. */
 static void
 send_note(struct out *o)
 {
-	static unsigned char m[WIRE_HEAD + PFX_PATH_MAX];
-	const char *name = xtr_volumes_note(o->vols);
+	static unsigned char m[WIRE_HEAD + 1 + PFX_PATH_MAX];
+	const char *name;
 	size_t n;
+	int kind;
 
-	if (name == NULL)
-		return;
-	n = wire_put_note(m, name, strlen(name));
-	if (n > 0)
-		queue(o, m, n);
+	while ((name = xtr_volumes_note(o->vols, &kind)) != NULL) {
+		if (kind == XTR_NOTE_TRUNCATED)
+			n = wire_put_note(m, name, strlen(name));
+		else
+			n = wire_put_skip(m, kind == XTR_NOTE_NOT_CONTINUED ?
+			    WIRE_SKIP_OTHER : WIRE_SKIP_OFFSET, name,
+			    strlen(name));
+		if (n > 0)
+			queue(o, m, n);
+	}
 }
 
 /* Send the current entry's data, then DATA_END.  Return: 0, or -1 when

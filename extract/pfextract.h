@@ -562,12 +562,20 @@ struct pfx_options {
 	/*
 	 * Called, with hooks.arg, on a warning that does not stop the run,
 	 * as it comes: WHAT is its stable code, NAME the member it is about
-	 * (the archive's bytes, NUL-free).  One code so far:
-	 * "truncated_name" (PFX_OPT_MULTI_VOLUME): a later volume's 'M'
-	 * header continues NAME, longer than the 100 bytes it holds of it,
-	 * and is taken by those 100 bytes, the size and the offset, as GNU
-	 * tar takes it ("possibly continued on this volume: header contains
-	 * truncated name").  NULL: none.
+	 * (the archive's bytes, NUL-free).  The codes, all of
+	 * PFX_OPT_MULTI_VOLUME:
+	 * "truncated_name": a later volume's 'M' header continues NAME,
+	 * longer than the 100 bytes it holds of it, and is taken by those
+	 * 100 bytes, the size and the offset, as GNU tar takes it
+	 * ("possibly continued on this volume: header contains truncated
+	 * name");
+	 * "not_continued": a volume that continues another member than
+	 * NAME, cut at the end of the volume before, was skipped, as GNU tar
+	 * skips it ("'NAME' is not continued on this volume"), and the next
+	 * volume is read in its place;
+	 * "out_of_sequence": the same for a volume that continues NAME from
+	 * another offset (GNU tar's "This volume is out of sequence").
+	 * A volume is skipped only when another follows it.  NULL: none.
 	 */
 	void (*warning)(void *arg, const char *what, const char *name);
 };

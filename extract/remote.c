@@ -39,6 +39,7 @@
 #include <archive_entry.h>
 
 #include "child.h"
+#include "notes.h"
 #include "platform.h"
 #include "remote.h"
 #include "wire.h"
@@ -101,10 +102,9 @@ struct xtr_remote {
 	char *str;
 	size_t str_cap;
 
-	char note[PFX_PATH_MAX + 1];	/* the last NOTE's name, until
-					   taken (xtr_remote_note()) */
-	bool noted;
-	size_t notes;		/* NOTEs so far */
+	char note[PFX_PATH_MAX + 1];	/* scratch for a NOTE's name */
+	struct xtr_notes notes;	/* NOTEs and SKIPs, until taken
+				   (xtr_remote_note()) */
 
 	int error;		/* the last error's errno */
 	bool channel;		/* ... a failure of the child, not of the
@@ -339,26 +339,43 @@ next_raw(struct xtr_remote *rm, const unsigned char **body, size_t *len)
 	return type;
 }
 
+/* Queue the NOTE or SKIP (TYPE) BODY of LEN bytes.  Return: 0, or
+ * -EINVAL (malformed, or more than PFX_MAX_VOLUMES), -ENOMEM. */
+static int
+take_note(struct xtr_remote *rm, int type, const unsigned char *body,
+    size_t len)
+{
+	int why = 0;
+
+	if (type == WIRE_NOTE ? wire_get_note(body, len, rm->note) < 0 :
+	    wire_get_skip(body, len, &why, rm->note) < 0)
+		return -EINVAL;
+	return xtr_notes_add(&rm->notes, type == WIRE_NOTE ?
+	    XTR_NOTE_TRUNCATED : why == WIRE_SKIP_OTHER ?
+	    XTR_NOTE_NOT_CONTINUED : XTR_NOTE_OUT_OF_SEQUENCE, rm->note);
+}
+
 /*
- * Read the next message but a NOTE: a NOTE (after CONFINED, one per
- * later volume at most) is kept for xtr_remote_note(), whatever the
- * message around it.  Return: the type, or FATAL.
+ * Read the next message but a NOTE or SKIP: those (after CONFINED, one
+ * per later volume at most) are queued for xtr_remote_note(), whatever
+ * the message around them.  Return: the type, or FATAL.
  */
 static int
 next_msg(struct xtr_remote *rm, const unsigned char **body, size_t *len)
 {
-	int type;
+	int type, r;
 
 	for (;;) {
 		type = next_raw(rm, body, len);
-		if (type != WIRE_NOTE)
+		if (type != WIRE_NOTE && type != WIRE_SKIP)
 			return type;
-		if ((rm->state != S_BETWEEN && rm->state != S_ENTRY) ||
-		    rm->notes >= PFX_MAX_VOLUMES ||
-		    wire_get_note(*body, *len, rm->note) < 0)
+		if (rm->state != S_BETWEEN && rm->state != S_ENTRY)
 			return protocol(rm, "a malformed note");
-		rm->notes++;
-		rm->noted = true;
+		r = take_note(rm, type, *body, *len);
+		if (r == -ENOMEM)
+			return broken(rm, ENOMEM, "%s", strerror(ENOMEM));
+		if (r < 0)
+			return protocol(rm, "a malformed note");
 	}
 }
 
@@ -891,6 +908,7 @@ xtr_remote_free(struct xtr_remote *rm)
 	if (rm->pidfd >= 0)
 		(void)close(rm->pidfd);
 	plat_os_shared_unmap(rm->ring, sizeof(*rm->ring));
+	xtr_notes_free(&rm->notes);
 	free(rm->buf);
 	free(rm->str);
 	free(rm);
@@ -898,12 +916,9 @@ xtr_remote_free(struct xtr_remote *rm)
 
 /* see remote.h */
 const char *
-xtr_remote_note(struct xtr_remote *rm)
+xtr_remote_note(struct xtr_remote *rm, int *kind)
 {
-	if (!rm->noted)
-		return NULL;
-	rm->noted = false;
-	return rm->note;
+	return xtr_notes_take(&rm->notes, kind);
 }
 
 /* see remote.h */

@@ -47,7 +47,8 @@ int xtr_remote_stop(struct xtr_remote *rm, char *msg, size_t cap);
 /* Stop (if not yet) and free RM (NULL allowed). */
 void xtr_remote_free(struct xtr_remote *rm);
 
-/* The name of the last NOTE (xtr_volumes_note()), once; else NULL. */
-const char *xtr_remote_note(struct xtr_remote *rm);
+/* The oldest NOTE or SKIP not yet taken (xtr_volumes_note()): its name,
+ * and its *KIND (notes.h); else NULL. */
+const char *xtr_remote_note(struct xtr_remote *rm, int *kind);
 
 #endif /* XTR_REMOTE_H */

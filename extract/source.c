@@ -14,6 +14,7 @@
 #include "decode.h"
 #include "extract.h"
 #include "fail.h"
+#include "notes.h"
 #include "paxdump.h"
 #include "reader.h"
 #include "remote.h"
@@ -237,9 +238,12 @@ xtr_fail_read(struct xtr *x, const char *name)
 void
 xtr_source_note(struct xtr *x)
 {
-	const char *name = x->remote != NULL ? xtr_remote_note(x->remote) :
-	    xtr_volumes_note(x->vols);
+	const char *name;
+	int kind;
 
-	if (name != NULL && x->opt->warning != NULL)
-		x->opt->warning(x->opt->hooks.arg, "truncated_name", name);
+	while ((name = x->remote != NULL ? xtr_remote_note(x->remote, &kind) :
+	    xtr_volumes_note(x->vols, &kind)) != NULL)
+		if (x->opt->warning != NULL)
+			x->opt->warning(x->opt->hooks.arg, xtr_note_code(kind),
+			    name);
 }

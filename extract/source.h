@@ -48,8 +48,8 @@ const char *xtr_source_error(const struct xtr *x, int *error, bool *channel);
 void xtr_fail_read(struct xtr *x, const char *name);
 
 /*
- * Tell pfx_options.warning of a warning of the volumes' join that the
- * last read brought (xtr_volumes_note(), through the decoder process or
+ * Tell pfx_options.warning of the warnings of the volumes' join that
+ * the last read brought, in order (xtr_volumes_note(), through the decoder process or
  * not), on this thread, as it comes.  After each read of the source.
  */
 void xtr_source_note(struct xtr *x);

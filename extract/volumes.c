@@ -12,8 +12,12 @@
  * followed as they pass: each header's size says how many data blocks
  * follow it; GNU long names ('L'), pax records (path, size, the sparse
  * names and sizes) and old GNU sparse extension blocks are read on the
- * way.  A volume that does not continue the member fails the run, naming
- * the volume: GNU tar would ask for another, and nothing here prompts.
+ * way.  A volume that continues another member, or this one from another
+ * offset, is skipped with GNU tar's warning when a volume follows it, as
+ * GNU tar goes on with the next; any other that does not continue the
+ * member (none after it, no continuation, the wrong size) fails the run,
+ * naming the volume: GNU tar would ask for another, and nothing here
+ * prompts.
  *
  * SECURITY: the walk only decides whether two volumes join.  What the
  * joined stream holds is libarchive's to read and the engine's to judge,
@@ -23,8 +27,10 @@
  *
  * Bounded: one read buffer of XTR_BLOCK bytes and four names of
  * PFX_PATH_MAX per run, whatever the volumes hold (a longer name is not
- * compared, its size and offset still are); at most PFX_MAX_VOLUMES
- * descriptors, the caller's.  Time is O(input).
+ * compared, its size and offset still are), and the warnings not yet
+ * told (notes.h: one per volume at most, taken after each read); at most
+ * PFX_MAX_VOLUMES descriptors, the caller's.  Time is O(input): a volume
+ * skipped is read once, never gone back to.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +44,7 @@
 #include <archive.h>
 
 #include "extract.h"
+#include "notes.h"
 #include "readfd.h"
 #include "tarhead.h"
 #include "volumes.h"
@@ -123,9 +130,7 @@ struct xtr_volumes {
 	char name[NAME_CAP];	/* the member whose data passes */
 	bool name_long;
 	uint64_t total;		/* its size, as GNU tar counts it */
-	char note[NAME_CAP];	/* a continuation taken by its first 100
-				   bytes: the member, until told */
-	bool noted;
+	struct xtr_notes notes;	/* warnings, until told */
 };
 
 static int fail(struct archive *a, struct xtr_volumes *v, int e,
@@ -580,10 +585,25 @@ read_head(struct archive *a, struct xtr_volumes *v)
 	return 0;
 }
 
-/* The continuation of V->cur against the member cut (GNU tar's checks).
- * Return: 0, or -1 with A's error set. */
+/* Note KIND on V's member (xtr_volumes_note()).  Return: 0, or -1 with
+ * A's error set (no memory). */
 static int
-check_cont(struct archive *a, struct xtr_volumes *v)
+note(struct archive *a, struct xtr_volumes *v, int kind)
+{
+	int r = xtr_notes_add(&v->notes, kind, v->name);
+
+	return r < 0 ? fail(a, v, -r, "%s", strerror(-r)) : 0;
+}
+
+/*
+ * The continuation of V->cur against the member cut (GNU tar's checks).
+ * GNU tar skips a volume that continues another member, or this one
+ * from another offset, with a warning, and asks for the next one: so
+ * here too when SKIP (a volume follows it).  Return: 0, 1 to skip the
+ * volume (noted), or -1 with A's error set.
+ */
+static int
+check_cont(struct archive *a, struct xtr_volumes *v, bool skip)
 {
 	const struct cont *c = &v->cont;
 	size_t no = v->cur + 1;
@@ -596,6 +616,9 @@ check_cont(struct archive *a, struct xtr_volumes *v)
 	if (!v->name_long && !c->name_long && strcmp(c->name, v->name) != 0) {
 		if (!(c->gnu && strlen(v->name) >= 100 &&
 		    strncmp(c->name, v->name, 100) == 0)) {
+			if (skip)
+				return note(a, v, XTR_NOTE_NOT_CONTINUED) < 0 ?
+				    -1 : 1;
 			(void)fail(a, v, EINVAL, "'%s' is not continued on "
 			    "volume %zu (it continues '%s'): the volumes are "
 			    "out of order, or one is missing", v->name, no,
@@ -603,8 +626,8 @@ check_cont(struct archive *a, struct xtr_volumes *v)
 			return -1;
 		}
 		/* GNU tar takes it too, and warns (xtr_volumes_note()). */
-		memcpy(v->note, v->name, sizeof(v->note));
-		v->noted = true;
+		if (note(a, v, XTR_NOTE_TRUNCATED) < 0)
+			return -1;
 	}
 	if (!c->size_set || !c->offset_set || s < c->offset ||
 	    s != v->total) {
@@ -614,6 +637,8 @@ check_cont(struct archive *a, struct xtr_volumes *v)
 		return -1;
 	}
 	if (v->total - v->left != c->offset) {
+		if (skip)
+			return note(a, v, XTR_NOTE_OUT_OF_SEQUENCE) < 0 ? -1 : 1;
 		(void)fail(a, v, EINVAL, "volume %zu is out of sequence "
 		    "(%" PRIu64 " - %" PRIu64 " != %" PRIu64 ")", no,
 		    v->total, v->left, c->offset);
@@ -622,12 +647,38 @@ check_cont(struct archive *a, struct xtr_volumes *v)
 	return 0;
 }
 
-/* Volume V->cur has ended whole: on to the next.  Return: 0, or -1 with
- * A's error set. */
+/*
+ * Volume V->cur is skipped: pass what is left of it (a pipe is read to
+ * its end, so that its writer never dies of SIGPIPE; a file is only
+ * sought past).  Return: 0, or -1 with A's error set.
+ */
+static int
+skip_rest(struct archive *a, struct xtr_volumes *v)
+{
+	int fd = v->fds[v->cur];
+	ssize_t r;
+
+	v->part = 0;
+	if (lseek(fd, 0, SEEK_END) >= 0)
+		return 0;
+	do {
+		r = xtr_read_cancellable(fd, v->buf, sizeof(v->buf),
+		    v->cancel);
+	} while (r > 0);
+	return r < 0 ? read_failed(a, v, r) : 0;
+}
+
+/*
+ * Volume V->cur has ended whole: on to the next, past the volumes that
+ * are out of sequence (check_cont()).  Return: 0, or -1 with A's error
+ * set.
+ */
 static int
 next_volume(struct archive *a, struct xtr_volumes *v)
 {
 	bool cut = v->body != B_NONE && !v->lost;
+	uint64_t dropped = v->dropped;
+	int r;
 
 	if (v->lost) {
 		(void)fail(a, v, EINVAL, "volume %zu cannot be joined: a "
@@ -635,19 +686,27 @@ next_volume(struct archive *a, struct xtr_volumes *v)
 		    v->cur + 2, v->cur + 1);
 		return -1;
 	}
-	v->cur++;
-	if (v->fds[v->cur] < 0)
-		return fail(a, v, -v->fds[v->cur], "volume %zu cannot be read: "
-		    "it could not be opened (%s)", v->cur + 1,
-		    strerror(-v->fds[v->cur]));
-	if (read_head(a, v) < 0)
-		return -1;
+	do {
+		v->cur++;
+		if (v->fds[v->cur] < 0)
+			return fail(a, v, -v->fds[v->cur], "volume %zu cannot "
+			    "be read: it could not be opened (%s)", v->cur + 1,
+			    strerror(-v->fds[v->cur]));
+		/* A volume skipped counts for nothing (GNU tar's -R). */
+		v->dropped = dropped;
+		if (read_head(a, v) < 0)
+			return -1;
+		/* GNU tar checks a member's data only; a cut inside headers
+		 * (a long name, pax records) is taken as it comes. */
+		r = cut && v->body == B_FILE ?
+		    check_cont(a, v, v->cur + 1 < v->n) : 0;
+		if (r < 0)
+			return -1;
+		if (r > 0 && skip_rest(a, v) < 0)
+			return -1;
+	} while (r > 0);
 	v->spans[v->nspans].joined = v->joined;
 	v->spans[v->nspans++].dropped = v->dropped;
-	/* GNU tar checks a member's data only; a cut inside headers (a
-	 * long name, pax records) is taken as it comes. */
-	if (cut && v->body == B_FILE)
-		return check_cont(a, v);
 	/*
 	 * Between members GNU tar reads past whatever continuation the
 	 * volume has (it writes stale ones), but the next block must then
@@ -793,6 +852,7 @@ xtr_volumes_free(struct xtr_volumes *v)
 		return;
 	if (v->own >= 0)
 		(void)close(v->own);
+	xtr_notes_free(&v->notes);
 	free(v->spans);
 	free(v->fds);
 	free(v);
@@ -866,12 +926,9 @@ xtr_volumes_error(const struct xtr_volumes *v, int *error)
 
 /* see volumes.h */
 const char *
-xtr_volumes_note(struct xtr_volumes *v)
+xtr_volumes_note(struct xtr_volumes *v, int *kind)
 {
-	if (v == NULL || !v->noted)
-		return NULL;
-	v->noted = false;
-	return v->note;
+	return v != NULL ? xtr_notes_take(&v->notes, kind) : NULL;
 }
 
 /* see volumes.h */

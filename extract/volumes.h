@@ -37,12 +37,15 @@ int xtr_volumes_fd(const struct xtr_volumes *v);
 void xtr_volumes_free(struct xtr_volumes *v);
 
 /*
- * A warning that did not stop the join, once: the member (its full
- * name) that a later volume's 'M' header continues by the 100 bytes it
- * holds of the name (GNU tar's "possibly continued on this volume:
- * header contains truncated name"), valid until V's next read; else
- * NULL (V NULL, or nothing new since the last call).
+ * The oldest warning that did not stop the join, not yet taken, and its
+ * *KIND (notes.h): the member (its full name) that a later volume's 'M'
+ * header continues by the 100 bytes it holds of the name (GNU tar's
+ * "possibly continued on this volume: header contains truncated name"),
+ * or whose continuation a volume skipped did not hold (it continues
+ * another member: "is not continued on this volume"; or this one from
+ * another offset: "This volume is out of sequence"); valid until V's
+ * next read.  NULL: V NULL, or none left.
  */
-const char *xtr_volumes_note(struct xtr_volumes *v);
+const char *xtr_volumes_note(struct xtr_volumes *v, int *kind);
 
 #endif /* XTR_VOLUMES_H */

@@ -453,6 +453,30 @@ wire_get_note(const unsigned char *body, size_t len, char *name)
 
 /* see wire.h */
 size_t
+wire_put_skip(unsigned char *out, int why, const char *name, size_t len)
+{
+	if ((why != WIRE_SKIP_OTHER && why != WIRE_SKIP_OFFSET) || len == 0 ||
+	    len > PFX_PATH_MAX)
+		return 0;
+	put_head(out, WIRE_SKIP, 1 + len);
+	out[WIRE_HEAD] = (unsigned char)why;
+	memcpy(out + WIRE_HEAD + 1, name, len);
+	return WIRE_HEAD + 1 + len;
+}
+
+/* see wire.h */
+int
+wire_get_skip(const unsigned char *body, size_t len, int *why, char *name)
+{
+	if (len < 1 || (body[0] != WIRE_SKIP_OTHER &&
+	    body[0] != WIRE_SKIP_OFFSET))
+		return -1;
+	*why = body[0];
+	return wire_get_note(body + 1, len - 1, name);
+}
+
+/* see wire.h */
+size_t
 wire_put_end(unsigned char *out, int type, int status, int error,
     const char *text)
 {

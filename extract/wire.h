@@ -19,8 +19,10 @@
  *	{ HEADER DATA* DATA_END }*
  *				with a NOTE between any two messages after
  *				CONFINED and before END: a warning that did
- *				not stop the read (a member name), at most
- *				PFX_MAX_VOLUMES of them
+ *				not stop the read (a member name), or a
+ *				SKIP: a volume out of sequence was skipped
+ *				(why, and the member name); at most
+ *				PFX_MAX_VOLUMES of the two
  *	[TOTAL]			the archive ended well: how many bytes of
  *				it (decompressed) were read
  *	END			the end of the archive, or why it stopped
@@ -56,6 +58,12 @@
 #define WIRE_TOTAL	'T'
 #define WIRE_LABEL	'V'
 #define WIRE_NOTE	'W'
+#define WIRE_SKIP	'K'
+
+/* Why a volume was skipped (SKIP): it continues another member, or the
+ * member named from another offset. */
+#define WIRE_SKIP_OTHER		'n'
+#define WIRE_SKIP_OFFSET	's'
 
 /* The length and type before each body. */
 #define WIRE_HEAD	5
@@ -191,6 +199,13 @@ size_t wire_put_label(unsigned char *out, const unsigned char *bytes,
  * bytes).  Return: its length, or 0 when NAME is too long. */
 size_t wire_put_note(unsigned char *out, const char *name, size_t len);
 
+/* A SKIP message: volume skipped for WHY (WIRE_SKIP_OTHER or _OFFSET),
+ * NAME (LEN bytes, at most PFX_PATH_MAX) the member it did not continue,
+ * into OUT (WIRE_HEAD + 1 + PFX_PATH_MAX bytes).  Return: its length, or
+ * 0 when WHY is none of these or NAME is empty or too long. */
+size_t wire_put_skip(unsigned char *out, int why, const char *name,
+    size_t len);
+
 /* Encode DATA_END or END (TYPE) with STATUS, ERROR and TEXT (cut at
  * WIRE_TEXT_MAX) into OUT (WIRE_HEAD + 8 + WIRE_TEXT_MAX bytes).
  * Return: its length. */
@@ -248,6 +263,11 @@ int wire_get_label(const unsigned char *body, size_t len);
  * terminated.  Return: 0, or -1 (empty, longer than PFX_PATH_MAX, or
  * holding a NUL). */
 int wire_get_note(const unsigned char *body, size_t len, char *name);
+
+/* Check a SKIP body: *WHY, and its name into NAME as wire_get_note().
+ * Return: 0, or -1 (no known WHY, or a name wire_get_note() refuses). */
+int wire_get_skip(const unsigned char *body, size_t len, int *why,
+    char *name);
 
 /* Decode a TOTAL body.  Return: 0, or -1 (not 8 bytes, or a count past
  * INT64_MAX). */

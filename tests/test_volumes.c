@@ -12,7 +12,11 @@
  *    volume that could not be opened (-ENOENT): a clear error, nothing
  *    of a left;
  *  - an unopened volume the archive never reaches: no error;
- *  - without the flag, VOLUMES is never read (a pointer that is none).
+ *  - without the flag, VOLUMES is never read (a pointer that is none);
+ *  - a volume out of sequence (another member, another offset) before
+ *    the right one: skipped and told to pfx_options.warning, as GNU tar
+ *    warns and goes on (suite test 157), also with volumes GNU tar
+ *    wrote; after it a volume wrong in another way still fails.
  * Volumes are memfds, listed or extracted into $TMPDIR/pfx-vol.XXXXXX/.
  */
 #include <errno.h>
@@ -208,21 +212,28 @@ Test(volumes, split_in_data_with_continuation)
 	}
 }
 
-/* A cut inside a's data that the next volume does not continue so. */
+/* A cut inside a's data that the next volume does not continue so:
+ * the volume whose head is HEAD (HEADLEN bytes), after one SKIPPED (its
+ * 'M' header) unless NULL. */
 static void
-expect_broken(const unsigned char *head, size_t headlen, const char *why)
+expect_broken_after(const unsigned char *skipped, const unsigned char *head,
+    size_t headlen, const char *why)
 {
 	struct pfx_result res;
 	struct stat st;
 	char path[512];
-	size_t w;
-	int v1, v2;
+	size_t w, n, i;
+	int v1, vols[2];
 
 	for (w = 0; w < 2; w++) {
 		v1 = volume(tarbuf, 2 * BLK, NULL, 0);
-		v2 = volume(head, headlen, tarbuf + 2 * BLK,
+		n = 0;
+		if (skipped != NULL)
+			vols[n++] = volume(skipped, BLK, tarbuf + 2 * BLK,
+			    tarlen - 2 * BLK);
+		vols[n++] = volume(head, headlen, tarbuf + 2 * BLK,
 		    tarlen - 2 * BLK);
-		cr_assert(run(v1, &v2, 1, PFX_OPT_MULTI_VOLUME | ways[w],
+		cr_assert(run(v1, vols, n, PFX_OPT_MULTI_VOLUME | ways[w],
 		    &res) == PFX_FATAL);
 		cr_expect(strstr(res.message, why) != NULL,
 		    "message '%s', want '%s'", res.message, why);
@@ -230,8 +241,15 @@ expect_broken(const unsigned char *head, size_t headlen, const char *why)
 		cr_expect(lstat(path, &st) == -1 && errno == ENOENT,
 		    "a, cut short, was left");
 		(void)close(v1);
-		(void)close(v2);
+		for (i = 0; i < n; i++)
+			(void)close(vols[i]);
 	}
+}
+
+static void
+expect_broken(const unsigned char *head, size_t headlen, const char *why)
+{
+	expect_broken_after(NULL, head, headlen, why);
 }
 
 Test(volumes, no_continuation)
@@ -330,4 +348,227 @@ Test(volumes, volume_that_is_no_tar)
 	    "volume") != NULL, "%s", res.message);
 	(void)close(v1);
 	(void)close(v2);
+}
+
+/*
+ * A volume out of sequence, followed by another: GNU tar warns and goes
+ * on with the next volume (multiv05), and so does the library, telling
+ * pfx_options.warning; a volume wrong in any other way still fails.
+ */
+
+/* What pfx_options.warning was told. */
+struct told {
+	int n;
+	char what[64], name[256];
+};
+
+static void
+on_warning(void *arg, const char *what, const char *name)
+{
+	struct told *t = arg;
+
+	t->n++;
+	(void)snprintf(t->what, sizeof(t->what), "%s", what);
+	(void)snprintf(t->name, sizeof(t->name), "%s", name);
+}
+
+/* run(), with the warnings told to T. */
+static enum pfx_status
+run_told(int first, const int *vols, size_t n, unsigned int flags,
+    struct told *t, struct pfx_result *res)
+{
+	struct pfx_input in = { .fd = first, .volumes = vols, .nvolumes = n };
+	struct pfx_options opt;
+
+	memset(t, 0, sizeof(*t));
+	pfx_options_init(&opt);
+	opt.flags |= flags;
+	opt.hooks.arg = t;
+	opt.warning = on_warning;
+	return pfx_extract(&in, AT_FDCWD, dir, &opt, res);
+}
+
+/* Volume 1 cut inside a's data, then a volume whose head is HEAD, then
+ * a's right continuation: joined past the middle one, told WHAT on "a". */
+static void
+expect_skipped(const unsigned char *head, const char *what)
+{
+	unsigned char m[BLK];
+	struct pfx_result res;
+	struct told t;
+	size_t w;
+	int v1, vols[2];
+
+	m_header(m, "a", 488, 512);
+	for (w = 0; w < 2; w++) {
+		v1 = volume(tarbuf, 2 * BLK, NULL, 0);
+		vols[0] = volume(head, BLK, tarbuf + 2 * BLK,
+		    tarlen - 2 * BLK);
+		vols[1] = volume(m, BLK, tarbuf + 2 * BLK, tarlen - 2 * BLK);
+		cr_assert(run_told(v1, vols, 2, PFX_OPT_MULTI_VOLUME | ways[w],
+		    &t, &res) == PFX_OK, "%s", res.message);
+		cr_expect(t.n == 1 && strcmp(t.what, what) == 0 &&
+		    strcmp(t.name, "a") == 0, "told %d: %s %s", t.n, t.what,
+		    t.name);
+		cr_expect(res.stats.extracted == 3);
+		expect_file("a", 1000, '0', 'a');
+		expect_file("b", 3000, '1', 'b');
+		expect_file("c", 200, '2', 'c');
+		(void)close(v1);
+		(void)close(vols[0]);
+		(void)close(vols[1]);
+		cr_assert(tfx_rm_tree(dir) == 0 && mkdir(dir, 0700) == 0);
+	}
+}
+
+Test(volumes, continuation_of_another_member_skipped)
+{
+	unsigned char m[BLK];
+
+	m_header(m, "b", 488, 512);
+	expect_skipped(m, "not_continued");
+}
+
+Test(volumes, continuation_from_another_offset_skipped)
+{
+	unsigned char m[BLK];
+
+	m_header(m, "a", 976, 24);
+	expect_skipped(m, "out_of_sequence");
+}
+
+/* After a volume skipped, one that begins with no continuation. */
+Test(volumes, no_continuation_after_a_skip)
+{
+	unsigned char m[BLK];
+
+	m_header(m, "b", 488, 512);
+	expect_broken_after(m, tarbuf, 0, "'a' is not continued on volume "
+	    "3 (it begins with no continuation)");
+}
+
+Test(volumes, wrong_size_is_not_skipped)
+{
+	unsigned char m[BLK];
+	struct pfx_result res;
+	struct told t;
+	int v1, vols[2];
+
+	/* The name and offset right, the size not: fails at once. */
+	m_header(m, "a", 400, 512);
+	v1 = volume(tarbuf, 2 * BLK, NULL, 0);
+	vols[0] = volume(m, BLK, tarbuf + 2 * BLK, tarlen - 2 * BLK);
+	m_header(m, "a", 488, 512);
+	vols[1] = volume(m, BLK, tarbuf + 2 * BLK, tarlen - 2 * BLK);
+	cr_assert(run_told(v1, vols, 2, PFX_OPT_MULTI_VOLUME, &t, &res) ==
+	    PFX_FATAL);
+	cr_expect(strstr(res.message, "'a' is the wrong size on volume 2") !=
+	    NULL, "%s", res.message);
+	cr_expect(t.n == 0);
+	(void)close(v1);
+	(void)close(vols[0]);
+	(void)close(vols[1]);
+}
+
+Test(volumes, last_volume_out_of_sequence_fails)
+{
+	unsigned char m[BLK];
+
+	/* Skipped, with nothing after it: GNU tar would prompt. */
+	m_header(m, "b", 488, 512);
+	expect_broken_after(m, m, BLK, "'a' is not continued on volume 3 "
+	    "(it continues 'b')");
+}
+
+/* Run the shell command CMD in DIR; skip the test without GNU tar. */
+static void
+in_dir(const char *cmd)
+{
+	char buf[1024];
+
+	if (system("tar --version 2>/dev/null | grep -q 'GNU tar'") != 0)
+		cr_skip_test("no GNU tar");
+	(void)snprintf(buf, sizeof(buf), "cd '%s' && %s", dir, cmd);
+	cr_assert(system(buf) == 0, "%s failed", buf);
+}
+
+/* Open DIR/NAME. */
+static int
+open_in(const char *name)
+{
+	char path[512];
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert(fd >= 0, "%s", path);
+	return fd;
+}
+
+/*
+ * GNU tar's own volumes (tar -cM -L 10 -f a -f b -f c), given as
+ * ORDER (volume names), extracted into DIR/out with and without the
+ * decoder process: the tree is the source's (MEMBERS, under src/), and
+ * the one warning is WHAT on NAME.
+ */
+static void
+gnu_volumes(const char *order, const char *members, const char *what,
+    const char *name)
+{
+	struct pfx_input in = { .fd = -1 };
+	struct pfx_options opt;
+	struct pfx_result res;
+	int fds[8], vols[8];
+	char cmd[512], out[512];
+	struct told t;
+	size_t n, i, w;
+
+	(void)snprintf(out, sizeof(out), "%s/out", dir);
+	for (w = 0; w < 2; w++) {
+		n = strlen(order);
+		cr_assert(n > 1 && n <= 8);
+		for (i = 0; i < n; i++)
+			fds[i] = open_in((char[]){ order[i], '\0' });
+		memcpy(vols, fds + 1, (n - 1) * sizeof(vols[0]));
+		cr_assert(mkdir(out, 0700) == 0);
+		memset(&t, 0, sizeof(t));
+		pfx_options_init(&opt);
+		opt.flags |= PFX_OPT_MULTI_VOLUME | ways[w];
+		opt.hooks.arg = &t;
+		opt.warning = on_warning;
+		in.fd = fds[0];
+		in.volumes = vols;
+		in.nvolumes = n - 1;
+		cr_assert(pfx_extract(&in, AT_FDCWD, out, &opt, &res) ==
+		    PFX_OK, "%s: %s", order, res.message);
+		cr_expect(t.n == 1 && strcmp(t.what, what) == 0 &&
+		    strcmp(t.name, name) == 0, "%s: told %d: %s %s", order,
+		    t.n, t.what, t.name);
+		(void)snprintf(cmd, sizeof(cmd), "for f in %s; do cmp src/$f "
+		    "out/$f || exit 1; done && rm -rf out", members);
+		in_dir(cmd);
+		for (i = 0; i < n; i++)
+			(void)close(fds[i]);
+	}
+}
+
+Test(volumes, gnu_tar_volume_of_another_member_skipped)
+{
+	/* f2 is cut at the end of a; c continues f3 (as GNU tar says). */
+	in_dir("mkdir src && cd src && for f in f1 f2 f3; do "
+	    "head -c 8000 /dev/urandom > $f; done && "
+	    "tar -c -M -L 10 -f ../a -f ../b -f ../c f1 f2 f3 </dev/null && "
+	    "cd .. && tar -tM -f a -f c -f b -f c </dev/null 2>err >/dev/null "
+	    "&& grep -q \"f2.* is not continued on this volume\" err");
+	gnu_volumes("acbc", "f1 f2 f3", "not_continued", "f2");
+}
+
+Test(volumes, gnu_tar_volume_out_of_sequence_skipped)
+{
+	/* One member across all three: c continues it from further on. */
+	in_dir("mkdir src && cd src && head -c 25000 /dev/urandom > big && "
+	    "tar -c -M -L 10 -f ../a -f ../b -f ../c big </dev/null && "
+	    "cd .. && tar -tM -f a -f c -f b -f c </dev/null 2>err >/dev/null "
+	    "&& grep -q 'This volume is out of sequence' err");
+	gnu_volumes("acbc", "big", "out_of_sequence", "big");
 }

@@ -431,31 +431,71 @@ Test(wire, note_reaches_the_warning_hook)
 	    "truncated_name long/name\n");
 }
 
-/* A NOTE before CONFINED, holding a NUL, or one more than there can be
- * volumes breaks the contract; none is told then. */
+/* SKIPs (a volume out of sequence skipped: another member's, or from
+ * another offset) reach the warning hook with their code, and several
+ * NOTEs and SKIPs in a row, before the next message, are all told, in
+ * order (volumes skipped, then the next one's name cut). */
+Test(wire, skips_reach_the_warning_hook_in_order)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_result res;
+
+	put_confined(&s);
+	put_file(&s, "f", 1, 3);
+	s.len += wire_put_skip(s.buf + s.len, WIRE_SKIP_OTHER, "f", 1);
+	s.len += wire_put_skip(s.buf + s.len, WIRE_SKIP_OFFSET, "f", 1);
+	s.len += wire_put_note(s.buf + s.len, "f", 1);
+	put_data(&s, 0, "abc");
+	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
+	s.len += wire_put_skip(s.buf + s.len, WIRE_SKIP_OTHER, "g", 1);
+	put_end(&s, WIRE_END, WIRE_OK, 0);
+	cr_assert_eq(play_warned(&s, &res), PFX_OK, "%s", res.message);
+	cr_assert_str_eq(warned, "not_continued f\nout_of_sequence f\n"
+	    "truncated_name f\nnot_continued g\n");
+}
+
+/* A NOTE (KIND 0) or SKIP (1, 2: each why) of NAME (LEN bytes) onto S. */
+static void
+put_told(struct stream *s, int kind, const char *name, size_t len)
+{
+	s->len += kind == 0 ? wire_put_note(s->buf + s->len, name, len) :
+	    wire_put_skip(s->buf + s->len, kind == 1 ? WIRE_SKIP_OTHER :
+	    WIRE_SKIP_OFFSET, name, len);
+}
+
+/* A NOTE or SKIP before CONFINED, holding a NUL, or one more than there
+ * can be volumes (NOTEs and SKIPs together), or a SKIP of an unknown why
+ * breaks the contract; none is told then. */
 Test(wire, note_out_of_contract_is_a_protocol_error)
 {
 	struct stream s = { .len = 0 };
 	struct pfx_result res;
 	size_t i;
-	int round;
+	int round, kind;
 
 	cr_assert_eq(wire_put_note(s.buf, "", 0), 0);
-	for (round = 0; round < 3; round++) {
+	cr_assert_eq(wire_put_skip(s.buf, WIRE_SKIP_OTHER, "", 0), 0);
+	cr_assert_eq(wire_put_skip(s.buf, 'x', "f", 1), 0);
+	for (kind = 0; kind < 2; kind++)
+	for (round = 0; round < 4; round++) {
 		s.len = 0;
 		if (round == 0)
-			s.len += wire_put_note(s.buf + s.len, "f", 1);
+			put_told(&s, kind, "f", 1);
 		put_confined(&s);
 		if (round == 1)
-			s.len += wire_put_note(s.buf + s.len, "a\0b", 3);
+			put_told(&s, kind, "a\0b", 3);
 		for (i = 0; round == 2 && i <= PFX_MAX_VOLUMES; i++)
-			s.len += wire_put_note(s.buf + s.len, "f", 1);
+			put_told(&s, (int)(i % 3), "f", 1);
+		if (round == 3) {	/* a SKIP's why byte, unknown */
+			put_told(&s, 1, "f", 1);
+			s.buf[s.len - 2] = kind == 0 ? 'x' : 0;
+		}
 		put_end(&s, WIRE_END, WIRE_OK, 0);
 		cr_assert_eq(play_warned(&s, &res), PFX_FATAL, "round %d",
 		    round);
 		cr_assert_eq(res.error, EPROTO, "round %d: %s", round,
 		    res.message);
-		if (round < 2)
+		if (round != 2)
 			cr_assert_str_eq(warned, "");
 	}
 }
