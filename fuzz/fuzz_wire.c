@@ -272,13 +272,15 @@ on_unmatched(void *arg, const char *pattern)
 		die("unmatched() with a pattern not ours");
 }
 
-/* A NOTE told: its code is ours, its name a string of at most
+/* A NOTE or SKIP told: its code is ours, its name a string of at most
  * PFX_PATH_MAX bytes. */
 static void
 on_warning(void *arg, const char *what, const char *name)
 {
 	(void)arg;
-	if (strcmp(what, "truncated_name") != 0)
+	if (strcmp(what, "truncated_name") != 0 &&
+	    strcmp(what, "not_continued") != 0 &&
+	    strcmp(what, "out_of_sequence") != 0)
 		die("warning() with a code not ours");
 	if (name == NULL || name[0] == '\0' ||
 	    strnlen(name, PFX_PATH_MAX + 1) > PFX_PATH_MAX)

@@ -501,6 +501,28 @@ broken(struct seed *s)
 	end(s, WIRE_END, WIRE_OK, 0, NULL);
 	put(s, "broken-note-nul");
 
+	/* SKIPs (a volume out of sequence skipped), both whys, in a row
+	 * with a NOTE; one whose why is none. */
+	begin(s, 0x04);
+	confined(s, 0, true, "x");
+	header(s, &e);
+	s->len += wire_put_skip(room(s, WIRE_HEAD + 2), WIRE_SKIP_OTHER,
+	    "f", 1);
+	s->len += wire_put_skip(room(s, WIRE_HEAD + 2), WIRE_SKIP_OFFSET,
+	    "f", 1);
+	s->len += wire_put_note(room(s, WIRE_HEAD + 1), "f", 1);
+	data(s, 0, "0123456789");
+	end(s, WIRE_DATA_END, WIRE_OK, 0, NULL);
+	end(s, WIRE_END, WIRE_OK, 0, NULL);
+	put(s, "skip");
+	begin(s, 0x00);
+	confined(s, 0, true, "x");
+	s->len += wire_put_skip(room(s, WIRE_HEAD + 2), WIRE_SKIP_OTHER,
+	    "f", 1);
+	s->buf[s->len - 2] = 'x';
+	end(s, WIRE_END, WIRE_OK, 0, NULL);
+	put(s, "broken-skip-why");
+
 	/* A header whose size is not set but is not 0. */
 	begin(s, 0x00);
 	confined(s, 0, true, "x");
