@@ -15,7 +15,9 @@
  * A block is handed on in pieces of XTR_BLOCK at most, as a plain input
  * is read: a filter's block may be larger (lz4's are up to 4 MiB), and
  * the window (XTR_PAXDUMP_WINDOW) must still hold a header when the tar
- * reader gets to it.
+ * reader gets to it.  (libarchive reads no pax header over 1 MiB, so a
+ * whole block would fit today; the window's bound is not left to hang on
+ * those two numbers.)
  * Cost: the same filters' memory, and one more reader's few buffers.
  */
 #include <errno.h>
