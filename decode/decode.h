@@ -162,6 +162,12 @@ struct xtr_head {
 	size_t len;
 	bool unseen;
 	struct xtr_window *window;	/* also the last bytes of all, or NULL */
+	/* With a window, an input that libarchive's filters decode is read
+	 * through a stage of their own (extract/stage.c), so the window
+	 * still holds the decompressed bytes: STAGED is then set, and RAW
+	 * is the compressed bytes read when the last block was taken. */
+	bool staged;
+	uint64_t raw;
 };
 
 /*

@@ -80,6 +80,8 @@ struct out {
 	uint32_t head;		/* ring bytes placed so far, modulo 2^32 */
 	bool lazy;		/* the input never stalls: send when full */
 	struct xtr_volumes *vols;	/* tar -M: the joiner, or NULL */
+	const struct xtr_head *kept;	/* the reader's (a stage's raw
+					   count, stage.c), or NULL */
 	size_t nq;
 	unsigned char q[QUEUE_CAP];
 };
@@ -194,18 +196,6 @@ finish(struct out *o, int error, const char *text)
 	_exit(0);
 }
 
-/* The raw archive bytes read so far: the ratio limit's denominator. */
-static uint64_t
-raw_bytes(struct archive *ar, struct xtr_decoder *dec)
-{
-	int64_t n;
-
-	if (dec != NULL)
-		return xtr_decoder_raw_bytes(dec);
-	n = archive_filter_bytes(ar, -1);
-	return n > 0 ? (uint64_t)n : 0;
-}
-
 /* AR's error, or the joiner's that libarchive may have worded over. */
 static const char *
 error_text(const struct out *o, struct archive *ar, const char *dflt)
@@ -260,15 +250,16 @@ struct place {
 	int64_t pos;
 };
 
-/* Where libarchive's AR is, with its decoder DEC and joiner VOLS. */
+/* Where libarchive's AR is, with its decoder DEC, joiner VOLS and bytes
+ * kept HEAD. */
 static struct place
 ar_place(struct archive *ar, struct xtr_decoder *dec,
-    const struct xtr_volumes *vols)
+    const struct xtr_volumes *vols, const struct xtr_head *head)
 {
 	struct place pl;
 
 	pl.format = archive_format(ar);
-	pl.raw = raw_bytes(ar, dec);
+	pl.raw = xtr_reader_raw_bytes(ar, dec, head);
 	pl.pos = archive_read_header_position(ar);
 	if (pl.pos < 0)
 		pl.pos = -1;
@@ -477,7 +468,8 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 			    error_text(o, ar, "truncated or corrupt"));
 			return -1;
 		}
-		send_blocks(o, buf, size, offset, raw_bytes(ar, dec));
+		send_blocks(o, buf, size, offset,
+		    xtr_reader_raw_bytes(ar, dec, o->kept));
 	}
 	send_end(o, WIRE_DATA_END, WIRE_OK, 0, NULL);
 	return 0;
@@ -494,7 +486,7 @@ send_list(struct out *o, const char *list, size_t len, struct archive *ar,
 	while (at < len) {
 		n = len - at < WIRE_DATA_MAX ? len - at : WIRE_DATA_MAX;
 		send_block(o, list + at, n, (la_int64_t)at,
-		    raw_bytes(ar, dec));
+		    xtr_reader_raw_bytes(ar, dec, o->kept));
 		at += n;
 	}
 	send_end(o, WIRE_DATA_END, WIRE_OK, 0, NULL);
@@ -680,6 +672,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	if (ar == NULL)
 		finish(&o, r, msg);
 	o.vols = vols;
+	o.kept = &head;
 	ae = archive_entry_new();
 	o.cap = 64u << 10;
 	o.buf = malloc(o.cap);
@@ -702,7 +695,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 			    "truncated or "
 			    "corrupt (the decoder gave no detail)"));
 		take_pax_list(&o, ar, ae, &head, &pax, &pax_len);
-		pl = ar_place(ar, dec, vols);
+		pl = ar_place(ar, dec, vols, &head);
 		r = send_header(&o, &pl, ae);
 		if (r < 0)
 			finish(&o, -r, r == -E2BIG ? "an entry's header is "
@@ -718,7 +711,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 		 * without decoding; a compressed one is decoded to be
 		 * skipped, and the parent counts what it costs. */
 		if (list && dec == NULL && archive_filter_count(ar) <= 1 &&
-		    !dumpdir_listed(opt, ae)) {
+		    !head.staged && !dumpdir_listed(opt, ae)) {
 			send_end(&o, WIRE_DATA_END, WIRE_OK, 0, NULL);
 			continue;
 		}

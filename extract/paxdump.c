@@ -207,11 +207,12 @@ xtr_paxdump_take(struct archive *ar, struct archive_entry *ae,
 	    format == ARCHIVE_FORMAT_TAR_GNUTAR)
 		return XTR_PAXDUMP_NONE;
 	if (head->unseen || archive_filter_count(ar) > 1) {
-		/* libarchive decoded the bytes kept: none are the tar's. */
-		*reason = "the archive is compressed with a filter that "
-		    "libarchive decodes (bzip2, lz4, lzip, compress), and "
-		    "only the bytes pfextract decodes itself (gzip, xz, "
-		    "zstd) or reads plain are kept";
+		/* The bytes kept are not the tar's: a package's member, or
+		 * a stream that libarchive decoded inside ours (stage.c
+		 * stages libarchive's filters only where ours are none). */
+		*reason = "its bytes are not kept: the archive is a Debian "
+		    "package's member, or compressed twice, by libarchive "
+		    "inside a format pfextract decodes (gzip, xz, zstd)";
 		return XTR_PAXDUMP_BAD;
 	}
 	pos = archive_read_header_position(ar);

@@ -5,11 +5,10 @@
  * What the ratio limit (budget.c) divides by, below it and below the
  * source (source.c), whose draining of an entry is held to that limit.
  */
-#include <archive.h>
-
 #include "decode.h"
 #include "extract.h"
 #include "raw.h"
+#include "reader.h"
 #include "remote.h"
 #include "zip.h"
 
@@ -22,12 +21,5 @@ xtr_source_raw(const struct xtr *x)
 		return (int64_t)xtr_remote_raw(x->remote);
 	if (x->zip != NULL)
 		return (int64_t)xtr_zip_raw(x->zip);
-	/*
-	 * Some filters count what they read only when their read-ahead
-	 * buffer is used up (compress: 64 KiB); our decoder counts what
-	 * libarchive took.
-	 */
-	if (x->dec != NULL)
-		return (int64_t)xtr_decoder_raw_bytes(x->dec);
-	return archive_filter_bytes(x->ar, -1);
+	return (int64_t)xtr_reader_raw_bytes(x->ar, x->dec, &x->head);
 }

@@ -29,6 +29,7 @@
 #include "extract.h"
 #include "reader.h"
 #include "readfd.h"
+#include "stage.h"
 #include "volumes.h"
 #include "plat_thread.h"
 
@@ -360,60 +361,6 @@ open_pipe(struct archive *a, int fd, bool own_fd,
 	return archive_read_open(a, p, NULL, pipe_read, pipe_close);
 }
 
-/*
- * A buffer read through a callback, in pieces of XTR_BLOCK, so that
- * every byte libarchive takes passes HEAD (and its window) when it does.
- */
-struct memory_in {
-	const unsigned char *buf;
-	size_t len, given;
-	struct xtr_head *head;
-};
-
-/* libarchive's read callback for a buffer.  Return: bytes, 0 at the end. */
-static la_ssize_t
-memory_read(struct archive *a, void *arg, const void **buf)
-{
-	struct memory_in *m = arg;
-	size_t n = m->len - m->given;
-
-	(void)a;
-	if (n > XTR_BLOCK)
-		n = XTR_BLOCK;
-	*buf = m->buf + m->given;
-	m->given += n;
-	xtr_head_add(m->head, *buf, n);
-	return (la_ssize_t)n;
-}
-
-/* libarchive's close callback for a buffer.  Return: ARCHIVE_OK. */
-static int
-memory_close(struct archive *a, void *arg)
-{
-	(void)a;
-	free(arg);
-	return ARCHIVE_OK;
-}
-
-/* Open A on BUF (LEN bytes) through memory_read(), HEAD seeing every
- * byte.  Return: libarchive's status. */
-static int
-open_memory_seen(struct archive *a, const void *buf, size_t len,
-    struct xtr_head *head)
-{
-	struct memory_in *m;
-
-	m = calloc(1, sizeof(*m));
-	if (m == NULL) {
-		archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
-		return ARCHIVE_FATAL;
-	}
-	m->buf = buf;
-	m->len = len;
-	m->head = head;
-	return archive_read_open(a, m, NULL, memory_read, memory_close);
-}
-
 /* How to open an input once its codec is known. */
 struct opening {
 	const volatile sig_atomic_t *cancel;
@@ -424,6 +371,64 @@ struct opening {
 	int open_err;		/* set: the input cannot be opened (errno) */
 	const struct xtr_dec_mem *mem;	/* what xz may take */
 };
+
+/*
+ * Does a -G run read this input (HEAD has a window)?  Then an input that
+ * is not ours to decode is read through a stage of libarchive's filters
+ * (stage.c), so that the window holds the bytes the tar reader parses,
+ * compressed (bzip2, lz4, lzip ...) or not.
+ */
+static bool
+staging(const struct opening *o)
+{
+	return o->head != NULL && o->head->window != NULL;
+}
+
+/*
+ * The stage's reader: every built-in filter, and the raw and empty
+ * formats.  Return: it, or NULL with A's error set.
+ */
+static struct archive *
+stage_reader(struct archive *a)
+{
+	struct archive *s = archive_read_new();
+	char msg[256];
+
+	if (s == NULL) {
+		archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	msg[0] = '\0';
+	if (enable_filters(s, msg, sizeof(msg)) == 0 &&
+	    archive_read_support_format_raw(s) == ARCHIVE_OK &&
+	    archive_read_support_format_empty(s) == ARCHIVE_OK)
+		return s;
+	archive_set_error(a, EINVAL, "%s", msg[0] != '\0' ? msg :
+	    archive_error_string(s) != NULL ? archive_error_string(s) :
+	    "cannot enable the raw format");
+	archive_read_free(s);
+	return NULL;
+}
+
+/*
+ * Open A, through the stage, on the pipe FD (closed with the reader when
+ * OWN_FD), HEAD_LEN bytes of which were read into HEAD already.
+ * Return: libarchive's status.
+ */
+static int
+open_staged_pipe(struct archive *a, int fd, bool own_fd,
+    const struct opening *o, const unsigned char *head, size_t head_len)
+{
+	struct archive *inner = stage_reader(a);
+
+	if (inner == NULL) {
+		if (own_fd)
+			(void)close(fd);
+		return ARCHIVE_FATAL;
+	}
+	return xtr_stage_open(a, inner, open_pipe(inner, fd, own_fd,
+	    o->cancel, NULL, head, head_len), o->head);
+}
 
 /*
  * Open A on a stream that cannot seek (a pipe, FIFO or device), FD, owned
@@ -455,6 +460,8 @@ open_stream(struct archive *a, int fd, bool own_fd, struct opening *o)
 	}
 	o->raw_empty = got == 0;
 	codec = xtr_codec_detect(head, got);
+	if (codec == XTR_CODEC_NONE && staging(o))
+		return open_staged_pipe(a, fd, own_fd, o, head, got);
 	if (codec == XTR_CODEC_NONE)
 		return open_pipe(a, fd, own_fd, o->cancel, o->head, head, got);
 	memset(&di, 0, sizeof(di));
@@ -554,7 +561,7 @@ open_path(struct archive *a, const char *path, struct opening *o)
 	codec = seekable_codec(fd, &o->raw_empty);
 	if (codec != XTR_CODEC_NONE)
 		return open_decoded_fd(a, fd, true, codec, o);
-	if (o->head != NULL && o->head->window != NULL)
+	if (staging(o))
 		return open_stream(a, fd, true, o);	/* every byte seen */
 	/* The label is read from this open of PATH; libarchive opens it
 	 * again by name, as it always did. */
@@ -617,6 +624,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 {
 	struct xtr_dec_input di;
 	enum xtr_codec codec;
+	struct archive *inner;
 
 	if (in->path != NULL)
 		return open_path(a, in->path, o);
@@ -624,9 +632,12 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	if (in->buf != NULL) {
 		o->raw_empty = in->len == 0;
 		codec = xtr_codec_detect(in->buf, in->len);
-		if (codec == XTR_CODEC_NONE && o->head != NULL &&
-		    o->head->window != NULL)
-			return open_memory_seen(a, in->buf, in->len, o->head);
+		if (codec == XTR_CODEC_NONE && staging(o)) {
+			inner = stage_reader(a);
+			return inner == NULL ? ARCHIVE_FATAL :
+			    xtr_stage_open(a, inner, archive_read_open_memory(
+			    inner, in->buf, in->len), o->head);
+		}
 		if (codec == XTR_CODEC_NONE) {
 			xtr_head_add(o->head, in->buf, in->len);
 			return archive_read_open_memory(a, in->buf, in->len);
@@ -651,7 +662,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	codec = seekable_codec(in->fd, &o->raw_empty);
 	if (codec != XTR_CODEC_NONE)
 		return open_decoded_fd(a, in->fd, false, codec, o);
-	if (o->head != NULL && o->head->window != NULL)
+	if (staging(o))
 		return open_stream(a, in->fd, false, o);	/* every byte seen */
 	keep_head(o->head, in->fd, lseek(in->fd, 0, SEEK_CUR));
 	return archive_read_open_fd(a, in->fd, XTR_BLOCK);
@@ -1063,5 +1074,26 @@ xtr_reader_archive_bytes(struct archive *ar)
 {
 	la_int64_t n = archive_filter_bytes(ar, 0);
 
+	return n > 0 ? (uint64_t)n : 0;
+}
+
+/* see reader.h */
+uint64_t
+xtr_reader_raw_bytes(struct archive *ar, const struct xtr_decoder *dec,
+    const struct xtr_head *head)
+{
+	la_int64_t n;
+
+	/*
+	 * Some filters count what they read only when their read-ahead
+	 * buffer is used up (compress: 64 KiB); our decoder counts what
+	 * libarchive took, and a stage what its filters had read when the
+	 * format reader took its last block.
+	 */
+	if (dec != NULL)
+		return xtr_decoder_raw_bytes(dec);
+	if (head != NULL && head->staged)
+		return head->raw;
+	n = archive_filter_bytes(ar, -1);
 	return n > 0 ? (uint64_t)n : 0;
 }

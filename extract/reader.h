@@ -40,6 +40,14 @@ struct xtr_volumes;
 uint64_t xtr_reader_archive_bytes(struct archive *ar);
 
 /*
+ * The raw (compressed) bytes of the input read so far, the ratio limit's
+ * denominator, for AR with our decoder DEC (or NULL) and the bytes kept
+ * HEAD (or NULL): a -G run's stage counts there (stage.c).
+ */
+uint64_t xtr_reader_raw_bytes(struct archive *ar,
+    const struct xtr_decoder *dec, const struct xtr_head *head);
+
+/*
  * With XTR_READ_MULTIVOL, *VOLS is set to the joiner of the volumes
  * (volumes.c), for the caller to free after the reader, else NULL (VOLS
  * may be NULL only without XTR_READ_MULTIVOL).

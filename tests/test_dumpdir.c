@@ -9,6 +9,8 @@
  * The archives are written byte by byte here, as GNU tar writes them
  * ('D' headers with GNU's magic), so that the hostile ones can be.
  */
+#include <archive.h>
+#include <archive_entry.h>
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -863,6 +865,90 @@ Test(dumpdir, pax_list_purges)
 Test(dumpdir, pax_list_purges_with_the_decoder_process)
 {
 	purge_with(PFX_OPT_SANDBOX_CHILD, pax_archive);
+}
+
+/*
+ * T compressed, in place, by libarchive's FILTER (written in the raw
+ * format): a compression that libarchive decodes itself, which a -G run
+ * reads through a stage of its own (extract/stage.c).
+ */
+static void
+compress_with(struct tar *t, int (*filter)(struct archive *))
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	size_t cap = t->len + (1u << 20), used = 0;
+	unsigned char *z = malloc(cap);
+
+	cr_assert(a != NULL && e != NULL && z != NULL);
+	cr_assert_eq(filter(a), ARCHIVE_OK, "%s", archive_error_string(a));
+	cr_assert_eq(archive_write_set_format_raw(a), ARCHIVE_OK);
+	cr_assert_eq(archive_write_set_bytes_in_last_block(a, 1), ARCHIVE_OK);
+	cr_assert_eq(archive_write_open_memory(a, z, cap, &used),
+	    ARCHIVE_OK, "%s", archive_error_string(a));
+	archive_entry_set_pathname(e, "tar");
+	archive_entry_set_filetype(e, AE_IFREG);
+	cr_assert_eq(archive_write_header(a, e), ARCHIVE_OK);
+	cr_assert_eq(archive_write_data(a, t->buf, t->len), (la_ssize_t)t->len);
+	cr_assert_eq(archive_write_close(a), ARCHIVE_OK, "%s",
+	    archive_error_string(a));
+	archive_write_free(a);
+	archive_entry_free(e);
+	free(t->buf);
+	t->buf = z;
+	t->len = used;
+	t->cap = cap;
+}
+
+static void
+pax_bzip2(struct tar *t)
+{
+	pax_archive(t);
+	compress_with(t, archive_write_add_filter_bzip2);
+}
+
+static void
+pax_lz4(struct tar *t)
+{
+	pax_archive(t);
+	compress_with(t, archive_write_add_filter_lz4);
+}
+
+static void
+pax_lzip(struct tar *t)
+{
+	pax_archive(t);
+	compress_with(t, archive_write_add_filter_lzip);
+}
+
+Test(dumpdir, pax_list_purges_through_bzip2)
+{
+	purge_with(0, pax_bzip2);
+}
+
+Test(dumpdir, pax_list_purges_through_bzip2_with_the_decoder_process)
+{
+	purge_with(PFX_OPT_SANDBOX_CHILD, pax_bzip2);
+}
+
+Test(dumpdir, pax_list_purges_through_lz4)
+{
+	purge_with(0, pax_lz4);
+}
+
+Test(dumpdir, pax_list_purges_through_lz4_with_the_decoder_process)
+{
+	purge_with(PFX_OPT_SANDBOX_CHILD, pax_lz4);
+}
+
+Test(dumpdir, pax_list_purges_through_lzip)
+{
+	purge_with(0, pax_lzip);
+}
+
+Test(dumpdir, pax_list_purges_through_lzip_with_the_decoder_process)
+{
+	purge_with(PFX_OPT_SANDBOX_CHILD, pax_lzip);
 }
 
 /* The list comes out when listing, as a 'D' entry's does. */
