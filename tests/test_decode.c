@@ -964,37 +964,78 @@ Test(decode, zstd_bad_checksum_and_trailing_junk)
 	buf_free(&z);
 }
 
-/* A frame asking for a window over the limit is refused up front. */
-Test(decode, zstd_window_limit)
+/*
+ * The tree as one zstd frame, streamed with no size given so that it has
+ * a window descriptor, the window it declares set to 2^WLOG (the data
+ * needs less: any larger window decodes it), into Z.
+ */
+static void
+zstd_declaring(struct fx *fx, struct buf *z, int wlog)
 {
-	struct fx *fx = &the_fx;
 	ZSTD_CCtx *c = ZSTD_createCCtx();
-	ZSTD_outBuffer out;
-	ZSTD_inBuffer in;
-	struct buf z = { 0 };
-	unsigned char tmp[4096];
-	size_t r;
+	size_t bound = ZSTD_compressBound(fx->tar.len) + 64, r;
+	unsigned char *tmp = malloc(bound);
+	ZSTD_outBuffer out = { tmp, bound, 0 };
+	ZSTD_inBuffer in = { fx->tar.p, fx->tar.len, 0 };
 
-	cr_assert(c != NULL);
-	/* Streamed with no size given, so the frame has a window
-	 * descriptor. */
-	out.dst = tmp;
-	out.size = sizeof(tmp);
-	out.pos = 0;
-	in.src = fx->tar.p;
-	in.size = 4096;
-	in.pos = 0;
+	cr_assert(c != NULL && tmp != NULL);
+	/* Not ZSTD_e_end at once: that would give the frame its size. */
 	r = ZSTD_compressStream2(c, &out, &in, ZSTD_e_continue);
 	cr_assert(!ZSTD_isError(r) && in.pos == in.size);
-	r = ZSTD_compressStream2(c, &out, &in, ZSTD_e_end);
-	cr_assert(r == 0, "one call is enough for 4 KiB");
+	do {
+		r = ZSTD_compressStream2(c, &out, &in, ZSTD_e_end);
+		cr_assert(!ZSTD_isError(r));
+	} while (r != 0);
 	ZSTD_freeCCtx(c);
 	cr_assert((tmp[4] & 0x20) == 0, "single-segment frame");
-	tmp[5] = (XTR_ZSTD_WINDOW_LOG_MAX + 1 - 10) << 3;
-	buf_add(&z, tmp, out.pos);
+	tmp[5] = (unsigned char)((wlog - 10) << 3);
+	z->len = 0;
+	buf_add(z, tmp, out.pos);
+	free(tmp);
+}
+
+/*
+ * A frame's window comes from the memory budget: one that needs more is
+ * refused up front, naming the budget, with a sandbox too (the decoder
+ * process says it); the same frame decodes within a larger budget, and
+ * within none.  A window past what libzstd decodes at all (2 GiB) is
+ * refused without a budget.
+ */
+Test(decode, zstd_window_within_the_budget)
+{
+	struct fx *fx = &the_fx;
+	unsigned int flags[] = { 0, PFX_OPT_SANDBOX_CHILD };
+	struct buf z = { 0 };
+	size_t i;
+
+	zstd_declaring(fx, &z, 28);	/* 256 MiB */
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		fx->opt.flags = flags[i];
+		fx->opt.limits.max_memory = 128 * MiB;
+		cr_expect(extract(fx, &z, FEED_BUF) == PFX_FATAL &&
+		    fx->res.error == ENOMEM && strstr(fx->res.message,
+		    "window of 256 MiB needs 257 MiB to decode, more than "
+		    "the memory budget: limit max-memory=134217728 (raise "
+		    "limits.max_memory, or set it to 0)") != NULL,
+		    "flags %#x, 128 MiB: \"%s\"", flags[i], fx->res.message);
+		cr_expect(!exists(fx, "d/small"), "flags %#x: d/small was "
+		    "written", flags[i]);
+		fx->opt.limits.max_memory = 257 * MiB;
+		cr_expect(extract(fx, &z, FEED_BUF) == PFX_OK,
+		    "flags %#x, 257 MiB: \"%s\"", flags[i], fx->res.message);
+		expect_tree(fx, "zstd, 256 MiB window, 257 MiB budget");
+		fx->opt.limits.max_memory = 0;
+		cr_expect(extract(fx, &z, FEED_BUF) == PFX_OK,
+		    "flags %#x, no budget: \"%s\"", flags[i],
+		    fx->res.message);
+		expect_tree(fx, "zstd, 256 MiB window, no budget");
+	}
+	fx->opt.flags = 0;
+	zstd_declaring(fx, &z, 32);	/* 4 GiB */
 	cr_expect(extract(fx, &z, FEED_BUF) == PFX_FATAL &&
-	    strstr(fx->res.message, "window larger than 128 MiB") != NULL,
-	    "a 256 MiB window: \"%s\"", fx->res.message);
+	    fx->res.error == ENOMEM && strstr(fx->res.message,
+	    "a frame needs a window larger than libzstd decodes (2048 MiB)")
+	    != NULL, "a 4 GiB window, no budget: \"%s\"", fx->res.message);
 	buf_free(&z);
 }
 
