@@ -74,13 +74,6 @@ enum xtr_codec {
 #define XTR_DEC_INBUF (64 * 1024)
 
 /*
- * zstd: the largest window a frame may ask for, as a power of two.  27
- * (128 MiB) is libzstd's own default limit, which libarchive kept; a
- * frame asking for more is refused before anything is allocated.
- */
-#define XTR_ZSTD_WINDOW_LOG_MAX 27
-
-/*
  * xz: what the decoder may take of the run's memory budget
  * (pfx_limits.max_memory), worked out by the caller (extract/budget.c)
  * and handed down as data.  THREADING: liblzma's memlimit_threading,
@@ -91,7 +84,10 @@ enum xtr_codec {
  * -6's 24 MiB blocks).  BUDGET: the whole budget, what one thread may
  * need at most (liblzma's memlimit_stop): a stream that needs more, a
  * hostile dictionary size say, is refused, with the budget named; 0: no
- * budget, nothing refused.
+ * budget, nothing refused.  zstd: BUDGET is what a frame too big for the
+ * ring may take for its window (decode_zstd.c), the same way: a frame
+ * that needs more is refused, the budget named (zstd --long=30's 1 GiB
+ * window at the default budget).
  */
 struct xtr_dec_mem {
 	uint64_t threading;

@@ -43,10 +43,35 @@ struct xz {
  */
 #define XZ_MAP_MIN (256u * 1024)
 
+/* Mappings given huge pages: those that can hold one (xz_huge()). */
+#define XZ_HUGE_MIN (2u * 1024 * 1024)
+
 struct xz_chunk {
 	size_t len;
 	size_t mapped;
 };
+
+/*
+ * Back a mapping of N bytes at P with huge pages where it holds one (2
+ * MiB on x86-64; Linux's "madvise" mode of transparent huge pages, the
+ * common default, gives them only to mappings that ask).  Each block's
+ * buffers are mapped, filled and unmapped again: one page fault per 4
+ * KiB page, 104,000 more on linux.tar.xz threaded than on one thread.
+ * Pages are faulted in as they are touched, a huge one whole, so a
+ * buffer holds at most 2 MiB more than it touched.  Advice only: a
+ * kernel without it, or a refusal, leaves the small pages.
+ */
+static void
+xz_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	if (n >= XZ_HUGE_MIN)
+		(void)madvise(p, n, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
 
 static void *
 xz_alloc(void *opaque, size_t nmemb, size_t size)
@@ -60,11 +85,18 @@ xz_alloc(void *opaque, size_t nmemb, size_t size)
 	n = nmemb * size + sizeof(*c);
 #ifdef MAP_ANONYMOUS
 	if (n >= XZ_MAP_MIN) {
-		void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p;
 
+		/* Whole huge pages: Linux then places the mapping on a
+		 * huge page's boundary, and none of it is left to small
+		 * pages at its ends. */
+		if (n >= XZ_HUGE_MIN && n <= SIZE_MAX - XZ_HUGE_MIN)
+			n = (n + XZ_HUGE_MIN - 1) & ~(size_t)(XZ_HUGE_MIN - 1);
+		p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			return NULL;
+		xz_huge(p, n);
 		c = p;
 		c->len = n;
 		c->mapped = 1;

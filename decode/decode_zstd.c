@@ -2,10 +2,11 @@
  * decode_zstd.c -- zstd (RFC 8878) for the decoder thread (decode.h),
  * over any number of frames, skippable frames skipped, each frame's
  * checksum verified when it has one (the library's default).  A frame
- * may not ask for a window larger than XTR_ZSTD_WINDOW_LOG_MAX, which
- * bounds the memory a hostile header can make us take.  Bytes after the
- * last frame that are no frame are an error, as they were with
- * libarchive.
+ * decoded outside the ring (below) may not need more memory for its
+ * window than the run's memory budget (struct xtr_dec_mem), which
+ * bounds what a hostile header can make us take; it is refused before
+ * anything is allocated, naming the budget.  Bytes after the last frame
+ * that are no frame are an error, as they were with libarchive.
  *
  * A frame whose window fits in the decoder's ring (XTR_DEC_RING: windows
  * up to 4 MiB, zstd -1 to -16 without --long) is decoded block by block
@@ -14,7 +15,7 @@
  * libzstd's streaming decoder would decode into a window of its own and
  * copy out of it: a copy of every byte, 13% of the decoder thread's time
  * on the Linux tree.  A frame with a larger window still gets the
- * streaming decoder.
+ * streaming decoder, and its window is what the budget is asked for.
  *
  * The buffer-less API is in libzstd's "static linking only" section:
  * stable in practice, exported by the shared library, and checked at
@@ -22,6 +23,7 @@
  */
 #define ZSTD_STATIC_LINKING_ONLY
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +74,7 @@ struct zs {
 	 * in the output, whose history it would then drop.
 	 */
 	unsigned char *out_end;
+	uint64_t budget;	/* the memory budget, 0 for none */
 };
 
 static void
@@ -92,10 +95,10 @@ zs_create(unsigned int flags, const struct xtr_dec_mem *mem, char *msg,
 	struct zs *z;
 
 	(void)flags;
-	(void)mem;	/* XTR_ZSTD_WINDOW_LOG_MAX bounds it */
 	z = calloc(1, sizeof(*z));
 	if (z == NULL)
 		goto nomem;
+	z->budget = mem->budget;
 	z->mode = ZS_HEAD;
 	z->want = 1;
 	z->stage = malloc(ZS_STAGE);
@@ -118,8 +121,8 @@ zs_fail(struct xtr_stream *s, size_t r)
 	switch (ZSTD_getErrorCode(r)) {
 	case ZSTD_error_frameParameter_windowTooLarge:
 		(void)xtr_stream_fail(s, ENOMEM, "zstd decompression failed: "
-		    "a frame needs a window larger than %u MiB",
-		    (1u << XTR_ZSTD_WINDOW_LOG_MAX) >> 20);
+		    "a frame needs a window larger than libzstd decodes "
+		    "(%u MiB)", (1u << (ZSTD_WINDOWLOG_MAX - 10)) >> 10);
 		break;
 	case ZSTD_error_memory_allocation:
 		(void)xtr_stream_fail(s, ENOMEM, "zstd decompression failed: "
@@ -215,8 +218,9 @@ begin_stream(struct zs *z, struct xtr_stream *s)
 		if (z->ds == NULL)
 			return zs_fail(s,
 			    (size_t)-ZSTD_error_memory_allocation);
+		/* The budget was asked first (window_fits()). */
 		r = ZSTD_DCtx_setParameter(z->ds, ZSTD_d_windowLogMax,
-		    XTR_ZSTD_WINDOW_LOG_MAX);
+		    ZSTD_WINDOWLOG_MAX);
 		if (ZSTD_isError(r))
 			return zs_fail(s, r);
 	}
@@ -226,6 +230,34 @@ begin_stream(struct zs *z, struct xtr_stream *s)
 	z->fed = 0;
 	z->mode = ZS_STREAM;
 	return ZS_GO;
+}
+
+/*
+ * Whether the streaming decoder may take the memory the frame whose
+ * header is Z->fh needs, its window mostly (what libzstd says it would
+ * allocate, ZSTD_estimateDStreamSize()), from the budget; if not, fail S
+ * naming the budget.  One frame at a time: the decoder is reused.
+ */
+static bool
+window_fits(struct zs *z, struct xtr_stream *s)
+{
+	uint64_t need;
+
+	if (z->fh.windowSize > (1ull << ZSTD_WINDOWLOG_MAX)) {
+		(void)zs_fail(s,
+		    (size_t)-ZSTD_error_frameParameter_windowTooLarge);
+		return false;
+	}
+	need = ZSTD_estimateDStreamSize((size_t)z->fh.windowSize);
+	if (z->budget == 0 || need <= z->budget)
+		return true;
+	(void)xtr_stream_fail(s, ENOMEM, "zstd decompression failed: a "
+	    "frame's window of %" PRIu64 " MiB needs %" PRIu64 " MiB to "
+	    "decode, more than the memory budget: limit max-memory=%" PRIu64
+	    " (raise limits.max_memory, or set it to 0)",
+	    (uint64_t)(z->fh.windowSize >> 20), (need + (1u << 20) - 1) >> 20,
+	    z->budget);
+	return false;
 }
 
 /*
@@ -259,13 +291,12 @@ head_step(struct zs *z, struct xtr_stream *s)
 		z->mode = ZS_SKIP;
 		return ZS_GO;
 	}
-	if (z->fh.windowSize > (1ull << XTR_ZSTD_WINDOW_LOG_MAX))
-		return zs_fail(s,
-		    (size_t)-ZSTD_error_frameParameter_windowTooLarge);
 	/* Its window and a block being written must fit in the ring, with
-	 * the slack its end may waste (decode.h). */
+	 * the slack its end may waste (decode.h): no memory of its own. */
 	if (z->fh.windowSize + 2ull * z->fh.blockSizeMax <= XTR_DEC_RING)
 		return begin_blocks(z, s);
+	if (!window_fits(z, s))
+		return ZS_FAIL;
 	return begin_stream(z, s);
 }
 

@@ -10,7 +10,8 @@
 /*
  * What the decoders may take of the memory budget LIM->max_memory, on
  * CPUS CPUs (plat_thread_cpus()), into *MEM: xz's threads together
- * 1/XTR_XZ_MEM_SHARE of it, one thread the whole of it (decode.h).
+ * 1/XTR_XZ_MEM_SHARE of it, one thread the whole of it; a zstd frame's
+ * window the whole of it (decode.h).
  * Names, links and tables are counted against the whole budget apart,
  * in the process that writes; the decoders' memory is in the process
  * that decodes (the sandbox's decoder process, or this one), where

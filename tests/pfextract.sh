@@ -196,6 +196,24 @@ run "--max-links" 2 "$pfx" -xf links.tar -C out --max-links=1
 grep -q 'max-links=1' "$T/stderr" && ok || bad "--max-links: $(cat "$T/stderr")"
 run "--max-ratio=0 is no limit" 0 "$pfx" -xf bomb.tar.zst -C out --max-ratio=0
 run "bad --max-bytes" 64 "$pfx" -xf a.tar -C out --max-bytes=12X
+# zstd's window comes from --max-memory: --long=30's 1 GiB window needs
+# more than the default budget of 1 GiB (the window and libzstd's
+# buffers), --long=27's 128 MiB fits; a larger budget takes --long=30.
+tar -C "$T/src" -cf - d | zstd -q --long=27 -c > "$T/w27.tar.zst"
+tar -C "$T/src" -cf - d | zstd -q --long=30 -c > "$T/w30.tar.zst"
+run "zstd --long=27, default budget" 0 "$pfx" -xf w27.tar.zst -C out &&
+    has_tree "zstd --long=27, default budget"
+for m in --sandbox=auto --no-sandbox; do
+	run "zstd --long=30, default budget $m" 2 "$pfx" -xf w30.tar.zst \
+	    -C out $m
+	grep -q "zstd decompression failed: a frame's window of 1024 MiB needs 1025 MiB to decode, more than the memory budget: limit max-memory=1073741824 (use --max-memory or --no-limits)" "$T/stderr" &&
+	    ok || bad "zstd --long=30 $m: $(cat "$T/stderr")"
+	[ -z "$(ls -A "$T/out")" ] && ok ||
+	    bad "zstd --long=30 $m: wrote $(ls -A "$T/out")"
+	run "zstd --long=30, --max-memory=2G $m" 0 "$pfx" -xf w30.tar.zst \
+	    -C out --max-memory=2G $m &&
+	    has_tree "zstd --long=30, --max-memory=2G $m"
+done
 
 # Resolver choice from the environment.
 run "walk resolver" 0 env PFEXTRACT_RESOLVER=walk "$pfx" -xf a.tar -C out &&
