@@ -556,6 +556,8 @@ report_warning(void *arg, const char *what, const char *name)
 		    "truncated name\n", stderr);
 	else if (strcmp(what, "not_continued") == 0)
 		fputs(" is not continued on this volume\n", stderr);
+	else if (strcmp(what, "wrong_size") == 0)
+		fputs(" is the wrong size (volume skipped)\n", stderr);
 	else if (strcmp(what, "out_of_sequence") == 0)
 		fputs(")\n", stderr);
 	else

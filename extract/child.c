@@ -440,7 +440,8 @@ send_note(struct out *o)
 			n = wire_put_note(m, name, strlen(name));
 		else
 			n = wire_put_skip(m, kind == XTR_NOTE_NOT_CONTINUED ?
-			    WIRE_SKIP_OTHER : WIRE_SKIP_OFFSET, name,
+			    WIRE_SKIP_OTHER : kind == XTR_NOTE_WRONG_SIZE ?
+			    WIRE_SKIP_SIZE : WIRE_SKIP_OFFSET, name,
 			    strlen(name));
 		if (n > 0)
 			queue(o, m, n);

@@ -23,6 +23,8 @@ xtr_note_code(int kind)
 		return "not_continued";
 	case XTR_NOTE_OUT_OF_SEQUENCE:
 		return "out_of_sequence";
+	case XTR_NOTE_WRONG_SIZE:
+		return "wrong_size";
 	default:
 		return NULL;
 	}

@@ -16,7 +16,9 @@ enum xtr_note_kind {
 	/* a volume continuing another member was skipped */
 	XTR_NOTE_NOT_CONTINUED = 'n',
 	/* a volume continuing it from another offset was skipped */
-	XTR_NOTE_OUT_OF_SEQUENCE = 's'
+	XTR_NOTE_OUT_OF_SEQUENCE = 's',
+	/* a volume continuing it with another size was skipped */
+	XTR_NOTE_WRONG_SIZE = 'w'
 };
 
 /* A queue of notes; all zero is empty.  At most PFX_MAX_VOLUMES notes

@@ -570,11 +570,13 @@ struct pfx_options {
 	 * ("possibly continued on this volume: header contains truncated
 	 * name");
 	 * "not_continued": a volume that continues another member than
-	 * NAME, cut at the end of the volume before, was skipped, as GNU tar
+	 * NAME (or none), cut at the end of the volume before, was skipped, as GNU tar
 	 * skips it ("'NAME' is not continued on this volume"), and the next
 	 * volume is read in its place;
 	 * "out_of_sequence": the same for a volume that continues NAME from
-	 * another offset (GNU tar's "This volume is out of sequence").
+	 * another offset (GNU tar's "This volume is out of sequence");
+	 * "wrong_size": the same for a volume that continues NAME with
+	 * another size (GNU tar's "'NAME' is the wrong size").
 	 * A volume is skipped only when another follows it.  NULL: none.
 	 */
 	void (*warning)(void *arg, const char *what, const char *name);

@@ -352,7 +352,8 @@ take_note(struct xtr_remote *rm, int type, const unsigned char *body,
 		return -EINVAL;
 	return xtr_notes_add(&rm->notes, type == WIRE_NOTE ?
 	    XTR_NOTE_TRUNCATED : why == WIRE_SKIP_OTHER ?
-	    XTR_NOTE_NOT_CONTINUED : XTR_NOTE_OUT_OF_SEQUENCE, rm->note);
+	    XTR_NOTE_NOT_CONTINUED : why == WIRE_SKIP_SIZE ?
+	    XTR_NOTE_WRONG_SIZE : XTR_NOTE_OUT_OF_SEQUENCE, rm->note);
 }
 
 /*

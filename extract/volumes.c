@@ -12,12 +12,11 @@
  * followed as they pass: each header's size says how many data blocks
  * follow it; GNU long names ('L'), pax records (path, size, the sparse
  * names and sizes) and old GNU sparse extension blocks are read on the
- * way.  A volume that continues another member, or this one from another
- * offset, is skipped with GNU tar's warning when a volume follows it, as
- * GNU tar goes on with the next; any other that does not continue the
- * member (none after it, no continuation, the wrong size) fails the run,
- * naming the volume: GNU tar would ask for another, and nothing here
- * prompts.
+ * way.  A volume that does not continue the member cut (another member's
+ * continuation or none, another size, another offset) is skipped with
+ * GNU tar's warning when a volume follows it, as GNU tar goes on with
+ * the next; the last volume fails the run instead, naming the volume:
+ * GNU tar would ask for another, and nothing here prompts.
  *
  * SECURITY: the walk only decides whether two volumes join.  What the
  * joined stream holds is libarchive's to read and the engine's to judge,
@@ -597,7 +596,8 @@ note(struct archive *a, struct xtr_volumes *v, int kind)
 
 /*
  * The continuation of V->cur against the member cut (GNU tar's checks).
- * GNU tar skips a volume that continues another member, or this one
+ * GNU tar skips a volume that does not continue this member (another
+ * one's continuation, or none), or continues it with another size or
  * from another offset, with a warning, and asks for the next one: so
  * here too when SKIP (a volume follows it).  Return: 0, 1 to skip the
  * volume (noted), or -1 with A's error set.
@@ -609,10 +609,13 @@ check_cont(struct archive *a, struct xtr_volumes *v, bool skip)
 	size_t no = v->cur + 1;
 	uint64_t s = c->size + c->offset;
 
-	if (!c->set || !c->name_set)
+	if (!c->set || !c->name_set) {
+		if (skip)
+			return note(a, v, XTR_NOTE_NOT_CONTINUED) < 0 ? -1 : 1;
 		return fail(a, v, EINVAL, "'%s' is not continued on volume "
 		    "%zu (it begins with no continuation): the volumes are "
 		    "out of order, or one is missing", v->name, no);
+	}
 	if (!v->name_long && !c->name_long && strcmp(c->name, v->name) != 0) {
 		if (!(c->gnu && strlen(v->name) >= 100 &&
 		    strncmp(c->name, v->name, 100) == 0)) {
@@ -631,6 +634,8 @@ check_cont(struct archive *a, struct xtr_volumes *v, bool skip)
 	}
 	if (!c->size_set || !c->offset_set || s < c->offset ||
 	    s != v->total) {
+		if (skip)
+			return note(a, v, XTR_NOTE_WRONG_SIZE) < 0 ? -1 : 1;
 		(void)fail(a, v, EINVAL, "'%s' is the wrong size on volume "
 		    "%zu (%" PRIu64 " != %" PRIu64 " + %" PRIu64 ")", c->name,
 		    no, v->total, c->size, c->offset);

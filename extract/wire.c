@@ -451,12 +451,19 @@ wire_get_note(const unsigned char *body, size_t len, char *name)
 	return 0;
 }
 
+/* Is WHY a reason a SKIP message may give? */
+static bool
+skip_why_ok(int why)
+{
+	return why == WIRE_SKIP_OTHER || why == WIRE_SKIP_OFFSET ||
+	    why == WIRE_SKIP_SIZE;
+}
+
 /* see wire.h */
 size_t
 wire_put_skip(unsigned char *out, int why, const char *name, size_t len)
 {
-	if ((why != WIRE_SKIP_OTHER && why != WIRE_SKIP_OFFSET) || len == 0 ||
-	    len > PFX_PATH_MAX)
+	if (!skip_why_ok(why) || len == 0 || len > PFX_PATH_MAX)
 		return 0;
 	put_head(out, WIRE_SKIP, 1 + len);
 	out[WIRE_HEAD] = (unsigned char)why;
@@ -468,8 +475,7 @@ wire_put_skip(unsigned char *out, int why, const char *name, size_t len)
 int
 wire_get_skip(const unsigned char *body, size_t len, int *why, char *name)
 {
-	if (len < 1 || (body[0] != WIRE_SKIP_OTHER &&
-	    body[0] != WIRE_SKIP_OFFSET))
+	if (len < 1 || !skip_why_ok(body[0]))
 		return -1;
 	*why = body[0];
 	return wire_get_note(body + 1, len - 1, name);

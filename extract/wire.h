@@ -60,10 +60,11 @@
 #define WIRE_NOTE	'W'
 #define WIRE_SKIP	'K'
 
-/* Why a volume was skipped (SKIP): it continues another member, or the
- * member named from another offset. */
+/* Why a volume was skipped (SKIP): it continues another member (or
+ * none), or the member named from another offset or with another size. */
 #define WIRE_SKIP_OTHER		'n'
 #define WIRE_SKIP_OFFSET	's'
+#define WIRE_SKIP_SIZE		'w'
 
 /* The length and type before each body. */
 #define WIRE_HEAD	5
@@ -199,7 +200,7 @@ size_t wire_put_label(unsigned char *out, const unsigned char *bytes,
  * bytes).  Return: its length, or 0 when NAME is too long. */
 size_t wire_put_note(unsigned char *out, const char *name, size_t len);
 
-/* A SKIP message: volume skipped for WHY (WIRE_SKIP_OTHER or _OFFSET),
+/* A SKIP message: volume skipped for WHY (WIRE_SKIP_OTHER, _OFFSET, _SIZE),
  * NAME (LEN bytes, at most PFX_PATH_MAX) the member it did not continue,
  * into OUT (WIRE_HEAD + 1 + PFX_PATH_MAX bytes).  Return: its length, or
  * 0 when WHY is none of these or NAME is empty or too long. */

@@ -280,7 +280,8 @@ on_warning(void *arg, const char *what, const char *name)
 	(void)arg;
 	if (strcmp(what, "truncated_name") != 0 &&
 	    strcmp(what, "not_continued") != 0 &&
-	    strcmp(what, "out_of_sequence") != 0)
+	    strcmp(what, "out_of_sequence") != 0 &&
+	    strcmp(what, "wrong_size") != 0)
 		die("warning() with a code not ours");
 	if (name == NULL || name[0] == '\0' ||
 	    strnlen(name, PFX_PATH_MAX + 1) > PFX_PATH_MAX)

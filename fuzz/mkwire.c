@@ -501,7 +501,7 @@ broken(struct seed *s)
 	end(s, WIRE_END, WIRE_OK, 0, NULL);
 	put(s, "broken-note-nul");
 
-	/* SKIPs (a volume out of sequence skipped), both whys, in a row
+	/* SKIPs (a volume out of sequence skipped), each why, in a row
 	 * with a NOTE; one whose why is none. */
 	begin(s, 0x04);
 	confined(s, 0, true, "x");
@@ -509,6 +509,8 @@ broken(struct seed *s)
 	s->len += wire_put_skip(room(s, WIRE_HEAD + 2), WIRE_SKIP_OTHER,
 	    "f", 1);
 	s->len += wire_put_skip(room(s, WIRE_HEAD + 2), WIRE_SKIP_OFFSET,
+	    "f", 1);
+	s->len += wire_put_skip(room(s, WIRE_HEAD + 2), WIRE_SKIP_SIZE,
 	    "f", 1);
 	s->len += wire_put_note(room(s, WIRE_HEAD + 1), "f", 1);
 	data(s, 0, "0123456789");

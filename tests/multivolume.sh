@@ -407,7 +407,8 @@ done
 # does pfextract, -x, -t and -tR (a skipped volume counts no blocks),
 # with the decoder process and without: the
 # same tree, the same warning, exit 0.  And a volume continuing the same
-# member from further on (out of sequence), skipped the same way.
+# member from further on (out of sequence), with another size, or not at
+# all (an archive of its own), skipped the same way.
 rm -rf "$T/oos" && mkdir -p "$T/oos/src" "$T/oos/one"
 for f in jeden dwa trzy cztery piec szesc; do
 	head -c 20000 /dev/urandom > "$T/oos/src/$f"
@@ -417,8 +418,14 @@ head -c 25000 /dev/urandom > "$T/oos/one/big"
     jeden dwa trzy cztery piec szesc </dev/null >/dev/null 2>&1)
 (cd "$T/oos/one" && tar -c -M -L 10 -f ../A -f ../B -f ../C big \
     </dev/null >/dev/null 2>&1)
+# Another 'big', longer, in volumes of its own (B2 continues it with
+# another size), and an archive of its own (X: no continuation at all).
+mkdir -p "$T/oos/two" && head -c 30000 /dev/urandom > "$T/oos/two/big"
+(cd "$T/oos/two" && tar -c -M -L 10 -f ../A2 -f ../B2 -f ../C2 -f ../D2 \
+    big </dev/null >/dev/null 2>&1 && tar -cf ../X big)
 for set in "a c b c:src:is not continued on this volume" \
-    "A C B C:one:out of sequence"; do
+    "A C B C:one:out of sequence" "A B2 B C:one:is the wrong size" \
+    "A X B C:one:is not continued on this volume"; do
 	order=${set%%:*} tree=${set#*:} want=${tree#*:} tree=${tree%%:*}
 	args=$(for v in $order; do printf ' -f %s' "$v"; done)
 	for op in -x -t -tR; do

@@ -431,8 +431,8 @@ Test(wire, note_reaches_the_warning_hook)
 	    "truncated_name long/name\n");
 }
 
-/* SKIPs (a volume out of sequence skipped: another member's, or from
- * another offset) reach the warning hook with their code, and several
+/* SKIPs (a volume out of sequence skipped: another member's, from
+ * another offset, or with another size) reach the warning hook with their code, and several
  * NOTEs and SKIPs in a row, before the next message, are all told, in
  * order (volumes skipped, then the next one's name cut). */
 Test(wire, skips_reach_the_warning_hook_in_order)
@@ -444,6 +444,7 @@ Test(wire, skips_reach_the_warning_hook_in_order)
 	put_file(&s, "f", 1, 3);
 	s.len += wire_put_skip(s.buf + s.len, WIRE_SKIP_OTHER, "f", 1);
 	s.len += wire_put_skip(s.buf + s.len, WIRE_SKIP_OFFSET, "f", 1);
+	s.len += wire_put_skip(s.buf + s.len, WIRE_SKIP_SIZE, "f", 1);
 	s.len += wire_put_note(s.buf + s.len, "f", 1);
 	put_data(&s, 0, "abc");
 	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
@@ -451,7 +452,7 @@ Test(wire, skips_reach_the_warning_hook_in_order)
 	put_end(&s, WIRE_END, WIRE_OK, 0);
 	cr_assert_eq(play_warned(&s, &res), PFX_OK, "%s", res.message);
 	cr_assert_str_eq(warned, "not_continued f\nout_of_sequence f\n"
-	    "truncated_name f\nnot_continued g\n");
+	    "wrong_size f\ntruncated_name f\nnot_continued g\n");
 }
 
 /* A NOTE (KIND 0) or SKIP (1, 2: each why) of NAME (LEN bytes) onto S. */
