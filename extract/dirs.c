@@ -26,8 +26,8 @@
 #include "dumprename.h"
 #include "extract.h"
 #include "fail.h"
-#include "fdbudget.h"
 #include "journal.h"
+#include "kept.h"
 #include "links.h"
 #include "meta.h"
 #include "parents.h"
@@ -51,13 +51,8 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	}
 	/* One walk makes the parents too; the count says which are new. */
 	fd = xtr_journal_mkdir(x, rel);
-	if (fd == 0) {
-		fd = pfx_root_mkdirs_count(&x->root, rel,
-		    XTR_PRIVATE_DIR_MODE, &created);
-		if (xtr_fd_relieve(x, fd))
-			fd = pfx_root_mkdirs_count(&x->root, rel,
-			    XTR_PRIVATE_DIR_MODE, &created);
-	}
+	if (fd == 0)
+		fd = xtr_mkdirs(x, rel, &created);
 	/*
 	 * A later entry wins, as in tar: a file (never a symlink, which
 	 * gives ELOOP) where this directory goes is removed -- its name
@@ -80,12 +75,15 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 		return;
 	}
 	/* Only directories this run made are ever changed at the end. */
-	r = created > 0 ? xtr_note_made(x, rel, created, fd) : 0;
-	s = xtr_table_find(&x->dirs, rel);
-	if (r == 0 && s != NULL) {
+	r = 0;
+	if (created > 0)
+		r = fstat(fd, &st) == -1 ? -errno :
+		    xtr_note_made(x, rel, created, &st);
+	s = r == 0 ? xtr_table_find(&x->dirs, rel) : NULL;
+	if (s != NULL && created == 0)
 		r = fstat(fd, &st) == -1 ? -errno : 0;
-		if (r == 0)
-			r = xtr_apply_owner_xattrs(x, e, m, fd);
+	if (r == 0 && s != NULL) {
+		r = xtr_apply_owner_xattrs(x, e, m, fd);
 		if (r == 0) {
 			s->mode = xtr_safe_mode(x->opt, e->mode);
 			s->dev = st.st_dev;
@@ -96,11 +94,13 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 			s->mtime_nsec = (int32_t)e->mtime_nsec;
 		}
 	}
-	(void)close(fd);
 	if (r < 0) {
+		(void)close(fd);
 		xtr_finish_error(x, e, r);
 		return;
 	}
+	/* Its entries most often follow: kept open for them. */
+	xtr_keep_dir(x, rel, fd);
 	xtr_forget_symlink(x, rel);
 	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
 }

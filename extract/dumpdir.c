@@ -32,6 +32,7 @@
 #include "dumprename.h"
 #include "extract.h"
 #include "fail.h"
+#include "kept.h"
 #include "source.h"
 #include "worker.h"
 
@@ -288,10 +289,10 @@ xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e, const char *rel,
 
 	/* What was queued may be in it: on disk first, as GNU tar has it. */
 	xtr_async_drain(x);
-	pfx_parent_cache_drop(&x->parents);
+	xtr_parents_drop(x);
 	if (d->renames > 0) {
 		r = xtr_dumpdir_rename(x, d, rel, reason);
-		pfx_parent_cache_drop(&x->parents);
+		xtr_parents_drop(x);
 		if (r != 0)
 			return r;
 	}

@@ -30,9 +30,11 @@
 #include "engine.h"
 #include "extract.h"
 #include "fail.h"
+#include "fdbudget.h"
 #include "file.h"
 #include "hardlink.h"
 #include "journal.h"
+#include "kept.h"
 #include "judge.h"
 #include "label.h"
 #include "links.h"
@@ -221,11 +223,16 @@ write_entry(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	const char *reason;
 
 	/*
-	 * The parent kept for files is only good while nothing but files is
-	 * made: whatever else this entry makes or removes, it is let go.
+	 * The directories kept open are only good while nothing but files
+	 * and directories is made through them: whatever else this entry
+	 * makes or removes, they are let go.  So too before a file that
+	 * may move or remove a directory where it goes (--backup,
+	 * --recursive-unlink): one of them may be it.
 	 */
-	if (e->type != PFX_TYPE_FILE)
-		pfx_parent_cache_drop(&x->parents);
+	if ((e->type != PFX_TYPE_FILE && e->type != PFX_TYPE_DIR) ||
+	    (e->type == PFX_TYPE_FILE && (x->opt->backup != PFX_BACKUP_NONE ||
+	    (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0)))
+		xtr_parents_drop(x);
 	/*
 	 * A link may depend on the files before it; a directory only on one
 	 * named where it or its parents go.
@@ -692,7 +699,7 @@ free_state(struct xtr *x)
 	x->vols = NULL;
 	xtr_remote_free(x->remote);
 	x->remote = NULL;
-	pfx_parent_cache_drop(&x->parents);
+	xtr_parents_free(x);
 	pfx_root_close(&x->root);
 }
 
@@ -967,7 +974,7 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	xtr_table_init(&x->pending, x);
 	xtr_table_init(&x->changed, x);
 	xtr_table_init(&x->moved, x);
-	pfx_parent_cache_init(&x->parents);
+	xtr_parents_init(x, xtr_fd_parent_slots());
 	/* Counted before this process, or its decoder process, confines
 	 * itself: Landlock may deny the cgroup's files under /sys. */
 	x->cpus = plat_thread_cpus();

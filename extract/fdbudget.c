@@ -6,8 +6,9 @@
  * the pinned root, the input, the decoder process's socket and pidfd (or
  * the decoder thread's wake pipe), and the handful one entry's walk and
  * file need at once (XTR_FD_MIN in all).  Everything else is held for
- * speed: the parent directory kept for the next file (pfx_parent_cache)
- * and the files queued for the worker thread (async.c), two each.  Those
+ * speed: the directories kept open for the names made in them next, one a
+ * depth (parents.c), and the files queued for the worker thread
+ * (async.c), two each.  Those
  * are sized from RLIMIT_NOFILE at the start (xtr_fd_queue_slots), and when
  * the system still says EMFILE or ENFILE (another thread of a library
  * caller took some), given back and the step tried again
@@ -21,6 +22,7 @@
 
 #include "extract.h"
 #include "fdbudget.h"
+#include "kept.h"
 #include "worker.h"
 
 /* see fdbudget.h */
@@ -35,15 +37,32 @@ xtr_fd_limit(void)
 	return (int)rl.rlim_cur;
 }
 
+/* Descriptors beyond what the run needs and the spare, or 0. */
+static unsigned int
+fd_spare(void)
+{
+	int spare = xtr_fd_limit() - XTR_FD_MIN - XTR_FD_SPARE;
+
+	return spare > 0 ? (unsigned int)spare : 0;
+}
+
+/* see fdbudget.h */
+unsigned int
+xtr_fd_parent_slots(void)
+{
+	unsigned int n = fd_spare() / 2;
+
+	return n < XTR_PARENT_DEPTHS ? n : XTR_PARENT_DEPTHS;
+}
+
 /* see fdbudget.h */
 size_t
 xtr_fd_queue_slots(size_t most)
 {
-	int spare = xtr_fd_limit() - XTR_FD_MIN - XTR_FD_SPARE;
 	size_t n;
 
 	/* Each queued file holds its descriptor and its parent's. */
-	n = spare > 0 ? (size_t)spare / 2 : 0;
+	n = (size_t)(fd_spare() - xtr_fd_parent_slots()) / 2;
 	return n < most ? n : most;
 }
 
@@ -54,7 +73,7 @@ xtr_fd_relieve(struct xtr *x, int r)
 	if (r != -EMFILE && r != -ENFILE)
 		return false;
 	xtr_async_drain(x);
-	pfx_parent_cache_drop(&x->parents);
+	xtr_parents_drop(x);
 	return true;
 }
 

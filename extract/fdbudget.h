@@ -32,8 +32,15 @@
 int xtr_fd_limit(void);
 
 /*
+ * How many directories may be kept open, one a depth (parents.c): up to
+ * XTR_PARENT_DEPTHS, and no more than half of what the run does not need.
+ */
+unsigned int xtr_fd_parent_slots(void);
+
+/*
  * How many files the worker's queue may hold (at most MOST), so that
- * their descriptors fit beside the ones the run needs.
+ * their descriptors fit beside the ones the run needs and the kept
+ * directories.
  */
 size_t xtr_fd_queue_slots(size_t most);
 
@@ -47,7 +54,7 @@ int xtr_fd_check(const struct pfx_options *opt, size_t volumes,
 
 /*
  * If R is -EMFILE or -ENFILE, give back every descriptor held only for
- * speed (the worker's queue is emptied, the kept parent let go) and
+ * speed (the worker's queue is emptied, the kept directories let go) and
  * return true: the caller tries once more.  Else false.
  */
 bool xtr_fd_relieve(struct xtr *x, int r);

@@ -22,6 +22,7 @@
 #include "fdbudget.h"
 #include "file.h"
 #include "journal.h"
+#include "kept.h"
 #include "links.h"
 #include "meta.h"
 #include "parents.h"
@@ -216,14 +217,14 @@ begin_file(struct xtr *x, const char *rel, struct xtr_tail *t)
 {
 	int r;
 
-	r = pfx_root_begin_cached(&x->root, &x->parents, rel, t->mode & 0777,
-	    &t->pend);
+	r = pfx_root_begin_cached(&x->root, xtr_parent_cache(x, rel), rel,
+	    t->mode & 0777, &t->pend);
 	if (r == -ENOENT) {
 		r = xtr_make_parents(x, rel);
 		if (r < 0)
 			return r;
-		r = pfx_root_begin_cached(&x->root, &x->parents, rel,
-		    t->mode & 0777, &t->pend);
+		r = pfx_root_begin_cached(&x->root, xtr_parent_cache(x, rel),
+		    rel, t->mode & 0777, &t->pend);
 	}
 	return r;
 }

@@ -1,8 +1,9 @@
 /*
  * parents.c -- the parent directories an entry's name needs, made
  * private (0700) and remembered as made by this run, for dirs.c to give
- * their final modes at the end.  Below every writer that makes a name
- * (file.c, links.c, dirs.c, dumprename.c).
+ * their final modes at the end, made in the parent kept open (kept.c)
+ * where there is one.  Below every writer that makes a name (file.c,
+ * links.c, dirs.c, dumprename.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -13,22 +14,25 @@
 #include "extract.h"
 #include "fdbudget.h"
 #include "journal.h"
+#include "kept.h"
 #include "parents.h"
+#include "platform.h"
 #include "table.h"
 
 /*
  * Remember that this run made the last CREATED components of DIR, with the
- * implicit mode unless an entry says otherwise later.  FD is DIR, open:
- * its identity is kept, so that DIR gets its mode even when its name
- * leads through a link (--symlinks=root); its parents are named only.
+ * implicit mode unless an entry says otherwise later.  ST is DIR's
+ * (fstat of it, open), or NULL: its identity is kept, so that DIR gets its
+ * mode even when its name leads through a link (--symlinks=root); its
+ * parents are named only.
  */
 int
-xtr_note_made(struct xtr *x, const char *dir, unsigned int created, int fd)
+xtr_note_made(struct xtr *x, const char *dir, unsigned int created,
+    const struct stat *st)
 {
 	char buf[PFX_PATH_MAX];
 	size_t n = strlen(dir);
 	struct xtr_slot *s;
-	struct stat st;
 
 	if (n >= sizeof(buf))
 		return -ENAMETOOLONG;
@@ -40,10 +44,9 @@ xtr_note_made(struct xtr *x, const char *dir, unsigned int created, int fd)
 			if (s == NULL)
 				return -ENOMEM;
 			s->mode = XTR_IMPLICIT_DIR_MODE;
-			if (n == strlen(dir) && fd >= 0 &&
-			    fstat(fd, &st) == 0) {
-				s->dev = st.st_dev;
-				s->ino = st.st_ino;
+			if (n == strlen(dir) && st != NULL) {
+				s->dev = st->st_dev;
+				s->ino = st->st_ino;
 				s->has_id = true;
 			}
 		}
@@ -64,6 +67,7 @@ xtr_make_parents(struct xtr *x, const char *rel)
 	char parent[PFX_PATH_MAX];
 	const char *slash = strrchr(rel, '/');
 	unsigned int created = 0;
+	struct stat st;
 	size_t n;
 	int fd, r;
 
@@ -88,7 +92,22 @@ xtr_make_parents(struct xtr *x, const char *rel)
 	if (created > 0 && xtr_count_inodes(x, created) != 0)
 		r = -EFBIG;
 	if (r == 0 && created > 0)
-		r = xtr_note_made(x, parent, created, fd);
+		r = xtr_note_made(x, parent, created,
+		    fstat(fd, &st) == 0 ? &st : NULL);
 	(void)close(fd);
 	return r;
+}
+
+/* see parents.h */
+int
+xtr_mkdirs(struct xtr *x, const char *rel, unsigned int *created)
+{
+	int fd;
+
+	fd = plat_mkdirs_kept(&x->root, xtr_parent_cache(x, rel), rel,
+	    XTR_PRIVATE_DIR_MODE, created);
+	if (xtr_fd_relieve(x, fd))
+		fd = plat_mkdirs_kept(&x->root, xtr_parent_cache(x, rel), rel,
+		    XTR_PRIVATE_DIR_MODE, created);
+	return fd;
 }

@@ -5,16 +5,25 @@
 #ifndef XTR_PARENTS_H
 #define XTR_PARENTS_H
 
+#include <sys/stat.h>
+
 #include "extract.h"
 
 /*
- * Remember that this run made the last CREATED components of DIR (FD,
- * open; its parents are named only).  Return: 0, or -errno.
+ * Remember that this run made the last CREATED components of DIR (ST its
+ * fstat, or NULL; its parents are named only).  Return: 0, or -errno.
  */
 int xtr_note_made(struct xtr *x, const char *dir, unsigned int created,
-    int fd);
+    const struct stat *st);
 
 /* Make the parent directories of REL; remember the ones made. 0/-errno */
 int xtr_make_parents(struct xtr *x, const char *rel);
+
+/*
+ * Make directory REL and any missing parents, as pfx_root_mkdirs_count()
+ * does, in REL's parent as X keeps it (kept.h).  Return: REL open, or
+ * -errno.
+ */
+int xtr_mkdirs(struct xtr *x, const char *rel, unsigned int *created);
 
 #endif /* XTR_PARENTS_H */

@@ -567,7 +567,7 @@ open_path(struct archive *a, const char *path, struct opening *o)
 	 * again by name, as it always did. */
 	keep_head(o->head, fd, 0);
 	(void)close(fd);
-	return archive_read_open_filename(a, path, XTR_BLOCK);
+	return archive_read_open_filename(a, path, XTR_READ_BLOCK);
 }
 
 /* Is FD open on a directory?  (read(2) would fail, EISDIR.) */
@@ -665,7 +665,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	if (staging(o))
 		return open_stream(a, in->fd, false, o);	/* every byte seen */
 	keep_head(o->head, in->fd, lseek(in->fd, 0, SEEK_CUR));
-	return archive_read_open_fd(a, in->fd, XTR_BLOCK);
+	return archive_read_open_fd(a, in->fd, XTR_READ_BLOCK);
 }
 
 /* see reader.h */

@@ -337,6 +337,41 @@ cache_keep(struct pfx_parent_cache *cache, const char *dir, int fd)
 }
 
 /*
+ * May ROOT's directories be kept in a cache and used again without a new
+ * look?  SECURITY: only under the kernel's confinement to the root: if a
+ * kept directory was moved out since, Landlock refuses what is made in it
+ * (an open, a link, a mkdir), at that moment.  Without it, each name's
+ * parent is resolved beneath the root at the time of use.  Not in a root
+ * (--symlinks=root), whose lookups follow links inside it.
+ */
+static bool
+keeps_parents(const struct pfx_root *root)
+{
+	return root->kernel_confined && !root->in_root;
+}
+
+/*
+ * Make CACHE hold directory DIR beneath ROOT: resolved now unless CACHE
+ * holds it already, which *KEPT says.  Return: CACHE's descriptor (owned
+ * by CACHE), or -errno.
+ */
+static int
+cache_hold(const struct pfx_root *root, struct pfx_parent_cache *cache,
+    const char *dir, bool *kept)
+{
+	int fd, r;
+
+	*kept = cache->ref != NULL && strcmp(cache->dir, dir) == 0;
+	if (*kept)
+		return cache->ref->fd;
+	fd = plat_resolve_dir(root, dir, PLAT_DIR_SEARCH);
+	if (fd < 0)
+		return fd;
+	r = cache_keep(cache, dir, fd);
+	return r < 0 ? r : cache->ref->fd;
+}
+
+/*
  * Give PEND directory DIR beneath ROOT: CACHE's, shared, when it holds
  * DIR and may be used, else resolved (and then kept in CACHE when it may
  * be), or resolved for PEND alone.  *KEPT says whether it was found in
@@ -347,36 +382,89 @@ static int
 parent_fd(const struct pfx_root *root, struct pfx_parent_cache *cache,
     const char *dir, struct pfx_pending *pend, bool *kept)
 {
-	int fd, r;
+	int fd;
 
 	*kept = false;
-	/*
-	 * SECURITY: only under the kernel's confinement to the root may a
-	 * directory found for an earlier entry be used without a new look:
-	 * if it was moved out since, Landlock refuses the file made in it
-	 * (its open, its link), at that moment.  Without it, each file's
-	 * parent is resolved beneath the root now.
-	 */
-	if (cache == NULL || !root->kernel_confined) {
+	if (cache == NULL || !keeps_parents(root)) {
 		fd = plat_resolve_dir(root, dir, PLAT_DIR_SEARCH);
 		if (fd < 0)
 			return fd;
 		pend->dirfd = fd;
 		return 0;
 	}
-	*kept = cache->ref != NULL && strcmp(cache->dir, dir) == 0;
-	if (!*kept) {
-		fd = plat_resolve_dir(root, dir, PLAT_DIR_SEARCH);
-		if (fd < 0)
-			return fd;
-		r = cache_keep(cache, dir, fd);
-		if (r < 0)
-			return r;
-	}
+	fd = cache_hold(root, cache, dir, kept);
+	if (fd < 0)
+		return fd;
 	atomic_fetch_add_explicit(&cache->ref->refs, 1, memory_order_relaxed);
 	pend->dirref = cache->ref;
-	pend->dirfd = cache->ref->fd;
+	pend->dirfd = fd;
 	return 0;
+}
+
+/* see platform.h */
+void
+plat_parent_cache_keep(const struct pfx_root *root,
+    struct pfx_parent_cache *cache, const char *dir, int fd)
+{
+	if (cache == NULL || !keeps_parents(root) ||
+	    strlen(dir) >= sizeof(cache->dir))
+		plat_close(fd);
+	else
+		(void)cache_keep(cache, dir, fd);	/* closes FD if not */
+}
+
+/*
+ * plat_mkdirs_kept() where only REL's last component may be missing: made
+ * in REL's parent as CACHE holds it, or as resolved now and then kept.
+ */
+static int
+mkdir_in_kept(const struct pfx_root *root, struct pfx_parent_cache *cache,
+    const struct plat_path *p, mode_t mode, unsigned int *created)
+{
+	bool kept;
+	int dirfd, fd;
+
+	dirfd = cache_hold(root, cache, p->parent, &kept);
+	if (dirfd < 0)
+		return dirfd;
+	fd = plat_make_new_dir(root, dirfd, p->parent, p->leaf, mode,
+	    PLAT_DIR_READ, created);
+	/*
+	 * As in begin(): a kept parent that fails (removed, or moved out
+	 * since) is let go and the name looked up once more, so the result
+	 * is the one a lookup now gives.
+	 */
+	if (fd < 0 && kept) {
+		pfx_parent_cache_drop(cache);
+		dirfd = cache_hold(root, cache, p->parent, &kept);
+		if (dirfd < 0)
+			return dirfd;
+		fd = plat_make_new_dir(root, dirfd, p->parent, p->leaf, mode,
+		    PLAT_DIR_READ, created);
+	}
+	return fd;
+}
+
+/* see platform.h */
+int
+plat_mkdirs_kept(const struct pfx_root *root, struct pfx_parent_cache *cache,
+    const char *rel, mode_t mode, unsigned int *created)
+{
+	struct plat_path p;
+	unsigned int made = 0;
+	int fd;
+
+	*created = 0;
+	if (cache == NULL || !keeps_parents(root) || parse_leaf(rel, &p) < 0)
+		return pfx_root_mkdirs_count(root, rel, mode, created);
+	fd = mkdir_in_kept(root, cache, &p, mode, &made);
+	if (fd < 0)
+		pfx_parent_cache_drop(cache);
+	/* A parent is missing too: the walk makes what is. */
+	if (fd == -ENOENT)
+		return pfx_root_mkdirs_count(root, rel, mode, created);
+	*created = made;
+	return fd;
 }
 
 /*
@@ -440,12 +528,13 @@ begin(const struct pfx_root *root, struct pfx_parent_cache *cache,
 		return r;
 	r = open_pending(root, pend, mode);
 	/*
-	 * The kept parent was moved out of the root since it was kept.  A
-	 * root without a cache would have looked the name up now, and
-	 * found what is there now (nothing, or another directory): so do
-	 * we, once, rather than report a move this file never saw.
+	 * The kept parent failed: moved out of the root since it was kept,
+	 * or removed (and perhaps made again).  A root without a cache
+	 * would have looked the name up now, and found what is there now
+	 * (nothing, or another directory): so do we, once, rather than
+	 * report a change this file never saw.
 	 */
-	if (r == -EXDEV && kept) {
+	if (r < 0 && kept) {
 		pfx_parent_cache_drop(cache);
 		r = parent_fd(root, cache, p.parent, pend, &kept);
 		if (r == 0)

@@ -241,10 +241,10 @@ PFX_API void pfx_parent_cache_drop(struct pfx_parent_cache *cache);
 
 /*
  * As pfx_root_begin(), taking REL's parent from *CACHE when it holds it,
- * and leaving it there for the next call.  A kept parent found moved out
- * of the root since is let go and REL's parent looked up afresh, so the
- * result is the one a call without a cache gives.  A failure empties
- * *CACHE.
+ * and leaving it there for the next call.  A kept parent that fails
+ * (moved out of the root since, or removed) is let go and REL's parent
+ * looked up afresh, so the result is the one a call without a cache
+ * gives.  A failure empties *CACHE.
  */
 PFX_API int pfx_root_begin_cached(const struct pfx_root *root,
     struct pfx_parent_cache *cache, const char *rel, mode_t mode,

@@ -126,6 +126,27 @@ int plat_make_leaf_dir(const struct pfx_root *root, const char *parent,
     const char *leaf, mode_t mode, int how, unsigned int *created);
 
 /*
+ * Keep FD (owned), open on directory DIR beneath ROOT, in CACHE for what
+ * is made in DIR next (pfx_root_begin_cached(), plat_mkdirs_kept()),
+ * where ROOT lets a kept directory be used again (see
+ * pfx_parent_cache in pfx_root.h); else, or with no CACHE, close it.
+ */
+void plat_parent_cache_keep(const struct pfx_root *root,
+    struct pfx_parent_cache *cache, const char *dir, int fd);
+
+/*
+ * pfx_root_mkdirs_count(), but making REL in its parent as CACHE holds
+ * it, where ROOT lets a kept directory be used again, and keeping the
+ * parent there for the next call: a directory entry then costs no
+ * lookup.  A kept parent that fails is let go and looked up once more;
+ * a missing parent is made by the walk.  CACHE may be NULL.
+ * Return: a descriptor open on REL (PLAT_DIR_READ), or -errno.
+ */
+int plat_mkdirs_kept(const struct pfx_root *root,
+    struct pfx_parent_cache *cache, const char *rel, mode_t mode,
+    unsigned int *created);
+
+/*
  * Is the directory open as DIRFD the root, or beneath it, right now?
  * Climbs ".." from DIRFD comparing identities.
  * Return: 0 if beneath, -EXDEV if not, or -errno.

@@ -98,6 +98,13 @@ plat_make_new_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
 		return plat_step(root, dirfd, name, how);
 	}
 	(*created)++;
+	/*
+	 * SECURITY: under the kernel's confinement a directory moved out has
+	 * refused the mkdirat itself (plat_check_beneath_at): nothing to
+	 * check, nor to undo.
+	 */
+	if (root->kernel_confined)
+		return plat_step(root, dirfd, name, how);
 	/* Note what we made, so that an undo removes only that. */
 	if (fstatat(dirfd, name, &made, AT_SYMLINK_NOFOLLOW) == -1)
 		made.st_ino = 0;

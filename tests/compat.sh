@@ -1426,9 +1426,10 @@ fi
 
 # --- options that change what is read or written, against GNU tar -------
 # opt_tree LABEL SETUP OPTIONS: make r/ and p/, run the shell function
-# SETUP in each, extract $T/opt/a.tar with OPTIONS by GNU tar into r/ and
-# by pfextract into p/; the exit statuses and the trees (type, name,
-# content, mode of directories) must be the same.
+# SETUP in each, extract $T/opt/$opt_arch (a.tar unless set) with OPTIONS
+# by GNU tar into r/ and by pfextract into p/; the exit statuses and the
+# trees (type, name, content, mode of directories) must be the same.
+opt_arch=a.tar
 opt_tree() {
 	label=$1 setup=$2
 	shift 2
@@ -1437,9 +1438,10 @@ opt_tree() {
 		rm -rf "$T/opt/$d" && mkdir "$T/opt/$d" &&
 		    (cd "$T/opt/$d" && $setup)
 	done
-	(cd "$T/opt" && tar -xf a.tar -C r "$@") >/dev/null 2>&1
+	(cd "$T/opt" && tar -xf "$opt_arch" -C r "$@") >/dev/null 2>&1
 	trc=$?
-	(cd "$T/opt" && "$PFX" -xf a.tar -C p "$@") >/dev/null 2>"$T/perr"
+	(cd "$T/opt" && "$PFX" -xf "$opt_arch" -C p "$@") >/dev/null \
+	    2>"$T/perr"
 	prc=$?
 	for d in r p; do
 		(cd "$T/opt/$d" && find . -mindepth 1 \( -type d -printf \
@@ -1510,6 +1512,18 @@ if selected options; then
 	opt_tree "--backup=none" setup_old --backup=none
 	opt_tree "--recursive-unlink" setup_dir_in_way --recursive-unlink
 	opt_tree "--no-overwrite-dir" setup_dir_mode --no-overwrite-dir
+	# A directory kept open for its entries (kept.c) replaced by a
+	# file, and made again: the later entries go where GNU tar puts
+	# them, never into the directory that went.
+	mkdir -p "$T/opt/k/d/sub" && echo a >"$T/opt/k/d/sub/a" &&
+	    (cd "$T/opt/k" && tar -cf ../k.tar d && rm -r d/sub &&
+	    echo file >d/sub && tar -rf ../k.tar d/sub && rm d/sub &&
+	    mkdir d/sub && echo b >d/sub/b && tar -rf ../k.tar d/sub &&
+	    echo c >d/c && tar -rf ../k.tar d/c)
+	opt_arch=k.tar
+	opt_tree "kept directory replaced, --recursive-unlink" setup_none \
+	    --recursive-unlink
+	opt_arch=a.tar
 	opt_tree "-U" setup_old -U
 	opt_tree "--unlink-first" setup_old --unlink-first
 	# Options of creation: accepted, and the tree is the plain one.

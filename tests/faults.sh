@@ -174,12 +174,16 @@ shim_case() {
 		judge "$1" $mode $? 2 "$3"
 	done
 }
-shim_case "write EIO" write:EIO:after=8 '^pfextract: d/f[123]: .*Input/output error'
-shim_case "write EDQUOT" write:EDQUOT:after=8 '^pfextract: d/f[123]: .*Disk quota exceeded'
-shim_case "write ENOSPC" write:ENOSPC:after=8 '^pfextract: d/f[123]: .*No space left on device'
-# Twice: a file that cannot be opened for want of descriptors is tried
-# once more after the files queued for the worker thread gave theirs back.
-shim_case "openat EMFILE" openat:EMFILE:dir=d:after=2:times=2 '^pfextract: d/f2: .*Too many open files'
+# The second write of file data (4 KiB or more: d/f1, d/f2 and d/f3 are
+# 300 kB each, written in as many pieces as their data came in) fails.
+shim_case "write EIO" write:EIO:min=4096:after=1 '^pfextract: d/f[123]: .*Input/output error'
+shim_case "write EDQUOT" write:EDQUOT:min=4096:after=1 '^pfextract: d/f[123]: .*Disk quota exceeded'
+shim_case "write ENOSPC" write:ENOSPC:min=4096:after=1 '^pfextract: d/f[123]: .*No space left on device'
+# Three times: a file that cannot be opened for want of descriptors is
+# tried once more in its parent looked up afresh (the kept one let go),
+# and once more after the files queued for the worker thread gave theirs
+# back.
+shim_case "openat EMFILE" openat:EMFILE:dir=d:after=2:times=3 '^pfextract: d/f2: .*Too many open files'
 shim_case "fsync EIO" fsync:EIO:after=2 'Input/output error' --fsync
 
 # --- EMFILE from a low `ulimit -n`: every limit fails cleanly or works -----

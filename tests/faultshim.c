@@ -3,9 +3,11 @@
  * makes chosen libc calls of the process it is loaded into fail, or
  * logs them.  Never built into anything shipped.
  *
- * FAULTSHIM="CALL:ERRNO[:after=N][:times=K]" makes CALL fail with ERRNO
- * once N calls of it have succeeded (default 0), K times (default: every
- * call from then on).  CALL is write (write, pwrite and pwrite64, on
+ * FAULTSHIM="CALL:ERRNO[:after=N][:times=K][:min=BYTES]" makes CALL fail
+ * with ERRNO once N calls of it have succeeded (default 0), K times
+ * (default: every call from then on).  ":min=BYTES" counts (and fails)
+ * only the writes of at least BYTES, so that a test does not depend on
+ * how a file's data is cut into writes.  CALL is write (write, pwrite and pwrite64, on
  * regular files only, so that standard output and error still work),
  * openat (openat and openat64),
  * fsync, mkdirat, renameat (renameat and renameat2), unlinkat (of a
@@ -38,6 +40,7 @@ static struct {
 	long after;
 	long times;		/* < 0: no end */
 	long seen;		/* calls of CALL so far */
+	size_t min;		/* write: only writes of this many bytes */
 	char dir[64];		/* openat: only creations in a dir so named */
 } rule;
 
@@ -82,6 +85,8 @@ shim_init(void)
 			rule.after = strtol(field + 6, NULL, 10);
 		else if (strncmp(field, "times=", 6) == 0)
 			rule.times = strtol(field + 6, NULL, 10);
+		else if (strncmp(field, "min=", 4) == 0)
+			rule.min = strtoul(field + 4, NULL, 10);
 		else if (strncmp(field, "dir=", 4) == 0)
 			snprintf(rule.dir, sizeof(rule.dir), "%s", field + 4);
 	}
@@ -131,21 +136,22 @@ ino_of(int fd)
 	if (real_##name == NULL) \
 		real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
 
-/* Should this write to FD fail?  Only regular files are made to. */
+/* Should this write of LEN bytes to FD fail?  Only regular files are made
+ * to. */
 static int
-write_fails(int fd)
+write_fails(int fd, size_t len)
 {
 	struct stat st;
 
-	return fd != logfd && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    shim_fail("write");
+	return fd != logfd && len >= rule.min && fstat(fd, &st) == 0 &&
+	    S_ISREG(st.st_mode) && shim_fail("write");
 }
 
 ssize_t
 write(int fd, const void *buf, size_t len)
 {
 	REAL(write);
-	return write_fails(fd) ? -1 : real_write(fd, buf, len);
+	return write_fails(fd, len) ? -1 : real_write(fd, buf, len);
 }
 
 /* pwrite and pwrite64 count as write: file data goes through either. */
@@ -153,14 +159,14 @@ ssize_t
 pwrite(int fd, const void *buf, size_t len, off_t off)
 {
 	REAL(pwrite);
-	return write_fails(fd) ? -1 : real_pwrite(fd, buf, len, off);
+	return write_fails(fd, len) ? -1 : real_pwrite(fd, buf, len, off);
 }
 
 ssize_t
 pwrite64(int fd, const void *buf, size_t len, off64_t off)
 {
 	REAL(pwrite64);
-	return write_fails(fd) ? -1 : real_pwrite64(fd, buf, len, off);
+	return write_fails(fd, len) ? -1 : real_pwrite64(fd, buf, len, off);
 }
 
 /* Does openat(DIRFD, PATH, FLAGS) create a file in a directory named NAME? */

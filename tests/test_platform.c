@@ -55,6 +55,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include "../platform/platform.h"
 #include "../platform/pfx_root.h"
 #include "fixture.h"
 
@@ -1737,6 +1738,112 @@ ROOT_TEST(begin_cached_shared)
 	    list);
 	expect_content(fx, fx->dest, "a/f2", "a/f2");
 	expect_content(fx, fx->dest, "a/f3", "a/f3");
+}
+
+/*
+ * A kept parent removed, and a directory of its name made again: the next
+ * file lands in the new one, as a fresh lookup would put it, and fails
+ * only where nothing of that name is there.
+ *
+ *	dest/
+ *	`-- a/			removed with f1 in it, made again: f2
+ */
+ROOT_TEST(begin_cached_confined_removed)
+{
+	struct pfx_parent_cache cache;
+	struct pfx_pending pend;
+	char list[64];
+
+	put_dir(fx->dest, "a", 0755);
+	pfx_root_confined(&fx->root);
+	pfx_parent_cache_init(&cache);
+	ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, "a/f1", 0644,
+	    &pend), 0);
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, 0), 0);
+	cr_assert(unlinkat(fx->dest, "a/f1", 0) == 0 &&
+	    unlinkat(fx->dest, "a", AT_REMOVEDIR) == 0, "remove: %s",
+	    strerror(errno));
+	put_dir(fx->dest, "a", 0755);
+	ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, "a/f2", 0644,
+	    &pend), 0);
+	write_all(pend.fd, "f2");
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, 0), 0);
+	expect_content(fx, fx->dest, "a/f2", "f2");
+	cr_assert(unlinkat(fx->dest, "a/f2", 0) == 0 &&
+	    unlinkat(fx->dest, "a", AT_REMOVEDIR) == 0, "remove: %s",
+	    strerror(errno));
+	ASSERT_RET(pfx_root_begin_cached(&fx->root, &cache, "a/f3", 0644,
+	    &pend), -ENOENT);
+	pfx_parent_cache_drop(&cache);
+	list_at(fx->dest, ".", list, sizeof(list));
+	cr_assert_str_eq(list, "", "[%s] dest/ holds \"%s\"", fx->rname,
+	    list);
+}
+
+/* plat_mkdirs_kept() into CACHE: the descriptor, and what it made. */
+static int
+mkdirs_kept(struct fx *fx, struct pfx_parent_cache *cache, const char *rel,
+    unsigned int *made)
+{
+	int fd;
+
+	fd = plat_mkdirs_kept(&fx->root, cache, rel, 0700, made);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? fd : 0;
+}
+
+/*
+ * Directories made through kept parents: what a walk makes, with the
+ * same refusals, in the directory the name says even when the kept one
+ * was removed and made again.
+ *
+ *	dest/
+ *	|-- a/			removed with b/ in it, made again: c/
+ *	|-- f			"f\n": no directory goes there
+ *	|-- l -> a		nor there
+ *	`-- x/y/z/		made by the walk: its parents were missing
+ */
+ROOT_TEST(mkdirs_kept_confined)
+{
+	struct pfx_parent_cache top, in_a;
+	unsigned int made;
+	char list[64];
+	int fd;
+
+	put_file(fx->dest, "f", "f\n", 0644);
+	put_link(fx->dest, "l", "a");
+	pfx_root_confined(&fx->root);
+	pfx_parent_cache_init(&top);
+	pfx_parent_cache_init(&in_a);
+	fd = plat_mkdirs_kept(&fx->root, &top, "a", 0700, &made);
+	cr_assert(fd >= 0 && made == 1, "[%s] a: %d, %u made", fx->rname, fd,
+	    made);
+	plat_parent_cache_keep(&fx->root, &in_a, "a", fd);
+	ASSERT_RET(mkdirs_kept(fx, &in_a, "a/b", &made), 0);
+	cr_assert(made == 1, "[%s] a/b: %u made", fx->rname, made);
+	ASSERT_RET(mkdirs_kept(fx, &in_a, "a/b", &made), 0);
+	cr_assert(made == 0, "[%s] a/b again: %u made", fx->rname, made);
+	ASSERT_RET(mkdirs_kept(fx, &top, "f", &made), -ENOTDIR);
+	ASSERT_RET(mkdirs_kept(fx, &top, "l", &made), -ELOOP);
+	ASSERT_RET(mkdirs_kept(fx, &top, "x/y/z", &made), 0);
+	cr_assert(made == 3, "[%s] x/y/z: %u made", fx->rname, made);
+	cr_assert(unlinkat(fx->dest, "a/b", AT_REMOVEDIR) == 0 &&
+	    unlinkat(fx->dest, "a", AT_REMOVEDIR) == 0, "remove: %s",
+	    strerror(errno));
+	put_dir(fx->dest, "a", 0755);
+	ASSERT_RET(mkdirs_kept(fx, &in_a, "a/c", &made), 0);
+	cr_assert(made == 1, "[%s] a/c: %u made", fx->rname, made);
+	pfx_parent_cache_drop(&top);
+	pfx_parent_cache_drop(&in_a);
+	list_at(fx->dest, "a", list, sizeof(list));
+	cr_assert_str_eq(list, "c", "[%s] a/ holds \"%s\"", fx->rname, list);
+	list_at(fx->dest, ".", list, sizeof(list));
+	cr_assert_str_eq(list, "a f l x", "[%s] dest/ holds \"%s\"",
+	    fx->rname, list);
+	list_at(fx->dest, "x/y", list, sizeof(list));
+	cr_assert_str_eq(list, "z", "[%s] x/y/ holds \"%s\"", fx->rname,
+	    list);
 }
 
 /*
