@@ -638,6 +638,8 @@ read_all(struct xtr *x)
 			break;
 		x->res->stats.entries++;
 		x->policy_flags = policy_flags(x);
+		x->no_hard_links = (xtr_source_format(x) &
+		    ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_ZIP;
 		do_entry(x, ae);
 	}
 	archive_entry_free(ae);

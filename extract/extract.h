@@ -152,6 +152,9 @@ struct xtr {
 					   end after the archive (see
 					   xtr_input_drain()), or -1 */
 	unsigned int policy_flags;	/* PFX_POLICY_* for the core */
+	bool no_hard_links;		/* the archive's format holds none
+					   (zip): files not remembered as
+					   link targets (xtr_note_file) */
 	struct xtr_head head;		/* AR's first bytes (label.c) */
 	bool label_done;		/* xtr_label_first() ran */
 	struct xtr_table files;		/* regular files made: identity */

@@ -50,8 +50,17 @@
 void
 xtr_note_file(struct xtr *x, const char *rel, const struct stat *st)
 {
-	struct xtr_slot *s = xtr_table_add(&x->files, rel);
+	struct xtr_slot *s;
 
+	/*
+	 * No entry of a zip is a hard link, so none can name this file as
+	 * its target: it is not remembered, which spares a slot and a name
+	 * a file (20 MiB for Linux's tree).  A hard link that came all the
+	 * same would be refused, as one to any file not remembered.
+	 */
+	if (x->no_hard_links)
+		return;
+	s = xtr_table_add(&x->files, rel);
 	if (s == NULL)
 		return;		/* a later hard link to it will be refused */
 	s->dev = st->st_dev;

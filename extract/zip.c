@@ -144,7 +144,7 @@ member_name(const struct xtr_zip *z, const struct zip_member *m, char *buf,
 {
 	size_t n = m->name_len < cap - 1 ? m->name_len : cap - 1;
 
-	memcpy(buf, z->d.cd + m->name, n);
+	memcpy(buf, z->d.names + m->name, n);
 	buf[n] = '\0';
 }
 
@@ -689,7 +689,7 @@ fill_entry(struct xtr_zip *z, const struct zip_member *m,
 
 	if (name == NULL)
 		return fail(z, ENOMEM, "%s", strerror(ENOMEM));
-	memcpy(name, z->d.cd + m->name, nlen);
+	memcpy(name, z->d.names + m->name, nlen);
 	name[nlen] = '\0';
 	mode = final_mode(m->mode, name, nlen);
 	/* A directory's name ends in '/'. */
@@ -751,7 +751,7 @@ xtr_zip_next(struct xtr_zip *z, struct archive_entry *ae)
 		if (z->raw < z->loc.data)
 			z->raw = z->loc.data;
 	}
-	if ((final_mode(m->mode, (const char *)z->d.cd + m->name,
+	if ((final_mode(m->mode, (const char *)z->d.names + m->name,
 	    m->name_len) & M_IFMT) == M_IFLNK) {
 		if (s != NULL && s->verdict == V_BAD_DATA) {
 			member_name(z, m, name, sizeof(name));

@@ -40,7 +40,7 @@ struct zip_member {
 	uint32_t mode;		/* st_mode, libarchive's rules */
 	uint32_t uid, gid;
 	int64_t atime, ctime;
-	uint32_t name;		/* its name: at this offset in the directory */
+	uint32_t name;		/* its name: at this offset in NAMES */
 	uint16_t name_len;
 	uint16_t method;	/* 0 stored, 8 deflated */
 	uint16_t flags;		/* general purpose bits */
@@ -48,8 +48,10 @@ struct zip_member {
 
 /* A zip's central directory, parsed. */
 struct zip_dir {
-	unsigned char *cd;	/* the directory's bytes, read whole */
-	size_t cd_len;
+	unsigned char *names;	/* the members' names, packed end to end
+				   (the directory's other bytes are let
+				   go once parsed) */
+	size_t names_len;
 	uint64_t cd_off;
 	struct zip_member *m;	/* in archive order: by local offset */
 	size_t n;
