@@ -53,6 +53,7 @@
 #include "labelparse.h"
 #include "notes.h"
 #include "paxdump.h"
+#include "placed.h"
 #include "platform.h"
 #include "reader.h"
 #include "volumes.h"
@@ -78,6 +79,16 @@ struct out {
 	size_t cap;
 	struct wire_ring *ring;	/* shared with the parent, or NULL */
 	uint32_t head;		/* ring bytes placed so far, modulo 2^32 */
+	uint32_t sent;		/* the end of the last block told of */
+	/*
+	 * A plain tar read into the ring (placed.h): READS once the first
+	 * header says so; BLOCK, BLOCK_LEN: the block libarchive reads now
+	 * (its data is sent where it lies); PLACED: one was read there, so
+	 * no data is ever copied into the ring again (ring_room()).
+	 */
+	bool reads, placed;
+	uint32_t block;
+	size_t block_len;
 	bool lazy;		/* the input never stalls: send when full */
 	struct xtr_volumes *vols;	/* tar -M: the joiner, or NULL */
 	const struct xtr_head *kept;	/* the reader's (a stage's raw
@@ -348,6 +359,11 @@ send_header(struct out *o, const struct place *pl, struct archive_entry *ae)
  * Room for N bytes in the ring, contiguous: wait until the parent is done
  * with enough of it.  Return: the ring count where they go (a block that
  * would run past the ring's end starts at its beginning instead).
+ *
+ * The parent holds the bytes from DONE to the end of the last block it
+ * was told of (SENT), and no other: blocks are told of in the order of
+ * the ring, and it is done with each in turn.  Bytes never told of (a
+ * read block's headers) are the child's again at once.
  */
 static uint32_t
 ring_room(struct out *o, size_t n)
@@ -358,7 +374,8 @@ ring_room(struct out *o, size_t n)
 		at += WIRE_RING_SIZE - pos;	/* skip the tail */
 	for (;;) {
 		done = atomic_load(&o->ring->done);
-		if ((uint32_t)(at + n - done) <= WIRE_RING_SIZE)
+		if (done == o->sent ||
+		    (uint32_t)(at + n - done) <= WIRE_RING_SIZE)
 			break;
 		/* The parent frees only what it was told of. */
 		flush(o);
@@ -384,27 +401,95 @@ dumpdir_listed(const struct pfx_options *opt, struct archive_entry *ae)
 	    archive_entry_size(ae) > 0;
 }
 
+/* Send LEN bytes of data at OFFSET in a DATA message, by the socket. */
+static void
+send_inline(struct out *o, const void *buf, size_t len, int64_t offset,
+    uint64_t raw)
+{
+	unsigned char head[WIRE_HEAD + 24];
+	struct iovec iov[2];
+
+	flush(o);
+	iov[0].iov_base = head;
+	iov[0].iov_len = wire_put_data_head(head, offset, raw, len);
+	iov[1].iov_base = (void *)buf;
+	iov[1].iov_len = len;
+	send_iov(o->fd, iov, len > 0 ? 2 : 1);
+}
+
+/* Do LEN bytes at BUF lie in the block read last?  Then *AT is their
+ * ring count. */
+static bool
+read_at(const struct out *o, const void *buf, size_t len, uint32_t *at)
+{
+	const unsigned char *b = o->ring->data +
+	    (o->block & (WIRE_RING_SIZE - 1));
+	const unsigned char *p = buf;
+
+	if (p < b || p > b + o->block_len ||
+	    len > o->block_len - (size_t)(p - b))
+		return false;
+	*at = o->block + (uint32_t)(p - b);
+	return true;
+}
+
+/*
+ * The ring as the buffer of a plain tar's next read (placed.h), from the
+ * first header on: the parent is told of the data where it lies, with no
+ * copy.  NULL before, or where there is no ring.
+ */
+static void *
+ring_block(void *ctx, size_t *cap)
+{
+	struct out *o = ctx;
+	size_t n = *cap < WIRE_RING_SIZE / 4 ? *cap : WIRE_RING_SIZE / 4;
+
+	if (o->ring == NULL || !o->reads)
+		return NULL;
+	o->block = ring_room(o, n);
+	o->block_len = 0;
+	o->head = o->block;
+	o->placed = true;
+	*cap = n;
+	return o->ring->data + (o->block & (WIRE_RING_SIZE - 1));
+}
+
+/* N bytes were read into the block ring_block() gave. */
+static void
+ring_block_got(void *ctx, size_t n)
+{
+	struct out *o = ctx;
+
+	o->block_len = n;
+	o->head = o->block + (uint32_t)n;
+}
+
 /* Send LEN bytes of data at OFFSET: through the ring if there is one. */
 static void
 send_block(struct out *o, const void *buf, size_t len, int64_t offset,
     uint64_t raw)
 {
 	unsigned char head[WIRE_HEAD + 24];
-	struct iovec iov[2];
 	uint32_t at;
 
 	if (o->ring == NULL || len == 0) {
-		flush(o);
-		iov[0].iov_base = head;
-		iov[0].iov_len = wire_put_data_head(head, offset, raw, len);
-		iov[1].iov_base = (void *)buf;
-		iov[1].iov_len = len;
-		send_iov(o->fd, iov, len > 0 ? 2 : 1);
+		send_inline(o, buf, len, offset, raw);
 		return;
 	}
-	at = ring_room(o, len);
-	memcpy(o->ring->data + (at & (WIRE_RING_SIZE - 1)), buf, len);
-	o->head = at + (uint32_t)len;
+	if (o->placed) {
+		if (!read_at(o, buf, len, &at)) {
+			/* Not in the block read (libarchive's copy of a
+			 * header's tail): by the socket, so that what the
+			 * parent holds stays in the ring's order. */
+			send_inline(o, buf, len, offset, raw);
+			return;
+		}
+	} else {
+		at = ring_room(o, len);
+		memcpy(o->ring->data + (at & (WIRE_RING_SIZE - 1)), buf, len);
+		o->head = at + (uint32_t)len;
+	}
+	o->sent = at + (uint32_t)len;
 	queue(o, head, wire_put_data_ring(head, offset, raw, at, len));
 }
 
@@ -635,6 +720,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 {
 	static struct out o;	/* the queue: too big for the stack */
 	static struct xtr_head head;	/* the archive's first bytes */
+	static const struct xtr_read_place place = { ring_block,
+	    ring_block_got, &o };
 	unsigned char m[WIRE_HEAD + 8];
 	bool label_sent = false;
 	char *pax = NULL;		/* a pax dump list (-G) */
@@ -668,8 +755,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	    (head.window = xtr_paxdump_window()) == NULL)
 		finish(&o, ENOMEM, "cannot keep the stream's last bytes for -G");
 	ar = xtr_reader_open_head(in, opt->formats, NULL,
-	    XTR_READ_FLAGS(opt) | dec_flags, mem, &dec, &vols, &head, msg,
-	    sizeof(msg), &r);
+	    XTR_READ_FLAGS(opt) | dec_flags, mem, &dec, &vols, &head,
+	    ring != NULL ? &place : NULL, msg, sizeof(msg), &r);
 	if (ar == NULL)
 		finish(&o, r, msg);
 	o.vols = vols;
@@ -695,6 +782,11 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 			finish(&o, error_of(&o, ar), error_text(&o, ar,
 			    "truncated or "
 			    "corrupt (the decoder gave no detail)"));
+		/* A plain tar's data lies in the blocks read as they are:
+		 * they are read into the ring from now on (ring_block()). */
+		if (archive_filter_count(ar) <= 1 && (archive_format(ar) &
+		    ARCHIVE_FORMAT_BASE_MASK) == ARCHIVE_FORMAT_TAR)
+			o.reads = true;
 		take_pax_list(&o, ar, ae, &head, &pax, &pax_len);
 		pl = ar_place(ar, dec, vols, &head);
 		r = send_header(&o, &pl, ae);

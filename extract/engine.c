@@ -839,7 +839,7 @@ open_source(struct xtr *x, const struct xtr_in *src)
 		xtr_dec_mem_of(&opt->limits, x->cpus, &mem);
 		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,
 		    XTR_READ_FLAGS(opt) | dec_flags(x), &mem, &x->dec,
-		    &x->vols, &x->head,
+		    &x->vols, &x->head, NULL,
 		    x->res->message, sizeof(x->res->message), &error);
 		/* A path is opened by the reader, and not drained. */
 		if (in->path == NULL && in->buf == NULL)

@@ -27,6 +27,7 @@
 #include "decmem.h"
 #include "decode.h"
 #include "extract.h"
+#include "placed.h"
 #include "reader.h"
 #include "readfd.h"
 #include "stage.h"
@@ -370,6 +371,8 @@ struct opening {
 	struct xtr_head *head;	/* the first bytes kept, or NULL */
 	int open_err;		/* set: the input cannot be opened (errno) */
 	const struct xtr_dec_mem *mem;	/* what xz may take */
+	const struct xtr_read_place *place;	/* a plain file's blocks,
+						   or NULL (placed.h) */
 };
 
 /*
@@ -665,6 +668,8 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	if (staging(o))
 		return open_stream(a, in->fd, false, o);	/* every byte seen */
 	keep_head(o->head, in->fd, lseek(in->fd, 0, SEEK_CUR));
+	if (o->place != NULL)
+		return xtr_placed_open(a, in->fd, o->place);
 	return archive_read_open_fd(a, in->fd, XTR_READ_BLOCK);
 }
 
@@ -867,7 +872,7 @@ open_multivolume(const struct pfx_input *in,
     struct xtr_volumes **vols, struct xtr_head *head, char *msg, size_t cap,
     int *error)
 {
-	struct opening o = { cancel, 0, NULL, false, head, 0, NULL };
+	struct opening o = { cancel, 0, NULL, false, head, 0, NULL, NULL };
 	struct xtr_volumes *joiner;
 	struct archive *a;
 	int r;
@@ -951,7 +956,7 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 
 	xtr_dec_mem_of(&lim, plat_thread_cpus(), &mem);
 	return xtr_reader_open_head(in, names, cancel, dec_flags, &mem, dec,
-	    vols, NULL, msg, cap, error);
+	    vols, NULL, NULL, msg, cap, error);
 }
 
 /* see reader.h */
@@ -959,11 +964,12 @@ struct archive *
 xtr_reader_open_head(const struct pfx_input *in, const char *names,
     const volatile sig_atomic_t *cancel, unsigned int dec_flags,
     const struct xtr_dec_mem *mem, struct xtr_decoder **dec,
-    struct xtr_volumes **vols, struct xtr_head *head, char *msg,
-    size_t cap, int *error)
+    struct xtr_volumes **vols, struct xtr_head *head,
+    const struct xtr_read_place *place, char *msg, size_t cap, int *error)
 {
 	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT |
-	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head, 0, mem };
+	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head, 0, mem,
+	    place };
 	struct archive *a;
 	bool seekable;
 	off_t start;

@@ -20,6 +20,7 @@
  * Return: the reader, or NULL.
  */
 struct xtr_decoder;
+struct xtr_read_place;
 struct xtr_volumes;
 
 /*
@@ -70,13 +71,15 @@ int xtr_reader_errno(struct archive *a);
  * archive (of volumes, joined) in *HEAD (not NULL) as they are read
  * (label.c), with what the xz decoder may take of the memory budget in
  * MEM (xtr_dec_mem_of()); xtr_reader_open() gives it the default
- * budget's.
+ * budget's.  A plain archive in a file that can seek is read into
+ * PLACE's buffers, if PLACE is not NULL (placed.h).
  */
 struct archive *xtr_reader_open_head(const struct pfx_input *in,
     const char *formats, const volatile sig_atomic_t *cancel,
     unsigned int dec_flags, const struct xtr_dec_mem *mem,
     struct xtr_decoder **dec, struct xtr_volumes **vols,
-    struct xtr_head *head, char *msg, size_t cap, int *error);
+    struct xtr_head *head, const struct xtr_read_place *place, char *msg,
+    size_t cap, int *error);
 
 /*
  * The archive has ended: stop our decoder DEC (if not NULL; it stays the

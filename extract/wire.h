@@ -29,8 +29,9 @@
  *
  * A DATA message carries its bytes, or (DATA_RING) says where they lie in
  * a ring of memory that both processes map (struct wire_ring), which
- * saves the copies through the socket.  The child writes the ring; the
- * parent only reads it, and tells how far it is done with it in a word
+ * saves the copies through the socket (a plain tar is read into the ring
+ * itself, and its data told of where it lies: child.c ring_block()).
+ * The child writes the ring; the parent only reads it, and tells how far it is done with it in a word
  * of its own that the child waits on.  The ring's bytes are file data and
  * nothing else: no length, offset or decision is ever read from it, so a
  * child that changes them under the parent's eyes changes only the

@@ -1280,7 +1280,7 @@ xz_threads(struct fx *fx, const struct buf *a, const struct file *f,
 
 	cr_assert(data != NULL);
 	ar = xtr_reader_open_head(&in, NULL, NULL, 0, mem, &dec, NULL, NULL,
-	    msg, sizeof(msg), &error);
+	    NULL, msg, sizeof(msg), &error);
 	cr_assert(ar != NULL && dec != NULL, "%s: %s", what, msg);
 	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK) {
 		len = 0;
@@ -1424,7 +1424,7 @@ xz_read_faults(const struct buf *a, const struct xtr_dec_mem *mem,
 	la_ssize_t n;
 
 	ar = xtr_reader_open_head(&in, NULL, NULL, 0, mem, &dec, NULL, NULL,
-	    msg, sizeof(msg), &error);
+	    NULL, msg, sizeof(msg), &error);
 	cr_assert(ar != NULL && dec != NULL, "%s", msg);
 	while ((r = archive_read_next_header(ar, &e)) == ARCHIVE_OK)
 		while ((n = archive_read_data(ar, data, cap)) > 0)

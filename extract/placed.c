@@ -1,0 +1,126 @@
+/*
+ * placed.c -- a plain archive file read into buffers its caller places.
+ *
+ * libarchive's own fd reader reads into a buffer of its own; this one asks
+ * the caller for each block's buffer first (placed.h), and otherwise
+ * reads as libarchive's does: whole blocks, a read that a signal
+ * interrupted retried, skips and seeks done with lseek(2).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <archive.h>
+
+#include "extract.h"
+#include "placed.h"
+
+struct placed {
+	int fd;
+	const struct xtr_read_place *place;
+	unsigned char *own;	/* the block when PLACE gives none */
+};
+
+/* libarchive's read callback: one read(2), into the caller's buffer when
+ * it gives one.  Return: the bytes read (0 at the end), or -1. */
+static la_ssize_t
+placed_read(struct archive *a, void *arg, const void **out)
+{
+	struct placed *p = arg;
+	size_t cap = XTR_READ_BLOCK;
+	void *buf = NULL;
+	ssize_t n;
+
+	if (p->place != NULL)
+		buf = p->place->get(p->place->ctx, &cap);
+	if (buf == NULL) {
+		if (p->own == NULL && (p->own = malloc(XTR_READ_BLOCK)) == NULL) {
+			archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
+			return -1;
+		}
+		buf = p->own;
+		cap = XTR_READ_BLOCK;
+	}
+	do
+		n = read(p->fd, buf, cap);
+	while (n == -1 && errno == EINTR);
+	if (n == -1) {
+		archive_set_error(a, errno, "Error reading fd %d", p->fd);
+		return -1;
+	}
+	if (buf != p->own)
+		p->place->got(p->place->ctx, (size_t)n);
+	*out = buf;
+	return n;
+}
+
+/* libarchive's skip callback: forward REQUEST bytes, or as many as can be
+ * (0: libarchive reads them).  Return: the bytes skipped, or -1. */
+static la_int64_t
+placed_skip(struct archive *a, void *arg, la_int64_t request)
+{
+	struct placed *p = arg;
+	off_t from, to;
+
+	if (request <= 0)
+		return 0;
+	from = lseek(p->fd, 0, SEEK_CUR);
+	if (from == -1 || (to = lseek(p->fd, (off_t)request, SEEK_CUR)) == -1) {
+		if (errno == ESPIPE)
+			return 0;
+		archive_set_error(a, errno, "Error seeking in fd %d", p->fd);
+		return -1;
+	}
+	return (la_int64_t)(to - from);
+}
+
+/* libarchive's seek callback.  Return: the new offset, or a status. */
+static la_int64_t
+placed_seek(struct archive *a, void *arg, la_int64_t offset, int whence)
+{
+	struct placed *p = arg;
+	off_t r;
+
+	r = lseek(p->fd, (off_t)offset, whence);
+	if (r != -1)
+		return (la_int64_t)r;
+	archive_set_error(a, errno, "Error seeking in fd %d", p->fd);
+	return errno == ESPIPE ? ARCHIVE_FAILED : ARCHIVE_FATAL;
+}
+
+/* libarchive's close callback: the reader's own, not the fd. */
+static int
+placed_close(struct archive *a, void *arg)
+{
+	struct placed *p = arg;
+
+	(void)a;
+	free(p->own);
+	free(p);
+	return ARCHIVE_OK;
+}
+
+/* see placed.h */
+int
+xtr_placed_open(struct archive *a, int fd, const struct xtr_read_place *place)
+{
+	struct placed *p;
+
+	p = calloc(1, sizeof(*p));
+	if (p == NULL) {
+		archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
+		return ARCHIVE_FATAL;
+	}
+	p->fd = fd;
+	p->place = place;
+	if (archive_read_set_read_callback(a, placed_read) != ARCHIVE_OK ||
+	    archive_read_set_skip_callback(a, placed_skip) != ARCHIVE_OK ||
+	    archive_read_set_seek_callback(a, placed_seek) != ARCHIVE_OK ||
+	    archive_read_set_close_callback(a, placed_close) != ARCHIVE_OK ||
+	    archive_read_set_callback_data(a, p) != ARCHIVE_OK) {
+		free(p);
+		return ARCHIVE_FATAL;
+	}
+	return archive_read_open1(a);
+}

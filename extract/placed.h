@@ -1,0 +1,39 @@
+/*
+ * placed.h -- a plain archive file read into buffers its caller places
+ * (placed.c).
+ *
+ * The decoder process (child.c) reads a plain tar into the ring of memory
+ * it shares with the parent, so that the data libarchive hands back, which
+ * lies in the block read, goes to the parent with no copy at all.
+ */
+#ifndef XTR_PLACED_H
+#define XTR_PLACED_H
+
+#include <stddef.h>
+
+struct archive;
+
+/* Where each read goes. */
+struct xtr_read_place {
+	/*
+	 * A buffer for the next read, of *CAP bytes (at most the CAP
+	 * given, XTR_READ_BLOCK), or NULL for the reader's own.  The last
+	 * one given is libarchive's until the next call: only then may
+	 * the caller use it again.
+	 */
+	void *(*get)(void *ctx, size_t *cap);
+	/* N bytes were read into the buffer GET gave last. */
+	void (*got)(void *ctx, size_t n);
+	void *ctx;
+};
+
+/*
+ * Open A on FD, a regular file or a block device (not closed with the
+ * reader), as archive_read_open_fd() does: blocks of XTR_READ_BLOCK,
+ * skips and seeks with lseek(2); each read into PLACE's buffer when it
+ * gives one.  Return: libarchive's status.
+ */
+int xtr_placed_open(struct archive *a, int fd,
+    const struct xtr_read_place *place);
+
+#endif /* XTR_PLACED_H */
