@@ -86,6 +86,7 @@ struct xtr_slot {
 
 struct xtr;
 struct xtr_chunk;
+struct xtr_table_note;
 
 struct xtr_table {
 	struct xtr_slot *slots;
@@ -98,6 +99,10 @@ struct xtr_table {
 	uint64_t probes;	/* slots looked at by adds and growth, ever:
 				   the tests' measure of the work an
 				   archive's names cause */
+	/* Keys noted with an identity and not yet added (table.h,
+	 * xtr_table_note()): their copies are in the arena. */
+	struct xtr_table_note *notes;
+	size_t nnotes, notes_cap;
 };
 
 /* --- the state of one extraction -------------------------------------- */

@@ -25,10 +25,13 @@ void
 xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *e, const char *rel, const char *target_rel)
 {
-	const struct xtr_slot *s = xtr_table_find(&x->files, target_rel);
+	const struct xtr_slot *s;
 	struct stat st;
 	unsigned int flags;
 	int fd, r;
+
+	xtr_table_settle(&x->files);
+	s = xtr_table_find(&x->files, target_rel);
 
 	if (rel[0] == '\0') {
 		e->decision = PFX_DENY;

@@ -268,13 +268,23 @@ store_key(struct xtr_table *t, const char *key, size_t len)
 	return p;
 }
 
-/* see table.h */
-struct xtr_slot *
-xtr_table_add(struct xtr_table *t, const char *key)
+/* A key noted, and who it was made as (xtr_table_note()). */
+struct xtr_table_note {
+	char *key;		/* in the arena */
+	dev_t dev;
+	ino_t ino;
+};
+
+/*
+ * Find KEY (LEN bytes), adding it if missing: a copy of it in the arena,
+ * or KEY itself if STORED (it is in the arena already).
+ * Return: its slot, or NULL when memory or the budget runs out.
+ */
+static struct xtr_slot *
+add(struct xtr_table *t, const char *key, size_t len, bool stored)
 {
 	struct xtr_slot *s;
-	size_t len = strlen(key);
-	char *copy;
+	const char *copy;
 	uint64_t h;
 
 	if (!t->keyed) {
@@ -288,14 +298,74 @@ xtr_table_add(struct xtr_table *t, const char *key)
 	s = probe(t, key, h, &t->probes);
 	if (s->key != NULL)
 		return s;
-	copy = store_key(t, key, len);
+	copy = stored ? key : store_key(t, key, len);
 	if (copy == NULL)
 		return NULL;
 	memset(s, 0, sizeof(*s));
-	s->key = copy;
+	s->key = (char *)copy;
 	s->hash = (uint32_t)h;
 	t->used++;
 	return s;
+}
+
+/* see table.h */
+struct xtr_slot *
+xtr_table_add(struct xtr_table *t, const char *key)
+{
+	return add(t, key, strlen(key), false);
+}
+
+/* see table.h */
+int
+xtr_table_note(struct xtr_table *t, const char *key, dev_t dev, ino_t ino)
+{
+	struct xtr_table_note *v;
+	size_t cap, len = strlen(key);
+	char *copy;
+
+	if (t->nnotes == t->notes_cap) {
+		cap = t->notes_cap == 0 ? 256 : t->notes_cap * 2;
+		if (cap > TABLE_MAX_CAP || take(t, cap * sizeof(*v)) < 0)
+			return -1;
+		v = realloc(t->notes, cap * sizeof(*v));
+		if (v == NULL) {
+			give(t, cap * sizeof(*v));
+			return -1;
+		}
+		give(t, t->notes_cap * sizeof(*v));
+		t->notes = v;
+		t->notes_cap = cap;
+	}
+	copy = store_key(t, key, len);
+	if (copy == NULL)
+		return -1;
+	v = &t->notes[t->nnotes++];
+	v->key = copy;
+	v->dev = dev;
+	v->ino = ino;
+	return 0;
+}
+
+/* see table.h */
+void
+xtr_table_settle(struct xtr_table *t)
+{
+	struct xtr_slot *s;
+	size_t i;
+
+	for (i = 0; i < t->nnotes; i++) {
+		s = add(t, t->notes[i].key, strlen(t->notes[i].key), true);
+		if (s == NULL)
+			break;
+		s->dev = t->notes[i].dev;
+		s->ino = t->notes[i].ino;
+		s->has_id = true;
+	}
+	/* The slots hold them now: the records go back to the budget. */
+	free(t->notes);
+	give(t, t->notes_cap * sizeof(*t->notes));
+	t->notes = NULL;
+	t->nnotes = t->notes_cap = 0;
 }
 
 /* see table.h */
@@ -311,9 +381,12 @@ xtr_table_free(struct xtr_table *t)
 	}
 	free(t->slots);
 	give(t, t->cap * sizeof(*t->slots));
+	free(t->notes);
+	give(t, t->notes_cap * sizeof(*t->notes));
 	t->chunks = NULL;
 	t->slots = NULL;
-	t->cap = t->used = 0;
+	t->notes = NULL;
+	t->cap = t->used = t->nnotes = t->notes_cap = 0;
 }
 
 static size_t

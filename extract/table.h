@@ -31,6 +31,23 @@ struct xtr_slot *xtr_table_find(const struct xtr_table *t, const char *key);
  */
 struct xtr_slot *xtr_table_add(struct xtr_table *t, const char *key);
 
+/*
+ * Note that KEY was made with identity DEV and INO, for xtr_table_settle()
+ * to add (as xtr_table_add() would, then setting dev, ino and has_id):
+ * a note costs a copy of KEY and a record written in order, and no slot
+ * of a table that an archive with no hard link never looks in.
+ * Return: 0, or -1 when memory or the budget runs out.
+ */
+int xtr_table_note(struct xtr_table *t, const char *key, dev_t dev,
+    ino_t ino);
+
+/*
+ * Add every key noted since the last call, in the order noted (a later
+ * note of a key wins).  One that memory or the budget has no room for is
+ * not added, nor any after it: they are not found.
+ */
+void xtr_table_settle(struct xtr_table *t);
+
 /* Release everything T holds and give it back to T's owner. */
 void xtr_table_free(struct xtr_table *t);
 
