@@ -4,8 +4,11 @@
  * libarchive's own fd reader reads into a buffer of its own; this one asks
  * the caller for each block's buffer first (placed.h), and otherwise
  * reads as libarchive's does: whole blocks, a read that a signal
- * interrupted retried, skips and seeks done with lseek(2).
+ * interrupted retried, skips within a regular file and seeks done with
+ * lseek(2).
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,19 +59,27 @@ placed_read(struct archive *a, void *arg, const void **out)
 }
 
 /* libarchive's skip callback: forward REQUEST bytes, or as many as can be
- * (0: libarchive reads them).  Return: the bytes skipped, or -1. */
+ * (0: libarchive reads them).  Only a regular file is skipped, and never
+ * past its end: lseek(2) goes past the end without a word, and an archive
+ * cut inside what is skipped (an entry's padding, an excluded member)
+ * would then end as if whole.  What is not skipped libarchive reads, and
+ * a read that finds the end tells it the input was cut.
+ * Return: the bytes skipped, or -1. */
 static la_int64_t
 placed_skip(struct archive *a, void *arg, la_int64_t request)
 {
 	struct placed *p = arg;
+	struct stat st;
 	off_t from, to;
 
-	if (request <= 0)
+	if (request <= 0 || fstat(p->fd, &st) == -1 || !S_ISREG(st.st_mode))
 		return 0;
 	from = lseek(p->fd, 0, SEEK_CUR);
-	if (from == -1 || (to = lseek(p->fd, (off_t)request, SEEK_CUR)) == -1) {
-		if (errno == ESPIPE)
-			return 0;
+	if (from == -1 || from >= st.st_size)
+		return 0;
+	if (request > st.st_size - from)
+		request = st.st_size - from;
+	if ((to = lseek(p->fd, (off_t)request, SEEK_CUR)) == -1) {
 		archive_set_error(a, errno, "Error seeking in fd %d", p->fd);
 		return -1;
 	}

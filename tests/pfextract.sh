@@ -132,6 +132,31 @@ grep -q '^pfextract: ' "$T/stderr" && ok || bad "no message for a corrupt archiv
 head -c 1030 "$T/a.tar" > "$T/cut.tar"
 run "truncated archive: exit 2" 2 "$pfx" -xf cut.tar -C out
 ls -A "$T/out/d" 2>/dev/null | grep -q "^\.pfx-" && bad "truncated: a temporary file was left" || ok
+# An archive cut where pfextract skips rather than reads (an entry's
+# padding, an excluded member's data, every member's data when listing)
+# is cut all the same, from a file or a pipe: exit 2, nothing made of the
+# entry cut. A skip past the end of a file must not pass for data.
+mkdir -p "$T/cut/s" && printf 'small' > "$T/cut/s/a" &&
+    head -c 3145728 /dev/urandom > "$T/cut/s/big" && printf 'z' > "$T/cut/s/z"
+tar -C "$T/cut/s" -cf "$T/cut/whole.tar" a big z
+head -c 600 "$T/cut/whole.tar" > "$T/cut/pad.tar"
+head -c 2097152 "$T/cut/whole.tar" > "$T/cut/mid.tar"
+for how in file pipe; do
+	for c in "pad.tar -x" "mid.tar -x --exclude=big" "mid.tar -t" \
+	    "mid.tar -x --atomic --exclude=big"; do
+		set -- $c
+		f=$1 && shift
+		if [ $how = file ]; then
+			run "cut $c ($how)" 2 "$pfx" "$@" -f "cut/$f" -C out
+		else
+			run "cut $c ($how)" 2 sh -c "cat 'cut/$f' | '$pfx' $* -f - -C out"
+		fi
+		grep -qi 'truncated\|unexpected EOF' "$T/stderr" &&
+		    ok || bad "cut $c ($how): not told: $(cat "$T/stderr")"
+		[ ! -e "$T/out/z" ] && ok || bad "cut $c ($how): z made"
+	done
+	[ ! -e "$T/out/a" ] && ok || bad "cut --atomic ($how): a made"
+done
 # An empty compressed stream is an empty archive (bsdtar and GNU tar exit
 # 0); an input of no byte at all is no archive (GNU tar exits 2).
 : > "$T/empty"
