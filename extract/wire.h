@@ -31,11 +31,11 @@
  * a ring of memory that both processes map (struct wire_ring), which
  * saves the copies through the socket (a plain tar is read into the ring
  * itself, and its data told of where it lies: child.c ring_block()).
- * The child writes the ring; the parent only reads it, and tells how far it is done with it in a word
- * of its own that the child waits on.  The ring's bytes are file data and
- * nothing else: no length, offset or decision is ever read from it, so a
- * child that changes them under the parent's eyes changes only the
- * content it chose anyway.
+ * The child writes the ring; the parent only reads it, and tells how far
+ * it is done with it in a word of its own that the child waits on.  The
+ * ring's bytes are file data and nothing else: no length, offset or
+ * decision is ever read from it, so a child that changes them under the
+ * parent's eyes changes only the content it chose anyway.
  *
  * The decoding here is pure (no I/O, no allocation), so that a fuzzer
  * can drive it (fuzz/fuzz_wire.c).
