@@ -53,6 +53,15 @@ enum xtr_codec {
 #define XTR_DEC_BLOCK (1024 * 1024)
 
 /*
+ * The first block is published with XTR_DEC_FIRST bytes at most, each
+ * next one with twice the last, up to XTR_DEC_BLOCK: the consumer starts
+ * on a small archive's first entries while the rest is decoded (an npm
+ * tarball is decoded whole in one 1 MiB block), and a large one still
+ * goes in 1 MiB blocks after the first five.
+ */
+#define XTR_DEC_FIRST (64 * 1024)
+
+/*
  * The blocks lie one after another in one buffer of XTR_DEC_RING bytes,
  * each where the one before it ended, so that a codec writes one
  * contiguous stream: back at the buffer's start only when fewer bytes

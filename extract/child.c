@@ -71,6 +71,12 @@
  * and end cost one system call, not three. */
 #define QUEUE_CAP (64u << 10)
 
+/* The first send of a LAZY child goes once this much is queued, each
+ * next one at twice the last, up to QUEUE_CAP: the parent starts on a
+ * small archive's first entries while the rest is decoded, instead of
+ * waiting for it all, and a large one still costs few sends. */
+#define QUEUE_FIRST (4u << 10)
+
 /* What the child sends. */
 struct out {
 	int fd;
@@ -79,6 +85,8 @@ struct out {
 	size_t cap;
 	struct wire_ring *ring;	/* shared with the parent, or NULL */
 	uint32_t head;		/* ring bytes placed so far, modulo 2^32 */
+	size_t faulted;		/* the ring's bytes from its start given
+				   their pages (ring_prefault()) */
 	uint32_t sent;		/* the end of the last block told of */
 	/*
 	 * A plain tar read into the ring (placed.h): READS once the first
@@ -90,6 +98,7 @@ struct out {
 	uint32_t block;
 	size_t block_len;
 	bool lazy;		/* the input never stalls: send when full */
+	size_t full;		/* LAZY: "full", QUEUE_FIRST to QUEUE_CAP */
 	struct xtr_volumes *vols;	/* tar -M: the joiner, or NULL */
 	const struct xtr_head *kept;	/* the reader's (a stage's raw
 					   count, stage.c), or NULL */
@@ -163,6 +172,8 @@ flush(struct out *o)
 	if (o->nq > 0) {
 		send_buf(o->fd, o->q, o->nq);
 		arm_stall();
+		if (o->full < QUEUE_CAP)
+			o->full *= 2;
 	}
 	o->nq = 0;
 }
@@ -184,7 +195,7 @@ queue(struct out *o, const void *m, size_t len)
 	}
 	memcpy(o->q + o->nq, m, len);
 	o->nq += len;
-	if (!o->lazy)
+	if (!o->lazy || o->nq >= o->full)
 		flush(o);
 }
 
@@ -365,6 +376,31 @@ send_header(struct out *o, const struct place *pl, struct archive_entry *ae)
  * the ring, and it is done with each in turn.  Bytes never told of (a
  * read block's headers) are the child's again at once.
  */
+/* Pages given ahead of the first lap's writes: at most this much more
+ * than is written. */
+#define PREFAULT_AHEAD (64u << 10)
+
+/*
+ * The ring's pages, on its first lap, for the N bytes from ring count AT
+ * on (and up to PREFAULT_AHEAD past them): one call each time, not a
+ * page fault every 4 KiB (plat_os_prefault()).  The first lap covers the
+ * ring from its start, so one mark says what has its pages.
+ */
+static void
+ring_prefault(struct out *o, uint32_t at, size_t n)
+{
+	size_t end;
+
+	if (o->faulted >= WIRE_RING_SIZE || (size_t)at + n <= o->faulted)
+		return;
+	end = ((size_t)at + n + PREFAULT_AHEAD - 1) & ~(size_t)
+	    (PREFAULT_AHEAD - 1);
+	if (end > WIRE_RING_SIZE)
+		end = WIRE_RING_SIZE;
+	plat_os_prefault(o->ring->data + o->faulted, end - o->faulted);
+	o->faulted = end;
+}
+
 static uint32_t
 ring_room(struct out *o, size_t n)
 {
@@ -389,6 +425,7 @@ ring_room(struct out *o, size_t n)
 			    done, 1000);
 	}
 	atomic_store(&o->ring->waiting, 0);
+	ring_prefault(o, at, n < PREFAULT_AHEAD * 4 ? n : PREFAULT_AHEAD * 4);
 	return at;
 }
 
@@ -741,6 +778,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	o.ring = ring;
 	/* A buffer or a regular file never keeps the decoder waiting. */
 	o.lazy = in->buf != NULL || is_file(in->fd);
+	o.full = QUEUE_FIRST;
 	/* A zip of the common kind: our reader, on every CPU. */
 	switch (xtr_zip_open(in, opt, XTR_READ_FLAGS(opt), child_cpus, &zip,
 	    msg, sizeof(msg), &r)) {

@@ -633,3 +633,21 @@ plat_os_shared_unmap(void *p, size_t len)
 	if (p != NULL)
 		(void)munmap(p, len);
 }
+
+/* Not in every libc's headers yet (Linux 5.14). */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* see platform.h */
+void
+plat_os_prefault(void *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t from = (uintptr_t)p & ~(page - 1);
+	uintptr_t to = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+
+	/* EINVAL before 5.14: the writes fault instead. */
+	if (len > 0 && page > 0 && to > from)
+		(void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+}

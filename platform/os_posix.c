@@ -279,3 +279,11 @@ plat_os_shared_unmap(void *p, size_t len)
 	if (p != NULL)
 		(void)munmap(p, len);
 }
+
+/* see platform.h */
+void
+plat_os_prefault(void *p, size_t len)
+{
+	(void)p;	/* the writes fault as they come */
+	(void)len;
+}
