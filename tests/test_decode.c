@@ -57,6 +57,7 @@
 #include "fixture.h"
 #include "reader.h"
 #include "plat_thread.h"
+#include "platform.h"
 
 #define KiB 1024u
 #define MiB (1024u * 1024u)
@@ -1589,8 +1590,11 @@ Test(decode, ring_pages_given_a_block_at_a_time)
 	cr_assert(r == ARCHIVE_EOF, "%s", archive_error_string(ar));
 	cr_assert(read(fd, &faults, sizeof(faults)) == sizeof(faults));
 	archive_read_free(ar);
-	cr_expect(faults < 300, "gzip of %zu bytes: %llu page faults",
-	    fx->tar.len, (unsigned long long)faults);
+	/* A sanitizer adds the faults of the ring's shadow memory and of
+	 * its allocator's own (350 with, 1,040 without, under ASan). */
+	cr_expect(faults < (plat_sanitized() ? 600u : 300u), "gzip of %zu "
+	    "bytes: %llu page faults", fx->tar.len,
+	    (unsigned long long)faults);
 	(void)close(fd);
 	free(data);
 	buf_free(&gz);
