@@ -202,18 +202,20 @@ free_room(const struct xtr_decoder *d)
 static void
 prefault(struct xtr_decoder *d, size_t end)
 {
-#ifdef MADV_POPULATE_WRITE
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	uintptr_t from;
-
-	if (end <= d->faulted || page == 0 || (page & (page - 1)) != 0)
+	if (end <= d->faulted)
 		return;
-	from = (uintptr_t)(d->mem + d->faulted) & ~(uintptr_t)(page - 1);
-	(void)madvise((void *)from, (uintptr_t)(d->mem + end) - from,
-	    MADV_POPULATE_WRITE);
+#ifdef MADV_POPULATE_WRITE
+	{
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		uintptr_t from = (uintptr_t)(d->mem + d->faulted) &
+		    ~(uintptr_t)(page - 1);
+
+		if (page > 0 && (page & (page - 1)) == 0)
+			(void)madvise((void *)from, (uintptr_t)(d->mem + end) -
+			    from, MADV_POPULATE_WRITE);
+	}
 #endif
-	if (end > d->faulted)
-		d->faulted = end;
+	d->faulted = end;
 }
 
 /*

@@ -366,31 +366,25 @@ send_header(struct out *o, const struct place *pl, struct archive_entry *ae)
 	return 0;
 }
 
-/*
- * Room for N bytes in the ring, contiguous: wait until the parent is done
- * with enough of it.  Return: the ring count where they go (a block that
- * would run past the ring's end starts at its beginning instead).
- *
- * The parent holds the bytes from DONE to the end of the last block it
- * was told of (SENT), and no other: blocks are told of in the order of
- * the ring, and it is done with each in turn.  Bytes never told of (a
- * read block's headers) are the child's again at once.
- */
 /* Pages given ahead of the first lap's writes: at most this much more
  * than is written. */
 #define PREFAULT_AHEAD (64u << 10)
 
 /*
  * The ring's pages, on its first lap, for the N bytes from ring count AT
- * on (and up to PREFAULT_AHEAD past them): one call each time, not a
- * page fault every 4 KiB (plat_os_prefault()).  The first lap covers the
- * ring from its start, so one mark says what has its pages.
+ * on (at most 4 * PREFAULT_AHEAD of them, a placed read's block being
+ * larger than what it may get, and up to PREFAULT_AHEAD past them): one
+ * call each time, not a page fault every 4 KiB (plat_os_prefault()).
+ * The first lap covers the ring from its start, so one mark says what
+ * has its pages.
  */
 static void
 ring_prefault(struct out *o, uint32_t at, size_t n)
 {
 	size_t end;
 
+	if (n > 4 * PREFAULT_AHEAD)
+		n = 4 * PREFAULT_AHEAD;
 	if (o->faulted >= WIRE_RING_SIZE || (size_t)at + n <= o->faulted)
 		return;
 	end = ((size_t)at + n + PREFAULT_AHEAD - 1) & ~(size_t)
@@ -401,6 +395,16 @@ ring_prefault(struct out *o, uint32_t at, size_t n)
 	o->faulted = end;
 }
 
+/*
+ * Room for N bytes in the ring, contiguous: wait until the parent is done
+ * with enough of it.  Return: the ring count where they go (a block that
+ * would run past the ring's end starts at its beginning instead).
+ *
+ * The parent holds the bytes from DONE to the end of the last block it
+ * was told of (SENT), and no other: blocks are told of in the order of
+ * the ring, and it is done with each in turn.  Bytes never told of (a
+ * read block's headers) are the child's again at once.
+ */
 static uint32_t
 ring_room(struct out *o, size_t n)
 {
@@ -425,7 +429,7 @@ ring_room(struct out *o, size_t n)
 			    done, 1000);
 	}
 	atomic_store(&o->ring->waiting, 0);
-	ring_prefault(o, at, n < PREFAULT_AHEAD * 4 ? n : PREFAULT_AHEAD * 4);
+	ring_prefault(o, at, n);
 	return at;
 }
 
