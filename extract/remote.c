@@ -834,6 +834,14 @@ xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
 	if (rm->pidfd < 0)
 		rm->pidfd = -1;
 	*out = rm;
+	return 0;
+}
+
+/* see remote.h */
+int
+xtr_remote_confined(struct xtr_remote *rm, const struct pfx_options *opt,
+    struct pfx_result *res)
+{
 	return take_confined(rm, opt, res);
 }
 

@@ -10,13 +10,18 @@ struct xtr_remote;
 
 /*
  * Fork the decoder process for IN, its decoders given DEC_FLAGS
- * (xtr_child_main), and wait for its confinement report (RES->sandbox).
- * Return: 0 with *OUT set, or -1 with RES the fatal error (*OUT set when
- * a process was started: free it).
+ * (xtr_child_main).  Return: 0 with *OUT set, or -1 with RES the fatal
+ * error.  Its confinement report is then awaited by xtr_remote_confined(),
+ * so that this process can confine itself meanwhile.
  */
 int xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
     const struct pfx_options *opt, unsigned int dec_flags,
     unsigned int cpus, struct pfx_result *res);
+
+/* Wait for the started process's confinement report (RES->sandbox).
+ * Return: 0, or -1 with RES the fatal error. */
+int xtr_remote_confined(struct xtr_remote *rm,
+    const struct pfx_options *opt, struct pfx_result *res);
 
 /* The same over FD (owned), with no process: WHO sends (NULL: "the
  * decoder process"), as messages name it. */

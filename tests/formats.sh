@@ -158,6 +158,34 @@ else
 	done
 fi
 
+# --- xar: in the command only when it links the shared libarchive -----------
+# ARCHIVE_LINK (the Makefile's) says how the command was linked: static,
+# it starts without libxml2, ICU and libstdc++, and refuses xar by name.
+mkdir -p "$T/xsrc/d"
+printf 'xar\n' > "$T/xsrc/d/a.txt"
+bsdtar --format xar -cf "$T/a.xar" -C "$T/xsrc" d ||
+    bad "xar: bsdtar cannot write one"
+fresh
+case ${ARCHIVE_LINK:-shared} in
+static)
+	"$PFX" --formats=xar -xf "$T/a.xar" -C "$T/out" 2> "$T/err"
+	st=$?
+	if [ $st -eq 2 ] && [ -z "$(ls -A "$T/out")" ] &&
+	    grep -q "format xar is not in this build" "$T/err"; then ok
+	else bad "xar, static: exit $st: $(cat "$T/err")"; fi
+	if ldd "$PFX" > "$T/ldd" 2>&1 &&
+	    ! grep -q -e libarchive -e libxml2 -e libicu -e libstdc "$T/ldd"
+	then ok
+	else bad "xar, static: the command loads: $(cat "$T/ldd")"; fi
+	;;
+*)
+	bsdtar -xf "$T/a.xar" -C "$T/ref"
+	if "$PFX" --formats=xar -xf "$T/a.xar" -C "$T/out" 2> "$T/err"
+	then same "xar" "$T/ref" "$T/out"
+	else bad "xar, shared: $(cat "$T/err")"; fi
+	;;
+esac
+
 # --- rpm ---------------------------------------------------------------------
 
 if ! command -v rpmbuild > /dev/null 2>&1; then

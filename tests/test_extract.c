@@ -4613,6 +4613,18 @@ case_formats_option(struct fx *fx)
 	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
 	EXPECT_LIST("", "");
 	ab_free(&ab);
+	/* xar, referenced weakly (reader.c): here, linked with the shared
+	 * libarchive, it is read when named, and only then. */
+	ab_open(&ab, archive_write_set_format_xar, NULL);
+	ab_file(&ab, "x.txt", "xar\n", 0644);
+	ab_close(&ab);
+	fx->opt.formats = NULL;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_FATAL);
+	EXPECT_LIST("", "");
+	fx->opt.formats = "tar,xar";
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("x.txt", "xar\n", 0644);
+	ab_free(&ab);
 }
 
 Test(extract_formats, formats_option)
