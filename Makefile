@@ -51,7 +51,7 @@ LIBS     := -larchive $(shell printf '\043include <isa-l/igzip_lib.h>\n' | \
 # fixes reach the command when it is rebuilt, and its xar reader (the one
 # that needs libxml2) is left out.  ARCHIVE_LINK=shared links it as the
 # library always does.
-ARCHIVE_STATIC  = archive nettle acl lzma zstd lz4 bz2 z
+ARCHIVE_STATIC  = archive nettle lzma zstd lz4 bz2 z
 ARCHIVE_MISSING = $(foreach l,$(ARCHIVE_STATIC),$(if $(filter /%,\
                   $(shell $(CC) -print-file-name=lib$(l).a)),,lib$(l).a))
 ARCHIVE_LINK   ?= $(if $(strip $(ARCHIVE_MISSING)),shared,static)

@@ -9,7 +9,7 @@ zlib1g-dev mandoc"
 PKGS="$PKGS libisal-dev liblzma-dev"	# ISA-L, liblzma: decoders, bench/floor.c
 # The static libraries the command links libarchive with (Makefile,
 # ARCHIVE_LINK): libarchive-dev brings the shared ones only.
-PKGS="$PKGS nettle-dev libacl1-dev liblz4-dev libbz2-dev"
+PKGS="$PKGS nettle-dev liblz4-dev libbz2-dev"
 # tests/compat.sh: the reference extractors and the archivers and
 # compressors that make its archives.
 PKGS="$PKGS libarchive-tools cpio zip 7zip binutils bzip2 xz-utils zstd \
