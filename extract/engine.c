@@ -861,9 +861,11 @@ open_source(struct xtr *x, const struct xtr_in *src)
 		x->fatal = true;
 		return -1;
 	}
-	/* Forked first: a confined process cannot fork.  Confined while the
-	 * decoder process starts and confines itself (a millisecond each),
-	 * but its failure to is the one reported: it comes first. */
+	/* Forked first: a confined process cannot fork.  This process
+	 * confines itself while the decoder process starts and confines
+	 * itself (a millisecond each); when both fail, the decoder
+	 * process's failure is the one reported, as it was when it came
+	 * first. */
 	r = xtr_confine(opt, x->root.fd, &self, x->res);
 	if (xtr_remote_confined(x->remote, opt, x->res) < 0 || r < 0) {
 		x->fatal = true;
