@@ -87,6 +87,8 @@ struct out {
 	uint32_t head;		/* ring bytes placed so far, modulo 2^32 */
 	size_t faulted;		/* the ring's bytes from its start given
 				   their pages (ring_prefault()) */
+	uint32_t span;		/* the ring's bytes in use (ring_room()) */
+	unsigned int laps;	/* laps of SPAN made, up to SPAN_LAPS */
 	uint32_t sent;		/* the end of the last block told of */
 	/*
 	 * A plain tar read into the ring (placed.h): READS once the first
@@ -371,29 +373,42 @@ send_header(struct out *o, const struct place *pl, struct archive_entry *ae)
 #define PREFAULT_AHEAD (64u << 10)
 
 /*
- * The ring's pages, on its first lap, for the N bytes from ring count AT
- * on (at most 4 * PREFAULT_AHEAD of them, a placed read's block being
- * larger than what it may get, and up to PREFAULT_AHEAD past them): one
- * call each time, not a page fault every 4 KiB (plat_os_prefault()).
- * The first lap covers the ring from its start, so one mark says what
- * has its pages.
+ * The ring's pages, the first time its bytes at ring count AT, N of them,
+ * are used (at most 4 * PREFAULT_AHEAD of them, a placed read's block
+ * being larger than what it may get, and up to PREFAULT_AHEAD past them):
+ * one call each time, not a page fault every 4 KiB (plat_os_prefault()).
+ * The span in use only grows from the ring's start (ring_room()), so one
+ * mark says what has its pages.
  */
 static void
 ring_prefault(struct out *o, uint32_t at, size_t n)
 {
-	size_t end;
+	size_t pos = at & (WIRE_RING_SIZE - 1), end;
 
 	if (n > 4 * PREFAULT_AHEAD)
 		n = 4 * PREFAULT_AHEAD;
-	if (o->faulted >= WIRE_RING_SIZE || (size_t)at + n <= o->faulted)
+	if (o->faulted >= WIRE_RING_SIZE || pos + n <= o->faulted)
 		return;
-	end = ((size_t)at + n + PREFAULT_AHEAD - 1) & ~(size_t)
-	    (PREFAULT_AHEAD - 1);
+	end = (pos + n + PREFAULT_AHEAD - 1) & ~(size_t)(PREFAULT_AHEAD - 1);
 	if (end > WIRE_RING_SIZE)
 		end = WIRE_RING_SIZE;
 	plat_os_prefault(o->ring->data + o->faulted, end - o->faulted);
 	o->faulted = end;
 }
+
+/*
+ * The span of the ring in use: SPAN_FIRST bytes from its start, twice
+ * that after SPAN_LAPS laps of it, and so on up to the whole ring.  A
+ * page of the ring costs each process a fault the first time it is
+ * used, 3 us on a virtual machine with shadow page tables: the 4 MiB
+ * ring's first lap cost an npm tarball of 3 MiB more than a fifth of its
+ * run.  A small archive now goes round 1 MiB of it, and a large one gets
+ * the whole ring after 12 MiB.
+ */
+#define SPAN_FIRST (1u << 20)
+#define SPAN_LAPS 4u
+_Static_assert(WIRE_DATA_MAX <= SPAN_FIRST / 4 && SPAN_FIRST <= WIRE_RING_SIZE,
+    "a block fits a quarter of the first span, which fits the ring");
 
 /*
  * Room for N bytes in the ring, contiguous: wait until the parent is done
@@ -410,8 +425,17 @@ ring_room(struct out *o, size_t n)
 {
 	uint32_t at = o->head, pos = at & (WIRE_RING_SIZE - 1), done;
 
-	if (pos + n > WIRE_RING_SIZE)
-		at += WIRE_RING_SIZE - pos;	/* skip the tail */
+	if (o->span == 0)
+		o->span = SPAN_FIRST < WIRE_RING_SIZE ? SPAN_FIRST :
+		    WIRE_RING_SIZE;
+	if (pos + n > o->span) {
+		/* Skip the tail: the ring's start again, a lap done. */
+		at += WIRE_RING_SIZE - pos;
+		if (++o->laps >= SPAN_LAPS && o->span < WIRE_RING_SIZE) {
+			o->span *= 2;
+			o->laps = 0;
+		}
+	}
 	for (;;) {
 		done = atomic_load(&o->ring->done);
 		if (done == o->sent ||
@@ -420,7 +444,7 @@ ring_room(struct out *o, size_t n)
 		/* The parent frees only what it was told of. */
 		flush(o);
 		atomic_store(&o->ring->want, at + (uint32_t)n -
-		    WIRE_RING_SIZE + WIRE_RING_SIZE / 4);
+		    WIRE_RING_SIZE + o->span / 4);
 		/* Told before the second look, so that a parent that moves
 		 * DONE in between sees it and wakes us (both seq_cst). */
 		atomic_store(&o->ring->waiting, 1);
@@ -483,10 +507,13 @@ static void *
 ring_block(void *ctx, size_t *cap)
 {
 	struct out *o = ctx;
-	size_t n = *cap < WIRE_RING_SIZE / 4 ? *cap : WIRE_RING_SIZE / 4;
+	size_t n;
 
 	if (o->ring == NULL || !o->reads)
 		return NULL;
+	n = o->span != 0 ? o->span / 4 : SPAN_FIRST / 4;
+	if (*cap < n)
+		n = *cap;
 	o->block = ring_room(o, n);
 	o->block_len = 0;
 	o->head = o->block;

@@ -75,15 +75,18 @@ add_member(struct archive *a, const struct member *m)
 	archive_entry_free(e);
 }
 
-/* Write the N members V as a pax tar into file PATH. */
+/* Write the N members V as a pax tar into file PATH, gzipped when GZIP
+ * (the decoder process then copies the data into the ring). */
 static void
-write_tar(const char *path, const struct member *v, size_t n)
+write_tar(const char *path, const struct member *v, size_t n, bool gzip)
 {
 	struct archive *a = archive_write_new();
 	size_t i;
 
 	cr_assert(a != NULL);
 	cr_assert(archive_write_set_format_pax_restricted(a) == ARCHIVE_OK);
+	if (gzip)
+		cr_assert(archive_write_add_filter_gzip(a) == ARCHIVE_OK);
 	cr_assert(archive_write_open_filename(a, path) == ARCHIVE_OK);
 	for (i = 0; i < n; i++)
 		add_member(a, &v[i]);
@@ -117,11 +120,11 @@ expect_member(int dest, const struct member *m)
 	(void)close(fd);
 }
 
-/* Extract the N members V, archived at TOP/a.tar, through a descriptor
- * with the decoder process, and check every one. */
+/* Extract the N members V, archived at TOP/a.tar (gzipped when GZIP),
+ * through a descriptor with the decoder process, and check every one. */
 static void
 extract_and_check(const char *top, int dest, const struct member *v,
-    size_t n, unsigned int flags)
+    size_t n, unsigned int flags, bool gzip)
 {
 	struct pfx_options opt;
 	struct pfx_result res;
@@ -130,7 +133,7 @@ extract_and_check(const char *top, int dest, const struct member *v,
 	size_t i;
 
 	(void)snprintf(path, sizeof(path), "%s/a.tar", top);
-	write_tar(path, v, n);
+	write_tar(path, v, n, gzip);
 	memset(&in, 0, sizeof(in));
 	in.fd = open(path, O_RDONLY | O_CLOEXEC);
 	cr_assert(in.fd >= 0);
@@ -162,7 +165,7 @@ Test(ring, headers_past_the_ring, .timeout = 120)
 		v[n].size = i == 0 || i == 12001 ? 300000 : 0;
 		v[n].n = (unsigned int)n;
 	}
-	extract_and_check(top, dest, v, n, PFX_OPT_SANDBOX_CHILD);
+	extract_and_check(top, dest, v, n, PFX_OPT_SANDBOX_CHILD, false);
 	tfx_temp_end(&dest, top);
 }
 
@@ -173,7 +176,7 @@ Test(ring, headers_past_the_ring, .timeout = 120)
  * belongs.  On every CPU, and on one (no worker thread in the parent).
  */
 static void
-blocks_case(void)
+blocks_case(bool gzip)
 {
 	static const uint64_t sizes[] = {
 		1, 511, 512, 513, 1048575, 1048576, 1048577, 3000000,
@@ -202,13 +205,13 @@ blocks_case(void)
 		v[n].n = (unsigned int)n;
 		n++;
 	}
-	extract_and_check(top, dest, v, n, PFX_OPT_SANDBOX_CHILD);
+	extract_and_check(top, dest, v, n, PFX_OPT_SANDBOX_CHILD, gzip);
 	tfx_temp_end(&dest, top);
 }
 
 Test(ring, data_across_blocks, .timeout = 120)
 {
-	blocks_case();
+	blocks_case(false);
 }
 
 Test(ring, data_across_blocks_one_cpu, .timeout = 120)
@@ -216,5 +219,25 @@ Test(ring, data_across_blocks_one_cpu, .timeout = 120)
 	cpu_set_t old;
 
 	cr_assert(tfx_pin_one_cpu(&old) >= 1);
-	blocks_case();
+	blocks_case(false);
+}
+
+/*
+ * The same files gzipped: the decoder process copies their data into the
+ * ring, in blocks of up to 256 KiB, going round the span in use (1 MiB
+ * from the ring's start, then 2, then the whole ring: child.c
+ * ring_room()) while the parent still holds the blocks of the lap
+ * before.  Every byte where it belongs, on every CPU and on one.
+ */
+Test(ring, data_across_laps_copied, .timeout = 120)
+{
+	blocks_case(true);
+}
+
+Test(ring, data_across_laps_copied_one_cpu, .timeout = 120)
+{
+	cpu_set_t old;
+
+	cr_assert(tfx_pin_one_cpu(&old) >= 1);
+	blocks_case(true);
 }
