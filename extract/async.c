@@ -82,6 +82,7 @@
 #include "file.h"
 #include "links.h"
 #include "plat_thread.h"
+#include "platform.h"
 #include "report.h"
 #include "worker.h"
 
@@ -138,7 +139,9 @@ struct xtr_job {
 	char *rel;			/* into buf */
 	char *buf;			/* owned: rel, name, uname, gname */
 	size_t bufcap;
-	struct xtr_stash stash;		/* owned: a small file's data */
+	struct xtr_stash stash;		/* a small file's data: its slot's
+					   part of the arena */
+	struct xtr_stash seg;		/* owned: a segment's data */
 	int r;				/* the job's result */
 	atomic_bool sealed;		/* all but the commit done */
 	atomic_bool no_space;		/* sealed, but its stash met a full
@@ -183,6 +186,7 @@ struct xtr_async {
 	pthread_mutex_t mu;
 	pthread_cond_t work;
 	pthread_cond_t done;
+	char *arena;			/* the stashes, XTR_STASH_MAX a slot */
 	struct xtr_job jobs[XTR_ASYNC_SLOTS];
 };
 
@@ -359,7 +363,7 @@ run_job(struct xtr_async *a, size_t i)
 	case JOB_SEGMENT:
 		if (atomic_load(&a->seg_err) != 0)
 			break;
-		r = pwrite_all(j->seg_fd, j->stash.buf, j->stash.len,
+		r = pwrite_all(j->seg_fd, j->seg.buf, j->seg.len,
 		    j->seg_off);
 		if (r < 0)
 			atomic_store(&a->seg_err, r);
@@ -434,6 +438,18 @@ static int async_segment(struct xtr *x, int fd, const void *buf, size_t len,
     uint64_t off);
 static int async_settle(struct xtr *x);
 
+/*
+ * The slots' stashes, one buffer of XTR_STASH_MAX a slot (2 MiB, one huge
+ * page where the kernel gives them: plat_os_alloc_huge()): they cost one
+ * fault where they cost one a 4 KiB page, and were grown by realloc(3),
+ * a copy each.  Free with free(3); NULL without memory.
+ */
+static char *
+stash_arena(void)
+{
+	return plat_os_alloc_huge(XTR_ASYNC_SLOTS * (size_t)XTR_STASH_MAX);
+}
+
 /* The worker's calls, as those below it make them (worker.c). */
 static const struct xtr_worker worker_calls = {
 	async_ready, async_dir_ready, async_defer, async_write, async_drain,
@@ -446,9 +462,8 @@ xtr_async_start(struct xtr *x)
 {
 	struct xtr_async *a;
 	sigset_t all, old;
+	size_t cap, i;
 	int r;
-
-	size_t cap;
 
 	if ((x->opt->flags & (PFX_OPT_STRICT | PFX_OPT_LIST)) != 0)
 		return 0;
@@ -464,9 +479,19 @@ xtr_async_start(struct xtr *x)
 	a = calloc(1, sizeof(*a));
 	if (a == NULL)
 		return -ENOMEM;
+	a->arena = stash_arena();
+	if (a->arena == NULL) {
+		free(a);
+		return -ENOMEM;
+	}
+	for (i = 0; i < XTR_ASYNC_SLOTS; i++) {
+		a->jobs[i].stash.buf = a->arena + i * (size_t)XTR_STASH_MAX;
+		a->jobs[i].stash.cap = XTR_STASH_MAX;
+	}
 	a->x = x;
 	a->cap = cap;
 	if (pthread_mutex_init(&a->mu, NULL) != 0) {
+		free(a->arena);
 		free(a);
 		return -ENOMEM;
 	}
@@ -482,6 +507,7 @@ xtr_async_start(struct xtr *x)
 		(void)pthread_cond_destroy(&a->work);
 		(void)pthread_cond_destroy(&a->done);
 		(void)pthread_mutex_destroy(&a->mu);
+		free(a->arena);
 		free(a);
 		return -r;
 	}
@@ -642,8 +668,9 @@ xtr_async_stop(struct xtr *x)
 	(void)pthread_join(a->thread, NULL);
 	for (i = 0; i < XTR_ASYNC_SLOTS; i++) {
 		free(a->jobs[i].buf);
-		free(a->jobs[i].stash.buf);
+		free(a->jobs[i].seg.buf);
 	}
+	free(a->arena);
 	(void)pthread_cond_destroy(&a->work);
 	(void)pthread_cond_destroy(&a->done);
 	(void)pthread_mutex_destroy(&a->mu);
@@ -755,22 +782,10 @@ stash_for(struct xtr_job *j, const struct pfx_entry *e,
     const struct xtr_meta *m)
 {
 	int64_t size = e->size;
-	size_t want;
-	char *p;
 
 	if (!m->size_set || size <= 0 ||
 	    (uint64_t)size > XTR_STASH_MAX)
 		return NULL;
-	if ((size_t)size > j->stash.cap) {
-		/* Room to grow into: the next file is likely as big. */
-		want = (size_t)size < XTR_STASH_MAX / 4 ? (size_t)size * 2 :
-		    XTR_STASH_MAX;
-		p = realloc(j->stash.buf, want);
-		if (p == NULL)
-			return NULL;
-		j->stash.buf = p;
-		j->stash.cap = want;
-	}
 	return &j->stash;
 }
 
@@ -839,15 +854,15 @@ async_segment(struct xtr *x, int fd, const void *buf, size_t len,
 			return r;
 		n = len < XTR_SEGMENT_MAX ? len : XTR_SEGMENT_MAX;
 		j = free_slot(x);
-		if (!stash_room(&j->stash, n)) {
+		if (!stash_room(&j->seg, n)) {
 			/* Written here, then: any order will do. */
 			r = pwrite_all(fd, p, n, off);
 			if (r < 0)
 				return r;
 			continue;
 		}
-		memcpy(j->stash.buf, p, n);
-		j->stash.len = n;
+		memcpy(j->seg.buf, p, n);
+		j->seg.len = n;
 		j->seg_fd = fd;
 		j->seg_off = off;
 		j->kind = JOB_SEGMENT;

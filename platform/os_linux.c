@@ -640,6 +640,18 @@ plat_os_shared_unmap(void *p, size_t len)
 #endif
 
 /* see platform.h */
+void *
+plat_os_alloc_huge(size_t len)
+{
+	void *p;
+
+	if (posix_memalign(&p, (size_t)2 << 20, len) != 0)
+		return NULL;
+	(void)madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
+/* see platform.h */
 void
 plat_os_prefault(void *p, size_t len)
 {
