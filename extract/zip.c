@@ -567,20 +567,26 @@ stream_next(struct xtr_zip *z, const struct zip_member *m,
 	int r;
 
 	if (m->method == 0) {
-		if (st->c_left == 0) {
-			bad = data_verdict(m, true, 0, st->made, st->crc, why,
-			    sizeof(why));
-			goto end;
+		if (st->c_left > 0) {
+			r = stream_read(z);
+			if (r < 0)
+				return fail(z, -r, "cannot read the archive: "
+				    "%s", strerror(-r));
+			st->crc = zip_crc32(st->crc, st->inbuf, st->in_len);
+			st->made += st->in_len;
+			/* SECURITY: as inflated data below, never a byte past
+			 * the size it says: a consumer sizes its buffer by
+			 * USIZE (read_link()), and the compressed size of a
+			 * stored member is the archive's to pick. */
+			if (st->made <= m->usize) {
+				*buf = st->inbuf;
+				*size = st->in_len;
+				return ARCHIVE_OK;
+			}
 		}
-		r = stream_read(z);
-		if (r < 0)
-			return fail(z, -r, "cannot read the archive: %s",
-			    strerror(-r));
-		st->crc = zip_crc32(st->crc, st->inbuf, st->in_len);
-		st->made += st->in_len;
-		*buf = st->inbuf;
-		*size = st->in_len;
-		return ARCHIVE_OK;
+		bad = data_verdict(m, true, st->c_left, st->made, st->crc,
+		    why, sizeof(why));
+		goto end;
 	}
 	while (o_len == BLOCK && !st->done) {
 		size_t was_in;
@@ -668,11 +674,18 @@ read_link(struct xtr_zip *z, const struct zip_member *m, struct slot *s)
 		if (stream_begin(z, m) != ARCHIVE_OK)
 			return ARCHIVE_FATAL;
 		while ((r = stream_next(z, m, &buf, &size)) == ARCHIVE_OK) {
+			/* stream_next() gives no more than USIZE; checked
+			 * again where the buffer is sized by it. */
+			if (size > (size_t)m->usize - at)
+				return fail(z, EILSEQ, "%s: it holds more than "
+				    "the %llu bytes its central directory says",
+				    name, (unsigned long long)m->usize);
 			memcpy(z->link + at, buf, size);
 			at += size;
 		}
+		/* Z->error and Z->text already say why. */
 		if (r != ARCHIVE_EOF)
-			return fail(z, z->error, "%s", z->text);
+			return ARCHIVE_FATAL;
 	}
 	z->link[at] = '\0';
 	return ARCHIVE_OK;

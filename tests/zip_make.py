@@ -144,19 +144,23 @@ def base():
 
 
 def raw_zip(members):
-    """A zip of (name, data, local extra, central extra) members, stored,
-    written by hand: the two extras may differ."""
+    """A zip of (name, data, local extra, central extra[, lies]) members,
+    stored, written by hand: the two extras may differ, and LIES (a dict)
+    may set the mode, the uncompressed size or the CRC both headers give."""
     f = io.BytesIO()
     cd = b""
-    for name, data, lx, cx in members:
+    for name, data, lx, cx, *rest in members:
+        lies = rest[0] if rest else {}
         off = f.tell()
-        crc = zlib.crc32(data)
+        crc = lies.get("crc", zlib.crc32(data))
+        usize = lies.get("usize", len(data))
+        mode = lies.get("mode", 0o100644)
         f.write(struct.pack("<IHHHHHIIIHH", 0x04034b50, 10, 0, 0, 0, 0x21,
-                            crc, len(data), len(data), len(name), len(lx)))
+                            crc, len(data), usize, len(name), len(lx)))
         f.write(name + lx + data)
         cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 0x031e, 10, 0,
-                          0, 0, 0x21, crc, len(data), len(data), len(name),
-                          len(cx), 0, 0, 0, 0o100644 << 16, off)
+                          0, 0, 0x21, crc, len(data), usize, len(name),
+                          len(cx), 0, 0, 0, mode << 16, off)
         cd += name + cx
     end = f.tell()
     f.write(cd)
@@ -268,6 +272,21 @@ def hostile(out):
                                       (b"b.txt", b"b\n", b"", b"")]))
     put("local-upath-later", raw_zip([(b"a.txt", b"a\n", b"", b""),
                                       (b"b.txt", b"b\n", upath, b"")]))
+    # Stored members whose compressed size (the data's) is more than
+    # the size both headers give: a symlink's target buffer is sized by
+    # the latter.  One member (streamed) and behind another (pooled).
+    link = 0o120777
+    over = b"A" * 5000
+    put("stored-link-overruns", raw_zip([
+        (b"lnk", over, b"", b"", {"usize": 1, "mode": link})]))
+    put("stored-link-overruns-later", raw_zip([
+        (b"a.txt", b"a\n", b"", b""),
+        (b"lnk", over, b"", b"", {"usize": 1, "mode": link})]))
+    put("stored-overruns", raw_zip([
+        (b"f.txt", over, b"", b"", {"usize": 4000})]))
+    # A symlink whose data fails its CRC: the message says so.
+    put("link-crc-lies", raw_zip([
+        (b"lnk", b"target", b"", b"", {"crc": 5, "mode": link})]))
 
 
 def main():
