@@ -923,6 +923,9 @@ reset_signals(void)
 	(void)pthread_sigmask(SIG_SETMASK, &none, NULL);
 }
 
+_Static_assert(1 + PFX_MAX_VOLUMES <= PLAT_RELAY_MAX,
+    "the relay takes the archive and every volume");
+
 /* see child.h */
 void
 xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
@@ -938,6 +941,7 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	int keep[1 + PFX_MAX_VOLUMES], vols[PFX_MAX_VOLUMES];
 	int n = 1, r, open_err = 0;
 	size_t i, nvol = 0;
+	pid_t self = getpid();
 
 	reset_signals();
 #ifdef PR_SET_PDEATHSIG
@@ -946,8 +950,13 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 #endif
 	if (getppid() != parent)
 		_exit(1);
-	/* Its own process group: the parent ends it and all it made. */
-	(void)setpgid(0, 0);
+	/*
+	 * Its own session, so its own process group: the parent ends it
+	 * and all it made.  SECURITY: and no controlling terminal, whose
+	 * input a process taken over could otherwise fill (TIOCSTI, which
+	 * the filter refuses too) or whose settings it could change.
+	 */
+	(void)setsid();
 
 	/* The input, read-only, before anything is closed or confined. */
 	keep[0] = fd;
@@ -978,7 +987,22 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 		if (r >= 0)
 			keep[n++] = r;
 	}
-	r = plat_child_fds(keep, n);
+	/*
+	 * SECURITY: an input that this process could write through or act
+	 * on as a device (a socket that is also stdout, a terminal) is read
+	 * by a relay that parses nothing: this process goes on as its
+	 * child, with a pipe in its place.
+	 */
+	r = plat_input_relay(keep + 1, (size_t)(n - 1));
+	if (r == 0 && getpid() != self) {
+#ifdef PR_SET_PDEATHSIG
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+		if (getppid() != self)
+			_exit(1);
+	}
+	if (r == 0)
+		r = plat_child_fds(keep, n);
 	fd = keep[0];	/* the socket, whether or not it moved */
 	if (r < 0) {
 		/* Told as a confinement that failed (EMFILE, say). */

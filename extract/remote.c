@@ -828,8 +828,9 @@ xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
 		return cannot_start(res, e);
 	}
 	rm->pid = pid;
-	/* Both sides set the group, so it is set whichever runs first. */
-	(void)setpgid(pid, pid);
+	/* The child makes its own session and group (setsid(2), which a
+	 * group leader cannot: so not set from here too); until then,
+	 * signal_all() reaches it by its pid. */
 	rm->pidfd = plat_os_pidfd_open(pid);
 	if (rm->pidfd < 0)
 		rm->pidfd = -1;

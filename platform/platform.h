@@ -409,6 +409,27 @@ int plat_child_fds(int *keep, int n);
  */
 int plat_input_readonly(int fd);
 
+/* The inputs one relay reads at most: an archive and 256 volumes. */
+#define PLAT_RELAY_MAX 257
+
+/*
+ * Could untrusted code holding input FD (from plat_input_readonly())
+ * write through it or act on a device with it?  Anything but a regular
+ * file or a pipe open read-only: a socket, a terminal, a tape.
+ */
+bool plat_input_needs_relay(int fd);
+
+/*
+ * Put a pipe in the place of each of the N inputs FDS that
+ * plat_input_needs_relay() (up to PLAT_RELAY_MAX), read by a relay that
+ * parses nothing (relay.c): this process forks, and the child returns 0
+ * with those FDS[i] replaced by the pipes' read ends.  The parent copies
+ * each input into its pipe, waits for the child, and ends as it ended:
+ * it never returns.  With none to relay, nothing is done.  Return: 0,
+ * or -errno (nothing changed).
+ */
+int plat_input_relay(int *fds, size_t n);
+
 /* --- sandbox_*.c ------------------------------------------------------ */
 
 struct pfx_sandbox_info;

@@ -9,8 +9,9 @@
  * argument after ':':
  *
  *	fds		chmod, chown, write, truncate, set xattrs on, send
- *			on and read from every descriptor 0..1023 but its
- *			socket; return
+ *			on, push keys (TIOCSTI) into and read from every
+ *			descriptor 0..1023 but its socket, and the
+ *			controlling terminal; return
  *	setid:N[,E...]	create N set-id (open, mkdir), chmod and chown
  *			each existing E by absolute path; return
  *	hardlink:P	open P (a hard link to an outside file) for
@@ -35,6 +36,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -80,16 +82,35 @@ sleep_forever(void)
 		(void)pause();
 }
 
-/* Every harm that can be done through a descriptor, on 0..1023. */
+/* Push FORGED into the terminal FD's input, as if typed: the user's
+ * shell would run it once pfextract exits. */
+static void
+push_keys(int fd)
+{
+	const char *k;
+
+	for (k = FORGED; *k != '\0'; k++)
+		(void)ioctl(fd, TIOCSTI, k);
+}
+
+/* Every harm that can be done through a descriptor, on 0..1023, and
+ * through the controlling terminal, if there still is one. */
 static void
 harm_fds(int self)
 {
 	char buf[4096];
 	int fd;
 
+	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0) {
+		push_keys(fd);
+		(void)!write(fd, FORGED, FORGED_LEN);
+		(void)close(fd);
+	}
 	for (fd = 0; fd < 1024; fd++) {
 		if (fd == self)
 			continue;
+		push_keys(fd);
 		(void)fchmod(fd, 04777);
 		(void)fchown(fd, NOBODY, NOBODY);
 		(void)!write(fd, FORGED, FORGED_LEN);

@@ -291,6 +291,17 @@ for c in $cases; do
 		check "$i"
 	done
 done
+# A standard input it could write through: one socket for stdin and
+# stdout, and a terminal (tests/hostile_stdio.py).
+if command -v python3 > /dev/null; then
+	mkdir "$T/stdio"
+	if python3 "$(dirname "$0")/hostile_stdio.py" "$pfx" "$T/a.tar" \
+	    "$T/stdio"; then ok; else
+		bad "stdio: a socket or terminal on stdin (above)"
+	fi
+else
+	echo "hostile.sh: python3 is missing: no socket or terminal stdin"
+fi
 sleep 3
 j=0
 while [ "$j" -lt "$i" ]; do
