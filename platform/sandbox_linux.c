@@ -14,8 +14,11 @@
  * handles every right the running kernel's ABI knows, so whatever is not
  * granted by a rule is refused: beneath the destination, reading,
  * writing, truncating, removing, making directories and regular files,
- * and moving them within it (REFER); symlinks only when asked; never
- * device nodes, FIFOs or sockets, never execution, no device ioctls.
+ * and moving them within it (REFER); never device nodes, never
+ * execution, no device ioctls.  Making a symlink, FIFO or socket is
+ * granted because Landlock asks for it to move an existing one (a
+ * backup, the journal): the filter refuses making any of them (mknod,
+ * bind; symlink unless asked for).
  * Beneath /usr, and the three NSS files that owner lookups read, reading
  * only.  Nothing elsewhere.  ABI 1 (Linux 5.13 to 5.18) is not used: it
  * has no REFER right, so it refuses every link or rename from one
@@ -46,6 +49,8 @@
  *     with a CLONE_NEW* flag; fork and vfork refused; clone3, whose flags
  *     a filter cannot read, says ENOSYS so that glibc falls back to
  *     clone.  A confined process cannot leave a grandchild behind.
+ *   - No keystrokes pushed into a terminal: ioctl with TIOCSTI or
+ *     TIOCLINUX.
  *   - Signals to itself only (abort, raise, pthread_kill): kill, tgkill,
  *     rt_sigqueueinfo and rt_tgsigqueueinfo must name the pid it had
  *     when confined; tkill and pidfd_send_signal are refused.  Without
@@ -92,6 +97,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -148,11 +154,20 @@
 #define SB_FS_READ (LANDLOCK_ACCESS_FS_READ_FILE | \
     LANDLOCK_ACCESS_FS_READ_DIR)
 
-/* What an extractor does beneath its destination; no MAKE_SYM here. */
+/*
+ * What an extractor does beneath its destination.  Landlock asks for the
+ * right to make a symlink, FIFO or socket to move one, too: an existing
+ * one that --backup or --atomic's journal moves aside.  So those rights
+ * are granted, and the filter refuses making any of them: mknod, mknodat
+ * and bind always, symlink and symlinkat unless symlinks were asked for
+ * (build_file_rules()).
+ */
 #define SB_FS_DEST (SB_FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE | \
     LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
     LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_MAKE_DIR | \
-    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REFER)
+    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REFER | \
+    LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_MAKE_FIFO | \
+    LANDLOCK_ACCESS_FS_MAKE_SOCK)
 
 /*
  * struct landlock_ruleset_attr as of ABI 6; older headers stop after
@@ -830,6 +845,15 @@ refuse_unless_null(struct sb_prog *p, const struct sb_block *b,
 	emit(p, BPF_JMP | BPF_JEQ | BPF_K, 0, SB_NEXT, b->refuse);
 }
 
+/* Refuse if argument ARG is VALUE. */
+static void
+refuse_if_eq(struct sb_prog *p, const struct sb_block *b, unsigned int arg,
+    uint32_t value)
+{
+	load_arg(p, arg);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, value, b->refuse, SB_NEXT);
+}
+
 /* Refuse if argument ARG1 has a bit of MASK1 and ARG2 one of MASK2. */
 static void
 refuse_if_both(struct sb_prog *p, const struct sb_block *b,
@@ -892,6 +916,14 @@ build_file_rules(struct sb_prog *p, unsigned int flags)
 		block_end(p, &b);
 #endif
 		return;
+	}
+	/* SECURITY: no symlink unless asked for; Landlock's right to make
+	 * one is granted for moves (SB_FS_DEST). */
+	if ((flags & PFX_SANDBOX_SYMLINKS) == 0) {
+#ifdef SYS_symlink
+		refuse_call(p, SYS_symlink, EPERM);
+#endif
+		refuse_call(p, SYS_symlinkat, EPERM);
 	}
 	if ((flags & PFX_SANDBOX_SETID) != 0)
 		return;
@@ -967,6 +999,19 @@ build_filter(struct sb_prog *p, unsigned int flags, unsigned int internal,
 		refuse_calls(p, sb_signal_denied, NELEM(sb_signal_denied),
 		    EPERM);
 	}
+
+	/*
+	 * SECURITY: no keystrokes pushed into a terminal (TIOCSTI), none
+	 * through the console's selection (TIOCLINUX): a terminal the
+	 * process holds (its input, say) would run them in the user's
+	 * shell once pfextract exits.  Not the controlling terminal (the
+	 * decoder process has none: setsid), but root may push into any.
+	 * The kernel reads the request as 32 bits, as the filter does.
+	 */
+	block_begin(p, &b, SYS_ioctl, EPERM);
+	refuse_if_eq(p, &b, 1, (uint32_t)TIOCSTI);
+	refuse_if_eq(p, &b, 1, (uint32_t)TIOCLINUX);
+	block_end(p, &b);
 
 	build_file_rules(p, flags);
 	refuse_calls(p, sb_denied, NELEM(sb_denied), EPERM);
@@ -1145,8 +1190,6 @@ make_ruleset(int abi, int destfd, unsigned int flags, unsigned int internal,
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (fd == -1)
 		return -errno;
-	if ((flags & PFX_SANDBOX_SYMLINKS) != 0)
-		dest |= LANDLOCK_ACCESS_FS_MAKE_SYM;
 	r = 0;
 	if ((flags & PFX_SANDBOX_NO_DEST) == 0)
 		r = add_rule(fd, destfd, dest, attr.handled_access_fs);
