@@ -120,6 +120,8 @@ struct xtr_decoder {
 
 	/* The consumer's own. */
 	uint64_t raw_seen;
+	uint64_t given;		/* decoded bytes handed to libarchive */
+	uint64_t max_ratio, ratio_after;	/* struct xtr_dec_mem's */
 	pthread_t thread;
 	bool started;
 	int nsync;		/* of MU, READY, ROOM: how many were made */
@@ -497,9 +499,39 @@ wait_ready(struct xtr_decoder *d)
 }
 
 /*
+ * Would handing out a block of LEN bytes, decoded from the first RAW raw
+ * bytes, cross D's ratio limit?  SECURITY: every byte the tar reader
+ * parses counts, not only entries' data (extract/budget.c): extended
+ * headers of 1 MiB each, or -i's zero blocks, decode to gigabytes in
+ * which no entry has data.  Then A's error is set, EFBIG.
+ */
+static bool
+over_ratio(struct archive *a, const struct xtr_decoder *d, size_t len,
+    uint64_t raw)
+{
+	uint64_t given = d->given + len;
+	char msg[DEC_MSG];
+
+	if (d->max_ratio == 0 || given <= d->ratio_after)
+		return false;
+	if (raw < 1)
+		raw = 1;
+	if (given / raw <= d->max_ratio)
+		return false;
+	/* libarchive's own formatter knows no %llu. */
+	(void)snprintf(msg, sizeof(msg), "limit max-ratio=%llu reached: "
+	    "%llu bytes decoded from %llu read (raise limits.max_ratio, or "
+	    "set it to 0)", (unsigned long long)d->max_ratio,
+	    (unsigned long long)given, (unsigned long long)raw);
+	archive_set_error(a, EFBIG, "%s", msg);
+	return true;
+}
+
+/*
  * libarchive's read callback: give back the block handed out last time,
  * and hand out the next one.  Return: its length, 0 at the verified end,
- * or -1 with A's error set (the decoder's, or ECANCELED "interrupted").
+ * or -1 with A's error set (the decoder's, ECANCELED "interrupted", or
+ * EFBIG past the ratio limit).
  */
 static la_ssize_t
 dec_read(struct archive *a, void *arg, const void **buf)
@@ -530,6 +562,11 @@ dec_read(struct archive *a, void *arg, const void **buf)
 	}
 	if (d->nfull > 0) {
 		b = &d->ring[d->first];
+		if (over_ratio(a, d, b->len, b->raw_end)) {
+			(void)pthread_mutex_unlock(&d->mu);
+			return -1;
+		}
+		d->given += b->len;
 		d->held = true;
 		d->raw_seen = b->raw_end;
 		(void)pthread_mutex_unlock(&d->mu);
@@ -743,6 +780,10 @@ decoder_new(enum xtr_codec codec, const struct xtr_dec_input *in,
 	d->wake[0] = d->wake[1] = -1;
 	d->cancel = cancel;
 	d->tap = in->tap;
+	if (in->mem != NULL) {
+		d->max_ratio = in->mem->max_ratio;
+		d->ratio_after = in->mem->ratio_after;
+	}
 	atomic_init(&d->stop, false);
 	d->head_len = in->head_len < XTR_MAGIC_LEN ? in->head_len :
 	    XTR_MAGIC_LEN;

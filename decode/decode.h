@@ -102,6 +102,11 @@ struct xtr_dec_mem {
 	uint64_t threading;
 	uint64_t budget;
 	unsigned int threads;	/* at least 1 */
+	/* The ratio limit on the whole decoded stream, headers, padding
+	 * and zero blocks too (dec_read()): past RATIO_AFTER bytes, no
+	 * more than MAX_RATIO per raw byte; 0, none. */
+	uint64_t max_ratio;
+	uint64_t ratio_after;
 };
 
 /*

@@ -61,8 +61,10 @@ xtr_check_bytes(struct xtr *x, const char *name, uint64_t written,
 	uint64_t total = x->res->stats.bytes + x->queued_bytes + x->charged +
 	    written + hole;
 	/* What the source gave is in DECODED already, the block being
-	 * written too. */
-	uint64_t seen = x->decoded + x->charged + hole;
+	 * written too; the stream up to the last header holds it, and
+	 * every header and padding block before (STREAM_AT). */
+	uint64_t seen = (x->decoded > x->stream_at ? x->decoded :
+	    x->stream_at) + x->charged + hole;
 	int64_t in;
 
 	if (lim->max_bytes != 0 && total > lim->max_bytes) {

@@ -26,6 +26,8 @@ xtr_dec_mem_of(const struct pfx_limits *lim, unsigned int cpus,
 	    XTR_XZ_MEM_SHARE;
 	mem->threads = cpus < 1 ? 1 : cpus > XTR_XZ_MAX_THREADS ?
 	    XTR_XZ_MAX_THREADS : cpus;
+	mem->max_ratio = lim->max_ratio;
+	mem->ratio_after = lim->ratio_after;
 }
 
 /*

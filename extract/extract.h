@@ -221,6 +221,9 @@ struct xtr {
 					   for them: --max-entries */
 	uint64_t decoded;		/* entries' data the source gave,
 					   read or drained: for the ratio */
+	uint64_t stream_at;		/* where the last header began in
+					   the decoded stream: for the
+					   ratio, headers counted too */
 	bool in_data;			/* the current entry's data may not
 					   all have been read */
 	char *pax_list;			/* owned: the current entry's data

@@ -941,7 +941,8 @@ open_multivolume(const struct pfx_input *in,
 static int
 open_errno(int e)
 {
-	if (e == ENOMEM || e == ECANCELED || e == ETIMEDOUT)
+	/* EFBIG: a limit our decoders enforce (decode.c, the ratio). */
+	if (e == ENOMEM || e == ECANCELED || e == ETIMEDOUT || e == EFBIG)
 		return e;
 	if (e == LA_ERRNO_FORMAT)
 		return EILSEQ;
@@ -954,7 +955,8 @@ xtr_reader_errno(struct archive *a)
 {
 	int e = archive_errno(a);
 
-	if (e == ENOMEM || e == ECANCELED || e == ETIMEDOUT)
+	/* EFBIG: a limit our decoders enforce (decode.c, the ratio). */
+	if (e == ENOMEM || e == ECANCELED || e == ETIMEDOUT || e == EFBIG)
 		return e;
 	return EIO;
 }

@@ -74,6 +74,25 @@ pax_list(struct xtr *x, struct archive_entry *ae)
 	return -1;
 }
 
+/*
+ * SECURITY: the ratio limit counts the headers too.  Our decoders count
+ * every byte they give (decode.c); a stream libarchive decodes itself
+ * (bzip2, lz4, lzip ...) is counted here, at each header, up to where it
+ * begins: pax headers of 1 MiB each, or -i's zero blocks, in which no
+ * entry has data, are stopped at the next header.  Return: 0, or
+ * XTR_LIMIT with the run failed.
+ */
+static int
+header_ratio(struct xtr *x, struct archive_entry *ae)
+{
+	int64_t at = xtr_source_header_pos(x);
+	const char *name = archive_entry_pathname(ae);
+
+	if (at > 0 && (uint64_t)at > x->stream_at)
+		x->stream_at = (uint64_t)at;
+	return xtr_check_bytes(x, name != NULL ? name : "", 0, 0);
+}
+
 /* see source.h */
 int
 xtr_source_next(struct xtr *x, struct archive_entry *ae)
@@ -97,6 +116,8 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 	if (r == ARCHIVE_OK && x->ar != NULL && pax_list(x, ae) < 0)
 		r = ARCHIVE_FATAL;
 	x->in_data = r == ARCHIVE_OK;
+	if (r == ARCHIVE_OK && header_ratio(x, ae) != 0)
+		return ARCHIVE_FATAL;
 	/* RETRY too: a bad header would make every later block an entry
 	 * of garbage. */
 	return r == ARCHIVE_OK || r == ARCHIVE_EOF ? r : ARCHIVE_FATAL;

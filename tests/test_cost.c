@@ -197,3 +197,126 @@ Test(cost, implicit_dirs_count_as_entries)
 	cr_expect_eq(extract_with_max("a/b/c/d/f", 5, &res), PFX_OK, "%s",
 	    res.message);
 }
+
+/* --- bytes in no entry's data -------------------------------------------- */
+
+#define PAX_RECORD (1000u * 1000u)	/* a pax header libarchive reads */
+#define HEADER_BOMB_ENTRIES 100		/* 100 MB of headers in all */
+
+/* A ustar header at OUT: NAME, TYPE, SIZE, its checksum. */
+static void
+ustar_header(unsigned char *out, const char *name, char type, size_t size)
+{
+	unsigned int sum = 0;
+	size_t i;
+
+	memset(out, 0, 512);
+	memcpy(out, name, strlen(name));
+	memcpy(out + 100, "0000644", 7);
+	memcpy(out + 108, "0000000", 7);
+	memcpy(out + 116, "0000000", 7);
+	(void)snprintf((char *)out + 124, 12, "%011zo", size);
+	memcpy(out + 136, "00000000000", 11);
+	out[156] = (unsigned char)type;
+	memcpy(out + 257, "ustar", 6);
+	memcpy(out + 263, "00", 2);
+	memset(out + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += out[i];
+	(void)snprintf((char *)out + 148, 8, "%06o", sum);
+}
+
+/*
+ * A tar whose entries are empty files, each behind a pax header of
+ * PAX_RECORD bytes (a comment of 'a's), with FILTER (libarchive's:
+ * gzip, which our decoder reads, or bzip2, which libarchive decodes
+ * itself), into OUT.  Return: its length.
+ */
+static size_t
+header_bomb(unsigned char *out, size_t cap, int filter)
+{
+	static unsigned char rec[PAX_RECORD];
+	unsigned char h[512];
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+	size_t used = 0, n, pad;
+	char name[32];
+	int i;
+
+	/* "NNNNNNN comment=aaa...\n", NNNNNNN the record's own length. */
+	memset(rec, 'a', sizeof(rec));
+	n = (size_t)snprintf((char *)rec, 32, "%07u comment=", PAX_RECORD);
+	rec[n] = 'a';
+	rec[PAX_RECORD - 1] = '\n';
+	pad = (512 - PAX_RECORD % 512) % 512;
+	cr_assert(a != NULL && e != NULL);
+	cr_assert(archive_write_set_format_raw(a) == ARCHIVE_OK);
+	cr_assert(archive_write_add_filter(a, filter) == ARCHIVE_OK);
+	cr_assert(archive_write_open_memory(a, out, cap, &used) ==
+	    ARCHIVE_OK);
+	archive_entry_set_filetype(e, AE_IFREG);
+	cr_assert(archive_write_header(a, e) == ARCHIVE_OK);
+	memset(h, 0, sizeof(h));
+	for (i = 0; i < HEADER_BOMB_ENTRIES; i++) {
+		ustar_header(h, "pax", 'x', PAX_RECORD);
+		cr_assert(archive_write_data(a, h, 512) == 512);
+		cr_assert(archive_write_data(a, rec, PAX_RECORD) ==
+		    (la_ssize_t)PAX_RECORD);
+		memset(h, 0, sizeof(h));
+		cr_assert(archive_write_data(a, h, pad) == (la_ssize_t)pad);
+		(void)snprintf(name, sizeof(name), "f%d", i);
+		ustar_header(h, name, '0', 0);
+		cr_assert(archive_write_data(a, h, 512) == 512);
+	}
+	memset(h, 0, sizeof(h));
+	cr_assert(archive_write_data(a, h, 512) == 512);
+	cr_assert(archive_write_data(a, h, 512) == 512);
+	cr_assert(archive_write_close(a) == ARCHIVE_OK);
+	archive_entry_free(e);
+	archive_write_free(a);
+	return used;
+}
+
+/*
+ * Headers count toward --max-ratio as data does: 100 MB of pax headers,
+ * with no byte of entry data, stop at the limit, whoever decodes the
+ * stream (our gzip decoder, or libarchive's bzip2), in this process and
+ * in the decoder process.  Before, every header was decoded and nothing
+ * counted.
+ */
+Test(cost, headers_count, .timeout = 120)
+{
+	static unsigned char buf[OUT_CAP];
+	static const int filters[] = { ARCHIVE_FILTER_GZIP,
+	    ARCHIVE_FILTER_BZIP2 };
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_input in;
+	char dir[256];
+	size_t f;
+	int fd, sandbox;
+
+	for (f = 0; f < 2; f++) {
+		for (sandbox = 0; sandbox < 2; sandbox++) {
+			fd = fresh_dest(dir, sizeof(dir));
+			memset(&in, 0, sizeof(in));
+			in.fd = -1;
+			in.buf = buf;
+			in.len = header_bomb(buf, sizeof(buf), filters[f]);
+			cr_assert(in.len < 256u << 10, "%zu bytes", in.len);
+			pfx_options_init(&opt);
+			if (sandbox)
+				opt.flags |= PFX_OPT_SANDBOX_CHILD;
+			(void)pfx_extract(&in, fd, ".", &opt, &res);
+			cr_expect_eq(res.status, PFX_FATAL, "filter %d, %d: "
+			    "status %d: %s", filters[f], sandbox, res.status,
+			    res.message);
+			cr_expect_eq(res.error, EFBIG, "%s", res.message);
+			cr_expect(strstr(res.message, "max-ratio=200") !=
+			    NULL, "filter %d, %d: %s", filters[f], sandbox,
+			    res.message);
+			(void)close(fd);
+			(void)tfx_rm_tree(dir);
+		}
+	}
+}
