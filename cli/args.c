@@ -1536,8 +1536,12 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 	case OPT_BSD_SUBST:
 		if (v == NULL)
 			return 0;	/* GNU's -s in an old-style bundle */
-		return xtr_xform_add(&a->xforms, v, d->id == OPT_BSD_SUBST,
-		    p->err, p->errcap);
+		if (xtr_xform_add(&a->xforms, v, d->id == OPT_BSD_SUBST,
+		    p->err, p->errcap) == 0)
+			return 0;
+		/* GNU tar's usage error: exit 2 when run as tar. */
+		a->conflict = d->id == OPT_TRANSFORM;
+		return -1;
 	case OPT_SHOW_TRANSFORMED:
 	case OPT_SHOW_STORED:
 		a->show_transformed = d->id == OPT_SHOW_TRANSFORMED;

@@ -31,12 +31,15 @@
 #define SCOPE_HARDLINK	0x4u
 #define SCOPE_ALL	(SCOPE_NAME | SCOPE_SYMLINK | SCOPE_HARDLINK)
 
-/* Back-references of a replacement: \0 (or & / ~) to \9. */
+/* Matches kept on the stack by apply_rule(): the whole match and \1 to
+ * \9; a GNU replacement referring to a higher group takes memory. */
 #define NGROUPS 10
 
 struct rule {
 	regex_t re;
 	char *repl;		/* the replacement, delimiters unescaped */
+	size_t nmatch;		/* matches regexec(3) fills: the highest
+				   group REPL uses, plus one */
 	unsigned int scope;
 	unsigned int nth;	/* GNU's N flag: from the Nth match; 0 none */
 	bool global;		/* g */
@@ -47,6 +50,7 @@ struct rule {
 struct xtr_xforms {
 	struct rule *v;
 	size_t n, cap;
+	unsigned int scope;	/* GNU's "flags=": new rules' scope */
 	char *top_dir;		/* --one-top-level, or NULL */
 };
 
@@ -68,6 +72,18 @@ errf(char *err, size_t cap, const char *msg, const char *expr)
 	return -1;
 }
 
+/* Allocate *XS if need be.  Return: *XS, or NULL (no memory). */
+static struct xtr_xforms *
+get_xforms(struct xtr_xforms **xs)
+{
+	if (*xs == NULL) {
+		*xs = calloc(1, sizeof(**xs));
+		if (*xs != NULL)
+			(*xs)->scope = SCOPE_ALL;
+	}
+	return *xs;
+}
+
 /* Allocate *XS if need be, and room for one more rule. */
 static struct rule *
 new_rule(struct xtr_xforms **xs)
@@ -75,11 +91,8 @@ new_rule(struct xtr_xforms **xs)
 	struct rule *grown;
 	size_t ncap;
 
-	if (*xs == NULL) {
-		*xs = calloc(1, sizeof(**xs));
-		if (*xs == NULL)
-			return NULL;
-	}
+	if (get_xforms(xs) == NULL)
+		return NULL;
 	if ((*xs)->n == (*xs)->cap) {
 		ncap = (*xs)->cap == 0 ? 4 : (*xs)->cap * 2;
 		grown = realloc((*xs)->v, ncap * sizeof(*grown));
@@ -93,7 +106,8 @@ new_rule(struct xtr_xforms **xs)
 
 /*
  * Copy the part of S up to the unescaped DELIM into new memory (*OUT), a
- * "\DELIM" becoming DELIM; other escapes are kept.
+ * "\DELIM" becoming DELIM; other escapes are kept.  A '\\' DELIM (GNU
+ * tar takes any byte) cannot be escaped: every backslash ends the part.
  * Return: the byte after DELIM, or NULL if it never comes (or no memory).
  */
 static const char *
@@ -106,6 +120,8 @@ take_part(const char *s, char delim, char **out)
 	if (p == NULL)
 		return NULL;
 	for (i = 0; s[i] != '\0'; i++) {
+		if (s[i] == delim)
+			break;
 		if (s[i] == '\\' && s[i + 1] == delim) {
 			p[n++] = delim;
 			i++;
@@ -116,11 +132,11 @@ take_part(const char *s, char delim, char **out)
 			p[n++] = s[i];
 			continue;
 		}
-		if (s[i] == delim) {
-			p[n] = '\0';
-			return s + i + 1;
-		}
 		p[n++] = s[i];
+	}
+	if (s[i] == delim) {
+		p[n] = '\0';
+		return s + i + 1;
 	}
 	free(p);
 	*out = NULL;
@@ -141,35 +157,38 @@ has_backref(const char *re)
 	return false;
 }
 
+/* Apply the scope flag C (r R s S h H) to *SCOPE.  Return: 0, or -1
+ * if C is not one. */
+static int
+take_scope(char c, unsigned int *scope)
+{
+	switch (c) {
+	case 'r': *scope |= SCOPE_NAME; return 0;
+	case 'R': *scope &= ~SCOPE_NAME; return 0;
+	case 's': *scope |= SCOPE_SYMLINK; return 0;
+	case 'S': *scope &= ~SCOPE_SYMLINK; return 0;
+	case 'h': *scope |= SCOPE_HARDLINK; return 0;
+	case 'H': *scope &= ~SCOPE_HARDLINK; return 0;
+	default: return -1;
+	}
+}
+
 /*
  * Read the flags at S into R, up to the end or (GNU) a ';'.  *END is left
- * at the byte that ended them.  Return: 0, or -1 on an unknown flag.
+ * at the byte that ended them, or on an unknown flag at that flag.
+ * Return: 0, or -1 on an unknown flag.
  */
 static int
 take_flags(const char *s, struct rule *r, int *cflags, const char **end)
 {
+	*end = s;
 	for (; *s != '\0' && (r->bsd || *s != ';'); s++) {
+		*end = s;
+		if (take_scope(*s, &r->scope) == 0)
+			continue;
 		switch (*s) {
 		case 'g':
 			r->global = true;
-			break;
-		case 'r':
-			r->scope |= SCOPE_NAME;
-			break;
-		case 'R':
-			r->scope &= ~SCOPE_NAME;
-			break;
-		case 's':
-			r->scope |= SCOPE_SYMLINK;
-			break;
-		case 'S':
-			r->scope &= ~SCOPE_SYMLINK;
-			break;
-		case 'h':
-			r->scope |= SCOPE_HARDLINK;
-			break;
-		case 'H':
-			r->scope &= ~SCOPE_HARDLINK;
 			break;
 		case 'p':
 			if (!r->bsd)
@@ -200,26 +219,65 @@ take_flags(const char *s, struct rule *r, int *cflags, const char **end)
 }
 
 /*
- * Parse one rule at S (GNU: "s/re/repl/flags"; BSD: "/re/repl/flags")
- * into R.  *END is left after it.  Return: 0, or -1 with ERR written.
+ * Check the groups R's replacement refers to against its regex's
+ * (re_nsub), and set R->nmatch.  GNU's \N is all the digits that follow
+ * (GNU tar's strtoul()), bsdtar's one digit; bsdtar's rules keep an \N
+ * past the last group, which stays empty, as before.
+ * Return: 0, or -1 if one of GNU's is past the regex's last group.
  */
 static int
-parse_rule(const char *s, bool bsd, struct rule *r, const char **end,
-    const char *expr, char *err, size_t cap)
+check_repl(struct rule *r)
+{
+	const char *p;
+	size_t g, top = 0;
+
+	for (p = r->repl; *p != '\0'; p++) {
+		if (*p != '\\' || p[1] == '\0')
+			continue;
+		if (p[1] < '0' || p[1] > '9') {
+			p++;		/* "\\", "\&", "\U"...: not a group */
+			continue;
+		}
+		g = 0;
+		while (p[1] >= '0' && p[1] <= '9') {
+			if (g <= r->re.re_nsub)
+				g = g * 10 + (size_t)(p[1] - '0');
+			p++;
+			if (r->bsd)
+				break;
+		}
+		if (g > r->re.re_nsub && !r->bsd)
+			return -1;
+		if (g > top)
+			top = g;
+	}
+	r->nmatch = top + 1;
+	return 0;
+}
+
+/*
+ * Parse one rule at S (GNU: "s/re/repl/flags"; BSD: "/re/repl/flags")
+ * into R, of SCOPE unless its flags say otherwise.  *END is left after
+ * it.  Return: 0, or -1 with ERR written.
+ */
+static int
+parse_rule(const char *s, bool bsd, unsigned int scope, struct rule *r,
+    const char **end, const char *expr, char *err, size_t cap)
 {
 	char *re = NULL;
 	const char *p = s;
-	char delim;
+	char delim, msg[128];
 	int cflags = 0, rc;
 
 	memset(r, 0, sizeof(*r));
 	r->bsd = bsd;
-	r->scope = SCOPE_ALL;
+	r->scope = scope;
 	if (!bsd && *p++ != 's')
 		return errf(err, cap, "only s/regex/replacement/ is known",
 		    expr);
 	delim = *p++;
-	if (delim == '\0' || delim == '\\' || delim == '\n')
+	/* GNU tar takes any byte; bsdtar's rules stay plainer. */
+	if (delim == '\0' || (bsd && (delim == '\\' || delim == '\n')))
 		return errf(err, cap, "missing delimiter", expr);
 	p = take_part(p, delim, &re);
 	if (p != NULL)
@@ -229,7 +287,8 @@ parse_rule(const char *s, bool bsd, struct rule *r, const char **end,
 		return errf(err, cap, "unterminated", expr);
 	}
 	if (take_flags(p, r, &cflags, end) == -1) {
-		rc = errf(err, cap, "unknown flag", expr);
+		snprintf(msg, sizeof(msg), "unknown flag '%c'", **end);
+		rc = errf(err, cap, msg, expr);
 		goto out;
 	}
 	if (has_backref(re)) {
@@ -240,10 +299,18 @@ parse_rule(const char *s, bool bsd, struct rule *r, const char **end,
 	}
 	rc = regcomp(&r->re, re, cflags);
 	if (rc != 0) {
-		char msg[128];
-
 		regerror(rc, NULL, msg, sizeof(msg));
 		rc = errf(err, cap, msg, expr);
+		goto out;
+	}
+	/* As GNU tar, at parsing: "s/.*\/\1/" would make every name
+	 * empty, and so skip every entry. */
+	if (check_repl(r) == -1) {
+		regfree(&r->re);
+		if (err != NULL && cap > 0)
+			snprintf(err, cap, "Invalid transform replacement: "
+			    "back reference out of range");
+		rc = -1;
 		goto out;
 	}
 	free(re);
@@ -255,6 +322,29 @@ out:
 	return rc;
 }
 
+/*
+ * GNU tar's "flags=F;" at S: the scope of the rules that follow, in this
+ * expression and the next ones.  *END is left after it.
+ * Return: 0, or -1 with ERR written.
+ */
+static int
+take_default_flags(struct xtr_xforms *xs, const char *s, const char **end,
+    const char *expr, char *err, size_t cap)
+{
+	unsigned int scope = 0;
+	char msg[64];
+
+	for (s += strlen("flags="); *s != '\0' && *s != ';'; s++) {
+		if (take_scope(*s, &scope) == -1) {
+			snprintf(msg, sizeof(msg), "unknown flag '%c'", *s);
+			return errf(err, cap, msg, expr);
+		}
+	}
+	xs->scope = scope;
+	*end = *s == ';' ? s + 1 : s;
+	return 0;
+}
+
 /* see xform.h */
 int
 xtr_xform_add(struct xtr_xforms **xs, const char *expr, bool bsd,
@@ -263,15 +353,29 @@ xtr_xform_add(struct xtr_xforms **xs, const char *expr, bool bsd,
 	const char *s = expr;
 	struct rule *r;
 
-	do {
+	/* GNU: "s/a/b/;s/c/d/" is two rules, a ';' may end the last, and
+	 * "" is none (GNU tar 1.34). */
+	while (bsd || *s != '\0') {
+		if (get_xforms(xs) == NULL)
+			return errf(err, cap, "out of memory", expr);
+		if (!bsd && strncmp(s, "flags=", strlen("flags=")) == 0) {
+			if (take_default_flags(*xs, s, &s, expr, err,
+			    cap) == -1)
+				return -1;
+			continue;
+		}
 		r = new_rule(xs);
 		if (r == NULL)
 			return errf(err, cap, "out of memory", expr);
-		if (parse_rule(s, bsd, r, &s, expr, err, cap) == -1)
+		if (parse_rule(s, bsd, bsd ? SCOPE_ALL : (*xs)->scope, r, &s,
+		    expr, err, cap) == -1)
 			return -1;
 		(*xs)->n++;
-		/* GNU: "s/a/b/;s/c/d/" is two rules. */
-	} while (!bsd && *s++ == ';' && *s != '\0');
+		if (bsd)
+			break;
+		if (*s == ';')
+			s++;
+	}
 	return 0;
 }
 
@@ -285,7 +389,7 @@ xtr_xform_is_bsd_rule(const char *s)
 	/* A letter or digit delimiter would take a name for a rule. */
 	if (s[0] == '\0' || isalnum((unsigned char)s[0]) || s[0] == '-')
 		return false;
-	if (parse_rule(s, true, &r, &end, s, NULL, 0) == -1)
+	if (parse_rule(s, true, SCOPE_ALL, &r, &end, s, NULL, 0) == -1)
 		return false;
 	regfree(&r.re);
 	free(r.repl);
@@ -296,11 +400,8 @@ xtr_xform_is_bsd_rule(const char *s)
 int
 xtr_xform_top_dir(struct xtr_xforms **xs, const char *dir)
 {
-	if (*xs == NULL) {
-		*xs = calloc(1, sizeof(**xs));
-		if (*xs == NULL)
-			return -1;
-	}
+	if (get_xforms(xs) == NULL)
+		return -1;
 	free((*xs)->top_dir);
 	(*xs)->top_dir = strdup(dir);
 	return (*xs)->top_dir == NULL ? -1 : 0;
@@ -337,33 +438,43 @@ put_repl(struct buf *b, const struct rule *r, const char *s,
     const regmatch_t *m)
 {
 	const char *p;
-	int g;
+	size_t g;
 
 	b->upper_all = 0;
 	b->upper_one = 0;
 	for (p = r->repl; *p != '\0' && !b->full; p++) {
-		g = -1;
 		if ((!r->bsd && *p == '&') || (r->bsd && *p == '~')) {
 			g = 0;
 		} else if (*p == '\\' && p[1] >= '0' && p[1] <= '9') {
-			g = *++p - '0';
-		} else if (*p == '\\' && p[1] != '\0') {
-			p++;
-			switch (r->bsd ? '\0' : *p) {
-			case 'U': b->upper_all = 1; continue;
-			case 'L': b->upper_all = -1; continue;
-			case 'E': b->upper_all = 0; b->upper_one = 0; continue;
-			case 'u': b->upper_one = 1; continue;
-			case 'l': b->upper_one = -1; continue;
-			case 'n': put(b, '\n'); continue;
-			default: break;
+			/* All the digits (bsdtar: one), as check_repl()
+			 * read them: a group below r->nmatch. */
+			g = 0;
+			while (p[1] >= '0' && p[1] <= '9') {
+				g = g * 10 + (size_t)(*++p - '0');
+				if (r->bsd)
+					break;
 			}
-		}
-		if (g < 0) {
+		} else {
+			if (*p == '\\' && p[1] != '\0') {
+				p++;
+				switch (r->bsd ? '\0' : *p) {
+				case 'U': b->upper_all = 1; continue;
+				case 'L': b->upper_all = -1; continue;
+				case 'E':
+					b->upper_all = 0;
+					b->upper_one = 0;
+					continue;
+				case 'u': b->upper_one = 1; continue;
+				case 'l': b->upper_one = -1; continue;
+				case 'n': put(b, '\n'); continue;
+				default: break;
+				}
+			}
 			put(b, *p);
 			continue;
 		}
-		if (m[g].rm_so >= 0 && m[g].rm_eo >= m[g].rm_so)
+		if (g < r->nmatch && m[g].rm_so >= 0 &&
+		    m[g].rm_eo >= m[g].rm_so)
 			put_n(b, s + m[g].rm_so,
 			    (size_t)(m[g].rm_eo - m[g].rm_so));
 	}
@@ -376,14 +487,21 @@ put_repl(struct buf *b, const struct rule *r, const char *s,
 static bool
 apply_rule(const struct rule *r, const char *in, struct buf *b)
 {
-	regmatch_t m[NGROUPS];
+	regmatch_t stack[NGROUPS], *m = stack;
 	size_t pos = 0, len = strlen(in), so, eo;
 	unsigned int count = 0;
 	bool want, matched = false;
 
 	b->len = 0;
+	if (r->nmatch > NGROUPS) {
+		m = malloc(r->nmatch * sizeof(*m));
+		if (m == NULL) {
+			b->full = true;		/* refused, never cut */
+			return true;
+		}
+	}
 	while (pos <= len && !b->full) {
-		if (regexec(&r->re, in + pos, NGROUPS, m,
+		if (regexec(&r->re, in + pos, r->nmatch, m,
 		    pos > 0 ? REG_NOTBOL : 0) != 0)
 			break;
 		matched = true;
@@ -410,6 +528,8 @@ apply_rule(const struct rule *r, const char *in, struct buf *b)
 		put_n(b, in + pos, len - pos);
 	if (b->len < b->cap)
 		b->out[b->len] = '\0';
+	if (m != stack)
+		free(m);
 	return matched;
 }
 

@@ -17,9 +17,11 @@ struct xtr_xforms;
 
 /*
  * Add the GNU tar expression EXPR (one "s/regex/repl/flags", or several
- * separated by ';') to *XS (allocated on first use).  With BSD, EXPR is one
- * bsdtar rule ("/old/new/flags").  On error writes a message to ERR (CAP
- * bytes).  Return: 0, or -1.
+ * separated by ';', each maybe a "flags=SCOPE" for the rules after it;
+ * "" is none) to *XS (allocated on first use).  With BSD, EXPR is one
+ * bsdtar rule ("/old/new/flags").  What GNU tar 1.34 refuses is refused,
+ * a replacement's \N past the regex's groups included.  On error writes
+ * a message to ERR (CAP bytes).  Return: 0, or -1.
  */
 int xtr_xform_add(struct xtr_xforms **xs, const char *expr, bool bsd,
     char *err, size_t cap);

@@ -469,6 +469,9 @@ xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 	    x->res->error == ECANCELED))
 		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "interrupted",
 		    ECANCELED);
+	else if (r == XTR_READ_FAILED && x->res->error == EFBIG)
+		/* The read stopped at a limit (the ratio, decode.c). */
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
 	else if (r == XTR_READ_FAILED)
 		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "read_error", EIO);
 	else if (r == XTR_LIMIT)

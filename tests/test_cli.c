@@ -239,3 +239,112 @@ Test(cli_xform, too_long)
 	xtr_xforms_free(xs);
 	free(name);
 }
+
+/*
+ * What GNU tar 1.34 refuses when it parses --transform (exit 2 there,
+ * before any archive is read), refused here at xtr_xform_add() too.
+ * WANT is in the message; BACKREF rows must say GNU tar's words.
+ */
+struct xform_bad {
+	const char *expr;
+	const char *want;
+};
+
+#define OUT_OF_RANGE "Invalid transform replacement: back reference out of " \
+	"range"
+
+static const struct xform_bad xform_bad_rows[] = {
+	/* \N past the regex's groups: every name would become "", every
+	 * entry be skipped, and the exit status 0. */
+	{ "s/.*/\\1/", OUT_OF_RANGE },
+	{ "s/a/\\9/", OUT_OF_RANGE },
+	{ "s/\\(a\\)/\\2/", OUT_OF_RANGE },
+	{ "s/(a)/\\1/", OUT_OF_RANGE },		/* basic: no group */
+	{ "s/\\(a\\)/\\10/", OUT_OF_RANGE },	/* \10, not \1 and 0 */
+	{ "s/a/b/;s/b/\\1/", OUT_OF_RANGE },
+	{ "s/a/\\1/;s/b/c/q", OUT_OF_RANGE },	/* the first error first */
+	{ "s/a/b/q", "unknown flag 'q'" },
+	{ "s/a/b/ ", "unknown flag ' '" },
+	{ "s/a/b/p", "unknown flag 'p'" },
+	{ "s\\a\\\\b\\", "unknown flag 'b'" },	/* '\' delimits, always */
+	{ "flags=q;s/a/b/", "unknown flag 'q'" },
+	{ "s/a/b", "unterminated" },
+	{ "s/", "unterminated" },
+	{ "s", "missing delimiter" },
+	{ "y/a/b/", "only s/regex/replacement/" },
+	{ "s/a/b/;;s/c/d/", "only s/regex/replacement/" },
+	{ ";", "only s/regex/replacement/" },
+	{ "s/a\\{1/b/", "invalid transform expression" },
+};
+
+Test(cli_xform, refused_as_gnu_tar)
+{
+	struct xtr_xforms *xs;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(xform_bad_rows) / sizeof(xform_bad_rows[0]);
+	    i++) {
+		const struct xform_bad *r = &xform_bad_rows[i];
+
+		xs = NULL;
+		err[0] = '\0';
+		cr_expect_eq(xtr_xform_add(&xs, r->expr, false, err,
+		    sizeof(err)), -1, "%s: accepted", r->expr);
+		if (strcmp(r->want, OUT_OF_RANGE) == 0)
+			cr_expect_str_eq(err, OUT_OF_RANGE, "%s", r->expr);
+		else
+			cr_expect(strstr(err, r->want) != NULL,
+			    "%s: \"%s\", want \"%s\"", r->expr, err, r->want);
+		xtr_xforms_free(xs);
+	}
+	/* bsdtar's -s rules keep theirs: an \N past the groups is empty. */
+	expect_xform(R("/a/<\\1>/"), true, NULL, PFX_NAME_ENTRY, "abc",
+	    "<>bc");
+	cr_expect(xtr_xform_is_bsd_rule("/a/\\1/"));
+}
+
+/* What GNU tar 1.34 accepts that looks odd, accepted the same way. */
+Test(cli_xform, accepted_as_gnu_tar)
+{
+	struct xtr_xforms *xs = NULL;
+	char err[256];
+
+	/* An empty expression is none; an empty regex matches "". */
+	cr_expect_eq(xtr_xform_add(&xs, "", false, err, sizeof(err)), 0,
+	    "%s", err);
+	xtr_xforms_free(xs);
+	expect_xform(R("s//b/"), false, NULL, PFX_NAME_ENTRY, "abc", "babc");
+	expect_xform(R("s/a/b/;"), false, NULL, PFX_NAME_ENTRY, "abc", "bbc");
+	/* Any delimiter: a backslash (never an escape then), a newline. */
+	expect_xform(R("s\\a\\b\\"), false, NULL, PFX_NAME_ENTRY, "abc",
+	    "bbc");
+	expect_xform(R("s\na\nb\n"), false, NULL, PFX_NAME_ENTRY, "abc",
+	    "bbc");
+	/* \N is all its digits: \10 is the tenth group, \01 the first. */
+	expect_xform(R("s/\\(a\\)\\(b\\)\\(c\\)\\(d\\)\\(e\\)\\(f\\)\\(g\\)"
+	    "\\(h\\)\\(i\\)\\(j\\)/<\\10\\1>/"), false, NULL, PFX_NAME_ENTRY,
+	    "abcdefghijk", "<ja>k");
+	expect_xform(R("s/\\(a\\)/<\\01>/"), false, NULL, PFX_NAME_ENTRY,
+	    "abc", "<a>bc");
+	expect_xform(R("s/(a)(b)/\\2\\1/x"), false, NULL, PFX_NAME_ENTRY,
+	    "ab", "ba");
+	/* "flags=" sets the scope of the rules after it, from none, in
+	 * later expressions too; a rule's own flags still change it. */
+	expect_xform(R("flags=r;s/a/b/"), false, NULL, PFX_NAME_ENTRY, "a",
+	    "b");
+	expect_xform(R("flags=r;s/a/b/"), false, NULL, PFX_NAME_SYMLINK, "a",
+	    NULL);
+	expect_xform(R("flags=R;s/a/b/"), false, NULL, PFX_NAME_ENTRY, "a",
+	    NULL);
+	expect_xform(R("flags=;s/a/b/h"), false, NULL, PFX_NAME_HARDLINK,
+	    "a", "b");
+	expect_xform(R("flags=;s/a/b/h"), false, NULL, PFX_NAME_ENTRY, "a",
+	    NULL);
+	expect_xform(R("flags=S", "s/a/b/"), false, NULL, PFX_NAME_ENTRY,
+	    "a", NULL);
+	expect_xform(R("flags=rS", "s/a/b/"), false, NULL, PFX_NAME_ENTRY,
+	    "a", "b");
+	expect_xform(R("flags=rS", "s/a/b/"), false, NULL, PFX_NAME_SYMLINK,
+	    "a", NULL);
+}
