@@ -351,5 +351,37 @@ if cc -shared -fPIC -o "$T/nolandlock.so" "$T/nolandlock.c" -ldl \
 	rm -f "$T/pf"
 fi
 
+# --backup and --atomic over an existing symlink, FIFO and socket: each
+# is moved aside (Landlock asks for the right to make its kind to move
+# it), confined as with --no-sandbox.
+if command -v python3 > /dev/null; then
+	mkdir -p "$T/sp/src" && for n in lnk fifo sock; do
+		echo new > "$T/sp/src/$n"
+	done
+	tar -C "$T/sp/src" -cf "$T/sp/a.tar" lnk fifo sock
+	for how in --backup --atomic "--backup --no-sandbox"; do
+		rm -rf "$T/sp/dest" && mkdir "$T/sp/dest"
+		ln -s somewhere "$T/sp/dest/lnk" && mkfifo "$T/sp/dest/fifo"
+		python3 -c 'import socket, sys
+socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/sp/dest/sock"
+		# shellcheck disable=SC2086 # HOW is a list of options
+		"$pfx" -xf "$T/sp/a.tar" -C "$T/sp/dest" $how 2> "$T/sp/err"
+		rc=$?
+		got=$(cat "$T/sp/dest/lnk" "$T/sp/dest/fifo" \
+		    "$T/sp/dest/sock" 2>/dev/null | tr '\n' ' ')
+		if [ "$rc" -eq 0 ] && [ "$got" = "new new new " ]; then ok
+		else
+			bad "$how over a symlink, FIFO, socket: exit $rc," \
+			    "'$got': $(cat "$T/sp/err")"
+		fi
+		case $how in --backup*)
+			if [ -L "$T/sp/dest/lnk~" ] && [ -p "$T/sp/dest/fifo~" ] &&
+			    [ -S "$T/sp/dest/sock~" ]; then ok; else
+				bad "$how: no backups: $(ls -l "$T/sp/dest")"
+			fi ;;
+		esac
+	done
+fi
+
 echo "sandbox: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
