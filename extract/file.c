@@ -379,7 +379,9 @@ make_way(const struct xtr *x, struct xtr_tail *t)
 			return r;
 	}
 	if ((x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0) {
-		r = pfx_pending_remove_dir(&t->pend);
+		/* SECURITY: proved beneath the root before each removal,
+		 * the entry's parent too (remove.c). */
+		r = pfx_pending_remove_dir_beneath(&x->root, &t->pend);
 		if (r < 0 && r != -ENOENT && r != -ENOTDIR)
 			return r;
 	}

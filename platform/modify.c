@@ -32,7 +32,14 @@ open_parent(const struct pfx_root *root, const char *rel,
 	return plat_resolve_dir(root, p->parent, PLAT_DIR_SEARCH);
 }
 
-/* Remove REL with unlinkat FLAGS.  0 or -errno. */
+/*
+ * Remove REL with unlinkat FLAGS.  0 or -errno.
+ * SECURITY: a removal cannot be undone, so unlike a rename (below) it is
+ * not checked after, but made right after its parent was resolved
+ * beneath the root, which proves the parent there at that moment: a
+ * parent moved out in between costs this one call, as remove.c explains.
+ * Under pfx_root_confined() the kernel refuses that call: -EXDEV.
+ */
 static int
 remove_at(const struct pfx_root *root, const char *rel, int flags)
 {
@@ -43,7 +50,7 @@ remove_at(const struct pfx_root *root, const char *rel, int flags)
 	if (pfd < 0)
 		return pfd;
 	if (unlinkat(pfd, p.leaf, flags) == -1)
-		r = -errno;
+		r = plat_confined_error(root, pfd, -errno);
 	plat_close(pfd);
 	return r;
 }

@@ -77,7 +77,7 @@ pfx_root_purge(const struct pfx_root *root, const char *rel,
 		r = plat_check_beneath_at(root, dfd, p.full);
 		if (r < 0)
 			break;
-		r = pfx_remove_tree(dfd, de->d_name);
+		r = pfx_remove_tree_beneath(root, dfd, p.full, de->d_name);
 		if (r == -ENOENT)
 			r = 0;
 		else if (r == 0 && gone != NULL)

@@ -6,7 +6,10 @@
  * resolved beneath the root for it (pend->dirfd), on its one last
  * component: nothing here resolves a path, follows a symlink or leaves
  * that directory.  The name can change between one of these calls and
- * pfx_root_commit(); what that costs is said at each function.
+ * pfx_root_commit(); what that costs is said at each function.  A tree
+ * in the way is removed by remove.c, which proves before each removal
+ * that the directory it removes in has not left the root (or, without a
+ * root, PEND's parent): a directory moved out meanwhile stops it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -131,9 +134,11 @@ pfx_pending_backup(const struct pfx_pending *pend, int how,
 	return 0;
 }
 
-/* see pfx_root.h */
-int
-pfx_pending_remove_dir(const struct pfx_pending *pend)
+/*
+ * Is there a directory at PEND's name?  Return: 0, -ENOTDIR, or -errno.
+ */
+static int
+pending_dir(const struct pfx_pending *pend)
 {
 	struct stat st;
 
@@ -141,7 +146,39 @@ pfx_pending_remove_dir(const struct pfx_pending *pend)
 		return -EBADF;
 	if (fstatat(pend->dirfd, pend->name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+/*
+ * see pfx_root.h.  SECURITY: without a root, the walk proves only that it
+ * stays beneath PEND's parent; a parent moved out of the root since PEND
+ * was begun is not seen: pfx_pending_remove_dir_beneath() sees it.
+ */
+int
+pfx_pending_remove_dir(const struct pfx_pending *pend)
+{
+	int r;
+
+	r = pending_dir(pend);
+	if (r < 0)
+		return r;
 	return pfx_remove_tree(pend->dirfd, pend->name);
+}
+
+/*
+ * see pfx_root.h.  SECURITY: remove.c proves each directory it removes
+ * in beneath ROOT right before each call; the one call a move can still
+ * beat, and why, are said there.
+ */
+int
+pfx_pending_remove_dir_beneath(const struct pfx_root *root,
+    const struct pfx_pending *pend)
+{
+	int r;
+
+	r = pending_dir(pend);
+	if (r < 0)
+		return r;
+	return pfx_remove_tree_beneath(root, pend->dirfd, pend->dir,
+	    pend->name);
 }

@@ -1470,3 +1470,375 @@ Test(platform_race, walk, .timeout = 60.,
 {
 	run_race(PFX_RESOLVER_WALK);
 }
+
+/* --- a tree removed while a directory in it is moved out ---------------- */
+
+/*
+ * pfx_pending_remove_dir() and pfx_pending_remove_dir_beneath(), as
+ * --recursive-unlink calls them, with no kernel confinement (no Landlock:
+ * --no-sandbox, an older kernel, a library caller without
+ * PFX_OPT_SANDBOX).  A descriptor pins a directory, not its place: moved
+ * out of the root halfway, the directory the walk empties went on being
+ * emptied from its descriptor, outside (4,290 files in 143 directories in
+ * the tester's run).  remove.c now proves the directory beneath before
+ * each call; what no proof can close is a move that lands between the
+ * proof and the call, so each move may cost at most one entry removed
+ * outside, and that is what this test holds it to.
+ *
+ * Each trial makes dest/pN/xN/a/f0..f(RM_FILES - 1), begins a file at
+ * pN/xN, and removes the tree at xN with a timer of the worker's own
+ * firing after each RM_TICK_NS it runs.  The handler, in the worker's
+ * thread, counts what is left in xN/a, and once the removal has brought
+ * that down to a random number between 1 and RM_FILES - 1, moves a
+ * directory out to
+ * outside/mN -- xN/a, the directory the walk empties, or pN, the parent
+ * the pending file was begun in -- and counts what the moved directory
+ * holds right then, exactly: the worker is stopped between two system
+ * calls, with no effect in flight.  After the removal what is left there
+ * is counted again; the difference is what the removal removed outside.
+ * Modes:
+ *  - RM_DIR_PARENT: pfx_pending_remove_dir(), xN/a moved (the walk is
+ *    proved beneath pN);
+ *  - RM_DIR_ROOT: pfx_pending_remove_dir_beneath(), xN/a moved;
+ *  - RM_PARENT_ROOT: pfx_pending_remove_dir_beneath(), pN moved (which
+ *    pfx_pending_remove_dir(), proving beneath pN only, cannot see).
+ */
+
+/*
+ * Files in each xN/a; trials per mode, or as many as RM_BUDGET seconds
+ * allow where the filesystem is slow; the handler's period.
+ */
+#define RM_FILES 48
+#define RM_TRIALS 100
+#define RM_BUDGET 1.0
+#define RM_TICK_NS 20000L
+
+/* The handler's listing of a moved directory. */
+#define RM_ARENA (64u << 10)
+
+enum rm_mode {
+	RM_DIR_PARENT,
+	RM_DIR_ROOT,
+	RM_PARENT_ROOT,
+	RM_MODES
+};
+
+static const char *const rm_mode_name[RM_MODES] = {
+	"pfx_pending_remove_dir, xN/a moved",
+	"pfx_pending_remove_dir_beneath, xN/a moved",
+	"pfx_pending_remove_dir_beneath, pN moved",
+};
+
+/* The fixture, the timer, and what the handler did in the trial. */
+struct rm_race {
+	char top[TOP_MAX];
+	int topfd, destfd, outfd;
+	struct pfx_root root;
+	bool have_handler, have_timer;
+	struct sigaction old_sa;
+	timer_t timer;
+	atomic_bool armed;	/* a removal is under way */
+	int watchfd;		/* xN, whose "a" the handler counts */
+	size_t threshold;	/* move once "a" holds this many or fewer */
+	int movefd;		/* the directory that holds MOVE_NAME */
+	char move_name[16];
+	char out_name[16];	/* its name in outside */
+	atomic_bool moved;
+	atomic_bool listed;
+	size_t at_move;		/* entries beneath it right after the move */
+	struct tfx_arena arena;
+	char rel[PATH_MAX];
+};
+
+/* What the trials of one mode saw. */
+struct rm_tally {
+	unsigned int moves;	/* moves the handler made */
+	unsigned int midway;	/* with entries left, and the walk stopped */
+	unsigned long outside;	/* entries removed outside, all moves */
+	unsigned long worst;	/* the most for one move */
+	unsigned int bad;	/* moves that cost more than one */
+};
+
+/* The race of the running test, for the handler and rm_teardown(). */
+static struct rm_race *rm_current;
+
+/*
+ * Count what lies beneath DIRFD/NAME into *COUNT, with R's arena and
+ * nothing a signal handler may not call.
+ */
+static bool
+rm_count(struct rm_race *r, int dirfd, const char *name, size_t *count)
+{
+	bool ok;
+	int fd;
+
+	*count = 0;
+	r->arena.len = 0;
+	r->rel[0] = '\0';
+	fd = open_dir_at(dirfd, name);
+	if (fd == -1)
+		return false;
+	ok = tfx_arena_list(&r->arena, fd, r->rel, 0, count);
+	close(fd);
+	return ok;
+}
+
+/*
+ * Make R's timer fire once, NS from now; 0 stops it.  The handler sets it
+ * again from its own end, so that the worker always runs NS in between.
+ */
+static void
+rm_tick(struct rm_race *r, long ns)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_nsec = ns;
+	(void)timer_settime(r->timer, 0, &its, NULL);
+}
+
+/* SIGUSR1, from the worker's timer: move, once, while it is stopped. */
+static void
+on_rm_signal(int sig)
+{
+	struct rm_race *r = rm_current;
+	size_t left;
+	int saved = errno;
+
+	(void)sig;
+	if (r == NULL || !atomic_load(&r->armed) || atomic_load(&r->moved))
+		goto out;
+	/* Not yet: look again in RM_TICK_NS of the worker's running time. */
+	if (rm_count(r, r->watchfd, "a", &left) && left > r->threshold) {
+		rm_tick(r, RM_TICK_NS);
+		goto out;
+	}
+	if (renameat(r->movefd, r->move_name, r->outfd, r->out_name) == -1)
+		goto out;
+	atomic_store(&r->moved, true);
+	atomic_store(&r->listed, rm_count(r, r->outfd, r->out_name,
+	    &r->at_move));
+out:
+	errno = saved;
+}
+
+/* Release the running test's race, even one an assertion left. */
+static void
+rm_teardown(void)
+{
+	struct rm_race *r = rm_current;
+	int e;
+
+	if (r == NULL)
+		return;
+	atomic_store(&r->armed, false);
+	if (r->have_timer)
+		(void)timer_delete(r->timer);
+	if (r->have_handler)
+		(void)sigaction(SIGUSR1, &r->old_sa, NULL);
+	pfx_root_close(&r->root);
+	if (r->outfd >= 0)
+		close(r->outfd);
+	if (r->destfd >= 0)
+		close(r->destfd);
+	if (r->topfd >= 0)
+		close(r->topfd);
+	if (r->top[0] != '\0') {
+		e = tfx_rm_tree(r->top);
+		if (e < 0)
+			cr_log_warn("remove %s: %s", r->top, strerror(-e));
+	}
+	free(r->arena.buf);
+	free(r);
+	rm_current = NULL;
+}
+
+/* The fixture's top, dest, outside and root; the handler and timer. */
+static struct rm_race *
+rm_start(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct sigaction sa;
+	struct sigevent sev;
+	struct rm_race *r;
+
+	r = calloc(1, sizeof(*r));
+	cr_assert(r != NULL);
+	rm_current = r;
+	r->topfd = r->destfd = r->outfd = -1;
+	r->root.fd = -1;
+	r->arena.buf = malloc(RM_ARENA);
+	r->arena.cap = RM_ARENA;
+	cr_assert(r->arena.buf != NULL);
+	atomic_init(&r->armed, false);
+	atomic_init(&r->moved, false);
+	atomic_init(&r->listed, false);
+	if (tmp == NULL || tmp[0] == '\0')
+		tmp = "/tmp";
+	cr_assert(strlen(tmp) < TOP_MAX - 32, "TMPDIR is too long");
+	snprintf(r->top, sizeof(r->top), "%s/pfx-rmrace.XXXXXX", tmp);
+	cr_assert(mkdtemp(r->top) != NULL, "mkdtemp: %s", strerror(errno));
+	r->topfd = open_dir_at(AT_FDCWD, r->top);
+	cr_assert(r->topfd >= 0);
+	mkdir_at(r->topfd, "dest");
+	mkdir_at(r->topfd, "outside");
+	r->destfd = open_dir_at(r->topfd, "dest");
+	r->outfd = open_dir_at(r->topfd, "outside");
+	cr_assert(r->destfd >= 0 && r->outfd >= 0);
+	/* No pfx_root_confined(): the race is the unconfined one. */
+	cr_assert(pfx_root_open(&r->root, r->topfd, "dest",
+	    PFX_RESOLVER_AUTO) == 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_rm_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	cr_assert(sigaction(SIGUSR1, &sa, &r->old_sa) == 0);
+	r->have_handler = true;
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGUSR1;
+	sev._sigev_un._tid = gettid();
+	cr_assert(timer_create(CLOCK_MONOTONIC, &sev, &r->timer) == 0,
+	    "timer_create: %s", strerror(errno));
+	r->have_timer = true;
+	return r;
+}
+
+/* Trial N of MODE: make the tree, remove it with a move, and judge. */
+static void
+rm_trial(struct rm_race *r, enum rm_mode mode, unsigned int n,
+    unsigned int *seed, struct rm_tally *t)
+{
+	char p[16], x[16], f[16], rel[40];
+	struct pfx_pending pend;
+	size_t left = 0;
+	unsigned int j;
+	int pfd, xfd, afd, e;
+
+	tfx_format_name(p, "p", n);
+	tfx_format_name(x, "x", n);
+	mkdir_at(r->destfd, p);
+	pfd = open_dir_at(r->destfd, p);
+	cr_assert(pfd >= 0);
+	mkdir_at(pfd, x);
+	xfd = open_dir_at(pfd, x);
+	cr_assert(xfd >= 0);
+	mkdir_at(xfd, "a");
+	afd = open_dir_at(xfd, "a");
+	cr_assert(afd >= 0);
+	for (j = 0; j < RM_FILES; j++) {
+		tfx_format_name(f, "f", j);
+		write_file_at(afd, f, "in dest\n");
+	}
+	close(afd);
+	snprintf(rel, sizeof(rel), "%s/%s", p, x);
+	e = pfx_root_begin(&r->root, rel, 0644, &pend);
+	cr_assert(e == 0, "pfx_root_begin %s: %s", rel, strerror(-e));
+
+	r->watchfd = xfd;
+	r->threshold = 1 + (size_t)rand_r(seed) % (RM_FILES - 1);
+	if (mode == RM_PARENT_ROOT) {
+		r->movefd = r->destfd;
+		memcpy(r->move_name, p, sizeof(p));
+	} else {
+		r->movefd = xfd;
+		memcpy(r->move_name, "a", 2);
+	}
+	tfx_format_name(r->out_name, "m", n);
+	atomic_store(&r->moved, false);
+	atomic_store(&r->listed, false);
+	atomic_store(&r->armed, true);
+	rm_tick(r, RM_TICK_NS);
+	if (mode == RM_DIR_PARENT)
+		e = pfx_pending_remove_dir(&pend);
+	else
+		e = pfx_pending_remove_dir_beneath(&r->root, &pend);
+	atomic_store(&r->armed, false);
+	rm_tick(r, 0);
+
+	if (!atomic_load(&r->moved)) {
+		/* The removal outran the timer: nothing to judge. */
+		cr_expect(e == 0, "%s, trial %u, nothing moved: %s",
+		    rm_mode_name[mode], n, strerror(-e));
+	} else {
+		/* Counted before the abort, which may unlink a temporary. */
+		cr_assert(atomic_load(&r->listed), "the handler could not "
+		    "list outside/%s", r->out_name);
+		cr_assert(rm_count(r, r->outfd, r->out_name, &left),
+		    "list outside/%s", r->out_name);
+		cr_assert(left <= r->at_move, "outside/%s grew: %zu, then %zu",
+		    r->out_name, r->at_move, left);
+		/* -ENOENT: moved away right before the walk entered it. */
+		cr_expect(e == 0 || e == -EXDEV || e == -ENOENT,
+		    "%s, trial %u, moved: %s", rm_mode_name[mode], n,
+		    strerror(-e));
+		t->moves++;
+		t->outside += r->at_move - left;
+		if (r->at_move - left > t->worst)
+			t->worst = r->at_move - left;
+		if (r->at_move - left > 1 && t->bad++ < MAX_REPORTS)
+			cr_log_error("%s, trial %u: %zu entries removed from "
+			    "outside/%s after its move (%zu were there)",
+			    rm_mode_name[mode], n, r->at_move - left,
+			    r->out_name, r->at_move);
+		if (e == -EXDEV && r->at_move > 0)
+			t->midway++;
+	}
+	pfx_root_abort(&pend);
+	close(xfd);
+	close(pfd);
+}
+
+/* All the trials of MODE, numbered from *N on, and what they show. */
+static void
+rm_run_mode(struct rm_race *r, enum rm_mode mode, unsigned int *n,
+    unsigned int *seed)
+{
+	struct timespec t0;
+	struct rm_tally t;
+	unsigned int i;
+
+	memset(&t, 0, sizeof(t));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < RM_TRIALS && seconds_since(&t0) < RM_BUDGET; i++)
+		rm_trial(r, mode, (*n)++, seed, &t);
+	cr_log_info("%s: %u trials, %u moves, %u halfway, %lu entries "
+	    "removed outside (at most %lu for one move)", rm_mode_name[mode],
+	    i, t.moves, t.midway, t.outside, t.worst);
+	cr_expect(t.bad == 0, "%s: %u of %u moves cost more than one entry "
+	    "removed outside the root (%lu in all, at most %lu for one)",
+	    rm_mode_name[mode], t.bad, t.moves, t.outside, t.worst);
+	cr_expect(t.outside <= t.moves, "%s: %lu entries removed outside "
+	    "for %u moves", rm_mode_name[mode], t.outside, t.moves);
+	/* The race was real: moves landed while the walk had work left. */
+	cr_expect(t.midway >= 10, "%s: only %u of %u moves landed halfway",
+	    rm_mode_name[mode], t.midway, t.moves);
+}
+
+TestSuite(platform_race_remove, .fini = rm_teardown);
+
+Test(platform_race_remove, move_out, .timeout = 120.,
+    .description = "a directory moved out halfway through a tree's "
+    "removal costs at most one entry removed outside")
+{
+	struct rm_race *r;
+	unsigned int n = 0, seed;
+	int fds, e;
+	enum rm_mode m;
+
+	fds = tfx_count_fds();
+	r = rm_start();
+	seed = (unsigned int)time(NULL) ^ (unsigned int)getpid();
+	cr_log_info("seed %u, top %s", seed, r->top);
+	for (m = 0; m < RM_MODES; m++)
+		rm_run_mode(r, m, &n, &seed);
+	pfx_root_close(&r->root);
+	close(r->outfd);
+	close(r->destfd);
+	close(r->topfd);
+	r->outfd = r->destfd = r->topfd = -1;
+	e = tfx_count_fds();
+	cr_expect(e == fds, "%d descriptors before, %d after", fds, e);
+	rm_teardown();
+}
