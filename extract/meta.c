@@ -43,6 +43,18 @@ xtr_safe_mode(const struct pfx_options *opt, mode_t mode)
 	return m;
 }
 
+/*
+ * An archive's owner number N as an id_t, or (id_t)-1 (chown's "leave
+ * it") when it does not fit: a 64-bit 4294967296 cut to 32 bits would be
+ * 0, root, and -1 is no one's number.
+ */
+static id_t
+id_of(int64_t n)
+{
+	return n >= 0 && (uint64_t)n < (uint64_t)(id_t)-1 ? (id_t)n :
+	    (id_t)-1;
+}
+
 /* The uid for AE: by name unless --numeric-owner, else the number. */
 static uid_t
 owner_uid(const struct xtr *x, const struct pfx_entry *e)
@@ -55,7 +67,7 @@ owner_uid(const struct xtr *x, const struct pfx_entry *e)
 	    getpwnam_r(name, &pw, buf, sizeof(buf), &found) == 0 &&
 	    found != NULL)
 		return found->pw_uid;
-	return (uid_t)e->uid;
+	return (uid_t)id_of(e->uid);
 }
 
 static gid_t
@@ -69,7 +81,7 @@ owner_gid(const struct xtr *x, const struct pfx_entry *e)
 	    getgrnam_r(name, &gr, buf, sizeof(buf), &found) == 0 &&
 	    found != NULL)
 		return found->gr_gid;
-	return (gid_t)e->gid;
+	return (gid_t)id_of(e->gid);
 }
 
 /* Is the xattr NAME one an archive may set? */

@@ -262,5 +262,24 @@ assert slip["decision"] == "reject" and slip["reason"] == "escapes"
 PY
 fi
 
+# --same-owner as root: an owner number that does not fit 32 bits is not
+# cut to one that does (4294968296 is not uid 1000); the file keeps the
+# extracting user's, as for an unknown owner.
+if [ "$(id -u)" = 0 ] && command -v python3 > /dev/null; then
+	python3 -c 'import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
+    for n, u in (("big", 2**32 + 1000), ("ok", 1000)):
+        ti = tarfile.TarInfo(n); ti.size = 1; ti.uid = ti.gid = u
+        ti.uname = ti.gname = ""
+        t.addfile(ti, io.BytesIO(b"x"))' "$T/uid.tar"
+	rm -rf "$T/out" && mkdir "$T/out"
+	run "--same-owner, an owner past 32 bits" 0 "$pfx" -xf uid.tar \
+	    -C out --same-owner --numeric-owner
+	[ "$(stat -c %u:%g "$T/out/big")" = 0:0 ] &&
+	    [ "$(stat -c %u:%g "$T/out/ok")" = 1000:1000 ] && ok ||
+	    bad "owner past 32 bits: $(stat -c '%n %u:%g' "$T/out/big" \
+	    "$T/out/ok")"
+fi
+
 echo "pfextract: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
