@@ -243,7 +243,7 @@ write_entry(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 		xtr_async_drain(x);
 	switch (e->type) {
 	case PFX_TYPE_FILE:
-		xtr_write_file(x, m, e, rel, NULL);
+		xtr_write_file(x, m, e, rel, NULL, NULL);
 		return;
 	case PFX_TYPE_DIR:
 		xtr_make_dir(x, m, e, rel);

@@ -174,6 +174,9 @@ struct xtr {
 	struct xtr_symlink *links;	/* symlinks to make at the end */
 	size_t nlinks, links_cap;
 	uint64_t link_entries;		/* hard and symbolic links taken on */
+	uint64_t relink_slots;		/* slots of the files' table looked
+					   at by cpio-style links
+					   (hardlink.c relink_affordable()) */
 	/*
 	 * --symlinks=contain: resolution steps (paths looked up, links
 	 * followed) spent judging the queued links, and the most the run

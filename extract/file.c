@@ -491,7 +491,7 @@ xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 /* see file.h */
 void
 xtr_write_file(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
-    const char *rel, const struct stat *relink)
+    const char *rel, const struct stat *relink, const char *relink_name)
 {
 	struct stat st;
 	int r;
@@ -511,7 +511,7 @@ xtr_write_file(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	xtr_note_file(x, rel, &st);
 	xtr_forget_symlink(x, rel);
 	if (relink != NULL)
-		xtr_relink_all(x, relink, rel, &st);
+		xtr_relink_all(x, relink, relink_name, rel, &st);
 	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
 }
 

@@ -108,9 +108,11 @@ void xtr_write_out(struct xtr *x, const struct xtr_meta *m,
 /*
  * Write the regular file ENTRY at REL from the archive's data, with its
  * metadata, under the existing-name policy.  With RELINK, every name this
- * run gave that inode is then linked to the new file.  Reports the entry.
+ * run gave that inode (RELINK_NAME one of them) is then linked to the new
+ * file.  Reports the entry.
  */
 void xtr_write_file(struct xtr *x, const struct xtr_meta *m,
-    struct pfx_entry *entry, const char *rel, const struct stat *relink);
+    struct pfx_entry *entry, const char *rel, const struct stat *relink,
+    const char *relink_name);
 
 #endif /* XTR_FILE_H */

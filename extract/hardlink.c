@@ -8,10 +8,13 @@
  * regular files and the symlink queue (links.c), which it calls.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "extract.h"
+#include "fail.h"
 #include "file.h"
 #include "hardlink.h"
 #include "journal.h"
@@ -19,6 +22,43 @@
 #include "parents.h"
 #include "report.h"
 #include "table.h"
+
+/*
+ * The slots of the files' table that cpio-style links may look at in all,
+ * per entry read, and before any count.  A link to a target of one name
+ * finds it by name; one whose target has other names (hard links made
+ * before) looks through the table for them (links.c xtr_relink_all()):
+ * an archive of N empty files, each given a hard link and then a link
+ * with data, would cost N times the table, N^2.  A real one has a few
+ * such groups; 1,024 slots an entry, about 10 us, at most doubles a run.
+ */
+#define RELINK_SLOTS_PER_ENTRY 1024
+#define RELINK_SLOTS_FREE ((uint64_t)1 << 22)
+
+/*
+ * SECURITY: may one more cpio-style link (E, at REL) look at every slot
+ * of the table?  If not, the run is stopped with a limit, E reported, and
+ * false returned: what that costs stays linear in the archive.
+ */
+static bool
+relink_affordable(struct xtr *x, struct pfx_entry *e)
+{
+	char nb[XTR_SHORT_MAX];
+	uint64_t allowed = RELINK_SLOTS_FREE +
+	    RELINK_SLOTS_PER_ENTRY * x->res->stats.entries;
+
+	x->relink_slots += x->files.cap;
+	if (x->relink_slots <= allowed)
+		return true;
+	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
+	xtr_fail(x, EFBIG, "%s: limit: hard links that carry data (cpio's "
+	    "way) have looked through the %zu names of the files made %"
+	    PRIu64 " times; more than %u per entry of the archive would be "
+	    "quadratic", xtr_short_name(e->name, nb), x->files.used,
+	    x->relink_slots / (x->files.cap != 0 ? x->files.cap : 1),
+	    RELINK_SLOTS_PER_ENTRY);
+	return false;
+}
 
 /* see hardlink.h */
 void
@@ -71,7 +111,8 @@ xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
 	 */
 	if (e->size > 0 && st.st_size == 0) {
 		(void)close(fd);
-		xtr_write_file(x, m, e, rel, &st);
+		if (st.st_nlink <= 1 || relink_affordable(x, e))
+			xtr_write_file(x, m, e, rel, &st, target_rel);
 		return;
 	}
 	r = xtr_make_parents(x, rel);

@@ -171,12 +171,109 @@ xtr_forget_symlink(struct xtr *x, const char *rel)
 	s->index = SIZE_MAX;
 }
 
-/* see links.h */
-void
-xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
-    const struct stat *new)
+/*
+ * A relink of REL found the symlink PFX_ROOT_SYMLINK_HELD speaks of.
+ * Without a journal, REL held the very inode recorded when it was looked
+ * at: the link came since, by someone else's hand, and stays.  With one,
+ * the inode checked is the run's own, staged beside REL's final name
+ * (xtr_open_made), and the symlink is the one still at that name; the
+ * entry that staged REL was judged to replace it (xtr_make_hardlink)
+ * when the journal puts every name in place.  Staging the new inode
+ * instead changes nothing at the final name, so it is judged as that
+ * entry was (one judgement per name, as that entry paid) -- unless the
+ * link is one this run queued since: a later entry of the name, which
+ * wins.
+ * Return: 0, XTR_REDIRECTS, or -errno (-ESTALE: left as it is).
+ */
+static int
+relink_held(struct xtr *x, int fd, const char *rel)
+{
+	const struct xtr_slot *q;
+	int r;
+
+	if (x->journal == NULL)
+		return -ESTALE;
+	q = xtr_table_find(&x->pending, rel);
+	if (q != NULL && q->index != SIZE_MAX)
+		return -ESTALE;
+	if (x->opt->symlinks != PFX_SYMLINKS_REFUSE) {
+		r = xtr_symlink_removable(x, rel);
+		if (r != 0)
+			return r;
+	}
+	return xtr_link_file(x, fd, rel, PFX_ROOT_REPLACE);
+}
+
+/*
+ * Link the file FD at REL, a name the table says holds the inode
+ * (DEV, INO), over it -- only if REL holds that very inode still.
+ * Return: 0 when relinked, or -errno (-ESTALE: REL holds another file).
+ */
+static int
+relink_one(struct xtr *x, int fd, const char *rel, dev_t dev, ino_t ino)
 {
 	struct stat st;
+	int cur, r;
+
+	/*
+	 * SECURITY: the last entry of a name wins, and the table is not
+	 * told of every entry that takes one: a symlink (made at once
+	 * with --symlinks=root), a directory, a file whose note was lost.
+	 * So REL is asked, right before it is replaced, what it holds:
+	 * opened beneath the root as the run made it (xtr_open_made: the
+	 * staged file, with a journal), its last component never
+	 * followed.  A symlink, FIFO or device gives -EINVAL, a directory
+	 * -EISDIR, a name gone -ENOENT: none is touched.  One look and
+	 * one link per name relinked.
+	 */
+	cur = xtr_open_made(x, rel);
+	if (cur < 0)
+		return cur;
+	r = fstat(cur, &st) == -1 ? -errno : 0;
+	(void)close(cur);
+	if (r == 0 && (st.st_dev != dev || st.st_ino != ino))
+		r = -ESTALE;
+	if (r < 0)
+		return r;
+	/*
+	 * Only someone else can change REL between the look and the link;
+	 * even then no symlink is replaced (PFX_ROOT_REPLACE_FILE), and no
+	 * directory (rename(2) puts no file over one: -EISDIR).
+	 */
+	r = xtr_link_file(x, fd, rel, PFX_ROOT_REPLACE_FILE);
+	if (r == PFX_ROOT_SYMLINK_HELD)
+		r = relink_held(x, fd, rel);
+	return r;
+}
+
+/*
+ * Relink the name of slot S to the file FD (identity NEW) if the table
+ * says it holds OLD.  A name that holds something else now keeps it: its
+ * record is stale, and no hard link passes the check of its identity
+ * (xtr_make_hardlink).  Return: 1 if the table said so, else 0.
+ */
+static nlink_t
+relink_slot(struct xtr *x, int fd, struct xtr_slot *s, const struct stat *old,
+    const struct stat *new)
+{
+	if (s->key == NULL || !s->has_id || s->dev != old->st_dev ||
+	    s->ino != old->st_ino)
+		return 0;
+	if (relink_one(x, fd, s->key, s->dev, s->ino) == 0) {
+		s->dev = new->st_dev;
+		s->ino = new->st_ino;
+	}
+	return 1;
+}
+
+/* see links.h */
+void
+xtr_relink_all(struct xtr *x, const struct stat *old, const char *old_name,
+    const char *new_rel, const struct stat *new)
+{
+	struct xtr_slot *s;
+	struct stat st;
+	nlink_t found = 0;
 	size_t i;
 	int fd;
 
@@ -184,20 +281,21 @@ xtr_relink_all(struct xtr *x, const struct stat *old, const char *new_rel,
 	if (fd < 0)
 		return;
 	xtr_table_settle(&x->files);
-	if (fstat(fd, &st) == 0 && st.st_dev == new->st_dev &&
-	    st.st_ino == new->st_ino) {
-		for (i = 0; i < x->files.cap; i++) {
-			struct xtr_slot *s = &x->files.slots[i];
-
-			if (s->key == NULL || !s->has_id ||
-			    s->dev != old->st_dev || s->ino != old->st_ino)
-				continue;
-			if (xtr_link_file(x, fd, s->key, PFX_ROOT_REPLACE) == 0) {
-				s->dev = new->st_dev;
-				s->ino = new->st_ino;
-			}
-		}
+	if (fstat(fd, &st) == -1 || st.st_dev != new->st_dev ||
+	    st.st_ino != new->st_ino) {
+		(void)close(fd);
+		return;
 	}
+	/* One name: that one, without a search. */
+	if (old->st_nlink <= 1) {
+		s = xtr_table_find(&x->files, old_name);
+		if (s != NULL)
+			relink_slot(x, fd, s, old, new);
+		(void)close(fd);
+		return;
+	}
+	for (i = 0; i < x->files.cap && found < old->st_nlink; i++)
+		found += relink_slot(x, fd, &x->files.slots[i], old, new);
 	(void)close(fd);
 }
 

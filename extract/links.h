@@ -30,10 +30,17 @@ void xtr_free_old_links(struct xtr *x);
 /*
  * Point every name this run gave the inode OLD at the new file NEW_REL
  * (identity NEW), by linking over them: what cpio's "data on the last
- * link" means, done without writing into the old inode.
+ * link" means, done without writing into the old inode.  Only a name
+ * that still holds OLD, looked at right before it is replaced, is
+ * relinked: one a later entry took (a symlink, a directory, a file of
+ * its own) keeps what that entry made, as the last entry of a name wins.
+ * OLD_NAME is one name of OLD (the link's target): when OLD has no other
+ * (st_nlink 1), it alone is relinked, found in the table by its name;
+ * else the table is searched for OLD's names, and left once all its
+ * st_nlink are found (hardlink.c bounds how often).
  */
 void xtr_relink_all(struct xtr *x, const struct stat *old,
-    const char *new_rel, const struct stat *new);
+    const char *old_name, const char *new_rel, const struct stat *new);
 
 /* Refuse, or queue for the end, the symlink entry ENTRY at REL. */
 void xtr_queue_symlink(struct xtr *x, struct pfx_entry *entry,

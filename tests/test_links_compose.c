@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@
 #include "fixture.h"
 
 #define SENTINEL "sentinel\n"
-#define ARCHIVE_CAP (1u << 20)
+#define ARCHIVE_CAP (16u << 20)
 #define MAX_REPORTS 64
 
 /* One report() callback, copied. */
@@ -1036,4 +1037,463 @@ case_planted_mid_run(struct cfx *fx)
 Test(links_compose, planted_mid_run_in_empty_dest)
 {
 	each_resolver(case_planted_mid_run);
+}
+
+/* --- relinking a cpio-style link's names (links.c xtr_relink_all) ------ */
+
+/*
+ * A hard-link entry that carries data, to an empty file of the run, is
+ * cpio's "data on the last link": the data becomes a new file, and every
+ * name the run gave the target is linked to it.  Only a name that still
+ * holds the target may be: the last entry of a name wins, as in GNU tar
+ * and bsdtar, and a symlink, directory or file that a later entry put
+ * there stays.  (The tester's case: with --symlinks=root, b -> target
+ * became a third name of the data.)
+ *
+ * libarchive's writer drops the data of a hard-link entry, so these
+ * archives are written byte by byte, each entry with a pax header (a
+ * pax hard link may carry data; a ustar one never does).
+ */
+
+#define RELINK_DATA "DATA\n"
+
+/* Start AB as an archive written by hand (AB->a stays NULL). */
+static void
+rab_open(struct cab *ab)
+{
+	memset(ab, 0, sizeof(*ab));
+	ab->buf = malloc(ARCHIVE_CAP);
+	cr_assert(ab->buf != NULL, "malloc");
+}
+
+/* Append a zeroed 512-byte block to AB.  Return: it. */
+static unsigned char *
+rab_block(struct cab *ab)
+{
+	unsigned char *b;
+
+	cr_assert(ab->used + 512 <= ARCHIVE_CAP, "archive too big");
+	b = (unsigned char *)ab->buf + ab->used;
+	memset(b, 0, 512);
+	ab->used += 512;
+	return b;
+}
+
+/* Write V in octal into the WIDTH-byte field at F, NUL-terminated. */
+static void
+rab_octal(unsigned char *f, size_t width, unsigned long long v)
+{
+	char tmp[32];
+
+	(void)snprintf(tmp, sizeof(tmp), "%0*llo", (int)(width - 1), v);
+	memcpy(f, tmp, width);
+}
+
+/* Append a ustar header for NAME of TYPE, SIZE bytes, hard link LINK. */
+static void
+rab_header(struct cab *ab, const char *name, char type, size_t size,
+    const char *link)
+{
+	unsigned char *h = rab_block(ab);
+	unsigned int sum = 0;
+	size_t i;
+
+	cr_assert(strlen(name) < 100 && strlen(link) < 100, "name too long");
+	memcpy(h, name, strlen(name));
+	rab_octal(h + 100, 8, type == '5' || type == '2' ? 0755 : 0644);
+	rab_octal(h + 108, 8, 0);
+	rab_octal(h + 116, 8, 0);
+	rab_octal(h + 124, 12, size);
+	rab_octal(h + 136, 12, 1300000000);
+	h[156] = (unsigned char)type;
+	memcpy(h + 157, link, strlen(link));
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	memset(h + 148, ' ', 8);
+	for (i = 0; i < 512; i++)
+		sum += h[i];
+	rab_octal(h + 148, 7, sum);
+	h[155] = ' ';
+}
+
+/* Append LEN bytes of DATA, padded to whole blocks. */
+static void
+rab_data(struct cab *ab, const char *data, size_t len)
+{
+	size_t n;
+
+	while (len > 0) {
+		n = len < 512 ? len : 512;
+		memcpy(rab_block(ab), data, n);
+		data += n;
+		len -= n;
+	}
+}
+
+/*
+ * Append the entry NAME of TYPE ('0' file, '1' hard link to LINK, '2'
+ * symlink to LINK, '5' directory) with DATA, behind a pax header that
+ * gives its path.
+ */
+static void
+rab_entry(struct cab *ab, const char *name, char type, const char *data,
+    const char *link)
+{
+	char rec[256];
+	size_t base = strlen(" path=\n") + strlen(name), n = base + 1;
+
+	/* A pax record counts its own length's digits. */
+	while ((size_t)snprintf(rec, sizeof(rec), "%zu", n) + base != n)
+		n = (size_t)snprintf(rec, sizeof(rec), "%zu", n) + base;
+	cr_assert(n < sizeof(rec), "pax record too long");
+	(void)snprintf(rec, sizeof(rec), "%zu path=%s\n", n, name);
+	cr_assert(strlen(rec) == n, "pax record length");
+	rab_header(ab, "PaxHeaders/x", 'x', n, "");
+	rab_data(ab, rec, n);
+	rab_header(ab, name, type, strlen(data), link);
+	rab_data(ab, data, strlen(data));
+}
+
+static void
+rab_close(struct cab *ab)
+{
+	(void)rab_block(ab);
+	(void)rab_block(ab);
+}
+
+/* NAME in dest/ is a regular file (no symlink followed) holding DATA. */
+static void
+expect_regular(const struct cfx *fx, const char *name, const char *data)
+{
+	char buf[64];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = openat(fx->destfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	cr_assert(fd >= 0, "[%s] %s: %s", fx->rname, name, strerror(errno));
+	cr_assert(fstat(fd, &st) == 0 && S_ISREG(st.st_mode),
+	    "[%s] %s is not a regular file", fx->rname, name);
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	cr_assert(n >= 0, "[%s] read %s", fx->rname, name);
+	buf[n] = '\0';
+	cr_assert_str_eq(buf, data, "[%s] %s holds \"%s\"", fx->rname, name,
+	    buf);
+}
+
+/* Are the names A and B in dest/ (not followed) one inode? */
+static bool
+same_inode(const struct cfx *fx, const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	cr_assert(fstatat(fx->destfd, a, &sa, AT_SYMLINK_NOFOLLOW) == 0,
+	    "[%s] stat %s", fx->rname, a);
+	cr_assert(fstatat(fx->destfd, b, &sb, AT_SYMLINK_NOFOLLOW) == 0,
+	    "[%s] stat %s", fx->rname, b);
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* a and c are one file, holding the data c carried, with LINKS names. */
+static void
+expect_relinked(const struct cfx *fx, nlink_t links)
+{
+	struct stat st;
+
+	expect_regular(fx, "a", RELINK_DATA);
+	expect_regular(fx, "c", RELINK_DATA);
+	cr_assert(same_inode(fx, "a", "c"), "[%s] a and c not linked",
+	    fx->rname);
+	cr_assert(fstatat(fx->destfd, "c", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_nlink == links, "[%s] c has %ju names, expected %ju",
+	    fx->rname, (uintmax_t)st.st_nlink, (uintmax_t)links);
+}
+
+/* Run CASE once per --symlinks mode and resolver, each in a fresh tree. */
+static void
+each_mode(void (*fn)(struct cfx *))
+{
+	static const struct {
+		enum pfx_symlinks mode;
+		const char *name;
+	} ms[] = {
+		{ PFX_SYMLINKS_ROOT, "root" },
+		{ PFX_SYMLINKS_CONTAIN, "contain" },
+		{ PFX_SYMLINKS_REFUSE, "refuse" },
+	};
+	static const struct {
+		enum pfx_resolver how;
+		const char *name;
+	} rs[] = {
+		{ PFX_RESOLVER_OPENAT2, "openat2" },
+		{ PFX_RESOLVER_WALK, "walk" },
+	};
+	static char label[64];
+	struct cfx fx;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		for (j = 0; j < sizeof(rs) / sizeof(rs[0]); j++) {
+			(void)snprintf(label, sizeof(label), "%s, %s",
+			    rs[j].name, ms[i].name);
+			cfx_begin(&fx, rs[j].how, label);
+			fx.opt.symlinks = ms[i].mode;
+			fn(&fx);
+			cfx_end(&fx);
+		}
+	}
+}
+
+/*
+ * a, its hard links b and s, then symlinks at both names (b -> target,
+ * missing; s -> a, the very file relinked), then c, a hard link to a
+ * with data.  Made symlinks stay what they are; refused ones leave the
+ * hard link, which is then a name of a still, and is relinked.
+ */
+static void
+case_symlink_takes_name(struct cfx *fx)
+{
+	bool made = fx->opt.symlinks != PFX_SYMLINKS_REFUSE;
+	struct cab ab;
+
+	rab_open(&ab);
+	rab_entry(&ab, "a", '0', "", "");
+	rab_entry(&ab, "b", '1', "", "a");
+	rab_entry(&ab, "s", '1', "", "a");
+	rab_entry(&ab, "b", '2', "", "target");
+	rab_entry(&ab, "s", '2', "", "a");
+	rab_entry(&ab, "c", '1', RELINK_DATA, "a");
+	rab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), made ? PFX_OK : PFX_REFUSED, "[%s]",
+	    fx->rname);
+	cr_assert(report_of(fx, "c")->status == PFX_ENTRY_EXTRACTED,
+	    "[%s] c: %s", fx->rname, report_of(fx, "c")->reason);
+	if (made) {
+		expect_link_kept(fx, "b", "target");
+		expect_link_kept(fx, "s", "a");
+		expect_relinked(fx, 2);
+	} else {
+		expect_relinked(fx, 4);
+		cr_assert(same_inode(fx, "a", "b") && same_inode(fx, "a", "s"),
+		    "[%s] b and s not relinked", fx->rname);
+	}
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose_relink, symlink_takes_name)
+{
+	each_mode(case_symlink_takes_name);
+}
+
+/*
+ * A directory (with a file in it) takes b: it stays, and the relink
+ * does not try it.
+ */
+static void
+case_dir_takes_name(struct cfx *fx)
+{
+	struct stat st;
+	struct cab ab;
+
+	rab_open(&ab);
+	rab_entry(&ab, "a", '0', "", "");
+	rab_entry(&ab, "b", '1', "", "a");
+	rab_entry(&ab, "b/", '5', "", "");
+	rab_entry(&ab, "b/in", '0', "IN\n", "");
+	rab_entry(&ab, "c", '1', RELINK_DATA, "a");
+	rab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s]", fx->rname);
+	cr_assert(fstatat(fx->destfd, "b", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode), "[%s] b is no longer a directory",
+	    fx->rname);
+	expect_regular(fx, "b/in", "IN\n");
+	expect_relinked(fx, 2);
+	cab_free(&ab);
+}
+
+Test(links_compose_relink, dir_takes_name)
+{
+	each_mode(case_dir_takes_name);
+}
+
+/* A file of its own takes b: it keeps its content and its inode. */
+static void
+case_file_takes_name(struct cfx *fx)
+{
+	struct cab ab;
+
+	rab_open(&ab);
+	rab_entry(&ab, "a", '0', "", "");
+	rab_entry(&ab, "b", '1', "", "a");
+	rab_entry(&ab, "b", '0', "OWN\n", "");
+	rab_entry(&ab, "c", '1', RELINK_DATA, "a");
+	rab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s]", fx->rname);
+	expect_regular(fx, "b", "OWN\n");
+	cr_assert(!same_inode(fx, "a", "b"), "[%s] b relinked", fx->rname);
+	expect_relinked(fx, 2);
+	cab_free(&ab);
+}
+
+Test(links_compose_relink, file_takes_name)
+{
+	each_mode(case_file_takes_name);
+}
+
+/*
+ * --atomic over a populated destination: b, staged beside its final
+ * name, which holds an old symlink (b -> x, replaceable: no link passes
+ * through it), is relinked as staged, so that b ends a name of the data.
+ */
+static void
+case_atomic_over_old_link(struct cfx *fx)
+{
+	struct cab ab;
+
+	plant_link(fx, "b", "x");
+	fx->opt.flags |= PFX_OPT_ATOMIC;
+	rab_open(&ab);
+	rab_entry(&ab, "a", '0', "", "");
+	rab_entry(&ab, "b", '1', "", "a");
+	rab_entry(&ab, "c", '1', RELINK_DATA, "a");
+	rab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s] %s", fx->rname,
+	    fx->res.message);
+	expect_relinked(fx, 3);
+	cr_assert(same_inode(fx, "a", "b"), "[%s] b not relinked",
+	    fx->rname);
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose_relink, atomic_over_old_link)
+{
+	each_mode(case_atomic_over_old_link);
+}
+
+/*
+ * --atomic, --symlinks=root, the tester's archive: the run's own symlink
+ * b -> target is a later entry than the staged hard link b, and must
+ * never become a name of the data.  (Whatever else becomes of b: the
+ * journal may give the whole run up.)
+ */
+static void
+case_atomic_own_link(struct cfx *fx)
+{
+	struct pfx_input in = { .fd = -1 };
+	struct stat st;
+	struct cab ab;
+
+	plant_dir(fx, "pre");
+	fx->opt.flags |= PFX_OPT_ATOMIC;
+	fx->opt.symlinks = PFX_SYMLINKS_ROOT;
+	rab_open(&ab);
+	rab_entry(&ab, "a", '0', "", "");
+	rab_entry(&ab, "b", '1', "", "a");
+	rab_entry(&ab, "b", '2', "", "target");
+	rab_entry(&ab, "c", '1', RELINK_DATA, "a");
+	rab_close(&ab);
+	in.buf = ab.buf;
+	in.len = ab.used;
+	(void)pfx_extract(&in, AT_FDCWD, fx->dest, &fx->opt, &fx->res);
+	if (fstatat(fx->destfd, "b", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		expect_link_kept(fx, "b", "target");
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose_relink, atomic_own_link)
+{
+	each_resolver(case_atomic_own_link);
+}
+
+/*
+ * N groups of an empty file e<i>, HARD hard links h<i> to it, then l<i>,
+ * a hard link to it with data, into AB.
+ */
+static void
+cpio_groups(struct cab *ab, int n, int hard)
+{
+	char name[32], target[32];
+	int i;
+
+	rab_open(ab);
+	for (i = 0; i < n; i++) {
+		(void)snprintf(name, sizeof(name), "e%d", i);
+		rab_header(ab, name, '0', 0, "");
+	}
+	for (i = 0; i < n && hard; i++) {
+		(void)snprintf(name, sizeof(name), "h%d", i);
+		(void)snprintf(target, sizeof(target), "e%d", i);
+		rab_header(ab, name, '1', 0, target);
+	}
+	for (i = 0; i < n; i++) {
+		(void)snprintf(name, sizeof(name), "l%d", i);
+		(void)snprintf(target, sizeof(target), "e%d", i);
+		rab_entry(ab, name, '1', RELINK_DATA, target);
+	}
+	rab_close(ab);
+}
+
+/*
+ * Many cpio-style links to targets of one name each: every target is
+ * found by its name (no search of the table), relinked, and no limit is
+ * reached.
+ */
+static void
+case_many_single_name(struct cfx *fx)
+{
+	struct cab ab;
+
+	fx->opt.hooks.report = NULL;	/* more than MAX_REPORTS */
+	cpio_groups(&ab, 6000, 0);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s] %s", fx->rname,
+	    fx->res.message);
+	expect_regular(fx, "e0", RELINK_DATA);
+	expect_regular(fx, "e5999", RELINK_DATA);
+	cr_assert(same_inode(fx, "e5999", "l5999"), "[%s] not relinked",
+	    fx->rname);
+	cab_free(&ab);
+}
+
+Test(links_compose_relink, many_single_name, .timeout = 60)
+{
+	each_resolver(case_many_single_name);
+}
+
+/*
+ * Targets with a second name each: every cpio-style link searches the
+ * table of all the files made for the target's names, N times a table
+ * of 2N: quadratic.  The run stops at the limit that keeps it linear,
+ * saying so, with the first groups relinked.
+ */
+static void
+case_quadratic_stops(struct cfx *fx)
+{
+	struct pfx_input in = { .fd = -1 };
+	struct cab ab;
+
+	fx->opt.hooks.report = NULL;	/* more than MAX_REPORTS */
+	cpio_groups(&ab, 4000, 1);
+	in.buf = ab.buf;
+	in.len = ab.used;
+	(void)pfx_extract(&in, AT_FDCWD, fx->dest, &fx->opt, &fx->res);
+	cr_assert_eq(fx->res.status, PFX_FATAL, "[%s] %d: %s", fx->rname,
+	    fx->res.status, fx->res.message);
+	cr_assert_eq(fx->res.error, EFBIG, "[%s] %s", fx->rname,
+	    fx->res.message);
+	cr_assert(strstr(fx->res.message, "hard links that carry data") !=
+	    NULL, "[%s] %s", fx->rname, fx->res.message);
+	expect_regular(fx, "e0", RELINK_DATA);
+	cr_assert(same_inode(fx, "e0", "h0") && same_inode(fx, "e0", "l0"),
+	    "[%s] the first group not relinked", fx->rname);
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+}
+
+Test(links_compose_relink, quadratic_stops, .timeout = 60)
+{
+	each_resolver(case_quadratic_stops);
 }
