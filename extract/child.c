@@ -713,6 +713,24 @@ send_label(struct out *o, const struct xtr_head *head, bool *sent,
 /* The CPUs the decoder process may use, as the parent counted them. */
 static unsigned int child_cpus = 1;
 
+/*
+ * Is what follows the archive's end read to its end (a pipe's or
+ * socket's, so that its writer is not killed by SIGPIPE)?  Not when a
+ * terminal or device is relayed through a pipe (xtr_child_main()): read
+ * to their end, /dev/zero never ends and a terminal waits for ^D.
+ */
+static bool drain_ok = true;
+
+/* Would FD, an input, be drained where it is given (a pipe, a socket)? */
+static bool
+drained_as_given(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 &&
+	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 /* Send the current zip entry's data, then DATA_END.  Return: 0, or -1
  * when it could not be read (the run ends). */
 static int
@@ -891,8 +909,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	queue(&o, m, wire_put_total(m, xtr_volumes_physical(vols,
 	    xtr_reader_archive_bytes(ar))));
 	flush(&o);
-	(void)xtr_input_drain(vols != NULL ? xtr_volumes_fd(vols) :
-	    in->buf == NULL ? in->fd : -1, dec, NULL,
+	(void)xtr_input_drain(!drain_ok ? -1 : vols != NULL ?
+	    xtr_volumes_fd(vols) : in->buf == NULL ? in->fd : -1, dec, NULL,
 	    arm_stall);
 	send_end(&o, WIRE_END, WIRE_OK, 0, NULL);
 	/* Our decoder thread is stopped by now; the memory is the
@@ -993,6 +1011,10 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	 * by a relay that parses nothing: this process goes on as its
 	 * child, with a pipe in its place.
 	 */
+	for (i = 1; i < (size_t)n; i++)
+		if (plat_input_needs_relay(keep[i]) &&
+		    !drained_as_given(keep[i]))
+			drain_ok = false;
 	r = plat_input_relay(keep + 1, (size_t)(n - 1));
 	if (r == 0 && getpid() != self) {
 #ifdef PR_SET_PDEATHSIG
