@@ -11,9 +11,10 @@
  * ring's buffer (decode.h, XTR_DEC_RING), and publishes it; the consumer
  * holds ring[first] between two calls of the read callback (libarchive
  * reads the buffer until the next call) and gives it back on the next
- * one.  When every block is full or held, or the buffer has no room left
- * before the oldest byte not given back, the decoder waits: it never runs
- * more than XTR_DEC_BLOCKS blocks ahead.
+ * one (the one after its last piece, where it is handed out in pieces:
+ * decode.h, xtr_header_room()).  When every block is full or held, or
+ * the buffer has no room left before the oldest byte not given back, the
+ * decoder waits: it never runs more than XTR_DEC_BLOCKS blocks ahead.
  *
  * Inline (XTR_DEC_INLINE, a process on one CPU): no thread.  The read
  * callback, having given back its block, runs the same steps
@@ -112,6 +113,7 @@ struct xtr_decoder {
 	unsigned int first;	/* the oldest block that holds data */
 	unsigned int nfull;	/* blocks holding data from FIRST on */
 	bool held;		/* the consumer holds ring[FIRST] */
+	size_t off;		/* ... and handed out its bytes up to OFF */
 	bool done;		/* the decoder finished: at the end or not */
 	int error;		/* with DONE: 0 at the end, else an errno */
 	char msg[DEC_MSG];	/* with an ERROR: why */
@@ -527,20 +529,200 @@ over_ratio(struct archive *a, const struct xtr_decoder *d, size_t len,
 	return true;
 }
 
+/* --- one entry's headers (decode.h) ------------------------------------- */
+
+/* see decode.h */
+void
+xtr_header_begin(struct xtr_head *h, struct archive *a)
+{
+	la_int64_t at;
+
+	if (h == NULL)
+		return;
+	at = archive_filter_bytes(a, 0);
+	h->hdr_from = at > 0 ? at : 0;
+	h->hdr_taken = 0;
+	h->hdr_over = false;
+	h->hdr_on = true;
+	h->hdr_begun = true;
+}
+
+/* Set A's error: H's limit crossed. */
+static void
+header_error(struct archive *a, const struct xtr_head *h)
+{
+	char msg[DEC_MSG + 64];
+
+	/* libarchive's own formatter knows no %llu. */
+	(void)snprintf(msg, sizeof(msg), "limit max-memory=%llu reached: "
+	    "one entry's headers take more than %llu MiB of the archive (a "
+	    "sparse map of over %llu segments?), which libarchive would hold "
+	    "in memory (raise limits.max_memory, or set it to 0)",
+	    (unsigned long long)h->hdr_budget,
+	    (unsigned long long)(h->hdr_max >> 20),
+	    (unsigned long long)(h->hdr_max / 512 * 21));
+	archive_set_error(a, EFBIG, "%s", msg);
+}
+
+/* see decode.h */
+bool
+xtr_header_end(struct xtr_head *h, struct archive *a)
+{
+	if (h == NULL || !h->hdr_on)
+		return false;
+	h->hdr_on = false;
+	if (h->hdr_over)
+		header_error(a, h);
+	return h->hdr_over;
+}
+
+/* Does H count a header read of A, by libarchive's tar reader (which
+ * says so before it reads what follows a header: its extension blocks,
+ * its map)? */
+static bool
+counting(struct archive *a, const struct xtr_head *h)
+{
+	return h != NULL && h->hdr_on && h->hdr_max != 0 &&
+	    (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) ==
+	    ARCHIVE_FORMAT_TAR;
+}
+
+/* What A's format reader took of the decoded stream since the mark:
+ * where libarchive's own filters decode. */
+static uint64_t
+decoded_taken(struct archive *a, const struct xtr_head *h)
+{
+	la_int64_t at = archive_filter_bytes(a, 0);
+
+	return at > h->hdr_from ? (uint64_t)(at - h->hdr_from) : 0;
+}
+
+/* The bytes one read may take when FILTER decodes them (decode.h). */
+static size_t
+filter_step(int filter)
+{
+	switch (filter) {
+	case ARCHIVE_FILTER_NONE:
+	case ARCHIVE_FILTER_RPM:	/* a container: decodes nothing */
+		return SIZE_MAX;
+	case ARCHIVE_FILTER_LZ4:
+		return XTR_FILTER_STEP_LZ4;
+	case ARCHIVE_FILTER_GZIP:
+		return XTR_FILTER_STEP_GZIP;
+	default:
+		return XTR_FILTER_STEP;
+	}
+}
+
+/* see decode.h */
+size_t
+xtr_header_room(struct archive *a, const struct xtr_head *h, size_t cap)
+{
+	size_t step = SIZE_MAX, s;
+	int i, n;
+
+	if (h == NULL || h->hdr_max == 0)
+		return cap;
+	if (!h->hdr_begun)
+		step = XTR_FILTER_STEP;
+	/* Every filter but the reader's own (the last), each decoding
+	 * what the one below gives. */
+	n = archive_filter_count(a);
+	for (i = 0; i + 1 < n; i++) {
+		s = filter_step(archive_filter_code(a, i));
+		if (s < step)
+			step = s;
+	}
+	return cap < step ? cap : step;
+}
+
+/*
+ * The bytes of P (N) in its 512-byte pieces from P on that are not all
+ * zero.  A zero block of the stream that two pieces share leaves at most
+ * its two ends counted; a piece that holds any byte of a map or a
+ * header is counted whole.
+ */
+static uint64_t
+nonzero_bytes(const unsigned char *p, size_t n)
+{
+	static const unsigned char zeros[512];
+	uint64_t count = 0;
+	size_t i, len;
+
+	for (i = 0; i < n; i += len) {
+		len = n - i < sizeof(zeros) ? n - i : sizeof(zeros);
+		if (p[i] != 0 || memcmp(p + i, zeros, len) != 0)
+			count += len;
+	}
+	return count;
+}
+
+/* see decode.h */
+int
+xtr_header_take(struct archive *a, struct xtr_head *h, const void *p,
+    size_t n)
+{
+	uint64_t taken;
+
+	if (!counting(a, h))
+		return 0;
+	if (archive_filter_count(a) > 1) {
+		taken = decoded_taken(a, h);
+	} else {
+		h->hdr_taken += nonzero_bytes(p, n);
+		taken = h->hdr_taken;
+	}
+	if (taken <= h->hdr_max && !h->hdr_over)
+		return 0;
+	h->hdr_over = true;	/* every later read of it fails too */
+	header_error(a, h);
+	return -1;
+}
+
+/*
+ * Hand out the next bytes of the block held, ring[first], from D->off
+ * on: all that is left, or less where libarchive's own filters decode
+ * them (an archive compressed twice: xtr_header_room()).  MU is not
+ * held: the block is the consumer's until it is given back.
+ * Return: their length, or -1 with A's error set (EFBIG: past the ratio
+ * limit, or an entry's headers' (xtr_header_take())).
+ */
+static la_ssize_t
+hand_out(struct archive *a, struct xtr_decoder *d, const void **buf)
+{
+	const struct block *b = &d->ring[d->first];
+	const unsigned char *p = b->data + d->off;
+	size_t n = xtr_header_room(a, d->tap, b->len - d->off);
+
+	if (over_ratio(a, d, n, b->raw_end) ||
+	    xtr_header_take(a, d->tap, p, n) != 0)
+		return -1;
+	d->given += n;
+	d->off += n;
+	d->raw_seen = b->raw_end;
+	*buf = p;
+	xtr_head_add(d->tap, p, n);
+	return (la_ssize_t)n;
+}
+
 /*
  * libarchive's read callback: give back the block handed out last time,
- * and hand out the next one.  Return: its length, 0 at the verified end,
- * or -1 with A's error set (the decoder's, ECANCELED "interrupted", or
- * EFBIG past the ratio limit).
+ * and hand out the next one (or what is left of the one held).
+ * Return: its length, 0 at the verified end, or -1 with A's error set
+ * (the decoder's, ECANCELED "interrupted", or EFBIG past the ratio limit
+ * or an entry's headers' (xtr_header_take())).
  */
 static la_ssize_t
 dec_read(struct archive *a, void *arg, const void **buf)
 {
 	struct xtr_decoder *d = arg;
-	struct block *b;
 
 	*buf = NULL;
 	(void)pthread_mutex_lock(&d->mu);
+	if (d->held && d->off < d->ring[d->first].len) {
+		(void)pthread_mutex_unlock(&d->mu);
+		return hand_out(a, d, buf);
+	}
 	if (d->held) {
 		d->held = false;
 		d->first = (d->first + 1) % XTR_DEC_BLOCKS;
@@ -561,18 +743,10 @@ dec_read(struct archive *a, void *arg, const void **buf)
 		wait_ready(d);
 	}
 	if (d->nfull > 0) {
-		b = &d->ring[d->first];
-		if (over_ratio(a, d, b->len, b->raw_end)) {
-			(void)pthread_mutex_unlock(&d->mu);
-			return -1;
-		}
-		d->given += b->len;
 		d->held = true;
-		d->raw_seen = b->raw_end;
+		d->off = 0;
 		(void)pthread_mutex_unlock(&d->mu);
-		*buf = b->data;
-		xtr_head_add(d->tap, b->data, b->len);
-		return (la_ssize_t)b->len;
+		return hand_out(a, d, buf);
 	}
 	d->raw_seen = d->raw_total;
 	(void)pthread_mutex_unlock(&d->mu);

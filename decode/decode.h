@@ -107,6 +107,9 @@ struct xtr_dec_mem {
 	 * more than MAX_RATIO per raw byte; 0, none. */
 	uint64_t max_ratio;
 	uint64_t ratio_after;
+	/* The bytes one entry's headers may take (xtr_header_begin()),
+	 * worked out from the budget by the caller; 0: no limit. */
+	uint64_t header_max;
 };
 
 /*
@@ -117,6 +120,25 @@ struct xtr_dec_mem {
  * default's share.
  */
 #define XTR_XZ_MEM_SHARE 8u
+
+/*
+ * The archive bytes that libarchive's tar reader may take to read one
+ * entry's headers: 1/XTR_HEADER_SHARE of the memory budget, and
+ * XTR_HEADER_MIN at least (16 MiB either way at the default budget of 1
+ * GiB); none without a budget.  SECURITY: libarchive holds what a sparse
+ * map says in two lists while it reads the headers, before pfextract
+ * sees the entry: up to 12 bytes of memory for each byte of the map
+ * (measured: a PAX 1.0 map of "0\n0\n" pairs, 48 bytes for 4; an old
+ * GNU map's extension blocks, 80 bytes a 24-byte entry), and xz, zstd
+ * or gzip shrink such maps 60 times and more.  So 16 MiB of headers
+ * hold 200 MiB at most, 1/5 of the budget.  What libarchive 3.6.2 reads
+ * with no sparse map is bounded by itself: at most 32 extended headers
+ * in a row (then "Too many special headers"), each of 1 MiB at most;
+ * real writers put 1 or 2 of a few KiB before an entry, and a sparse
+ * file of 680,000 segments fits in 16 MiB.
+ */
+#define XTR_HEADER_SHARE 64u
+#define XTR_HEADER_MIN (16ull << 20)
 
 /*
  * xz: threads at most, whatever the CPUs: a thread's stack counts
@@ -178,6 +200,22 @@ struct xtr_head {
 	 * is the compressed bytes read when the last block was taken. */
 	bool staged;
 	uint64_t raw;
+	/*
+	 * The header being read (xtr_header_begin() to xtr_header_end()):
+	 * ON while it is; FROM, what the format reader had taken of the
+	 * stream when it began (archive_filter_bytes(a, 0)); TAKEN, the
+	 * bytes handed to it since, but blocks of 512 zero bytes.  MAX,
+	 * the limit (0: none), and BUDGET, the memory budget it comes from
+	 * (the message names it): set when the reader is opened.
+	 */
+	bool hdr_on;
+	bool hdr_over;		/* ... and crossed MAX */
+	bool hdr_begun;		/* a header read began: the reader is
+				   open, its filters picked */
+	int64_t hdr_from;
+	uint64_t hdr_taken;
+	uint64_t hdr_max;
+	uint64_t hdr_budget;
 };
 
 /*
@@ -207,6 +245,75 @@ int xtr_window_get(const struct xtr_window *t, uint64_t at, size_t n, void *out)
 /* Keep what of P (N bytes) still fits in H (NULL: nothing), and P in
  * H's window, if it has one. */
 void xtr_head_add(struct xtr_head *h, const void *p, size_t n);
+
+/*
+ * SECURITY: one entry's headers are bounded while libarchive reads them.
+ * libarchive's tar reader parses an entry's extended headers, an old GNU
+ * sparse map's extension blocks and a PAX 1.0 sparse map (in the data
+ * area) inside archive_read_next_header(), and holds the map in lists of
+ * its own before the caller sees the entry.  The only code of ours that
+ * runs meanwhile is the read callbacks, so they count: the caller marks
+ * the start of each header read with xtr_header_begin() on the reader's
+ * HEAD (after the last entry's data was read or skipped: that data is
+ * not the header's), and every read callback hands what it gives through
+ * xtr_header_take(), which fails the read once the header has taken more
+ * than H->hdr_max bytes.  Counted for libarchive's tar reader only, the
+ * one that reads an entry's headers so (7-Zip's and zip's readers read
+ * their whole directory at the first header, and seek to it):
+ *	- where the callback hands libarchive's format reader the archive's
+ *	  own bytes (our decoders, a plain file, a pipe, the stage): the
+ *	  bytes given, but 512-byte blocks of zeros (-i reads runs of them
+ *	  in one header read; they hold no memory, and no map or pax record
+ *	  can be made of them), so at most one block read ahead too many;
+ *	- where libarchive's own filters decode what the callback gives
+ *	  (bzip2, lz4, lzip, lzma, compress, a Debian package's member,
+ *	  and the gzip or zstd variants not ours): what the format reader
+ *	  took of the decoded stream since the mark (zero blocks
+ *	  included), looked at each time the filter reads.  A read of such
+ *	  an input may decode to thousands of times its size before the
+ *	  next one (bzip2 24,000 times, lzma 7,000 times, measured on
+ *	  sparse maps), so each is small (xtr_header_room()), and so are
+ *	  the reads of any input made before the first header read, while
+ *	  libarchive picks its filters: what one read decodes past the
+ *	  limit stays a few tens of MiB.
+ * A limit crossed fails the read with EFBIG and a message naming the
+ * budget; libarchive then ends the header read (ARCHIVE_FATAL).
+ */
+#define XTR_FILTER_STEP 1024u		/* bzip2, xz, lzma, lzip, zstd, ... */
+#define XTR_FILTER_STEP_GZIP (16u << 10)	/* deflate: 1032 times at most */
+#define XTR_FILTER_STEP_LZ4 (64u << 10)	/* LZ4: 255 times at most */
+
+/* Mark the start of a header read of A, whose callbacks count in H (NULL:
+ * nothing is counted). */
+void xtr_header_begin(struct xtr_head *h, struct archive *a);
+
+/*
+ * The header read of A that H counted is over, whatever it returned.  If
+ * it crossed the limit, A's error is set to say so again (EFBIG, the
+ * limit named): libarchive's own filters replace a read's error with
+ * theirs ("truncated bzip2 input").  Return: true if it crossed it.
+ */
+bool xtr_header_end(struct xtr_head *h, struct archive *a);
+
+/*
+ * For a read callback of A counting in H (or NULL), about to read at
+ * most CAP bytes of its input: the bytes it should read.  CAP, but for
+ * the reads made before the first header read (libarchive opening the
+ * input, picking its filters) and those that libarchive's own filters
+ * decode: XTR_FILTER_STEP (or the filter's own step: gzip, lz4) at
+ * most.  CAP too where nothing is counted (H NULL, or no limit).
+ */
+size_t xtr_header_room(struct archive *a, const struct xtr_head *h,
+    size_t cap);
+
+/*
+ * For a read callback of A counting in H (or NULL): it is about to hand
+ * the N bytes at P to A.  Return: 0, or -1 with A's error set (EFBIG,
+ * the limit named) when the header being read has taken more than
+ * H->hdr_max bytes: the callback then fails (returns -1).
+ */
+int xtr_header_take(struct archive *a, struct xtr_head *h, const void *p,
+    size_t n);
 
 struct xtr_dec_input {
 	int fd;			/* read from where it is, or -1 */

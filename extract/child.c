@@ -810,6 +810,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	    ring_block_got, &o };
 	unsigned char m[WIRE_HEAD + 8];
 	bool label_sent = false;
+	bool entry = false;		/* a header read, its data not skipped */
 	char *pax = NULL;		/* a pax dump list (-G) */
 	size_t pax_len = 0;
 	struct xtr_decoder *dec;
@@ -854,7 +855,24 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	if (ae == NULL || o.buf == NULL)
 		finish(&o, ENOMEM, strerror(ENOMEM));
 	for (;;) {
-		r = archive_read_next_header2(ar, ae);
+		/*
+		 * SECURITY: libarchive holds what an entry's headers say (a
+		 * sparse map) while it reads them; the read callbacks count
+		 * them from here (decode.h, xtr_header_begin()).  The last
+		 * entry's data left unread (a listing's, a pax dump list's)
+		 * is skipped first, as archive_read_next_header() would (its
+		 * failure, an archive cut, fatal too), but outside the header
+		 * read, where it would count as headers.
+		 */
+		if (entry && archive_read_data_skip(ar) == ARCHIVE_FATAL) {
+			r = ARCHIVE_FATAL;
+		} else {
+			xtr_header_begin(&head, ar);
+			r = archive_read_next_header2(ar, ae);
+			if (xtr_header_end(&head, ar))
+				r = ARCHIVE_FATAL;
+		}
+		entry = r == ARCHIVE_OK || r == ARCHIVE_WARN;
 		send_note(&o);
 		/* --test-label: the label even before a damaged header,
 		 * and nothing after it (engine.c read_label()). */

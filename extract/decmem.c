@@ -28,6 +28,10 @@ xtr_dec_mem_of(const struct pfx_limits *lim, unsigned int cpus,
 	    XTR_XZ_MAX_THREADS : cpus;
 	mem->max_ratio = lim->max_ratio;
 	mem->ratio_after = lim->ratio_after;
+	/* One entry's headers, as libarchive reads them (decode.h). */
+	mem->header_max = budget == 0 ? 0 :
+	    budget / XTR_HEADER_SHARE > XTR_HEADER_MIN ?
+	    budget / XTR_HEADER_SHARE : XTR_HEADER_MIN;
 }
 
 /*

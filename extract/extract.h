@@ -229,6 +229,8 @@ struct xtr {
 					   ratio, headers counted too */
 	bool in_data;			/* the current entry's data may not
 					   all have been read */
+	bool ar_entry;			/* libarchive (X->ar) read a header
+					   whose data it has not skipped */
 	char *pax_list;			/* owned: the current entry's data
 					   in place of libarchive's: a pax
 					   GNU.dumpdir (paxdump.c), or NULL */

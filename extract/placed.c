@@ -5,7 +5,11 @@
  * the caller for each block's buffer first (placed.h), and otherwise
  * reads as libarchive's does: whole blocks, a read that a signal
  * interrupted retried, skips within a regular file and seeks done with
- * lseek(2).
+ * lseek(2).  Every archive file that is not ours to decode is read here,
+ * with a caller's buffers or not, so that each read is one of ours: one
+ * entry's headers are counted as they are read (decode.h,
+ * xtr_header_take()), which libarchive's fd and file readers would not
+ * let us do.
  */
 #include <sys/stat.h>
 
@@ -21,12 +25,15 @@
 
 struct placed {
 	int fd;
+	bool own_fd;		/* closed with the reader */
 	const struct xtr_read_place *place;
+	struct xtr_head *tap;	/* one entry's headers counted, or NULL */
 	unsigned char *own;	/* the block when PLACE gives none */
 };
 
 /* libarchive's read callback: one read(2), into the caller's buffer when
- * it gives one.  Return: the bytes read (0 at the end), or -1. */
+ * it gives one.  Return: the bytes read (0 at the end), or -1 (EFBIG:
+ * past one entry's headers' limit, decode.h). */
 static la_ssize_t
 placed_read(struct archive *a, void *arg, const void **out)
 {
@@ -45,6 +52,7 @@ placed_read(struct archive *a, void *arg, const void **out)
 		buf = p->own;
 		cap = XTR_READ_BLOCK;
 	}
+	cap = xtr_header_room(a, p->tap, cap);
 	do
 		n = read(p->fd, buf, cap);
 	while (n == -1 && errno == EINTR);
@@ -54,6 +62,8 @@ placed_read(struct archive *a, void *arg, const void **out)
 	}
 	if (buf != p->own)
 		p->place->got(p->place->ctx, (size_t)n);
+	if (xtr_header_take(a, p->tap, buf, (size_t)n) != 0)
+		return -1;
 	*out = buf;
 	return n;
 }
@@ -100,13 +110,15 @@ placed_seek(struct archive *a, void *arg, la_int64_t offset, int whence)
 	return errno == ESPIPE ? ARCHIVE_FAILED : ARCHIVE_FATAL;
 }
 
-/* libarchive's close callback: the reader's own, not the fd. */
+/* libarchive's close callback: the reader's own, and the fd if it is. */
 static int
 placed_close(struct archive *a, void *arg)
 {
 	struct placed *p = arg;
 
 	(void)a;
+	if (p->own_fd)
+		(void)close(p->fd);
 	free(p->own);
 	free(p);
 	return ARCHIVE_OK;
@@ -114,24 +126,32 @@ placed_close(struct archive *a, void *arg)
 
 /* see placed.h */
 int
-xtr_placed_open(struct archive *a, int fd, const struct xtr_read_place *place)
+xtr_placed_open(struct archive *a, int fd, bool own_fd,
+    const struct xtr_read_place *place, struct xtr_head *tap)
 {
 	struct placed *p;
 
 	p = calloc(1, sizeof(*p));
 	if (p == NULL) {
+		if (own_fd)
+			(void)close(fd);
 		archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
 		return ARCHIVE_FATAL;
 	}
 	p->fd = fd;
+	p->own_fd = own_fd;
 	p->place = place;
+	p->tap = tap;
 	if (archive_read_set_read_callback(a, placed_read) != ARCHIVE_OK ||
 	    archive_read_set_skip_callback(a, placed_skip) != ARCHIVE_OK ||
 	    archive_read_set_seek_callback(a, placed_seek) != ARCHIVE_OK ||
 	    archive_read_set_close_callback(a, placed_close) != ARCHIVE_OK ||
 	    archive_read_set_callback_data(a, p) != ARCHIVE_OK) {
+		if (own_fd)
+			(void)close(fd);
 		free(p);
 		return ARCHIVE_FATAL;
 	}
+	/* libarchive calls placed_close() whether or not the open works. */
 	return archive_read_open1(a);
 }

@@ -9,9 +9,11 @@
 #ifndef XTR_PLACED_H
 #define XTR_PLACED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct archive;
+struct xtr_head;
 
 /* Where each read goes. */
 struct xtr_read_place {
@@ -28,12 +30,14 @@ struct xtr_read_place {
 };
 
 /*
- * Open A on FD, a regular file or a block device (not closed with the
- * reader), as archive_read_open_fd() does: blocks of XTR_READ_BLOCK,
+ * Open A on FD, a regular file or a block device (closed with the reader
+ * when OWN_FD), as archive_read_open_fd() does: blocks of XTR_READ_BLOCK,
  * skips and seeks with lseek(2); each read into PLACE's buffer when it
- * gives one.  Return: libarchive's status.
+ * gives one (PLACE may be NULL), and counted in TAP (or NULL) against
+ * one entry's headers' limit (decode.h, xtr_header_take()).
+ * Return: libarchive's status.
  */
-int xtr_placed_open(struct archive *a, int fd,
-    const struct xtr_read_place *place);
+int xtr_placed_open(struct archive *a, int fd, bool own_fd,
+    const struct xtr_read_place *place, struct xtr_head *tap);
 
 #endif /* XTR_PLACED_H */

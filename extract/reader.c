@@ -3,8 +3,15 @@
  *
  * An input that starts as gzip, zstd or xz does (by its magic bytes, never
  * its name) is decoded by pfextract's own decoder thread (decode.h), and
- * libarchive reads the plain stream; every other input is libarchive's
- * alone, as it always was.
+ * libarchive reads the plain stream; every other input is libarchive's to
+ * decode, as it always was.  Either way each block reaches libarchive
+ * through a read callback of ours (a pipe's, a file's, a buffer's, a
+ * package member's here, placed.c's, stage.c's, the decoder's), never
+ * libarchive's own file or memory readers: while libarchive reads an
+ * entry's headers (a sparse map it keeps in memory) only those callbacks
+ * run, and they bound what one header read takes (decode.h,
+ * xtr_header_take()); all but -M's joiner (volumes.c), whose volumes
+ * are never compressed.
  *
  * SECURITY: only libarchive's built-in decoders are registered.  A filter
  * that libarchive would run as an external program (when it was built
@@ -310,7 +317,8 @@ read_error(struct archive *a, ssize_t r)
  * libarchive's read callback: the head read before, then one read(2)
  * into the block buffer.  Return: the bytes read (0 at the end), or -1
  * with the archive's error set -- ECANCELED "interrupted" when a signal
- * cut the read short and the caller has cancelled.
+ * cut the read short and the caller has cancelled, EFBIG past one
+ * entry's headers' limit (decode.h, xtr_header_take()).
  */
 static la_ssize_t
 pipe_read(struct archive *a, void *arg, const void **buf)
@@ -321,16 +329,21 @@ pipe_read(struct archive *a, void *arg, const void **buf)
 	if (p->head_len > 0) {
 		*buf = p->head;
 		n = (ssize_t)p->head_len;
+		if (xtr_header_take(a, p->tap, p->head, (size_t)n) != 0)
+			return -1;
 		p->head_len = 0;
 		xtr_head_add(p->tap, p->head, (size_t)n);
 		return n;
 	}
 	*buf = p->buf;
-	n = xtr_read_cancellable(p->fd, p->buf, sizeof(p->buf), p->cancel);
+	n = xtr_read_cancellable(p->fd, p->buf, xtr_header_room(a, p->tap,
+	    sizeof(p->buf)), p->cancel);
 	if (n < 0) {
 		read_error(a, n);
 		return -1;
 	}
+	if (xtr_header_take(a, p->tap, p->buf, (size_t)n) != 0)
+		return -1;
 	xtr_head_add(p->tap, p->buf, (size_t)n);
 	return n;
 }
@@ -375,6 +388,126 @@ open_pipe(struct archive *a, int fd, bool own_fd,
 	p->head_len = head_len;
 	/* libarchive calls pipe_close() whether or not the open works. */
 	return archive_read_open(a, p, NULL, pipe_read, pipe_close);
+}
+
+/*
+ * A buffer that is not ours to decode, handed to libarchive in blocks of
+ * XTR_READ_BLOCK by the callbacks here rather than whole by its memory
+ * reader: a header read then calls a read callback of ours, which counts
+ * it (decode.h, xtr_header_take()).  Skips and seeks move within it, as
+ * libarchive's memory reader's do.
+ */
+struct mem_in {
+	const unsigned char *buf;
+	size_t len;
+	size_t at;		/* the next byte handed out */
+	struct xtr_head *tap;	/* one entry's headers counted, or NULL */
+};
+
+/* libarchive's read callback: the next block.  Return: its length (0 at
+ * the end), or -1 with A's error set (EFBIG: past one entry's headers'
+ * limit). */
+static la_ssize_t
+mem_read(struct archive *a, void *arg, const void **out)
+{
+	struct mem_in *m = arg;
+	size_t n = m->len - m->at;
+
+	n = xtr_header_room(a, m->tap, n < XTR_READ_BLOCK ? n :
+	    XTR_READ_BLOCK);
+	if (xtr_header_take(a, m->tap, m->buf + m->at, n) != 0)
+		return -1;
+	*out = m->buf + m->at;
+	m->at += n;
+	return (la_ssize_t)n;
+}
+
+/* libarchive's skip callback: REQUEST bytes on, no further than the end
+ * (what is missing libarchive then finds cut).  Return: the bytes
+ * skipped. */
+static la_int64_t
+mem_skip(struct archive *a, void *arg, la_int64_t request)
+{
+	struct mem_in *m = arg;
+
+	(void)a;
+	if (request <= 0)
+		return 0;
+	if ((uint64_t)request > m->len - m->at)
+		request = (la_int64_t)(m->len - m->at);
+	m->at += (size_t)request;
+	return request;
+}
+
+/* libarchive's seek callback, as its memory reader's.  Return: the new
+ * offset, or ARCHIVE_FAILED (at the start or the end) outside the
+ * buffer. */
+static la_int64_t
+mem_seek(struct archive *a, void *arg, la_int64_t offset, int whence)
+{
+	struct mem_in *m = arg;
+	la_int64_t base, len = (la_int64_t)m->len;
+
+	(void)a;
+	switch (whence) {
+	case SEEK_SET:
+		base = 0;
+		break;
+	case SEEK_CUR:
+		base = (la_int64_t)m->at;
+		break;
+	case SEEK_END:
+		base = len;
+		break;
+	default:
+		return ARCHIVE_FATAL;
+	}
+	if (offset < -base) {
+		m->at = 0;
+		return ARCHIVE_FAILED;
+	}
+	if (offset > len - base) {
+		m->at = m->len;
+		return ARCHIVE_FAILED;
+	}
+	m->at = (size_t)(base + offset);
+	return (la_int64_t)m->at;
+}
+
+/* libarchive's close callback: the reader's own.  Return: ARCHIVE_OK. */
+static int
+mem_close(struct archive *a, void *arg)
+{
+	(void)a;
+	free(arg);
+	return ARCHIVE_OK;
+}
+
+/* Open A on the LEN bytes at BUF (borrowed), counted in TAP (or NULL).
+ * Return: libarchive's status. */
+static int
+open_mem(struct archive *a, const void *buf, size_t len,
+    struct xtr_head *tap)
+{
+	struct mem_in *m = calloc(1, sizeof(*m));
+
+	if (m == NULL) {
+		archive_set_error(a, ENOMEM, "%s", strerror(ENOMEM));
+		return ARCHIVE_FATAL;
+	}
+	m->buf = buf;
+	m->len = len;
+	m->tap = tap;
+	if (archive_read_set_read_callback(a, mem_read) != ARCHIVE_OK ||
+	    archive_read_set_skip_callback(a, mem_skip) != ARCHIVE_OK ||
+	    archive_read_set_seek_callback(a, mem_seek) != ARCHIVE_OK ||
+	    archive_read_set_close_callback(a, mem_close) != ARCHIVE_OK ||
+	    archive_read_set_callback_data(a, m) != ARCHIVE_OK) {
+		free(m);
+		return ARCHIVE_FATAL;
+	}
+	/* libarchive calls mem_close() whether or not the open works. */
+	return archive_read_open1(a);
 }
 
 /* How to open an input once its codec is known. */
@@ -581,11 +714,11 @@ open_path(struct archive *a, const char *path, struct opening *o)
 		return open_decoded_fd(a, fd, true, codec, o);
 	if (staging(o))
 		return open_stream(a, fd, true, o);	/* every byte seen */
-	/* The label is read from this open of PATH; libarchive opens it
-	 * again by name, as it always did. */
+	/* The label is read from this open of PATH; the blocks are ours
+	 * to read (placed.c), as libarchive's file reader would, so that
+	 * each header read is counted (decode.h). */
 	keep_head(o->head, fd, 0);
-	(void)close(fd);
-	return archive_read_open_filename(a, path, XTR_READ_BLOCK);
+	return xtr_placed_open(a, fd, true, NULL, o->head);
 }
 
 /* Is FD open on a directory?  (read(2) would fail, EISDIR.) */
@@ -658,7 +791,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 		}
 		if (codec == XTR_CODEC_NONE) {
 			xtr_head_add(o->head, in->buf, in->len);
-			return archive_read_open_memory(a, in->buf, in->len);
+			return open_mem(a, in->buf, in->len, o->head);
 		}
 		memset(&di, 0, sizeof(di));
 		di.fd = -1;
@@ -683,9 +816,10 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	if (staging(o))
 		return open_stream(a, in->fd, false, o);	/* every byte seen */
 	keep_head(o->head, in->fd, lseek(in->fd, 0, SEEK_CUR));
-	if (o->place != NULL)
-		return xtr_placed_open(a, in->fd, o->place);
-	return archive_read_open_fd(a, in->fd, XTR_READ_BLOCK);
+	/* Into PLACE's buffers if it has them; read by us either way, as
+	 * libarchive's fd reader would, so that each header read is
+	 * counted (decode.h). */
+	return xtr_placed_open(a, in->fd, false, o->place, o->head);
 }
 
 /* see reader.h */
@@ -751,21 +885,28 @@ new_reader(const char *names, bool seekable, unsigned int flags, char *msg,
  */
 struct deb {
 	struct archive *outer;		/* the ar: owned */
+	struct xtr_head *tap;		/* one entry's headers counted, or
+					   NULL (decode.h) */
 	char buf[XTR_BLOCK];
 };
 
-/* The inner reader's input: the member's next bytes. */
+/* The inner reader's input: the member's next bytes.  Return: their
+ * length (0 at the end), or -1 with INNER's error set (EFBIG: past one
+ * entry's headers' limit, decode.h). */
 static la_ssize_t
 deb_read(struct archive *inner, void *arg, const void **out)
 {
 	struct deb *d = arg;
 	la_ssize_t n;
 
-	n = archive_read_data(d->outer, d->buf, sizeof(d->buf));
+	n = archive_read_data(d->outer, d->buf, xtr_header_room(inner, d->tap,
+	    sizeof(d->buf)));
 	if (n < 0)
 		archive_set_error(inner, EIO, "%s",
 		    archive_error_string(d->outer) != NULL ?
 		    archive_error_string(d->outer) : "cannot read the package");
+	else if (xtr_header_take(inner, d->tap, d->buf, (size_t)n) != 0)
+		return -1;
 	*out = d->buf;
 	return n;
 }
@@ -805,11 +946,13 @@ static int open_errno(int);
 
 /*
  * Open the data member of the package that OUTER (owned: freed with the
- * reader returned, or here on failure) reads.  Return: a reader of the
- * member's tar, or NULL with MSG and *ERROR set.
+ * reader returned, or here on failure) reads, its header reads counted
+ * in TAP (or NULL).  Return: a reader of the member's tar, or NULL with
+ * MSG and *ERROR set.
  */
 static struct archive *
-open_deb(struct archive *outer, char *msg, size_t cap, int *error)
+open_deb(struct archive *outer, struct xtr_head *tap, char *msg, size_t cap,
+    int *error)
 {
 	struct archive_entry *ae;
 	struct archive *inner;
@@ -861,6 +1004,7 @@ open_deb(struct archive *outer, char *msg, size_t cap, int *error)
 		return NULL;
 	}
 	d->outer = outer;
+	d->tap = tap;
 	/* The close callback frees D and the package's reader. */
 	if (archive_read_open(inner, d, NULL, deb_read, deb_close) !=
 	    ARCHIVE_OK) {
@@ -996,6 +1140,11 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 	*dec = NULL;
 	if (vols != NULL)
 		*vols = NULL;
+	/* One entry's headers' limit, for the read callbacks (decode.h). */
+	if (head != NULL && mem != NULL) {
+		head->hdr_max = mem->header_max;
+		head->hdr_budget = mem->budget;
+	}
 	if ((dec_flags & XTR_READ_MULTIVOL) != 0)
 		return open_multivolume(in, cancel, dec_flags, vols, head, msg,
 		    cap, error);
@@ -1081,7 +1230,7 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 		head->unseen = true;
 	if ((dec_flags & XTR_READ_DEB) != 0) {
 		*dec = NULL;	/* an ar is never ours to decode */
-		return open_deb(a, msg, cap, error);
+		return open_deb(a, head, msg, cap, error);
 	}
 	return a;
 fail:

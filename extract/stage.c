@@ -86,7 +86,8 @@ next_block(struct archive *a, struct stage *s)
 /*
  * The format reader's read callback: the next XTR_BLOCK bytes at most of
  * the stage's block, lent.  Return: their length (0 at the verified end
- * of the stream), or -1 with A's error set to the filter's.
+ * of the stream), or -1 with A's error set to the filter's (or EFBIG,
+ * past one entry's headers' limit: decode.h, xtr_header_take()).
  */
 static la_ssize_t
 stage_read(struct archive *a, void *arg, const void **buf)
@@ -103,6 +104,8 @@ stage_read(struct archive *a, void *arg, const void **buf)
 			return r;
 	}
 	n = s->left_len < XTR_BLOCK ? s->left_len : XTR_BLOCK;
+	if (xtr_header_take(a, s->head, s->left, n) != 0)
+		return -1;
 	*buf = s->left;
 	s->left += n;
 	s->left_len -= n;
