@@ -721,16 +721,6 @@ static unsigned int child_cpus = 1;
  */
 static bool drain_ok = true;
 
-/* Would FD, an input, be drained where it is given (a pipe, a socket)? */
-static bool
-drained_as_given(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 &&
-	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-}
-
 /* Send the current zip entry's data, then DATA_END.  Return: 0, or -1
  * when it could not be read (the run ends). */
 static int
@@ -855,24 +845,10 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	if (ae == NULL || o.buf == NULL)
 		finish(&o, ENOMEM, strerror(ENOMEM));
 	for (;;) {
-		/*
-		 * SECURITY: libarchive holds what an entry's headers say (a
-		 * sparse map) while it reads them; the read callbacks count
-		 * them from here (decode.h, xtr_header_begin()).  The last
-		 * entry's data left unread (a listing's, a pax dump list's)
-		 * is skipped first, as archive_read_next_header() would (its
-		 * failure, an archive cut, fatal too), but outside the header
-		 * read, where it would count as headers.
-		 */
-		if (entry && archive_read_data_skip(ar) == ARCHIVE_FATAL) {
-			r = ARCHIVE_FATAL;
-		} else {
-			xtr_header_begin(&head, ar);
-			r = archive_read_next_header2(ar, ae);
-			if (xtr_header_end(&head, ar))
-				r = ARCHIVE_FATAL;
-		}
-		entry = r == ARCHIVE_OK || r == ARCHIVE_WARN;
+		/* SECURITY: each entry's headers counted (reader.h); the
+		 * last entry's data left unread (a listing's, a pax dump
+		 * list's) skipped first. */
+		r = xtr_reader_next(ar, &head, &entry, ae);
 		send_note(&o);
 		/* --test-label: the label even before a damaged header,
 		 * and nothing after it (engine.c read_label()). */
@@ -1031,7 +1007,7 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	 */
 	for (i = 1; i < (size_t)n; i++)
 		if (plat_input_needs_relay(keep[i]) &&
-		    !drained_as_given(keep[i]))
+		    !xtr_input_drained(keep[i]))
 			drain_ok = false;
 	r = plat_input_relay(keep + 1, (size_t)(n - 1));
 	if (r == 0 && getpid() != self) {

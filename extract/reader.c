@@ -823,18 +823,45 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 }
 
 /* see reader.h */
+bool
+xtr_input_drained(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 &&
+	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+/* see reader.h */
+int
+xtr_reader_next(struct archive *ar, struct xtr_head *head, bool *entry,
+    struct archive_entry *ae)
+{
+	int r;
+
+	if (*entry && archive_read_data_skip(ar) == ARCHIVE_FATAL) {
+		*entry = false;
+		return ARCHIVE_FATAL;
+	}
+	xtr_header_begin(head, ar);
+	r = archive_read_next_header2(ar, ae);
+	if (xtr_header_end(head, ar))
+		r = ARCHIVE_FATAL;
+	*entry = r == ARCHIVE_OK || r == ARCHIVE_WARN;
+	return r;
+}
+
+/* see reader.h */
 int
 xtr_input_drain(int fd, struct xtr_decoder *dec,
     const volatile sig_atomic_t *cancel, void (*tick)(void))
 {
 	unsigned char buf[16384];
-	struct stat st;
 	ssize_t n;
 
 	if (dec != NULL)
 		xtr_decoder_stop(dec);
-	if (fd < 0 || fstat(fd, &st) == -1 ||
-	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+	if (!xtr_input_drained(fd))
 		return 0;
 	do {
 		n = xtr_read_cancellable(fd, buf, sizeof(buf), cancel);

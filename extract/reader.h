@@ -95,4 +95,22 @@ struct archive *xtr_reader_open_head(const struct pfx_input *in,
 int xtr_input_drain(int fd, struct xtr_decoder *dec,
     const volatile sig_atomic_t *cancel, void (*tick)(void));
 
+/* Is FD an input xtr_input_drain() reads to its end (a pipe, a FIFO, a
+ * socket)? */
+bool xtr_input_drained(int fd);
+
+/*
+ * libarchive's next header of AR into AE.  SECURITY: libarchive holds
+ * what an entry's headers say (a sparse map) while it reads them, before
+ * the entry is seen; the read callbacks count them in HEAD from here
+ * (decode.h, xtr_header_begin()).  What is left of the last entry's data
+ * (*ENTRY: a header was read and its data not skipped) is skipped first,
+ * as archive_read_next_header() would (its failure, an archive cut,
+ * fatal too), but outside the header read, where it would count as
+ * headers.  *ENTRY is set for the next call.  Return: libarchive's
+ * status.
+ */
+int xtr_reader_next(struct archive *ar, struct xtr_head *head, bool *entry,
+    struct archive_entry *ae);
+
 #endif /* XTR_READER_H */

@@ -93,35 +93,6 @@ header_ratio(struct xtr *x, struct archive_entry *ae)
 	return xtr_check_bytes(x, name != NULL ? name : "", 0, 0);
 }
 
-/*
- * libarchive's next header into AE.  SECURITY: libarchive holds what an
- * entry's headers say (a sparse map) while it reads them, before we see
- * the entry; the read callbacks count them from here (decode.h,
- * xtr_header_begin()).  What is left of the last entry's data (a pax
- * dump list's, given in its place; data a read failed in) is skipped
- * first, as archive_read_next_header() would (libarchive's own skip,
- * its failure fatal too), but outside the header read, where it would
- * count as headers.  Return: libarchive's status.
- */
-static int
-ar_next(struct xtr *x, struct archive_entry *ae)
-{
-	int r;
-
-	/* A skip that fails (the archive cut) fails the header read, with
-	 * the skip's error, as it does inside it. */
-	if (x->ar_entry && archive_read_data_skip(x->ar) == ARCHIVE_FATAL) {
-		x->ar_entry = false;
-		return ARCHIVE_FATAL;
-	}
-	xtr_header_begin(&x->head, x->ar);
-	r = archive_read_next_header2(x->ar, ae);
-	if (xtr_header_end(&x->head, x->ar))
-		r = ARCHIVE_FATAL;
-	x->ar_entry = r == ARCHIVE_OK || r == ARCHIVE_WARN;
-	return r;
-}
-
 /* see source.h */
 int
 xtr_source_next(struct xtr *x, struct archive_entry *ae)
@@ -137,7 +108,7 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 	else if (x->zip != NULL)
 		r = xtr_zip_next(x->zip, ae);
 	else
-		r = ar_next(x, ae);
+		r = xtr_reader_next(x->ar, &x->head, &x->ar_entry, ae);
 	xtr_source_note(x);
 	/* WARN is a header read whole (a name not in the locale...). */
 	if (r == ARCHIVE_WARN)
