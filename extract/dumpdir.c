@@ -291,7 +291,7 @@ xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e, const char *rel,
 	xtr_async_drain(x);
 	xtr_parents_drop(x);
 	if (d->renames > 0) {
-		r = xtr_dumpdir_rename(x, d, rel, reason);
+		r = xtr_dumpdir_rename(x, e, d, rel, reason);
 		xtr_parents_drop(x);
 		if (r != 0)
 			return r;

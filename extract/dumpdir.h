@@ -24,7 +24,8 @@ void xtr_dumpdir_free(struct xtr *x, struct xtr_dumpdir *d);
  * from the directory REL (the entry E) every name D does not keep,
  * telling the purged() hook of each.  A REL that is no directory is left
  * to the entry's own making.  Return: 0; 1 with *REASON the entry's
- * refusal (a rename's name refused, nothing done); or -errno.
+ * refusal (a rename's name refused, nothing done); -EFBIG with the run
+ * stopped (a rename's path past --max-depth); or -errno.
  */
 int xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e,
     const char *rel, const struct xtr_dumpdir *d, const char **reason);

@@ -7,8 +7,9 @@
  * empty 'T' (then 'R') name stands for it.
  *
  * SECURITY: the names are the archive's.  All of them are judged first,
- * as entry names are (xtr_judge_rel(): no absolute name, no "..", the
- * core's every rule), so that a list with one refused name moves
+ * as entry names are (xtr_judge_rel(): the transform, no absolute name,
+ * no "..", the core's every rule; and --max-depth, the temporary's
+ * component counted), so that a list with one refused name moves
  * nothing; then each move is pfx_root_rename_dir(): both parents reached
  * beneath the root without symlinks, a directory only (a symlink moved
  * would resolve elsewhere), over nothing but an empty directory, as
@@ -30,6 +31,7 @@
 #include "budget.h"
 #include "dumprename.h"
 #include "extract.h"
+#include "fail.h"
 #include "judge.h"
 #include "parents.h"
 #include "table.h"
@@ -40,6 +42,7 @@
 /* The state of the moving pass. */
 struct renames {
 	struct xtr *x;
+	const struct pfx_entry *e;	/* the dump directory */
 	char xdir[PFX_PATH_MAX];	/* the open 'X' directory */
 	char temp[PFX_PATH_MAX];	/* its temporary, "" until used */
 	char from[PFX_PATH_MAX];	/* the 'R' of the pair */
@@ -54,16 +57,41 @@ next_rec(const char *rec)
 }
 
 /*
- * Judge the rename record REC's name into OUT (PFX_PATH_MAX bytes).
- * Return: NULL, or the refusal.
+ * Is the path REL, and EXTRA components more, deeper than --max-depth?
+ * If so the run is stopped, as an entry's name that deep stops it.
+ */
+static bool
+too_deep(struct xtr *x, const struct pfx_entry *e, const char *rel,
+    unsigned int extra)
+{
+	unsigned int max = x->opt->limits.max_depth, depth = extra;
+	char nb[XTR_SHORT_MAX];
+
+	if (max == 0)
+		return false;
+	depth += rel[0] != '\0';
+	for (; *rel != '\0'; rel++)
+		depth += *rel == '/';
+	if (depth <= max)
+		return false;
+	xtr_fail(x, EFBIG, "%s: limit max-depth=%u reached by a rename of "
+	    "its dump directory (raise limits.max_depth, or set it to 0)",
+	    xtr_short_name(e->name, nb), max);
+	return true;
+}
+
+/*
+ * Judge the rename record REC of E's list; its path into OUT
+ * (PFX_PATH_MAX bytes).  Return: NULL, "limit" (the run stopped), or
+ * the refusal.
  */
 static const char *
-judge(struct xtr *x, const char *rec, char *out)
+judge(struct xtr *x, const struct pfx_entry *e, const char *rec, char *out)
 {
 	struct pfx_verdict v;
 	const char *rel;
 
-	if (xtr_judge_rel(x, rec + 1, &v) != NULL)
+	if (xtr_judge_rel(x, e, rec + 1, &v) != NULL)
 		return "dumpdir_rename_unsafe";
 	rel = v.path + v.rel_off;
 	/* The destination itself can be neither moved nor replaced. */
@@ -72,13 +100,19 @@ judge(struct xtr *x, const char *rec, char *out)
 	/* Room for "/.pfx-rename.NN" after an 'X' directory. */
 	if (strlen(rel) + (rec[0] == 'X' ? 32 : 0) >= PFX_PATH_MAX)
 		return "dumpdir_rename_unsafe";
+	/* SECURITY: a new path's parents are made (move()): as deep as an
+	 * entry's may be, the temporary inside an 'X' directory too. */
+	if (too_deep(x, e, rel, rec[0] == 'X' ? 1 : 0))
+		return "limit";
 	memcpy(out, rel, strlen(rel) + 1);
 	return NULL;
 }
 
-/* Judge every rename name of D.  Return: NULL, or the refusal. */
+/* Judge every rename name of E's list D.  Return: NULL, "limit", or
+ * the refusal. */
 static const char *
-judge_all(struct xtr *x, const struct xtr_dumpdir *d)
+judge_all(struct xtr *x, const struct pfx_entry *e,
+    const struct xtr_dumpdir *d)
 {
 	char rel[PFX_PATH_MAX];
 	const char *rec, *why;
@@ -86,7 +120,7 @@ judge_all(struct xtr *x, const struct xtr_dumpdir *d)
 	for (rec = d->buf; rec < d->buf + d->len; rec = next_rec(rec)) {
 		if (strchr("RTX", rec[0]) == NULL || rec[1] == '\0')
 			continue;
-		why = judge(x, rec, rel);
+		why = judge(x, e, rec, rel);
 		if (why != NULL)
 			return why;
 	}
@@ -202,8 +236,13 @@ note_moved(struct xtr *x, const char *from, const char *to)
 static int
 move(struct xtr *x, const char *from, const char *to)
 {
+	size_t n = strlen(from);
 	int r;
 
+	/* Into itself: rename(2) refuses it, and no parent is made in it
+	 * first. */
+	if (strncmp(to, from, n) == 0 && to[n] == '/')
+		return -EINVAL;
 	/* As rename(2) in GNU tar: an empty directory at TO is replaced. */
 	r = pfx_root_rename_dir(&x->root, from, to, PFX_ROOT_REPLACE);
 	if (r == -ENOENT && xtr_make_parents(x, to) == 0)
@@ -244,13 +283,13 @@ one_record(struct renames *st, const char *rec)
 
 	switch (rec[0]) {
 	case 'X':
-		(void)judge(st->x, rec, st->xdir);
+		(void)judge(st->x, st->e, rec, st->xdir);
 		st->temp[0] = '\0';
 		return 0;
 	case 'R':
 		st->from_temp = rec[1] == '\0';
 		if (!st->from_temp)
-			(void)judge(st->x, rec, st->from);
+			(void)judge(st->x, st->e, rec, st->from);
 		return 0;
 	case 'T':
 		break;
@@ -265,7 +304,7 @@ one_record(struct renames *st, const char *rec)
 	}
 	if (rec[1] == '\0')
 		return move_to_temp(st, st->from);
-	(void)judge(st->x, rec, to);
+	(void)judge(st->x, st->e, rec, to);
 	return move(st->x, st->from, to);
 }
 
@@ -284,13 +323,17 @@ failed_move(int r, const char **reason)
 		*reason = "dumpdir_rename_taken";
 		return 1;
 	}
+	if (r == -EINVAL) {	/* a directory into itself */
+		*reason = "dumpdir_rename_unsafe";
+		return 1;
+	}
 	return r;
 }
 
 /* see dumprename.h */
 int
-xtr_dumpdir_rename(struct xtr *x, const struct xtr_dumpdir *d,
-    const char *rel, const char **reason)
+xtr_dumpdir_rename(struct xtr *x, const struct pfx_entry *e,
+    const struct xtr_dumpdir *d, const char *rel, const char **reason)
 {
 	struct renames st;
 	const char *rec;
@@ -301,9 +344,9 @@ xtr_dumpdir_rename(struct xtr *x, const struct xtr_dumpdir *d,
 	if (fd < 0)
 		return 0;
 	(void)close(fd);
-	*reason = judge_all(x, d);
+	*reason = judge_all(x, e, d);
 	if (*reason != NULL)
-		return 1;
+		return strcmp(*reason, "limit") == 0 ? -EFBIG : 1;
 	r = links_forbid(x);
 	if (r != 0) {
 		*reason = "dumpdir_rename_links";
@@ -311,6 +354,7 @@ xtr_dumpdir_rename(struct xtr *x, const struct xtr_dumpdir *d,
 	}
 	memset(&st, 0, sizeof(st));
 	st.x = x;
+	st.e = e;
 	for (rec = d->buf; rec < d->buf + d->len; rec = next_rec(rec)) {
 		if (xtr_cancelled(x))
 			return -ECANCELED;

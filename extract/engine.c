@@ -355,7 +355,10 @@ do_dumpdir(struct xtr *x, struct archive_entry *ae,
 			xtr_finish_entry(x, e, PFX_ENTRY_LISTED, "none", 0);
 		} else {
 			r = xtr_dumpdir_purge(x, e, rel, &d, &reason);
-			if (r < 0) {
+			if (r == -EFBIG) {
+				xtr_finish_entry(x, e, PFX_ENTRY_FAILED,
+				    "limit", EFBIG);
+			} else if (r < 0) {
 				xtr_finish_error(x, e, r);
 			} else if (r == 1) {
 				e->decision = PFX_REJECT;
@@ -374,40 +377,11 @@ do_dumpdir(struct xtr *x, struct archive_entry *ae,
 	xtr_dumpdir_free(x, &d);
 }
 
-/* transform_one()'s answer for a new name that does not fit. */
-static const char too_long[] = "";
-
-/*
- * Ask the caller's transform hook about NAME (of KIND) into BUF (CAP
- * bytes).  Return: the name to go on with (NAME or BUF), too_long, or
- * NULL with the run failed.
- */
-static const char *
-transform_one(struct xtr *x, struct pfx_entry *e, enum pfx_name_kind kind,
-    const char *name, char *buf, size_t cap)
-{
-	int r;
-
-	buf[0] = '\0';
-	r = x->opt->hooks.transform(x->opt->hooks.arg, kind, e, name, buf,
-	    cap);
-	if (r == 0)
-		return name;
-	if (r == 2)
-		return too_long;
-	/* Not terminated: a caller bug, as for a rename. */
-	if (r == 1 && memchr(buf, '\0', cap) != NULL)
-		return buf;
-	xtr_fail(x, ECANCELED, "%s: stopped by the caller's transform",
-	    e->name);
-	return NULL;
-}
-
 /*
  * tar's --transform: the caller's new name for E, and for its link
  * target (E->link_target then points into TBUF), before anything is
  * judged.  Return: the name to judge, "" to skip the entry quietly,
- * too_long, or NULL with the run failed.
+ * xtr_too_long, or NULL with the run failed.
  */
 static const char *
 transform_names(struct xtr *x, struct pfx_entry *e, const char *name,
@@ -419,11 +393,11 @@ transform_names(struct xtr *x, struct pfx_entry *e, const char *name,
 
 	if (x->opt->hooks.transform == NULL)
 		return name;
-	name = transform_one(x, e, PFX_NAME_ENTRY, name, nbuf, cap);
+	name = xtr_transform_name(x, e, PFX_NAME_ENTRY, name, nbuf, cap);
 	if (name == NULL || name[0] == '\0' || e->link_target == NULL)
 		return name;
-	t = transform_one(x, e, kind, e->link_target, tbuf, cap);
-	if (t == NULL || t == too_long)
+	t = xtr_transform_name(x, e, kind, e->link_target, tbuf, cap);
+	if (t == NULL || t == xtr_too_long)
 		return t;
 	e->link_target = t;
 	return name;
@@ -477,7 +451,7 @@ do_entry(struct xtr *x, struct archive_entry *ae)
 	name = transform_names(x, &e, name, xname, xtarget, sizeof(xname));
 	if (name == NULL)
 		return;
-	if (name == too_long) {
+	if (name == xtr_too_long) {
 		e.decision = PFX_REJECT;
 		xtr_finish_entry(x, &e, PFX_ENTRY_REFUSED, "too_long", 0);
 		return;

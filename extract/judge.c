@@ -2,11 +2,13 @@
  * judge.c -- an archive name judged: tar's --strip-components, then the
  * decision core beneath a root of "/".  Below the engine, which judges
  * every entry's name here, and GNU incremental renames (dumprename.c),
- * whose names are judged as entries' are.
+ * whose names are transformed and judged as entries' are.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "extract.h"
+#include "fail.h"
 #include "judge.h"
 
 /*
@@ -73,18 +75,56 @@ xtr_judge_name(struct xtr *x, struct pfx_entry *e, const char *name,
 }
 
 /* see judge.h */
-const char *
-xtr_judge_rel(struct xtr *x, const char *name, struct pfx_verdict *v)
-{
-	char stripped[PFX_PATH_MAX];
-	struct pfx_entry e;
+const char xtr_too_long[] = "";
 
-	memset(&e, 0, sizeof(e));
+/* see judge.h */
+const char *
+xtr_transform_name(struct xtr *x, const struct pfx_entry *e,
+    enum pfx_name_kind kind, const char *name, char *buf, size_t cap)
+{
+	int r;
+
+	buf[0] = '\0';
+	r = x->opt->hooks.transform(x->opt->hooks.arg, kind, e, name, buf,
+	    cap);
+	if (r == 0)
+		return name;
+	if (r == 2)
+		return xtr_too_long;
+	/* Not terminated: a caller bug, as for a rename. */
+	if (r == 1 && memchr(buf, '\0', cap) != NULL)
+		return buf;
+	xtr_fail(x, ECANCELED, "%s: stopped by the caller's transform",
+	    e->name);
+	return NULL;
+}
+
+/* see judge.h */
+const char *
+xtr_judge_rel(struct xtr *x, const struct pfx_entry *e, const char *name,
+    struct pfx_verdict *v)
+{
+	char xname[PFX_PATH_MAX], stripped[PFX_PATH_MAX];
+	struct pfx_entry j;
+
+	/* SECURITY: renamed as the entries are, or a path the transform
+	 * keeps entries out of (--one-top-level) could still be moved. */
+	if (x->opt->hooks.transform != NULL) {
+		name = xtr_transform_name(x, e, PFX_NAME_ENTRY, name, xname,
+		    sizeof(xname));
+		if (name == NULL)
+			return "vetoed";
+		if (name == xtr_too_long)
+			return "too_long";
+		if (name[0] == '\0')
+			return "transform_empty";
+	}
+	memset(&j, 0, sizeof(j));
 	if (x->opt->strip_components > 0) {
 		if (xtr_strip_components(name, x->opt->strip_components,
 		    stripped, sizeof(stripped)) < 0)
 			return "stripped";
 		name = stripped;
 	}
-	return xtr_judge_name(x, &e, name, v);
+	return xtr_judge_name(x, &j, name, v);
 }

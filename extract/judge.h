@@ -25,14 +25,27 @@ struct pfx_verdict;
 const char *xtr_judge_name(struct xtr *x, struct pfx_entry *e,
     const char *name, struct pfx_verdict *v);
 
+/* xtr_transform_name()'s answer for a new name that does not fit. */
+extern const char xtr_too_long[];
+
 /*
- * Judge NAME, a path as an archive stores it (a GNU rename's), as an
- * entry's name is judged: --strip-components, then the decision core.
- * Return: NULL with the relative path at V->path + V->rel_off, or the
- * reason code.
+ * Ask the caller's transform hook (set) about NAME (of KIND, for the
+ * entry E) into BUF (CAP bytes).  Return: the name to go on with (NAME
+ * or BUF, "" to skip quietly), xtr_too_long, or NULL with the run failed.
+ */
+const char *xtr_transform_name(struct xtr *x, const struct pfx_entry *e,
+    enum pfx_name_kind kind, const char *name, char *buf, size_t cap);
+
+/*
+ * Judge NAME, a path as an archive stores it (a rename of the GNU dump
+ * directory E), as an entry's name is judged: the caller's transform
+ * (--transform, --one-top-level) as for E's own name, --strip-components,
+ * then the decision core.  Return: NULL with the relative path at
+ * V->path + V->rel_off, or the reason code (a transform that stops the
+ * run has failed it).
  */
 struct pfx_verdict;
-const char *xtr_judge_rel(struct xtr *x, const char *name,
-    struct pfx_verdict *v);
+const char *xtr_judge_rel(struct xtr *x, const struct pfx_entry *e,
+    const char *name, struct pfx_verdict *v);
 
 #endif /* XTR_JUDGE_H */

@@ -179,7 +179,8 @@ static const struct {
 	  "empty name with no 'X'" },
 	{ "dumpdir_rename_unsafe", "GNU dump directory renames a path that "
 	  "is refused as an entry's name would be (absolute, \"..\", too "
-	  "long, ...) or the destination itself" },
+	  "long, ...), the destination itself, or a directory into "
+	  "itself" },
 	{ "dumpdir_rename_missing", "GNU dump directory renames a "
 	  "directory that is not there (the renames before it were made)" },
 	{ "dumpdir_rename_taken", "GNU dump directory renames a directory "

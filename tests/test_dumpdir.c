@@ -225,8 +225,12 @@ on_purged(void *arg, const struct pfx_entry *dir, const char *name)
 		    name);
 }
 
-/* The symlink policy of run(): each test process runs one test. */
+/* The symlink policy, depth limit (0: the default) and transform hook of
+ * run(): each test process runs one test. */
 static enum pfx_symlinks run_symlinks = PFX_SYMLINKS_REFUSE;
+static unsigned int run_max_depth;
+static int (*run_transform)(void *, enum pfx_name_kind,
+    const struct pfx_entry *, const char *, char *, size_t);
 
 /* Extract T into DEST with FLAGS (and MAX_MEMORY if not 0). */
 static enum pfx_status
@@ -242,6 +246,9 @@ run(const struct tar *t, unsigned int flags, uint64_t max_memory,
 	opt.symlinks = run_symlinks;
 	if (max_memory != 0)
 		opt.limits.max_memory = max_memory;
+	if (run_max_depth != 0)
+		opt.limits.max_depth = run_max_depth;
+	opt.hooks.transform = run_transform;
 	opt.hooks.report = on_report;
 	opt.hooks.purged = on_purged;
 	opt.hooks.arg = s;
@@ -635,6 +642,22 @@ Test(dumpdir, renames_over_an_empty_directory_only)
 	cr_expect(!exists("dest/d/f"));
 }
 
+/* A directory moved into itself is refused by name, and no parent of the
+ * new path is made inside it first. */
+Test(dumpdir, rename_into_itself_refused)
+{
+	static const char rec[] = "Db\0Dc\0Rd/a\0Td/a/x/y\0";
+	struct pfx_result res;
+	struct seen s;
+
+	populate_abc();
+	cr_expect_eq(run_list(rec, sizeof(rec), &s, &res), PFX_REFUSED, "%s",
+	    res.message);
+	cr_expect_str_eq(s.refused[0], "d/:dumpdir_rename_unsafe");
+	cr_expect(!exists("dest/d/a/x"));
+	cr_expect(holds("dest/d/b", "fb", "dest/d/b/fb"));
+}
+
 /* A row's records: the literal with its NUL (the empty record that ends). */
 #define REC(lit) lit, sizeof(lit)
 
@@ -720,6 +743,88 @@ Test(dumpdir, renames_under_contain_without_links)
 	run_symlinks = PFX_SYMLINKS_CONTAIN;
 	run_ok(rec, sizeof(rec), &s);
 	cr_expect(holds("dest/d/z", "fa", "dest/d/a/fa"));
+}
+
+/*
+ * --max-depth holds for the paths a list renames, as for entries' names:
+ * a new path's parents are made, so a list of one pair made a chain of
+ * 1,000 directories past --max-depth=5.  The run stops, nothing moved.
+ */
+Test(dumpdir, renames_held_to_max_depth)
+{
+	static const struct {
+		const char *rec;
+		size_t len;
+	} rows[] = {
+		{ REC("Db\0Dc\0Rd/a\0Tn/x/y/z/a\0") },
+		{ REC("Db\0Dc\0Rd/a\0Td/z\0Rd/b/c/d/e\0Td/y\0") },
+		/* The temporary is one deeper than its 'X' directory. */
+		{ REC("Db\0Dc\0Xn/x/y/z\0Rd/a\0T\0R\0Td/a\0") },
+	};
+	struct pfx_result res;
+	struct seen s;
+	size_t i;
+
+	populate_abc();
+	run_max_depth = 4;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		cr_expect_eq(run_list(rows[i].rec, rows[i].len, &s, &res),
+		    PFX_FATAL, "row %zu: %s", i, res.message);
+		cr_expect_eq(res.error, EFBIG, "row %zu", i);
+		cr_expect(strstr(res.message, "max-depth=4") != NULL,
+		    "row %zu: %s", i, res.message);
+		cr_expect(holds("dest/d/a", "fa", "dest/d/a/fa"), "row %zu", i);
+		cr_expect(!exists("dest/n"), "row %zu", i);
+		cr_expect(!exists("dest/d/z"), "row %zu", i);
+	}
+	/* As deep as the limit: moved. */
+	cr_expect_eq(run_list(REC("Db\0Dc\0Rd/a\0Tn/x/y/a\0"), &s, &res),
+	    PFX_OK, "%s", res.message);
+	cr_expect(holds("dest/n/x/y/a", "fa", "dest/d/a/fa"));
+}
+
+/* A transform that puts every entry beneath "p/" (--one-top-level=p). */
+static int
+under_p(void *arg, enum pfx_name_kind kind, const struct pfx_entry *e,
+    const char *name, char *buf, size_t cap)
+{
+	(void)arg;
+	(void)e;
+	if (kind != PFX_NAME_ENTRY)
+		return 0;
+	return snprintf(buf, cap, "p/%s", name) < (int)cap ? 1 : 2;
+}
+
+/*
+ * The paths a list renames are transformed as the entries' names are:
+ * with every entry beneath p/, a list moves p/d/a, and cannot move (then
+ * have the purge remove) a directory of DEST outside p/.
+ */
+Test(dumpdir, renames_transformed_as_entries)
+{
+	static const char moves[] = "Dz\0Db\0Dc\0Rd/a\0Td/z\0";
+	static const char steals[] = "Db\0Dc\0Rkeep\0Tp/d/gone\0";
+	struct pfx_result res;
+	struct seen s;
+
+	put_dir("dest/p");
+	put_dir("dest/p/d");
+	put_dir("dest/p/d/a");
+	put_dir("dest/p/d/b");
+	put_dir("dest/p/d/c");
+	put("dest/p/d/a/fa");
+	put_dir("dest/keep");
+	put("dest/keep/f");
+	run_transform = under_p;
+	run_ok(moves, sizeof(moves), &s);
+	cr_expect(holds("dest/p/d/z", "fa", "dest/p/d/a/fa"));
+	cr_expect(!exists("dest/p/d/a"));
+	cr_expect(!exists("dest/d"));
+	cr_expect_eq(run_list(steals, sizeof(steals), &s, &res),
+	    PFX_REFUSED, "%s", res.message);
+	cr_expect_str_eq(s.refused[0], "d/:dumpdir_rename_missing");
+	cr_expect(holds("dest/keep", "f", "dest/keep/f"));
+	cr_expect(!exists("dest/p/d/gone"));
 }
 
 /* Many renames: linear, and each one made (a and z swap 20,000 times). */
