@@ -629,6 +629,11 @@ report_entry(void *arg, const struct pfx_entry *e)
 			put_problem(c, e);
 		break;
 	case PFX_ENTRY_FAILED:
+		/* The reader of -O's data went away: the library says
+		 * EPIPE and raises no SIGPIPE, which tar dies of unless it
+		 * was ignored on entry; so it comes to on_signal() here. */
+		if ((a->opt.flags & PFX_OPT_TO_FD) != 0 && e->error == EPIPE)
+			(void)raise(SIGPIPE);
 		/* An I/O error is never silenced, not even by -q; but to a
 		 * reader of -O that went away, tar says nothing. */
 		if (caught != SIGPIPE)

@@ -1068,6 +1068,13 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 #ifdef PFX_HOSTILE_TEST
 	xtr_hostile(fd);
 #endif
+	/* A descriptor that cannot be read: as in-process reading says
+	 * it (reader.c), a read that failed. */
+	if (open_err == EBADF && in->path == NULL) {
+		send_buf(fd, m, wire_put_end(m, WIRE_END, WIRE_FATAL, EIO,
+		    "cannot read archive: " XTR_INPUT_UNREADABLE));
+		_exit(0);
+	}
 	if (open_err != 0) {
 		(void)snprintf(msg, sizeof(msg), "%s: cannot open archive: "
 		    "%s", in->path != NULL ? in->path : "input",

@@ -150,6 +150,11 @@ xtr_contract_options(const struct pfx_options *opt, struct pfx_result *res)
 	if ((opt->flags & PFX_OPT_TO_FD) != 0 && opt->out_fd < 0)
 		return refuse(res, true, "pfx_options.out_fd is %d with "
 		    "PFX_OPT_TO_FD", opt->out_fd);
+	/* "" would read no format: every archive EILSEQ, not the
+	 * caller's EINVAL. */
+	if (opt->formats != NULL && opt->formats[0] == '\0')
+		return refuse(res, true, "pfx_options.formats is \"\": it "
+		    "names no format (NULL: the default set)");
 	return 0;
 }
 

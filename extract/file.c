@@ -10,11 +10,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
-
 
 #include "budget.h"
 #include "extract.h"
@@ -50,6 +52,44 @@ write_all(int fd, const char *buf, size_t len)
 }
 
 /*
+ * Write all of BUF to FD, the caller's (PFX_OPT_TO_FD): a pipe whose
+ * reader may go away.  That is EPIPE, never SIGPIPE, whose default
+ * action would end the caller's process: SIGPIPE is blocked in this
+ * thread for the write, and one that the write raised is taken back,
+ * unless one was pending already.  Return: 0, or -errno.
+ */
+static int
+write_out_fd(int fd, const char *buf, size_t len)
+{
+	const struct timespec now = { 0, 0 };
+	sigset_t pipe, old, pending;
+	bool was_pending;
+	int r;
+
+	(void)sigemptyset(&pipe);
+	(void)sigaddset(&pipe, SIGPIPE);
+	(void)pthread_sigmask(SIG_BLOCK, &pipe, &old);
+	was_pending = sigpending(&pending) == 0 &&
+	    sigismember(&pending, SIGPIPE) == 1;
+	r = write_all(fd, buf, len);
+	if (r == -EPIPE && !was_pending)
+		while (sigtimedwait(&pipe, NULL, &now) == -1 &&
+		    errno == EINTR)
+			continue;
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+/* Write all of BUF to FD, X's file or out_fd.  Return: 0, or -errno. */
+static int
+write_to(const struct xtr *x, int fd, const char *buf, size_t len)
+{
+	if ((x->opt->flags & PFX_OPT_TO_FD) != 0)
+		return write_out_fd(fd, buf, len);
+	return write_all(fd, buf, len);
+}
+
+/*
  * Skip a hole of LEN bytes in FD, now at POS: a seek in a file, zeros
  * down a descriptor that cannot seek (PFX_OPT_TO_FD: a pipe, a
  * terminal).  Return: 0, or -errno.
@@ -67,7 +107,7 @@ put_hole(struct xtr *x, int fd, int64_t pos, uint64_t len)
 	/* The hole was paid for (check_limits) before it is written. */
 	while (len > 0) {
 		n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
-		r = write_all(fd, zeros, n);
+		r = write_out_fd(fd, zeros, n);
 		if (r < 0)
 			return r;
 		len -= n;
@@ -172,7 +212,7 @@ copy_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 		    (r = put_hole(x, fd, pos, hole)) < 0)
 			;	/* r is the error */
 		else
-			r = write_all(fd, buf, size);
+			r = write_to(x, fd, buf, size);
 		if (r < 0)
 			return r;
 		pos = offset + (int64_t)size;

@@ -161,7 +161,8 @@ enum pfx_backup {
  * written to pfx_options.out_fd, in archive order, holes as zeros; no
  * other entry is made (each is reported PFX_ENTRY_LISTED) and DEST is
  * not opened.  Names are judged, and every limit counts, as when
- * extracting.  A write error (EPIPE: the reader went away) fails the run.
+ * extracting.  A write error (EPIPE: the reader went away) fails the run;
+ * no SIGPIPE is raised for it, whatever the caller's disposition.
  */
 #define PFX_OPT_TO_FD		0x8000u
 

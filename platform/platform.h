@@ -405,7 +405,9 @@ int plat_child_fds(int *keep, int n);
  * A read-only descriptor for input FD, to hand to untrusted code: a new
  * open file description of a regular file (so neither FD's access mode
  * nor its offset is shared), else a duplicate of FD (a pipe or socket,
- * whose read end is all that was given).  Return: it, or -errno.
+ * whose read end is all that was given).  FD open for writing only is
+ * EBADF, as read(2) would say: it is not opened anew for reading.
+ * Return: it, or -errno.
  */
 int plat_input_readonly(int fd);
 

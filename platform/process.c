@@ -162,10 +162,16 @@ int
 plat_input_readonly(int fd)
 {
 	struct stat st;
-	int r;
+	int r, fl;
 
 	if (fstat(fd, &st) == -1)
 		return -errno;
+	/* SECURITY: only what the caller gave to be read is read. */
+	fl = fcntl(fd, F_GETFL);
+	if (fl == -1)
+		return -errno;
+	if ((fl & O_ACCMODE) == O_WRONLY)
+		return -EBADF;
 	if (S_ISREG(st.st_mode)) {
 		r = plat_os_reopen_readonly(fd);
 		if (r >= 0)

@@ -20,7 +20,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -222,6 +224,87 @@ Test(contract, truncated_eio)
 	free(buf);
 }
 
+/*
+ * A descriptor that cannot be read (one open for writing only, one not
+ * open at all) is EIO, however it is read: the decoder process does not
+ * open the file anew for reading where this process could not read it.
+ */
+Test(contract, unreadable_fd_eio)
+{
+	char *buf = malloc(CAP);
+	struct pfx_input in = { .fd = -1 };
+	struct pfx_options opt;
+	struct pfx_result res;
+	const char *path;
+	size_t m, k;
+
+	cr_assert(buf != NULL);
+	path = put_file("a.tar", buf, build(buf, ARCHIVE_FILTER_NONE, 1,
+	    1000));
+	for (k = 0; k < 2; k++) {
+		for (m = 0; m < 2; m++) {
+			in.fd = k == 0 ? open(path, O_WRONLY | O_CLOEXEC) :
+			    dup(topfd);
+			cr_assert(in.fd >= 0);
+			if (k == 1)
+				(void)close(in.fd);	/* a number, no file */
+			pfx_options_init(&opt);
+			opt.flags |= PFX_OPT_LIST | modes[m];
+			cr_expect_eq(pfx_extract(&in, topfd, NULL, &opt,
+			    &res), PFX_FATAL, "%s, mode %#x: %" PRIu64
+			    " listed", k == 0 ? "write-only" : "closed",
+			    modes[m], res.stats.listed);
+			cr_expect_eq(res.error, EIO, "%s, mode %#x: error "
+			    "%d: %s", k == 0 ? "write-only" : "closed",
+			    modes[m], res.error, res.message);
+			if (k == 0)
+				(void)close(in.fd);
+		}
+	}
+	free(buf);
+}
+
+/*
+ * PFX_OPT_TO_FD into a pipe whose reader went away, in a host that left
+ * SIGPIPE at its default action: the call returns, EPIPE, and leaves no
+ * SIGPIPE pending, however it reads.  (Killed by SIGPIPE, the case
+ * crashes.)
+ */
+Test(contract, to_fd_reader_gone_epipe)
+{
+	char *buf = malloc(CAP);
+	struct pfx_input in = { .fd = -1 };
+	struct pfx_options opt;
+	struct pfx_result res;
+	sigset_t mask, pending;
+	int p[2];
+	size_t m;
+
+	cr_assert(buf != NULL);
+	cr_assert(signal(SIGPIPE, SIG_DFL) != SIG_ERR);
+	in.buf = buf;
+	in.len = build(buf, ARCHIVE_FILTER_NONE, 2, 200000);
+	for (m = 0; m < 2; m++) {
+		cr_assert(pipe(p) == 0);
+		(void)close(p[0]);
+		pfx_options_init(&opt);
+		opt.flags |= PFX_OPT_TO_FD | modes[m];
+		opt.out_fd = p[1];
+		cr_expect_eq(pfx_extract(&in, topfd, NULL, &opt, &res),
+		    PFX_FATAL, "mode %#x", modes[m]);
+		cr_expect_eq(res.error, EPIPE, "mode %#x: error %d: %s",
+		    modes[m], res.error, res.message);
+		(void)close(p[1]);
+		cr_assert(sigpending(&pending) == 0);
+		cr_expect(!sigismember(&pending, SIGPIPE),
+		    "mode %#x: SIGPIPE left pending", modes[m]);
+		cr_assert(pthread_sigmask(SIG_SETMASK, NULL, &mask) == 0);
+		cr_expect(!sigismember(&mask, SIGPIPE),
+		    "mode %#x: SIGPIPE left blocked", modes[m]);
+	}
+	free(buf);
+}
+
 /* What is no archive of a format read is EILSEQ: noise, an empty input. */
 Test(contract, not_an_archive_eilseq)
 {
@@ -299,6 +382,7 @@ static void spoil_size(struct pfx_options *o) { o->size = 0; }
 static void spoil_include(struct pfx_options *o) { o->ninclude = 2; }
 static void spoil_out_fd(struct pfx_options *o)
 { o->flags |= PFX_OPT_TO_FD; o->out_fd = -1; }
+static void spoil_formats(struct pfx_options *o) { o->formats = ""; }
 
 Test(contract, unknown_flag_bit) { expect_refused(spoil_flags, "flags"); }
 Test(contract, unknown_symlinks) { expect_refused(spoil_symlinks, "symlinks"); }
@@ -308,6 +392,7 @@ Test(contract, unknown_resolver) { expect_refused(spoil_resolver, "resolver"); }
 Test(contract, size_not_set) { expect_refused(spoil_size, "size"); }
 Test(contract, count_without_array) { expect_refused(spoil_include, "include"); }
 Test(contract, to_fd_without_fd) { expect_refused(spoil_out_fd, "out_fd"); }
+Test(contract, formats_empty) { expect_refused(spoil_formats, "formats"); }
 
 /* Every bit PFX_OPT_KNOWN names is taken (none is refused as unknown). */
 Test(contract, known_flags_taken)
