@@ -1405,6 +1405,10 @@ main(int argc, char **argv)
 		xtr_args_free(&a);
 		return flush_stdout() == 0 ? 0 : PFX_FATAL;
 	}
+	/* As GNU tar's fnmatch: '^' negates a bracket unless POSIXLY_CORRECT
+	 * is set.  The library reads no environment; it is told. */
+	if (getenv("POSIXLY_CORRECT") != NULL)
+		a.opt.flags |= PFX_OPT_POSIX_GLOB;
 	env = getenv(RESOLVER_ENV);
 	if (cli_resolver_parse(env, &a.opt.resolver) == -1) {
 		snprintf(err, sizeof(err), "invalid %s value '%s' "

@@ -76,7 +76,8 @@ check_volume(struct xtr *x, const struct xtr_label *l, int found)
 		xtr_fail(x, EINVAL, "Archive not labeled to match '%s'",
 		    pattern);
 	/* GNU tar: fnmatch(PATTERN, LABEL, 0); xtr_glob's cost is bound. */
-	else if (!xtr_glob(pattern, l->name, XTR_GLOB_WHOLE, NULL))
+	else if (!xtr_glob(pattern, l->name, XTR_GLOB_WHOLE |
+	    xtr_glob_posix(x->opt), NULL))
 		xtr_fail(x, EINVAL, "Volume '%s' does not match '%s'", l->name,
 		    pattern);
 }

@@ -19,9 +19,10 @@
 #include "match.h"
 #include "pattern.h"
 
-/* Does PAT match NAME or a leading directory of NAME ("a" selects "a/b")? */
+/* Does PAT match NAME or a leading directory of NAME ("a" selects "a/b")?
+ * POSIX: XTR_GLOB_POSIX or 0. */
 static bool
-include_matches(const char *pat, const char *name)
+include_matches(const char *pat, const char *name, unsigned int posix)
 {
 	size_t n;
 
@@ -30,7 +31,7 @@ include_matches(const char *pat, const char *name)
 	n = strlen(pat);
 	while (n > 1 && pat[n - 1] == '/')
 		n--;
-	if (xtr_glob(pat, name, 0, NULL))
+	if (xtr_glob(pat, name, posix, NULL))
 		return true;
 	/* "dir/" names the directory "dir" too. */
 	return strncmp(pat, name, n) == 0 &&
@@ -38,14 +39,14 @@ include_matches(const char *pat, const char *name)
 }
 
 /*
- * The xtr_glob() flags of the PFX_MATCH_* bits M.  The name loses its
- * trailing '/'s, as in GNU tar: a pattern "d/" then '*' does not match
- * the entry "d/", whose name is "d".
+ * The xtr_glob() flags of the PFX_MATCH_* bits M under OPT.  The name
+ * loses its trailing '/'s, as in GNU tar: a pattern "d/" then '*' does
+ * not match the entry "d/", whose name is "d".
  */
 static unsigned int
-glob_flags(unsigned int m)
+glob_flags(const struct pfx_options *opt, unsigned int m)
 {
-	return XTR_GLOB_TRIM |
+	return XTR_GLOB_TRIM | xtr_glob_posix(opt) |
 	    ((m & PFX_MATCH_ANCHORED) != 0 ? 0 : XTR_GLOB_TAIL) |
 	    ((m & PFX_MATCH_CASEFOLD) != 0 ? XTR_GLOB_FOLD : 0) |
 	    ((m & PFX_MATCH_NOSLASH) != 0 ? XTR_GLOB_NOSLASH : 0);
@@ -56,7 +57,7 @@ glob_flags(unsigned int m)
 static unsigned int
 member_glob_flags(const struct pfx_options *opt, size_t i)
 {
-	unsigned int f = glob_flags(opt->member_flags != NULL ?
+	unsigned int f = glob_flags(opt, opt->member_flags != NULL ?
 	    opt->member_flags[i] : PFX_MATCH_ANCHORED);
 
 	return opt->member_whole != NULL && opt->member_whole[i] ?
@@ -73,7 +74,7 @@ excluded(const struct pfx_options *opt, size_t i, const char *name,
     const char *stored)
 {
 	const char *pat = opt->exclude[i];
-	unsigned int flags = glob_flags(opt->exclude_flags != NULL ?
+	unsigned int flags = glob_flags(opt, opt->exclude_flags != NULL ?
 	    opt->exclude_flags[i] : 0);
 
 	if (pat[0] == '.' && pat[1] == '/') {
@@ -103,7 +104,7 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 			return "excluded";
 	/* Every pattern that matches is marked, not only the first. */
 	for (i = 0; i < opt->ninclude; i++) {
-		if (include_matches(opt->include[i], name)) {
+		if (include_matches(opt->include[i], name, xtr_glob_posix(opt))) {
 			in = true;
 			if (hits != NULL)
 				hits[i] = true;

@@ -5,7 +5,7 @@
  * The language is fnmatch(3)'s with FNM_LEADING_DIR alone, as glibc's
  * matcher reads it in its single-byte path: '*' and '?' match any byte,
  * '/' included; '\' escapes the next byte; a bracket expression takes
- * '!' (or '^', unless POSIXLY_CORRECT is set) for negation, ranges in
+ * '!' (or '^', unless XTR_GLOB_POSIX) for negation, ranges in
  * byte order, [:class:] (wctype(3)), and [=c=] and [.c.] of one byte;
  * an unterminated '[' is an ordinary byte; and a name matches if the
  * whole pattern matches it or a part of it that a '/' follows.  On
@@ -256,11 +256,18 @@ only_slashes(const char *n, const char *end)
 }
 
 /* see pattern.h */
+unsigned int
+xtr_glob_posix(const struct pfx_options *opt)
+{
+	return (opt->flags & PFX_OPT_POSIX_GLOB) != 0 ? XTR_GLOB_POSIX : 0;
+}
+
+/* see pattern.h */
 bool
 xtr_glob(const char *pat, const char *name, unsigned int flags,
     uint64_t *work)
 {
-	struct how h = { getenv("POSIXLY_CORRECT") == NULL,
+	struct how h = { (flags & XTR_GLOB_POSIX) == 0,
 	    (flags & XTR_GLOB_FOLD) != 0, (flags & XTR_GLOB_NOSLASH) != 0 };
 	bool whole = (flags & XTR_GLOB_WHOLE) != 0;
 	const char *p = pat, *n = name, *end = name + strlen(name), *next;

@@ -16,6 +16,8 @@
 				   (FNM_PATHNAME) */
 #define XTR_GLOB_TRIM	0x10u	/* NAME's trailing '/'s are not part of
 				   it, as in GNU tar ("d/" is "d") */
+#define XTR_GLOB_POSIX	0x20u	/* '^' after '[' is no negation (glibc's
+				   fnmatch under POSIXLY_CORRECT) */
 
 /*
  * Does the pattern PAT match NAME, as fnmatch(PAT, NAME, FNM_LEADING_DIR)
@@ -29,5 +31,8 @@
  */
 bool xtr_glob(const char *pat, const char *name, unsigned int flags,
     uint64_t *work);
+
+/* XTR_GLOB_POSIX if OPT asks for it (PFX_OPT_POSIX_GLOB), else 0. */
+unsigned int xtr_glob_posix(const struct pfx_options *opt);
 
 #endif /* XTR_PATTERN_H */

@@ -245,6 +245,15 @@ enum pfx_backup {
 #define PFX_OPT_LABEL_ONLY	0x400000u
 
 /*
+ * Patterns (INCLUDE, EXCLUDE, MEMBERS, VOLUME_LABEL) take '^' right after
+ * '[' as an ordinary character, as glibc's fnmatch(3) does when
+ * POSIXLY_CORRECT is set; without it '^' negates as '!' does.  The
+ * library never reads the environment: pfextract(1) sets this bit when
+ * POSIXLY_CORRECT is set, as GNU tar behaves then.
+ */
+#define PFX_OPT_POSIX_GLOB	0x800000u
+
+/*
  * Every PFX_OPT_* bit this header defines: pfx_extract() fails, EINVAL,
  * before anything is done, when pfx_options.flags holds any other, so a
  * safety flag of a newer header is never ignored by an older library.
@@ -257,7 +266,7 @@ enum pfx_backup {
 	PFX_OPT_IGNORE_ZEROS | PFX_OPT_FSYNC | PFX_OPT_RECURSIVE_UNLINK |	\
 	PFX_OPT_SANDBOX | PFX_OPT_SANDBOX_REQUIRE | PFX_OPT_SANDBOX_CHILD |	\
 	PFX_OPT_TO_FD | PFX_OPT_INCREMENTAL | PFX_OPT_DEB |		\
-	PFX_OPT_MULTI_VOLUME | PFX_OPT_LABEL_ONLY)
+	PFX_OPT_MULTI_VOLUME | PFX_OPT_LABEL_ONLY | PFX_OPT_POSIX_GLOB)
 
 /*
  * One entry, as the hooks see it.  Strings are valid only during the hook

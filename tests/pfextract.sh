@@ -85,6 +85,15 @@ run "--include stays a pattern" 0 "$pfx" -xf a.tar -C out --include='*/a.*'
     bad "--include='*/a.*'"
 run "--exclude" 0 "$pfx" -xf a.tar -C out --exclude='*.txt'
 [ -d "$T/out/d/e" ] && [ ! -e "$T/out/d/a.txt" ] && ok || bad "--exclude"
+# '^' after '[' negates, unless POSIXLY_CORRECT is set (GNU tar's
+# fnmatch); the command tells the library, which reads no environment.
+run "--exclude='d/[^a]*'" 0 "$pfx" -xf a.tar -C out --exclude='d/[^a]*'
+[ -f "$T/out/d/a.txt" ] && [ ! -e "$T/out/d/e" ] && ok ||
+    bad "--exclude='d/[^a]*' kept d/e or lost d/a.txt"
+run "POSIXLY_CORRECT --exclude='d/[^a]*'" 0 env POSIXLY_CORRECT=1 "$pfx" \
+    -xf a.tar -C out --exclude='d/[^a]*'
+[ -f "$T/out/d/e/b.txt" ] && [ ! -e "$T/out/d/a.txt" ] && ok ||
+    bad "POSIXLY_CORRECT: '^' negated"
 # -k over an existing file: reported, the rest extracted, exit 2 (GNU
 # tar); --skip-old-files is silent and 0.
 run "-k over an existing file" 2 sh -c \

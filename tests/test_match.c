@@ -300,6 +300,43 @@ Test(match, glob_flags_semantics)
 	cr_expect(xtr_glob("[[.a.]-b]", "A", XTR_GLOB_FOLD, NULL));
 }
 
+/*
+ * '^' after '[' negates unless PFX_OPT_POSIX_GLOB: the option decides, not
+ * the environment the library runs in (the command sets the option from
+ * POSIXLY_CORRECT, as GNU tar's fnmatch reads it).
+ */
+Test(match, posix_glob_from_the_option_not_the_environment)
+{
+	const char *pat[] = { "[^x]*" };
+	struct pfx_options opt;
+
+	cr_assert_eq(setenv("POSIXLY_CORRECT", "1", 1), 0);
+	memset(&opt, 0, sizeof(opt));
+	opt.exclude = pat;
+	opt.nexclude = 1;
+	cr_expect_str_eq(xtr_unselected(&opt, "a1", NULL), "excluded");
+	cr_expect_null(xtr_unselected(&opt, "x1", NULL));
+	opt.flags = PFX_OPT_POSIX_GLOB;
+	cr_expect_null(xtr_unselected(&opt, "a1", NULL));
+	cr_expect_str_eq(xtr_unselected(&opt, "x1", NULL), "excluded");
+	cr_expect_str_eq(xtr_unselected(&opt, "^1", NULL), "excluded");
+	memset(&opt, 0, sizeof(opt));
+	opt.members = pat;
+	opt.nmembers = 1;
+	cr_expect_null(xtr_unselected(&opt, "a1", NULL));
+	opt.flags = PFX_OPT_POSIX_GLOB;
+	cr_expect_str_eq(xtr_unselected(&opt, "a1", NULL), "not_selected");
+	memset(&opt, 0, sizeof(opt));
+	opt.include = pat;
+	opt.ninclude = 1;
+	cr_expect_null(xtr_unselected(&opt, "a1", NULL));
+	opt.flags = PFX_OPT_POSIX_GLOB;
+	cr_expect_str_eq(xtr_unselected(&opt, "a1", NULL), "not_selected");
+	cr_expect(xtr_glob("[^x]", "^", XTR_GLOB_POSIX, NULL));
+	cr_expect(!xtr_glob("[^x]", "a", XTR_GLOB_POSIX, NULL));
+	cr_expect(xtr_glob("[!x]", "a", XTR_GLOB_POSIX, NULL));
+}
+
 /* --occurrence's and --no-recursion's whole name (issue 19). */
 Test(match, glob_whole)
 {
