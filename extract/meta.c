@@ -5,7 +5,6 @@
  * dirs.c, links.c), which each apply it through their own descriptor.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <grp.h>
 #include <pwd.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include "extract.h"
 #include "meta.h"
+#include "pattern.h"
 
 /* The size of the buffer for getpwnam_r(3) and getgrnam_r(3). */
 #define NAME_LOOKUP_BUF 4096
@@ -95,14 +95,20 @@ xattr_allowed(const char *name)
 	    strncmp(name, "system.", 7) != 0;
 }
 
-/* Does NAME match one of the N patterns PATS (fnmatch(3))? */
+/*
+ * Does NAME match one of the N patterns PATS, as fnmatch(PAT, NAME, 0) in
+ * GNU tar?  xtr_glob(), not fnmatch(3): the option, not the environment,
+ * says what '^' means, and its cost is bounded.
+ */
 static bool
-xattr_matches(const char *name, const char *const *pats, size_t n)
+xattr_matches(const struct pfx_options *opt, const char *name,
+    const char *const *pats, size_t n)
 {
+	unsigned int flags = XTR_GLOB_WHOLE | xtr_glob_posix(opt);
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (fnmatch(pats[i], name, 0) == 0)
+		if (xtr_glob(pats[i], name, flags, NULL))
 			return true;
 	return false;
 }
@@ -112,9 +118,10 @@ static bool
 xattr_selected(const struct pfx_options *opt, const char *name)
 {
 	if (opt->nxattrs_include > 0 &&
-	    !xattr_matches(name, opt->xattrs_include, opt->nxattrs_include))
+	    !xattr_matches(opt, name, opt->xattrs_include,
+	    opt->nxattrs_include))
 		return false;
-	return !xattr_matches(name, opt->xattrs_exclude,
+	return !xattr_matches(opt, name, opt->xattrs_exclude,
 	    opt->nxattrs_exclude);
 }
 

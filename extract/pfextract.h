@@ -245,11 +245,12 @@ enum pfx_backup {
 #define PFX_OPT_LABEL_ONLY	0x400000u
 
 /*
- * Patterns (INCLUDE, EXCLUDE, MEMBERS, VOLUME_LABEL) take '^' right after
- * '[' as an ordinary character, as glibc's fnmatch(3) does when
- * POSIXLY_CORRECT is set; without it '^' negates as '!' does.  The
- * library never reads the environment: pfextract(1) sets this bit when
- * POSIXLY_CORRECT is set, as GNU tar behaves then.
+ * Patterns (INCLUDE, EXCLUDE, MEMBERS, VOLUME_LABEL, XATTRS_INCLUDE and
+ * XATTRS_EXCLUDE) take '^' right after '[' as an ordinary character, as
+ * glibc's fnmatch(3) does when POSIXLY_CORRECT is set; without it '^'
+ * negates as '!' does.  The library never reads the environment:
+ * pfextract(1) sets this bit when POSIXLY_CORRECT is set, as GNU tar
+ * behaves then.
  */
 #define PFX_OPT_POSIX_GLOB	0x800000u
 

@@ -2861,6 +2861,45 @@ Test(extract, xattrs_dir)
 	each_resolver("xattrs_dir", case_xattrs_dir);
 }
 
+/*
+ * --xattrs-include/--xattrs-exclude match as GNU tar's fnmatch(PAT, NAME,
+ * 0), with '^' a negation unless PFX_OPT_POSIX_GLOB: the environment the
+ * library runs in (POSIXLY_CORRECT, which fnmatch(3) reads) changes nothing.
+ */
+static void
+case_xattrs_patterns(struct fx *fx)
+{
+	const char *neg[] = { "user.[^y]" }, *all[] = { "user.*" };
+	struct ab ab;
+
+	if (!have_user_xattrs(fx))
+		cr_skip_test("no user xattrs on %s", tmp_base());
+	cr_assert_eq(setenv("POSIXLY_CORRECT", "1", 1), 0);
+	ab_pax(&ab);
+	xattr_entry(&ab, "f", AE_IFREG);
+	ab_close(&ab);
+	fx->opt.flags |= PFX_OPT_XATTRS;
+	fx->opt.xattrs_include = neg;
+	fx->opt.nxattrs_include = 1;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	expect_xattrs(fx, __LINE__, "f", true);
+	fx->opt.flags |= PFX_OPT_POSIX_GLOB;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	expect_xattrs(fx, __LINE__, "f", false);
+	fx->opt.flags &= ~PFX_OPT_POSIX_GLOB;
+	fx->opt.xattrs_exclude = all;
+	fx->opt.nxattrs_exclude = 1;
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	expect_xattrs(fx, __LINE__, "f", false);
+	ab_free(&ab);
+	(void)unsetenv("POSIXLY_CORRECT");
+}
+
+Test(extract, xattrs_patterns)
+{
+	each_resolver("xattrs_patterns", case_xattrs_patterns);
+}
+
 /* An entry owned by UID/GID, with the names UNAME/GNAME (may be NULL). */
 static void
 ab_owned(struct ab *ab, const char *name, mode_t type, int64_t uid,
