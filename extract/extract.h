@@ -225,8 +225,10 @@ struct xtr {
 	uint64_t decoded;		/* entries' data the source gave,
 					   read or drained: for the ratio */
 	uint64_t stream_at;		/* where the last header began in
-					   the decoded stream: for the
-					   ratio, headers counted too */
+					   the decoded stream, or all the
+					   decoder process sent if more:
+					   for the ratio, headers counted
+					   too */
 	bool in_data;			/* the current entry's data may not
 					   all have been read */
 	bool ar_entry;			/* libarchive (X->ar) read a header

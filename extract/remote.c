@@ -20,7 +20,6 @@
  * a SIGKILLed process die (then the message says so).
  */
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -90,6 +89,8 @@ struct xtr_remote {
 	enum state state;
 	int format;
 	uint64_t raw;
+	uint64_t sent;		/* bytes of every message taken, and of
+				   the ring blocks they placed */
 	int64_t header_pos;	/* the entry's, or -1 */
 	struct xtr_head head;	/* LABEL's bytes: the archive's first */
 	bool label_seen;	/* LABEL came */
@@ -336,6 +337,7 @@ next_raw(struct xtr_remote *rm, const unsigned char **body, size_t *len)
 	*body = rm->buf + rm->at + WIRE_HEAD;
 	*len = (size_t)n;
 	rm->at += WIRE_HEAD + (size_t)n;
+	rm->sent += WIRE_HEAD + (uint64_t)n;
 	return type;
 }
 
@@ -497,6 +499,7 @@ get_block(struct xtr_remote *rm, int type, const unsigned char *body,
 		return -1;
 	rm->release = d->at + (uint32_t)d->len;
 	rm->holding = true;
+	rm->sent += d->len;
 	return 0;
 }
 
@@ -652,6 +655,13 @@ xtr_remote_raw(const struct xtr_remote *rm)
 }
 
 /* see remote.h */
+uint64_t
+xtr_remote_sent(const struct xtr_remote *rm)
+{
+	return rm->sent;
+}
+
+/* see remote.h */
 int64_t
 xtr_remote_header_pos(const struct xtr_remote *rm)
 {
@@ -681,18 +691,30 @@ xtr_remote_error(const struct xtr_remote *rm, int *error, bool *channel)
 	return rm->text[0] != '\0' ? rm->text : "truncated or corrupt";
 }
 
-/* The size of the input IN when it cannot grow, else UINT64_MAX. */
+/*
+ * The size of the input IN (with OPT's later volumes) when it cannot
+ * grow, else UINT64_MAX.  SECURITY: the ratio divides by what the child
+ * says it read, never more than this: a file named by its path is sized
+ * as one given open, and volumes as what they hold together.
+ */
 static uint64_t
-input_size(const struct pfx_input *in)
+input_size(const struct pfx_input *in, const struct pfx_options *opt)
 {
-	struct stat st;
+	uint64_t size, n;
+	size_t i;
 
 	if (in->path == NULL && in->buf != NULL)
 		return in->len;
-	if (in->path == NULL && in->fd >= 0 && fstat(in->fd, &st) == 0 &&
-	    S_ISREG(st.st_mode))
-		return (uint64_t)st.st_size;
-	return UINT64_MAX;
+	size = plat_input_size(in->path, in->fd);
+	if ((opt->flags & PFX_OPT_MULTI_VOLUME) == 0 || in->volumes == NULL)
+		return size;
+	/* One that could not be opened (-errno) holds nothing. */
+	for (i = 0; i < in->nvolumes && size != UINT64_MAX; i++) {
+		n = in->volumes[i] >= 0 ?
+		    plat_input_size(NULL, in->volumes[i]) : 0;
+		size = n > UINT64_MAX - size ? UINT64_MAX : size + n;
+	}
+	return size;
 }
 
 static struct xtr_remote *
@@ -808,7 +830,7 @@ xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
 		(void)close(sv[1]);
 		return cannot_start(res, ENOMEM);
 	}
-	rm->raw_max = input_size(in);
+	rm->raw_max = input_size(in, opt);
 	/* No handler of the caller's may run in the child before it has
 	 * reset them all (child.c). */
 	(void)sigfillset(&all);

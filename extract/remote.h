@@ -33,6 +33,9 @@ int xtr_remote_data(struct xtr_remote *rm, const void **buf, size_t *size,
     int64_t *offset);
 int xtr_remote_format(const struct xtr_remote *rm);
 uint64_t xtr_remote_raw(const struct xtr_remote *rm);
+/* The bytes the child sent: every message taken, head and body, and the
+ * ring blocks they placed. */
+uint64_t xtr_remote_sent(const struct xtr_remote *rm);
 int64_t xtr_remote_header_pos(const struct xtr_remote *rm);
 uint64_t xtr_remote_archive_bytes(const struct xtr_remote *rm);
 bool xtr_remote_sparse(const struct xtr_remote *rm);

@@ -75,6 +75,24 @@ pax_list(struct xtr *x, struct archive_entry *ae)
 }
 
 /*
+ * SECURITY: a decoder process taken over can send without end what
+ * costs no data (empty blocks, the headers of entries refused or
+ * skipped): every byte it sent counts as decoded, for the ratio, as the
+ * stream's headers do.
+ */
+static void
+count_sent(struct xtr *x)
+{
+	uint64_t n;
+
+	if (x->remote == NULL)
+		return;
+	n = xtr_remote_sent(x->remote);
+	if (n > x->stream_at)
+		x->stream_at = n;
+}
+
+/*
  * SECURITY: the ratio limit counts the headers too.  Our decoders count
  * every byte they give (decode.c); a stream libarchive decodes itself
  * (bzip2, lz4, lzip ...) is counted here, at each header, up to where it
@@ -90,6 +108,7 @@ header_ratio(struct xtr *x, struct archive_entry *ae)
 
 	if (at > 0 && (uint64_t)at > x->stream_at)
 		x->stream_at = (uint64_t)at;
+	count_sent(x);
 	return xtr_check_bytes(x, name != NULL ? name : "", 0, 0);
 }
 
@@ -143,6 +162,7 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 	}
 	if (x->remote != NULL) {
 		r = xtr_remote_data(x->remote, buf, size, offset);
+		count_sent(x);
 	} else if (x->zip != NULL) {
 		r = xtr_zip_data(x->zip, buf, size, offset);
 	} else {

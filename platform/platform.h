@@ -411,6 +411,13 @@ int plat_child_fds(int *keep, int n);
  */
 int plat_input_readonly(int fd);
 
+/*
+ * The size of the input PATH (when not NULL) or FD, when it is a regular
+ * file: the most a reader of it can read.  Return: it, or UINT64_MAX
+ * (a pipe, a socket, a device, an error).
+ */
+uint64_t plat_input_size(const char *path, int fd);
+
 /* The inputs one relay reads at most: an archive and 256 volumes. */
 #define PLAT_RELAY_MAX 257
 

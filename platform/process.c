@@ -181,3 +181,18 @@ plat_input_readonly(int fd)
 	r = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	return r >= 0 ? r : -errno;
 }
+
+/* see platform.h */
+uint64_t
+plat_input_size(const char *path, int fd)
+{
+	struct stat st;
+	int r = -1;
+
+	if (path != NULL)
+		r = stat(path, &st);
+	else if (fd >= 0)
+		r = fstat(fd, &st);
+	return r == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size :
+	    UINT64_MAX;
+}

@@ -28,6 +28,12 @@
  *	lies:N		send message N of lie(), then sleep forever
  *			(SIGTERM ignored); 8 and 9 are archive names,
  *			not lies: a valid entry, END, exit
+ *	empty		disarm the stall timer, then a file's header and
+ *			empty DATA blocks without end, each well-formed
+ *			(SIGTERM ignored)
+ *	raw		a file's header and 96 MiB of zeros, each
+ *			message claiming 2^62 archive bytes read (a
+ *			bomb that says its input is huge); END, exit
  *
  * Nothing here may report what happened: the process can write nothing
  * (its stdio is /dev/null).  tests/hostile.sh judges the outcome from
@@ -41,6 +47,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 
@@ -376,6 +383,46 @@ lie(int fd, int n)
 	}
 }
 
+/* Empty blocks of the entry "empty", sent without end: each costs the
+ * writer a message to read and check, and says nothing.  The stall
+ * timer is the decoder's own: a decoder taken over disarms it. */
+static void __attribute__((noreturn))
+flood_empty(int fd)
+{
+	static unsigned char m[4096 * (WIRE_HEAD + 16)];
+	struct itimerval off;
+	size_t n = 0;
+
+	memset(&off, 0, sizeof(off));
+	(void)setitimer(ITIMER_PROF, &off, NULL);
+	(void)signal(SIGPROF, SIG_IGN);
+	put_file(fd, "empty", 5, 0100000, 0, 512);
+	while (n + WIRE_HEAD + 16 <= sizeof(m))
+		n += wire_put_data_head(m + n, 0, 512, 0);
+	for (;;)
+		put(fd, m, n);
+}
+
+/* 96 MiB of zeros in an entry "bomb", each message saying that 2^62
+ * bytes of the archive were read: past the ratio, were that true. */
+static void
+bomb_raw(int fd)
+{
+	static const unsigned char zeros[WIRE_DATA_MAX];
+	const uint64_t raw = UINT64_C(1) << 62;
+	unsigned char m[WIRE_HEAD + 32];
+	int64_t at;
+
+	put_file(fd, "bomb", 4, 0100000, INT64_C(96) << 20, raw);
+	for (at = 0; at < INT64_C(96) << 20; at += WIRE_DATA_MAX) {
+		put(fd, m, wire_put_data_head(m, at, raw, WIRE_DATA_MAX));
+		put(fd, zeros, WIRE_DATA_MAX);
+	}
+	put_end(fd, WIRE_DATA_END, WIRE_OK);
+	put_end(fd, WIRE_END, WIRE_OK);
+	_exit(0);
+}
+
 /* see extract.h */
 void
 xtr_hostile(int fd)
@@ -418,6 +465,11 @@ xtr_hostile(int fd)
 		ignore_term();
 		put_end(fd, WIRE_END, WIRE_OK);
 		sleep_forever();
+	} else if (strcmp(kind, "empty") == 0) {
+		ignore_term();
+		flood_empty(fd);
+	} else if (strcmp(kind, "raw") == 0) {
+		bomb_raw(fd);
 	} else if (strcmp(kind, "lies") == 0) {
 		ignore_term();
 		lie(fd, atoi(arg));

@@ -4,8 +4,9 @@
  *
  *	hostile_lib child|atomic ARCHIVE DEST HELD_FILE HELD_DIR
  *
- * extracts ARCHIVE (given as a read-only descriptor) into DEST with
- * PFX_OPT_SANDBOX_CHILD, or PFX_OPT_ATOMIC | PFX_OPT_SANDBOX_CHILD, and
+ * extracts ARCHIVE into DEST with PFX_OPT_SANDBOX_CHILD (given by its
+ * path), or PFX_OPT_ATOMIC | PFX_OPT_SANDBOX_CHILD (as a read-only
+ * descriptor), and
  * idle_timeout 2 s and stall_timeout 1 s (PFX_HOSTILE_IDLE and
  * PFX_HOSTILE_STALL change them), timeout 20 s, while holding HELD_FILE open O_RDWR,
  * HELD_DIR open as a directory, and one end of a socket pair with unread
@@ -166,8 +167,14 @@ extract(char **argv)
 		return 2;
 	}
 	memset(&in, 0, sizeof(in));
-	in.fd = open(argv[2], O_RDONLY);
-	if (in.fd < 0) {
+	/* Both ways a caller names its archive: what the decoder process
+	 * says it read must not count for more than either holds. */
+	in.fd = -1;
+	if (strcmp(argv[1], "atomic") == 0)
+		in.fd = open(argv[2], O_RDONLY);
+	else
+		in.path = argv[2];
+	if (in.path == NULL && in.fd < 0) {
 		perror(argv[2]);
 		return 2;
 	}

@@ -587,3 +587,42 @@ Test(volumes, gnu_tar_volume_out_of_sequence_skipped)
 	    "&& grep -q 'This volume is out of sequence' err");
 	gnu_volumes("acbc", "big", "out_of_sequence", "big");
 }
+
+/*
+ * The ratio divides by what every volume holds: one member across twelve
+ * volumes of GNU tar's, with a ratio of 2 past 64 KiB, extracts in this
+ * process and in the decoder process alike (whose count of bytes read
+ * was held to the first volume's size: 6 times over and more).
+ */
+Test(volumes, ratio_counts_every_volume)
+{
+	struct pfx_input in = { .fd = -1 };
+	struct pfx_options opt;
+	struct pfx_result res;
+	char name[2] = "b";
+	int vols[11];
+	size_t w, i;
+
+	in_dir("mkdir src && cd src && head -c 110000 /dev/urandom > big && "
+	    "tar -c -M -L 10 -f ../a -f ../b -f ../c -f ../d -f ../e -f ../f "
+	    "-f ../g -f ../h -f ../i -f ../j -f ../k -f ../l big </dev/null");
+	for (w = 0; w < 2; w++) {
+		in.fd = open_in("a");
+		for (i = 0; i < 11; i++) {
+			name[0] = (char)('b' + i);
+			vols[i] = open_in(name);
+		}
+		in.volumes = vols;
+		in.nvolumes = 11;
+		pfx_options_init(&opt);
+		opt.flags |= PFX_OPT_MULTI_VOLUME | ways[w];
+		opt.limits.max_ratio = 2;
+		opt.limits.ratio_after = 64 << 10;
+		cr_expect(pfx_extract(&in, AT_FDCWD, dir, &opt, &res) ==
+		    PFX_OK, "way %zu: %s", w, res.message);
+		in_dir("cmp src/big big && rm big");
+		(void)close(in.fd);
+		for (i = 0; i < 11; i++)
+			(void)close(vols[i]);
+	}
+}
