@@ -796,6 +796,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 {
 	static struct out o;	/* the queue: too big for the stack */
 	static struct xtr_head head;	/* the archive's first bytes */
+	static struct xtr_cpio_walk walk;	/* libarchive's cpio list */
 	static const struct xtr_read_place place = { ring_block,
 	    ring_block_got, &o };
 	unsigned char m[WIRE_HEAD + 8];
@@ -816,6 +817,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 
 	o.fd = fd;
 	o.ring = ring;
+	walk.max_links = opt->limits.max_links;
 	/* A buffer or a regular file never keeps the decoder waiting. */
 	o.lazy = in->buf != NULL || is_file(in->fd);
 	o.full = QUEUE_FIRST;
@@ -848,7 +850,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 		/* SECURITY: each entry's headers counted (reader.h); the
 		 * last entry's data left unread (a listing's, a pax dump
 		 * list's) skipped first. */
-		r = xtr_reader_next(ar, &head, &entry, ae);
+		r = xtr_reader_next(ar, &head, &walk, &entry, ae);
 		send_note(&o);
 		/* --test-label: the label even before a damaged header,
 		 * and nothing after it (engine.c read_label()). */

@@ -23,6 +23,7 @@
 
 #include "async.h"
 #include "budget.h"
+#include "cpiowalk.h"
 #include "decmem.h"
 #include "decode.h"
 #include "dirs.h"
@@ -664,6 +665,7 @@ free_state(struct xtr *x)
 	if (x->ar != NULL)
 		archive_read_free(x->ar);
 	x->ar = NULL;
+	xtr_cpio_walk_free(&x->cpio_walk);
 	xtr_window_free(x->head.window);
 	x->head.window = NULL;
 	free(x->pax_list);
@@ -949,6 +951,7 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	x->res = result;
 	x->root.fd = -1;
 	x->drain_fd = -1;
+	x->cpio_walk.max_links = opt->limits.max_links;
 	/* What the tables keep for the archive is paid from the budget. */
 	xtr_table_init(&x->files, x);
 	xtr_table_init(&x->dirs, x);

@@ -105,6 +105,22 @@ struct xtr_table {
 	size_t nnotes, notes_cap;
 };
 
+/*
+ * What libarchive's cpio reader walks of its list of files with more than
+ * one link, for one reader (cpiowalk.h): zeroed, then MAX_LINKS set.
+ */
+struct xtr_cpio_group;
+
+struct xtr_cpio_walk {
+	uint64_t max_links;	/* limits.max_links; 0: not counted */
+	uint64_t entries;	/* entries of a cpio archive read */
+	uint64_t walked;	/* bytes of the list walked, ever */
+	uint64_t list;		/* bytes the list holds now */
+	struct xtr_cpio_group *v;	/* the groups in it, by (dev, ino) */
+	size_t cap, used;	/* V's slots (a power of two, or 0), used */
+	uint64_t key[2];	/* the hash key, drawn at the first group */
+};
+
 /* --- the state of one extraction -------------------------------------- */
 
 /*
@@ -161,6 +177,7 @@ struct xtr {
 					   (zip): files not remembered as
 					   link targets (xtr_note_file) */
 	struct xtr_head head;		/* AR's first bytes (label.c) */
+	struct xtr_cpio_walk cpio_walk;	/* AR's cpio link list, counted */
 	bool label_done;		/* xtr_label_first() ran */
 	struct xtr_table files;		/* regular files made: identity */
 	struct xtr_table dirs;		/* directories made: final metadata */

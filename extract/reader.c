@@ -31,6 +31,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "cpiowalk.h"
 #include "decmem.h"
 #include "decode.h"
 #include "extract.h"
@@ -832,10 +833,33 @@ xtr_input_drained(int fd)
 	    (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
+/*
+ * A cpio's entry AE, read from AR with status R: what libarchive's list
+ * of files with more than one link cost, counted in W (cpiowalk.h).
+ * Return: R, or ARCHIVE_FATAL past the bound, with AR's error set.
+ */
+static int
+count_cpio(struct xtr_cpio_walk *w, struct archive *ar,
+    struct archive_entry *ae, int r)
+{
+	char msg[320];
+	int e;
+
+	e = xtr_cpio_walk_count(w, archive_entry_nlink(ae),
+	    (uint64_t)archive_entry_dev(ae),
+	    (uint64_t)archive_entry_ino64(ae), archive_entry_pathname(ae),
+	    msg, sizeof(msg));
+	if (e == 0)
+		return r;
+	/* libarchive's own formatter knows no %llu: MSG is made. */
+	archive_set_error(ar, -e, "%s", msg);
+	return ARCHIVE_FATAL;
+}
+
 /* see reader.h */
 int
-xtr_reader_next(struct archive *ar, struct xtr_head *head, bool *entry,
-    struct archive_entry *ae)
+xtr_reader_next(struct archive *ar, struct xtr_head *head,
+    struct xtr_cpio_walk *walk, bool *entry, struct archive_entry *ae)
 {
 	int r;
 
@@ -847,6 +871,10 @@ xtr_reader_next(struct archive *ar, struct xtr_head *head, bool *entry,
 	r = archive_read_next_header2(ar, ae);
 	if (xtr_header_end(head, ar))
 		r = ARCHIVE_FATAL;
+	if ((r == ARCHIVE_OK || r == ARCHIVE_WARN) && walk != NULL &&
+	    (archive_format(ar) & ARCHIVE_FORMAT_BASE_MASK) ==
+	    ARCHIVE_FORMAT_CPIO)
+		r = count_cpio(walk, ar, ae, r);
 	*entry = r == ARCHIVE_OK || r == ARCHIVE_WARN;
 	return r;
 }

@@ -19,6 +19,7 @@
  * or corrupt), ENOMEM, ECANCELED, or EINVAL (FORMATS names none read).
  * Return: the reader, or NULL.
  */
+struct xtr_cpio_walk;
 struct xtr_decoder;
 struct xtr_read_place;
 struct xtr_volumes;
@@ -103,14 +104,16 @@ bool xtr_input_drained(int fd);
  * libarchive's next header of AR into AE.  SECURITY: libarchive holds
  * what an entry's headers say (a sparse map) while it reads them, before
  * the entry is seen; the read callbacks count them in HEAD from here
- * (decode.h, xtr_header_begin()).  What is left of the last entry's data
- * (*ENTRY: a header was read and its data not skipped) is skipped first,
- * as archive_read_next_header() would (its failure, an archive cut,
- * fatal too), but outside the header read, where it would count as
- * headers.  *ENTRY is set for the next call.  Return: libarchive's
- * status.
+ * (decode.h, xtr_header_begin()).  And its cpio reader walks a list of
+ * every file of more than one link for each such entry: counted in WALK
+ * (cpiowalk.h; NULL: not counted), and past its bound the read fails.
+ * What is left of the last entry's data (*ENTRY: a header was read and
+ * its data not skipped) is skipped first, as archive_read_next_header()
+ * would (its failure, an archive cut, fatal too), but outside the header
+ * read, where it would count as headers.  *ENTRY is set for the next
+ * call.  Return: libarchive's status.
  */
-int xtr_reader_next(struct archive *ar, struct xtr_head *head, bool *entry,
-    struct archive_entry *ae);
+int xtr_reader_next(struct archive *ar, struct xtr_head *head,
+    struct xtr_cpio_walk *walk, bool *entry, struct archive_entry *ae);
 
 #endif /* XTR_READER_H */

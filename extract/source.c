@@ -127,7 +127,8 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 	else if (x->zip != NULL)
 		r = xtr_zip_next(x->zip, ae);
 	else
-		r = xtr_reader_next(x->ar, &x->head, &x->ar_entry, ae);
+		r = xtr_reader_next(x->ar, &x->head, &x->cpio_walk,
+		    &x->ar_entry, ae);
 	xtr_source_note(x);
 	/* WARN is a header read whole (a name not in the locale...). */
 	if (r == ARCHIVE_WARN)
