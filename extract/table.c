@@ -399,39 +399,56 @@ depth_of(const char *path)
 	return d;
 }
 
+/* A slot and its key's depth, counted once: not per comparison. */
+struct by_depth {
+	size_t depth;
+	struct xtr_slot *slot;
+};
+
 static int
 deepest_first(const void *a, const void *b)
 {
-	const struct xtr_slot *const *sa = a, *const *sb = b;
-	size_t da = depth_of((*sa)->key), db = depth_of((*sb)->key);
+	const struct by_depth *da = a, *db = b;
 
-	if (da != db)
-		return da > db ? -1 : 1;
-	return strcmp((*sa)->key, (*sb)->key);
+	if (da->depth != db->depth)
+		return da->depth > db->depth ? -1 : 1;
+	return strcmp(da->slot->key, db->slot->key);
 }
 
 /*
  * The used slots of T, deepest path first, in *ORDER (NULL when there is
- * none; the caller frees it) and their number in *N.
+ * none; the caller frees it) and their number in *N.  Cost: each key's
+ * depth counted once, then O(n log n) comparisons.
  * Return: 0, or -ENOMEM.
  */
 int
 xtr_table_by_depth(const struct xtr_table *t, struct xtr_slot ***order,
     size_t *n)
 {
+	struct by_depth *v;
 	size_t i;
 
 	*order = NULL;
 	*n = 0;
 	if (t->used == 0)
 		return 0;
+	v = calloc(t->used, sizeof(*v));
 	*order = calloc(t->used, sizeof(**order));
-	if (*order == NULL)
+	if (v == NULL || *order == NULL) {
+		free(v);
+		free(*order);
+		*order = NULL;
 		return -ENOMEM;
-	for (i = 0; i < t->cap; i++) {
-		if (t->slots[i].key != NULL)
-			(*order)[(*n)++] = &t->slots[i];
 	}
-	qsort(*order, *n, sizeof(**order), deepest_first);
+	for (i = 0; i < t->cap; i++) {
+		if (t->slots[i].key != NULL) {
+			v[*n].depth = depth_of(t->slots[i].key);
+			v[(*n)++].slot = &t->slots[i];
+		}
+	}
+	qsort(v, *n, sizeof(*v), deepest_first);
+	for (i = 0; i < *n; i++)
+		(*order)[i] = v[i].slot;
+	free(v);
 	return 0;
 }
