@@ -41,10 +41,12 @@ drain(struct xtr *x, struct archive_entry *ae)
 
 	while (x->in_data) {
 		r = xtr_source_data(x, &buf, &size, &offset);
-		if (r == ARCHIVE_EOF)
+		if (r == XTR_DATA_EOF)
 			break;
-		if (r != ARCHIVE_OK)
-			return r == ARCHIVE_WARN ? ARCHIVE_OK : ARCHIVE_FATAL;
+		/* Data that fails its check is not written: the entry
+		 * goes, the next one is read. */
+		if (r != XTR_DATA_OK)
+			return r == XTR_DATA_BAD ? ARCHIVE_OK : ARCHIVE_FATAL;
 		if (xtr_cancelled(x) || xtr_check_bytes(x, name != NULL ?
 		    name : "", 0, 0) != 0)
 			return ARCHIVE_FATAL;
@@ -176,6 +178,8 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 		return XTR_DATA_OK;
 	}
 	x->in_data = false;
+	if (r == ARCHIVE_WARN)
+		return XTR_DATA_BAD;
 	return r == ARCHIVE_EOF ? XTR_DATA_EOF : XTR_DATA_FAILED;
 }
 

@@ -7,11 +7,13 @@
 
 #include "extract.h"
 
-/* xtr_source_data(): a block; the entry's end; no block (a failed
- * check of the data, or a failed read). */
+/* xtr_source_data(): a block; the entry's end; no block: the entry's data
+ * failed a check (a zip member's CRC-32: the next entry may be read), or
+ * a read failed. */
 #define XTR_DATA_OK 0
 #define XTR_DATA_EOF 1
 #define XTR_DATA_FAILED (-1)
+#define XTR_DATA_BAD (-2)
 
 /*
  * Each wraps libarchive (no sandbox) or the decoder process (remote.c):

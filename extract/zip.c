@@ -69,6 +69,8 @@ struct slot {
 	enum verdict verdict;
 	struct zip_local loc;
 	unsigned char *out;	/* its data: usize bytes */
+	size_t made;		/* of them, what it held (all, unless the
+				   verdict is bad) */
 	size_t held;		/* what it counts in the bytes held */
 	char *why;		/* the verdict's reason, or NULL */
 };
@@ -184,11 +186,13 @@ data_verdict(const struct zip_member *m, bool done, uint64_t left,
 
 /*
  * Inflate or copy DATA (M's CSIZE bytes) into OUT (USIZE bytes, one more
- * to see an overrun) with ZI.  Return: NULL, or why the data is bad.
+ * to see an overrun) with ZI; *MADE the bytes of OUT that are its data
+ * (at most USIZE).  Return: NULL, or why the data is bad.
  */
 static const char *
 decode_whole(const struct zip_member *m, struct zip_inflate *zi,
-    const unsigned char *data, unsigned char *out, char *buf, size_t cap)
+    const unsigned char *data, unsigned char *out, size_t *made, char *buf,
+    size_t cap)
 {
 	const unsigned char *in = data;
 	unsigned char *o = out;
@@ -196,10 +200,11 @@ decode_whole(const struct zip_member *m, struct zip_inflate *zi,
 	bool done = false;
 
 	if (m->method == 0) {
+		*made = (size_t)(m->csize < m->usize ? m->csize : m->usize);
+		memcpy(out, data, *made);
 		if (m->csize != m->usize)
 			return data_verdict(m, true, 0, m->csize,
 			    m->crc, buf, cap);
-		memcpy(out, data, (size_t)m->csize);
 		return data_verdict(m, true, 0, m->csize,
 		    zip_crc32(0, out, (size_t)m->csize), buf, cap);
 	}
@@ -215,6 +220,8 @@ decode_whole(const struct zip_member *m, struct zip_inflate *zi,
 		    o_len == was_out)))
 			break;
 	}
+	*made = (size_t)(o - out) < m->usize ? (size_t)(o - out) :
+	    (size_t)m->usize;
 	return data_verdict(m, done, in_len, (uint64_t)(o - out),
 	    zip_inflate_crc(zi), buf, cap);
 }
@@ -284,7 +291,7 @@ decode_member(struct xtr_zip *z, const struct zip_member *m, struct slot *s,
 		return;
 	}
 	bad = decode_whole(m, w->zi, span + (s->loc.data - m->off), s->out,
-	    why, sizeof(why));
+	    &s->made, why, sizeof(why));
 	set_verdict(s, bad != NULL ? V_BAD_DATA : V_OK, bad);
 }
 
@@ -561,7 +568,11 @@ stream_next(struct xtr_zip *z, const struct zip_member *m,
 {
 	struct stream *st = &z->st;
 	unsigned char *o = st->outbuf;
-	size_t o_len = BLOCK;
+	/* SECURITY: never a byte more inflated than its size and one (to
+	 * see an overrun), as a pooled member: bytes past it are never
+	 * given, so the limits could not count them. */
+	size_t room = m->usize - st->made < BLOCK ? (size_t)(m->usize -
+	    st->made) + 1 : BLOCK, o_len = room;
 	char why[200], name[64];
 	const char *bad;
 	int r;
@@ -588,7 +599,7 @@ stream_next(struct xtr_zip *z, const struct zip_member *m,
 		    why, sizeof(why));
 		goto end;
 	}
-	while (o_len == BLOCK && !st->done) {
+	while (o_len == room && !st->done) {
 		size_t was_in;
 
 		if (st->in_len == 0 && st->c_left > 0) {
@@ -599,23 +610,23 @@ stream_next(struct xtr_zip *z, const struct zip_member *m,
 		}
 		was_in = st->in_len;
 		if (zip_inflate_run(st->zi, &st->in, &st->in_len, &o, &o_len,
-		    &st->done) < 0 || (!st->done && o_len == BLOCK &&
+		    &st->done) < 0 || (!st->done && o_len == room &&
 		    was_in > 0 && st->in_len == was_in)) {
 			snprintf(why, sizeof(why), "its deflate data is "
 			    "corrupt");
 			bad = why;
 			goto end;
 		}
-		if (!st->done && o_len == BLOCK && st->in_len == 0 &&
+		if (!st->done && o_len == room && st->in_len == 0 &&
 		    st->c_left == 0)
 			break;	/* the data ended first */
 	}
-	if (o_len < BLOCK) {
-		st->made += BLOCK - o_len;
+	if (o_len < room) {
+		st->made += room - o_len;
 		/* SECURITY: no more than the size it says, a bomb or not. */
 		if (st->made <= m->usize) {
 			*buf = st->outbuf;
-			*size = BLOCK - o_len;
+			*size = room - o_len;
 			return ARCHIVE_OK;
 		}
 	}
@@ -792,7 +803,7 @@ xtr_zip_data(struct xtr_zip *z, const void **buf, size_t *size,
 
 	if (!z->started || z->cur >= z->d.n || z->data_end)
 		return ARCHIVE_EOF;
-	*offset = z->cs != NULL ? (z->data_given ? (int64_t)m->usize : 0) :
+	*offset = z->cs != NULL ? (z->data_given ? (int64_t)z->cs->made : 0) :
 	    (int64_t)z->st.made;
 	if (z->cs == NULL) {
 		int r = stream_next(z, m, buf, size);
@@ -801,21 +812,23 @@ xtr_zip_data(struct xtr_zip *z, const void **buf, size_t *size,
 			z->data_end = true;
 		return r;
 	}
-	z->data_end = z->data_given || m->usize == 0;
+	/* What it held first, then its verdict, as a streamed member: a
+	 * bad one's bytes count in the limits as a good one's do. */
+	if (!z->data_given && z->cs->made > 0) {
+		z->data_given = true;
+		*buf = z->cs->out;
+		*size = z->cs->made;
+		return ARCHIVE_OK;
+	}
+	z->data_end = true;
 	if (z->cs->verdict == V_BAD_DATA) {
 		member_name(z, m, name, sizeof(name));
 		z->error = EILSEQ;
 		snprintf(z->text, sizeof(z->text), "%s: %s", name,
 		    z->cs->why);
-		z->data_end = true;
 		return ARCHIVE_WARN;
 	}
-	if (z->data_end)
-		return ARCHIVE_EOF;
-	z->data_given = true;
-	*buf = z->cs->out;
-	*size = (size_t)m->usize;
-	return ARCHIVE_OK;
+	return ARCHIVE_EOF;
 }
 
 /* see zip.h */

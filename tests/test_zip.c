@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -436,6 +437,77 @@ Test(zip_hostile, refused_by_the_library)
 			    hostile[i].name);
 			cr_assert(res.status == PFX_FATAL ||
 			    res.stats.failed > 0, "%s", hostile[i].name);
+			tfx_temp_end(&fd, dest);
+		}
+	}
+}
+
+/* A refused member whose data fails its CRC-32 is drained, not written:
+ * the member after it is extracted (the run ended there, exit 2). */
+Test(zip_hostile, refused_bad_data_drained)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_input in;
+	char path[600], dest[512], got[16] = "";
+	int sandbox, fd, f;
+
+	(void)zip_path("hostile-refused-crc-lies.zip", path, sizeof(path));
+	for (sandbox = 0; sandbox < 2; sandbox++) {
+		fd = tfx_temp_dest("zip", dest, sizeof(dest));
+		pfx_options_init(&opt);
+		if (sandbox)
+			opt.flags |= PFX_OPT_SANDBOX_CHILD;
+		memset(&in, 0, sizeof(in));
+		in.fd = -1;
+		in.path = path;
+		(void)pfx_extract(&in, fd, ".", &opt, &res);
+		cr_assert_eq(res.status, PFX_REFUSED, "sandbox %d: %d %s",
+		    sandbox, (int)res.status, res.message);
+		cr_assert_eq(res.stats.refused, 1);
+		cr_assert_eq(res.stats.extracted, 1);
+		f = openat(fd, "good.txt", O_RDONLY | O_CLOEXEC);
+		cr_assert(f >= 0, "good.txt: %s", strerror(errno));
+		cr_assert_eq(read(f, got, sizeof(got) - 1), 5);
+		(void)close(f);
+		cr_assert_str_eq(got, "good\n");
+		tfx_temp_end(&fd, dest);
+	}
+}
+
+/* What refused members inflate counts toward --max-ratio even when their
+ * data fails its CRC-32: held by the pool (the default budget) or
+ * streamed (1 MiB: none is held). */
+Test(zip_hostile, bad_data_counted_in_ratio)
+{
+	static const uint64_t mem[] = { 0, 1u << 20 };
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_input in;
+	char path[600], dest[512];
+	int sandbox, fd;
+	size_t i;
+
+	(void)zip_path("hostile-refused-crc-bomb.zip", path, sizeof(path));
+	for (sandbox = 0; sandbox < 2; sandbox++) {
+		for (i = 0; i < sizeof(mem) / sizeof(mem[0]); i++) {
+			fd = tfx_temp_dest("zip", dest, sizeof(dest));
+			pfx_options_init(&opt);
+			if (sandbox)
+				opt.flags |= PFX_OPT_SANDBOX_CHILD;
+			if (mem[i] != 0)
+				opt.limits.max_memory = mem[i];
+			opt.limits.ratio_after = 1u << 20;
+			memset(&in, 0, sizeof(in));
+			in.fd = -1;
+			in.path = path;
+			(void)pfx_extract(&in, fd, ".", &opt, &res);
+			cr_assert_eq(res.status, PFX_FATAL, "sandbox %d, "
+			    "memory %ju: %d", sandbox, (uintmax_t)mem[i],
+			    (int)res.status);
+			cr_assert_eq(res.error, EFBIG, "%s", res.message);
+			cr_assert(strstr(res.message, "max-ratio") != NULL,
+			    "%s", res.message);
 			tfx_temp_end(&fd, dest);
 		}
 	}

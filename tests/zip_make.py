@@ -169,6 +169,29 @@ def raw_zip(members):
     return f.getvalue()
 
 
+def deflated_zip(members):
+    """A zip of (name, data, lies) members, deflated, written by hand:
+    LIES (a dict) may set the CRC both headers give."""
+    f = io.BytesIO()
+    cd = b""
+    for name, data, lies in members:
+        off = f.tell()
+        c = zlib.compressobj(9, zlib.DEFLATED, -15)
+        comp = c.compress(data) + c.flush()
+        crc = lies.get("crc", zlib.crc32(data))
+        f.write(struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, 0, 8, 0, 0x21,
+                            crc, len(comp), len(data), len(name), 0))
+        f.write(name + comp)
+        cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 0x031e, 20, 0,
+                          8, 0, 0x21, crc, len(comp), len(data), len(name),
+                          0, 0, 0, 0, 0o100644 << 16, off) + name
+    end = f.tell()
+    f.write(cd)
+    f.write(struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, len(members),
+                        len(members), len(cd), end, 0))
+    return f.getvalue()
+
+
 def hostile(out):
     def put(name, b):
         with open(os.path.join(out, "hostile-%s.zip" % name), "wb") as f:
@@ -287,6 +310,17 @@ def hostile(out):
     # A symlink whose data fails its CRC: the message says so.
     put("link-crc-lies", raw_zip([
         (b"lnk", b"target", b"", b"", {"crc": 5, "mode": link})]))
+    # A refused member whose data fails its CRC: refused, and the next
+    # member is read (its data is drained, never written).
+    put("refused-crc-lies", raw_zip([
+        (b"../evil.txt", b"evil\n" * 10, b"", b"", {"crc": 5}),
+        (b"good.txt", b"good\n", b"", b"")]))
+    # Refused members of 1 MiB each whose data fails its CRC: what they
+    # inflate counts toward --max-ratio as good data does.
+    zeros = b"\0" * (1 << 20)
+    put("refused-crc-bomb", deflated_zip(
+        [(b"../f%d" % n, zeros, {"crc": 5}) for n in range(40)] +
+        [(b"good.txt", b"good\n", {})]))
 
 
 def main():
