@@ -1053,8 +1053,14 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	 */
 	if (xtr_decoder_rlimit(&opt->limits, &mem) != 0 && !plat_sanitized()) {
 		struct rlimit rl;
+		uint64_t lim = xtr_decoder_rlimit(&opt->limits, &mem);
+		uint64_t had = plat_os_data_size();
 
-		rl.rlim_cur = (rlim_t)xtr_decoder_rlimit(&opt->limits, &mem);
+		/* Over what this process inherited from its caller (a
+		 * library's host may hold gigabytes): the budget is for what
+		 * decoding takes. */
+		lim = had > UINT64_MAX - lim ? UINT64_MAX : lim + had;
+		rl.rlim_cur = (rlim_t)lim;
 		rl.rlim_max = rl.rlim_cur;
 		(void)setrlimit(RLIMIT_DATA, &rl);
 	}

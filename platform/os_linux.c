@@ -663,3 +663,22 @@ plat_os_prefault(void *p, size_t len)
 	if (len > 0 && page > 0 && to > from)
 		(void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
 }
+
+/* see platform.h */
+uint64_t
+plat_os_data_size(void)
+{
+	unsigned long size, res, shared, text, lib, data;
+	long page = sysconf(_SC_PAGESIZE);
+	FILE *f = fopen("/proc/self/statm", "re");
+	int n;
+
+	if (f == NULL)
+		return 0;
+	n = fscanf(f, "%lu %lu %lu %lu %lu %lu", &size, &res, &shared, &text,
+	    &lib, &data);
+	(void)fclose(f);
+	if (n != 6 || page <= 0)
+		return 0;
+	return (uint64_t)data * (uint64_t)page;
+}

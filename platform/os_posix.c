@@ -299,3 +299,10 @@ plat_os_alloc_huge(size_t len)
 		return NULL;
 	return p;
 }
+
+/* see platform.h */
+uint64_t
+plat_os_data_size(void)
+{
+	return 0;	/* not known: the limit is the budget's alone */
+}

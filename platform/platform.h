@@ -340,6 +340,14 @@ void plat_os_prefault(void *p, size_t len);
  */
 void *plat_os_alloc_huge(size_t len);
 
+/*
+ * The bytes of this process's data (its private writable mappings and
+ * stack: what RLIMIT_DATA counts, and a little more), as /proc tells
+ * them; 0 where that cannot be known.  A forked process inherits them
+ * all, and a limit set below them leaves it no allocation at all.
+ */
+uint64_t plat_os_data_size(void);
+
 /* --- listing.c ------------------------------------------------------- */
 
 /*

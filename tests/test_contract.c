@@ -14,6 +14,7 @@
  *	|-- dest/		the destination (must stay empty when refused)
  *	`-- in/			archives written by the case
  */
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -221,6 +222,36 @@ Test(contract, truncated_eio)
 			}
 		}
 	}
+	free(buf);
+}
+
+/*
+ * The decoder process's RLIMIT_DATA bounds what decoding allocates, not
+ * what it inherits: a host holding more than the budget and its headroom
+ * (an installer's 1 GiB of heap, here mapped and never touched) still
+ * gets its archive read in a decoder process.
+ */
+Test(contract, host_heap_not_the_decoders)
+{
+	size_t big = (size_t)1 << 30;
+	char *buf = malloc(CAP);
+	struct pfx_input in = { .fd = -1 };
+	struct pfx_options opt;
+	struct pfx_result res;
+	void *heap;
+
+	cr_assert(buf != NULL);
+	heap = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	cr_assert(heap != MAP_FAILED, "mmap: %s", strerror(errno));
+	in.path = put_file("a.tgz", buf, build(buf, ARCHIVE_FILTER_GZIP, 3,
+	    200000));
+	pfx_options_init(&opt);
+	opt.flags |= PFX_OPT_SANDBOX_CHILD;
+	opt.limits.max_memory = 64u << 20;
+	cr_expect_eq(pfx_extract(&in, topfd, "dest", &opt, &res), PFX_OK,
+	    "status %d, error %d: %s", res.status, res.error, res.message);
+	(void)munmap(heap, big);
 	free(buf);
 }
 
