@@ -23,7 +23,7 @@
  *	silent		ignore SIGTERM, sleep forever
  *	spin		ignore SIGTERM, loop on the CPU sending nothing
  *	hog		raise its memory limit, then allocate 4 GiB; if that
- *			works, send a FORGED entry; return
+ *			works, send a FORGED entry; free it all; return
  *	linger		ignore SIGTERM, send a valid END, sleep forever
  *	lies:N		send message N of lie(), then sleep forever
  *			(SIGTERM ignored); 8 and 9 are archive names,
@@ -319,18 +319,24 @@ static void
 harm_memory(int fd)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-	size_t chunk = 64u << 20, i;
-	char *p;
+	size_t chunk = 64u << 20, i, n;
+	char *p[64];
 
 	(void)setrlimit(RLIMIT_DATA, &rl);
 	(void)prlimit(0, RLIMIT_DATA, &rl, NULL);
-	for (i = 0; i < 64; i++) {
-		p = malloc(chunk);
-		if (p == NULL)
-			return;
-		memset(p, 1, chunk);
+	for (n = 0; n < 64; n++) {
+		p[n] = malloc(chunk);
+		if (p[n] == NULL)
+			break;
+		memset(p[n], 1, chunk);
 	}
-	put_entry(fd, "HOGGED");
+	if (n == 64)
+		put_entry(fd, "HOGGED");
+	/* Held to its limit: what it took is let go, and the archive is
+	 * read as usual (how much room a hog leaves is chance: the limit
+	 * counts from what the process inherited). */
+	for (i = 0; i < n; i++)
+		free(p[i]);
 }
 
 /* Lie N to the parent. */
