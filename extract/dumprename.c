@@ -64,19 +64,13 @@ static bool
 too_deep(struct xtr *x, const struct pfx_entry *e, const char *rel,
     unsigned int extra)
 {
-	unsigned int max = x->opt->limits.max_depth, depth = extra;
 	char nb[XTR_SHORT_MAX];
 
-	if (max == 0)
-		return false;
-	depth += rel[0] != '\0';
-	for (; *rel != '\0'; rel++)
-		depth += *rel == '/';
-	if (depth <= max)
+	if (!xtr_past_max_depth(x, rel, extra))
 		return false;
 	xtr_fail(x, EFBIG, "%s: limit max-depth=%u reached by a rename of "
 	    "its dump directory (raise limits.max_depth, or set it to 0)",
-	    xtr_short_name(e->name, nb), max);
+	    xtr_short_name(e->name, nb), x->opt->limits.max_depth);
 	return true;
 }
 

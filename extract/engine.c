@@ -281,18 +281,14 @@ write_entry(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 static bool
 too_deep(struct xtr *x, struct pfx_entry *e, const char *rel)
 {
-	unsigned int max = x->opt->limits.max_depth, depth = 1;
 	char nb[XTR_SHORT_MAX];
 
-	if (max == 0 || rel[0] == '\0')
-		return false;
-	for (; *rel != '\0'; rel++)
-		depth += *rel == '/';
-	if (depth <= max)
+	if (!xtr_past_max_depth(x, rel, 0))
 		return false;
 	xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "limit", EFBIG);
 	xtr_fail(x, EFBIG, "%s: limit max-depth=%u reached (raise "
-	    "limits.max_depth, or set it to 0)", xtr_short_name(e->name, nb), max);
+	    "limits.max_depth, or set it to 0)", xtr_short_name(e->name, nb),
+	    x->opt->limits.max_depth);
 	return true;
 }
 

@@ -75,6 +75,20 @@ xtr_judge_name(struct xtr *x, struct pfx_entry *e, const char *name,
 }
 
 /* see judge.h */
+bool
+xtr_past_max_depth(const struct xtr *x, const char *rel, unsigned int extra)
+{
+	unsigned int max = x->opt->limits.max_depth;
+	unsigned int depth = extra + (rel[0] != '\0');
+
+	if (max == 0)
+		return false;
+	for (; *rel != '\0'; rel++)
+		depth += *rel == '/';
+	return depth > max;
+}
+
+/* see judge.h */
 const char xtr_too_long[] = "";
 
 /* see judge.h */

@@ -25,6 +25,13 @@ struct pfx_verdict;
 const char *xtr_judge_name(struct xtr *x, struct pfx_entry *e,
     const char *name, struct pfx_verdict *v);
 
+/*
+ * Is the relative path REL ("" for DEST), and EXTRA components more,
+ * deeper than --max-depth (limits.max_depth; 0: no limit)?
+ */
+bool xtr_past_max_depth(const struct xtr *x, const char *rel,
+    unsigned int extra);
+
 /* xtr_transform_name()'s answer for a new name that does not fit. */
 extern const char xtr_too_long[];
 

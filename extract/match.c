@@ -19,10 +19,11 @@
 #include "match.h"
 #include "pattern.h"
 
-/* Does PAT match NAME or a leading directory of NAME ("a" selects "a/b")?
- * POSIX: XTR_GLOB_POSIX or 0. */
+/* Does PAT match NAME or a leading directory of NAME ("a" selects "a/b"),
+ * under OPT? */
 static bool
-include_matches(const char *pat, const char *name, unsigned int posix)
+include_matches(const struct pfx_options *opt, const char *pat,
+    const char *name)
 {
 	size_t n;
 
@@ -31,7 +32,7 @@ include_matches(const char *pat, const char *name, unsigned int posix)
 	n = strlen(pat);
 	while (n > 1 && pat[n - 1] == '/')
 		n--;
-	if (xtr_glob(pat, name, posix, NULL))
+	if (xtr_glob(pat, name, xtr_glob_posix(opt), NULL))
 		return true;
 	/* "dir/" names the directory "dir" too. */
 	return strncmp(pat, name, n) == 0 &&
@@ -104,7 +105,7 @@ xtr_unselected(const struct pfx_options *opt, const char *name, bool *hits)
 			return "excluded";
 	/* Every pattern that matches is marked, not only the first. */
 	for (i = 0; i < opt->ninclude; i++) {
-		if (include_matches(opt->include[i], name, xtr_glob_posix(opt))) {
+		if (include_matches(opt, opt->include[i], name)) {
 			in = true;
 			if (hits != NULL)
 				hits[i] = true;
