@@ -8,7 +8,8 @@
  * offsets, so a pool of threads (one per CPU, plat_thread_cpus(); none
  * with one CPU) reads and inflates the members after the current entry,
  * each whole into a buffer, bounded in bytes held (a share of the run's
- * memory budget) and in members ahead (RING).  A member too big to hold
+ * memory budget: the members' data and each thread's buffer for the
+ * bytes it reads) and in members ahead (RING).  A member too big to hold
  * (more than a quarter of the bytes held) is left to the reading thread,
  * which streams it in order, in blocks, as every member is without a
  * pool.  The checks are the same either way, and the same as libarchive's
@@ -114,7 +115,8 @@ struct xtr_zip {
 	bool mu_init;
 	struct slot ring[RING];
 	size_t claim;		/* the next member a thread takes */
-	size_t held, hold_max;
+	size_t held, hold_max;	/* the slots' data and the threads' spans */
+	_Atomic size_t live, live_peak;	/* what those buffers really take */
 	bool stop;
 	_Atomic uint64_t decoded_by[THREADS_MAX];
 
@@ -245,7 +247,8 @@ set_verdict(struct slot *s, enum verdict v, const char *why)
 }
 
 /* A pool thread's own: its inflater, and the buffer it reads a member's
- * span into, kept from one member to the next. */
+ * span into, kept from one member to the next while the bytes held
+ * allow, and counted in them (CAP) as long as it is kept. */
 struct worker {
 	struct xtr_zip *z;
 	unsigned int id;
@@ -254,6 +257,54 @@ struct worker {
 	size_t cap;
 };
 
+/* N more bytes of buffers in use by the pool (or fewer, by -N). */
+static void
+live_add(struct xtr_zip *z, size_t n)
+{
+	size_t now = atomic_fetch_add(&z->live, n) + n;
+	size_t peak = atomic_load(&z->live_peak);
+
+	while (now > peak && !atomic_compare_exchange_weak(&z->live_peak,
+	    &peak, now))
+		continue;
+}
+
+static void
+live_sub(struct xtr_zip *z, size_t n)
+{
+	(void)atomic_fetch_sub(&z->live, n);
+}
+
+/* Let W's span buffer go, with what it counts in the bytes held.
+ * (Under MU.) */
+static void
+span_let_go(struct xtr_zip *z, struct worker *w)
+{
+	z->held -= w->cap;
+	live_sub(z, w->cap);
+	free(w->span);
+	w->span = NULL;
+	w->cap = 0;
+}
+
+/* Make W's span buffer LEN bytes at least; what it grows by was counted
+ * in the bytes held when the member was taken.  (Under MU: a thread
+ * that fails gives back what it was counted.) */
+static void
+span_fit(struct xtr_zip *z, struct worker *w, size_t len)
+{
+	if (len <= w->cap)
+		return;
+	z->held -= len - w->cap;	/* counted back below, once made */
+	span_let_go(z, w);
+	w->span = malloc(len);
+	if (w->span == NULL)
+		return;
+	w->cap = len;
+	z->held += len;
+	live_add(z, len);
+}
+
 /* A pool thread's work on member M into S: read its span, check its
  * local header, inflate its data. */
 static void
@@ -261,21 +312,15 @@ decode_member(struct xtr_zip *z, const struct zip_member *m, struct slot *s,
     struct worker *w)
 {
 	size_t len = span_len(m);
-	unsigned char *span;
+	unsigned char *span = w->span;
 	char why[200];
 	const char *bad;
 	long r;
 
-	if (len > w->cap) {
-		free(w->span);
-		w->cap = 0;
-		w->span = malloc(len);
-		if (w->span != NULL)
-			w->cap = len;
-	}
-	span = w->span;
 	s->out = malloc((size_t)m->usize + 1);
-	if (span == NULL || s->out == NULL) {
+	if (s->out != NULL)
+		live_add(z, (size_t)m->usize + 1);
+	if (span == NULL || len > w->cap || s->out == NULL) {
 		set_verdict(s, V_IO, strerror(ENOMEM));
 		return;
 	}
@@ -307,13 +352,24 @@ can_take(const struct xtr_zip *z, size_t i, size_t cost)
 	return z->held == 0 || z->held + cost <= z->hold_max;
 }
 
-/* Does member M go to the pool, or is it streamed? */
+/* Does member M go to the pool, or is it streamed?  Return: 0 when it
+ * is streamed. */
 static size_t
 pool_cost(const struct xtr_zip *z, const struct zip_member *m)
 {
 	uint64_t c = span_len(m) + m->usize + 1;
 
 	return c <= z->hold_max / 4 ? (size_t)c : 0;
+}
+
+/* What member M adds to the bytes held when W takes it: its data, and
+ * what W's span buffer must grow by. */
+static size_t
+take_cost(const struct zip_member *m, const struct worker *w)
+{
+	size_t len = span_len(m);
+
+	return (size_t)m->usize + 1 + (len > w->cap ? len - w->cap : 0);
 }
 
 static void *
@@ -339,8 +395,21 @@ pool_main(void *arg)
 				(void)pthread_cond_broadcast(&z->ready);
 				continue;
 			}
-			if (cost != 0 && can_take(z, z->claim, cost))
-				break;
+			if (cost != 0) {
+				cost = take_cost(m, w);
+				if (can_take(z, z->claim, cost))
+					break;
+				/* SECURITY: a thread that waits for room
+				 * holds none: the spans of idle threads
+				 * would otherwise stay outside the bytes
+				 * held, or keep them from ever emptying. */
+				if (w->cap > 0 && z->held + cost >
+				    z->hold_max) {
+					span_let_go(z, w);
+					(void)pthread_cond_broadcast(&z->work);
+					continue;
+				}
+			}
 			(void)pthread_cond_wait(&z->work, &z->mu);
 		}
 		if (z->stop || z->claim >= z->d.n)
@@ -348,22 +417,21 @@ pool_main(void *arg)
 		i = z->claim++;
 		s = &z->ring[i & (RING - 1)];
 		s->state = SL_BUSY;
-		s->held = cost;
+		s->held = (size_t)z->d.m[i].usize + 1;
 		z->held += cost;
+		span_fit(z, w, span_len(&z->d.m[i]));
 		(void)pthread_mutex_unlock(&z->mu);
 		w->zi = zi;
 		decode_member(z, &z->d.m[i], s, w);
 		atomic_fetch_add(&z->decoded_by[w->id], 1);
 		(void)pthread_mutex_lock(&z->mu);
-		/* The span read is let go: only the data is held. */
-		z->held -= s->held - ((size_t)z->d.m[i].usize + 1);
-		s->held = (size_t)z->d.m[i].usize + 1;
 		s->state = SL_DONE;
 		(void)pthread_cond_broadcast(&z->ready);
 	}
+	span_let_go(z, w);
+	(void)pthread_cond_broadcast(&z->work);
 	(void)pthread_mutex_unlock(&z->mu);
 	zip_inflate_free(zi);
-	free(w->span);
 	free(w);
 	return NULL;
 }
@@ -411,8 +479,10 @@ pool_start(struct xtr_zip *z, unsigned int cpus)
 }
 
 static void
-slot_clear(struct slot *s)
+slot_clear(struct xtr_zip *z, struct slot *s)
 {
+	if (s->out != NULL)
+		live_sub(z, s->held);
 	free(s->out);
 	free(s->why);
 	memset(s, 0, sizeof(*s));
@@ -433,7 +503,7 @@ pool_stop(struct xtr_zip *z)
 		(void)pthread_join(z->th[i], NULL);
 	z->nth = 0;
 	for (i = 0; i < RING; i++)
-		slot_clear(&z->ring[i]);
+		slot_clear(z, &z->ring[i]);
 	(void)pthread_cond_destroy(&z->work);
 	(void)pthread_cond_destroy(&z->ready);
 	(void)pthread_mutex_destroy(&z->mu);
@@ -448,7 +518,7 @@ release_current(struct xtr_zip *z)
 		return;
 	(void)pthread_mutex_lock(&z->mu);
 	z->held -= z->cs->held;
-	slot_clear(z->cs);
+	slot_clear(z, z->cs);
 	(void)pthread_cond_broadcast(&z->work);
 	(void)pthread_mutex_unlock(&z->mu);
 	z->cs = NULL;
@@ -870,6 +940,8 @@ xtr_zip_stats(const struct xtr_zip *z, struct xtr_zip_stats *s)
 
 	memset(s, 0, sizeof(*s));
 	s->threads = z->nth;
+	s->buffers_peak = atomic_load(&((struct xtr_zip *)z)->live_peak);
+	s->hold_max = z->hold_max;
 	for (i = 0; i < THREADS_MAX; i++) {
 		n = atomic_load(&((struct xtr_zip *)z)->decoded_by[i]);
 		s->pooled += n;

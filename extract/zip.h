@@ -164,10 +164,12 @@ uint64_t xtr_zip_archive_bytes(const struct xtr_zip *z);
 const char *xtr_zip_error(const struct xtr_zip *z, int *error);
 
 /* What the pool did: its threads, how many of them decoded a member,
- * the members they decoded. */
+ * the members they decoded; the most its buffers (the members' data and
+ * the threads' reads) took at once, and the bytes it may hold. */
 struct xtr_zip_stats {
 	unsigned int threads, threads_used;
 	uint64_t pooled;
+	size_t buffers_peak, hold_max;
 };
 
 void xtr_zip_stats(const struct xtr_zip *z, struct xtr_zip_stats *s);

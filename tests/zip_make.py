@@ -9,6 +9,7 @@ name after the prefix says what it is.  A tool that is missing makes
 nothing (the test says so)."""
 import io
 import os
+import random
 import shutil
 import struct
 import subprocess
@@ -110,6 +111,15 @@ def python_zips(out):
     with zipfile.ZipFile(p, "w", zipfile.ZIP_STORED) as z:
         for n in range(70000):
             z.writestr("m/%05d" % n, b"%d" % n)
+    # Members whose reads are big, then many small ones: the pool's
+    # threads keep a big read buffer while the small ones pile up.
+    p = os.path.join(out, "real-python-spans.zip")
+    rnd = random.Random(21)
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_STORED) as z:
+        for n in range(16):
+            z.writestr("big/%02d" % n, rnd.randbytes(240 << 10))
+        for n in range(400):
+            z.writestr("small/%03d" % n, rnd.randbytes(8 << 10))
     # Many small deflated members, for the pool.
     p = os.path.join(out, "real-python-pool.zip")
     with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
