@@ -795,7 +795,8 @@ fill_entry(struct xtr_zip *z, const struct zip_member *m,
 	archive_entry_set_mode(ae, (mode_t)mode);
 	archive_entry_set_uid(ae, z->loc.uid);
 	archive_entry_set_gid(ae, z->loc.gid);
-	archive_entry_set_mtime(ae, (time_t)z->loc.mtime, 0);
+	archive_entry_set_mtime(ae, (time_t)(z->loc.mtime_set ? z->loc.mtime :
+	    zip_dos_time(z->loc.dos_time)), 0);
 	archive_entry_set_ctime(ae, (time_t)z->loc.ctime, 0);
 	archive_entry_set_atime(ae, (time_t)z->loc.atime, 0);
 	if ((mode & M_IFMT) == M_IFLNK) {

@@ -58,12 +58,20 @@ struct zip_dir {
 };
 
 /* What a member's local header adds: where its data starts, and the
- * times and owners libarchive takes from it. */
+ * times and owners libarchive takes from it.  Its MS-DOS time is kept
+ * as written (DOS_TIME), for zip_dos_time() on the reading thread: the
+ * pool's threads check local headers too, and mktime(3) keeps state. */
 struct zip_local {
 	uint64_t data;
 	int64_t mtime, atime, ctime;
+	bool mtime_set;		/* MTIME from an extra field, or DOS_TIME */
+	uint32_t dos_time;
 	uint32_t uid, gid;
 };
+
+/* An MS-DOS time and date (WHEN: the time in its low 16 bits) as
+ * libarchive reads it: local time, by mktime(3). */
+int64_t zip_dos_time(uint32_t when);
 
 /* The longest a local header can be: fixed part, name, extra. */
 #define ZIP_LOCAL_MAX (30u + 65535u + 65535u)

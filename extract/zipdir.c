@@ -715,11 +715,11 @@ zip_dir_free(struct zip_dir *d)
 	d->n = 0;
 }
 
-/* libarchive's reading of an MS-DOS date and time: local time. */
-static int64_t
-dos_time(const unsigned char *p)
+/* see zip.h */
+int64_t
+zip_dos_time(uint32_t when)
 {
-	unsigned int t = le16(p), dt = le16(p + 2);
+	unsigned int t = when & 0xffffu, dt = when >> 16;
 	struct tm tm;
 
 	memset(&tm, 0, sizeof(tm));
@@ -788,7 +788,6 @@ zip_local_check(const struct zip_dir *d, const struct zip_member *m,
 	x.gid = m->gid;
 	x.atime = m->atime;
 	x.ctime = m->ctime;
-	x.mtime = dos_time(p + 10);
 	x.l_usize = le32(p + 22);
 	x.l_csize = le32(p + 18);
 	switch (walk_extra(&x, p + LOC_LEN + nlen, elen)) {
@@ -813,6 +812,8 @@ zip_local_check(const struct zip_dir *d, const struct zip_member *m,
 		return refuse(msg, cap, "a member's data runs into the next "
 		    "member (overlapping members)");
 	l->mtime = x.mtime;
+	l->mtime_set = x.mtime_set;
+	l->dos_time = le32(p + 10);
 	l->atime = x.atime;
 	l->ctime = x.ctime;
 	l->uid = x.uid;
