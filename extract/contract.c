@@ -155,6 +155,13 @@ xtr_contract_options(const struct pfx_options *opt, struct pfx_result *res)
 	if (opt->formats != NULL && opt->formats[0] == '\0')
 		return refuse(res, true, "pfx_options.formats is \"\": it "
 		    "names no format (NULL: the default set)");
+	/* "" would name the backup as the file it backs up: replaced,
+	 * not kept.  A '/' would make it a path. */
+	if (opt->backup_suffix != NULL && (opt->backup_suffix[0] == '\0' ||
+	    strchr(opt->backup_suffix, '/') != NULL))
+		return refuse(res, true, "pfx_options.backup_suffix is "
+		    "\"%.64s\": a tail of a file name, no '/', at least one "
+		    "byte (NULL: \"~\")", opt->backup_suffix);
 	return 0;
 }
 

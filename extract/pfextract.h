@@ -525,7 +525,7 @@ struct pfx_options {
 	 */
 	unsigned int stall_timeout;
 	/* Backups of replaced files (enum pfx_backup); the suffix of
-	 * SIMPLE backups, NULL: "~".  No '/' in it. */
+	 * SIMPLE backups, NULL: "~".  No '/' in it, not empty (EINVAL). */
 	enum pfx_backup backup;
 	const char *backup_suffix;
 	/*

@@ -414,6 +414,17 @@ static void spoil_include(struct pfx_options *o) { o->ninclude = 2; }
 static void spoil_out_fd(struct pfx_options *o)
 { o->flags |= PFX_OPT_TO_FD; o->out_fd = -1; }
 static void spoil_formats(struct pfx_options *o) { o->formats = ""; }
+/* "" backs a file up onto its own name: the file is lost, not kept. */
+static void spoil_suffix_empty(struct pfx_options *o)
+{
+	o->backup = PFX_BACKUP_SIMPLE;
+	o->backup_suffix = "";
+}
+static void spoil_suffix_path(struct pfx_options *o)
+{
+	o->backup = PFX_BACKUP_SIMPLE;
+	o->backup_suffix = "/../x";
+}
 
 Test(contract, unknown_flag_bit) { expect_refused(spoil_flags, "flags"); }
 Test(contract, unknown_symlinks) { expect_refused(spoil_symlinks, "symlinks"); }
@@ -424,6 +435,14 @@ Test(contract, size_not_set) { expect_refused(spoil_size, "size"); }
 Test(contract, count_without_array) { expect_refused(spoil_include, "include"); }
 Test(contract, to_fd_without_fd) { expect_refused(spoil_out_fd, "out_fd"); }
 Test(contract, formats_empty) { expect_refused(spoil_formats, "formats"); }
+Test(contract, backup_suffix_empty)
+{
+	expect_refused(spoil_suffix_empty, "backup_suffix");
+}
+Test(contract, backup_suffix_path)
+{
+	expect_refused(spoil_suffix_path, "backup_suffix");
+}
 
 /* Every bit PFX_OPT_KNOWN names is taken (none is refused as unknown). */
 Test(contract, known_flags_taken)
