@@ -72,6 +72,7 @@ struct xtr_remote {
 	const char *who;	/* the sender, in messages */
 	int pidfd;		/* -1: none; waitpid(WNOHANG) is polled */
 	bool reaped;
+	bool reaped_elsewhere;	/* by the host: WSTATUS is not known */
 	int wstatus;
 	const volatile sig_atomic_t *cancel;
 	struct timespec start, last;	/* CLOCK_MONOTONIC */
@@ -162,7 +163,9 @@ child_ended(struct xtr_remote *rm)
 	do {
 		r = waitpid(rm->pid, &rm->wstatus, WNOHANG);
 	} while (r == -1 && errno == EINTR);
-	if (r == rm->pid || (r == -1 && errno == ECHILD))
+	if (r == -1 && errno == ECHILD)
+		rm->reaped_elsewhere = true;
+	if (r == rm->pid || rm->reaped_elsewhere)
 		rm->reaped = true;
 	return rm->reaped;
 }
@@ -203,6 +206,11 @@ child_gone(struct xtr_remote *rm)
 		return protocol(rm, "the channel ended before the archive "
 		    "did");
 	(void)wait_child(rm, STOP_GRACE_MS);
+	if (rm->reaped_elsewhere)
+		return broken(rm, ECHILD, "the decoder process ended before "
+		    "the end of the archive, and was reaped by another part "
+		    "of the program (a SIGCHLD handler?): how it ended is "
+		    "not known");
 	if (rm->reaped && WIFSIGNALED(rm->wstatus) &&
 	    WTERMSIG(rm->wstatus) == SIGPROF && rm->stall != 0)
 		return broken(rm, ETIMEDOUT, "the decoder process spent %u s "

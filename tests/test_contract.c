@@ -669,6 +669,54 @@ Test(contract, decoder_killed_during_decide)
 	free(buf);
 }
 
+/* decide() that kills the decoder process and reaps it, as a host with
+ * a SIGCHLD handler that waits for every child would. */
+static int
+kill_reap_decide(void *arg, const struct pfx_entry *e, char *rename,
+    size_t cap)
+{
+	struct killer *k = arg;
+	int status;
+
+	(void)e;
+	(void)rename;
+	(void)cap;
+	if (k->decided++ == 0) {
+		kill_children();
+		while (waitpid(-1, &status, 0) > 0)
+			continue;
+	}
+	return PFX_HOOK_CONTINUE;
+}
+
+/* The decoder process reaped by its host: the call fails ECHILD and says
+ * that the status is not known, not that the process exited 0. */
+Test(contract, decoder_reaped_by_the_host)
+{
+	char *buf = malloc(CAP);
+	struct pfx_input in = { .fd = -1 };
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct killer k;
+
+	cr_assert(buf != NULL);
+	memset(&k, 0, sizeof(k));
+	in.buf = buf;
+	in.len = build(buf, ARCHIVE_FILTER_NONE, 2, 8u << 20);
+	pfx_options_init(&opt);
+	opt.flags |= PFX_OPT_SANDBOX_CHILD;
+	opt.hooks.decide = kill_reap_decide;
+	opt.hooks.arg = &k;
+	cr_expect_eq(pfx_extract(&in, topfd, "dest", &opt, &res), PFX_FATAL,
+	    "%s", res.message);
+	cr_expect_eq(res.error, ECHILD, "error %d: %s", res.error,
+	    res.message);
+	cr_expect(strstr(res.message, "status 0") == NULL, "%s",
+	    res.message);
+	cr_expect(strstr(res.message, "reaped") != NULL, "%s", res.message);
+	free(buf);
+}
+
 /* --- messages ------------------------------------------------------------ */
 
 /* The library's messages name its fields and flags, never an option of
