@@ -640,33 +640,47 @@ kill_report(void *arg, const struct pfx_entry *e)
 	}
 }
 
-/* The decoder process killed while decide() runs for "f0": the call
- * fails, and "f0" is still reported, failed, with a reason. */
-Test(contract, decoder_killed_during_decide)
+/*
+ * Extract, in a decoder process, an archive larger than it can send
+ * ahead (its 4 MiB ring), with DECIDE (which kills it) and the report
+ * hook of K.  Return: pfx_extract()'s, with *RES.
+ */
+static int
+extract_killing(int (*decide)(void *, const struct pfx_entry *, char *,
+    size_t), struct killer *k, struct pfx_result *res)
 {
 	char *buf = malloc(CAP);
 	struct pfx_input in = { .fd = -1 };
 	struct pfx_options opt;
-	struct pfx_result res;
-	struct killer k;
+	int r;
 
 	cr_assert(buf != NULL);
-	memset(&k, 0, sizeof(k));
+	memset(k, 0, sizeof(*k));
 	in.buf = buf;
-	/* More than the decoder process can send ahead (its 4 MiB ring). */
 	in.len = build(buf, ARCHIVE_FILTER_NONE, 2, 8u << 20);
 	pfx_options_init(&opt);
 	opt.flags |= PFX_OPT_SANDBOX_CHILD;
-	opt.hooks.decide = kill_decide;
+	opt.hooks.decide = decide;
 	opt.hooks.report = kill_report;
-	opt.hooks.arg = &k;
-	cr_expect_eq(pfx_extract(&in, topfd, "dest", &opt, &res), PFX_FATAL,
+	opt.hooks.arg = k;
+	r = pfx_extract(&in, topfd, "dest", &opt, res);
+	free(buf);
+	return r;
+}
+
+/* The decoder process killed while decide() runs for "f0": the call
+ * fails, and "f0" is still reported, failed, with a reason. */
+Test(contract, decoder_killed_during_decide)
+{
+	struct pfx_result res;
+	struct killer k;
+
+	cr_expect_eq(extract_killing(kill_decide, &k, &res), PFX_FATAL,
 	    "%s", res.message);
 	cr_expect_eq(k.reported, 1, "f0 reported %d times", k.reported);
 	cr_expect_eq(k.status, PFX_ENTRY_FAILED, "f0: %s",
 	    pfx_entry_status_name(k.status));
 	cr_expect_neq(k.error, 0, "f0 failed without an error");
-	free(buf);
 }
 
 /* decide() that kills the decoder process and reaps it, as a host with
@@ -693,28 +707,16 @@ kill_reap_decide(void *arg, const struct pfx_entry *e, char *rename,
  * that the status is not known, not that the process exited 0. */
 Test(contract, decoder_reaped_by_the_host)
 {
-	char *buf = malloc(CAP);
-	struct pfx_input in = { .fd = -1 };
-	struct pfx_options opt;
 	struct pfx_result res;
 	struct killer k;
 
-	cr_assert(buf != NULL);
-	memset(&k, 0, sizeof(k));
-	in.buf = buf;
-	in.len = build(buf, ARCHIVE_FILTER_NONE, 2, 8u << 20);
-	pfx_options_init(&opt);
-	opt.flags |= PFX_OPT_SANDBOX_CHILD;
-	opt.hooks.decide = kill_reap_decide;
-	opt.hooks.arg = &k;
-	cr_expect_eq(pfx_extract(&in, topfd, "dest", &opt, &res), PFX_FATAL,
+	cr_expect_eq(extract_killing(kill_reap_decide, &k, &res), PFX_FATAL,
 	    "%s", res.message);
 	cr_expect_eq(res.error, ECHILD, "error %d: %s", res.error,
 	    res.message);
 	cr_expect(strstr(res.message, "status 0") == NULL, "%s",
 	    res.message);
 	cr_expect(strstr(res.message, "reaped") != NULL, "%s", res.message);
-	free(buf);
 }
 
 /* --- messages ------------------------------------------------------------ */
