@@ -108,6 +108,11 @@ json_put_string(FILE *f, const char *s, size_t len)
 		} else if (n == 1) {
 			put_ascii(f, p[i]);
 			i++;
+		} else if (n == 2 && p[i] == 0xc2 && p[i + 1] <= 0x9f) {
+			/* C1 controls: U+0085 (NEL) ends lines for Python's
+			 * str.splitlines(), and U+009B is a CSI. */
+			put_escape(f, p[i + 1]);
+			i += n;
 		} else if (n == 3 && p[i] == 0xe2 && p[i + 1] == 0x80 &&
 		    (p[i + 2] == 0xa8 || p[i + 2] == 0xa9)) {
 			/* U+2028 and U+2029 end lines in JavaScript. */

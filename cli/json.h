@@ -11,7 +11,8 @@
 /*
  * Write S (LEN bytes, any content) to F as a JSON string, quotes included.
  * Quotes, backslashes and control bytes are escaped (\" \\ \b \f \n \r \t,
- * else \u00XX; also DEL, U+2028 and U+2029); valid UTF-8 is copied as is;
+ * else \u00XX; also DEL, the C1 controls U+0080 to U+009F, U+2028 and
+ * U+2029); other valid UTF-8 is copied as is;
  * every byte that is not part of a valid UTF-8 sequence becomes \uFFFD.
  * Errors are left in F's error indicator.
  */

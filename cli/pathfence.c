@@ -263,6 +263,7 @@ report(const struct options *o, const char *in, size_t len, bool truncated)
 /*
  * Check every record of standard input, separated by newlines or NULs.
  * A final record without a separator counts; an empty input has none.
+ * A write error ends the reading, left in stdout's error indicator.
  * Return: true if every record was allowed.
  */
 static bool
@@ -279,7 +280,11 @@ check_stdin(const struct options *o, char *line)
 			break;
 		if (c == EOF || c == sep) {
 			all &= report(o, line, n, truncated);
-			fflush(stdout);	/* a co-process waits for each answer */
+			/* A co-process waits for each answer.  Once one cannot
+			 * be written, none can: stop, however long the input
+			 * (the caller reports the error). */
+			if (fflush(stdout) == EOF || ferror(stdout))
+				return false;
 			n = 0;
 			truncated = false;
 			any = false;

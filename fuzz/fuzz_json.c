@@ -13,9 +13,10 @@
  *   - no raw byte below 0x20; the bytes are well-formed UTF-8 (no
  *     overlong forms, no surrogates, nothing past U+10FFFF).
  *
- * Beyond validity, json.h's own promises: DEL, U+2028 and U+2029 never
- * appear raw, and the string decodes back to the input with each byte
- * that is not part of a well-formed UTF-8 sequence replaced by U+FFFD.
+ * Beyond validity, json.h's own promises: DEL, the C1 controls, U+2028
+ * and U+2029 never appear raw, and the string decodes back to the input
+ * with each byte that is not part of a well-formed UTF-8 sequence replaced
+ * by U+FFFD.
  * Any failure is an abort().
  */
 #include <stdarg.h>
@@ -143,7 +144,8 @@ validate(const unsigned char *out, size_t len, unsigned int *cps)
 			cp = utf8_decode(out + i, len - 1 - i, &n);
 			if (cp == NO_CP)
 				die("bad UTF-8 at %zu", i);
-			if (cp == 0x2028 || cp == 0x2029)
+			if ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 ||
+			    cp == 0x2029)
 				die("raw U+%04X at %zu", cp, i);
 			cps[ncp++] = cp;
 			continue;

@@ -736,6 +736,17 @@ expect_out "JSON escaping of root and denied_by" <<'EOF'
 {"input":"d\te/f","decision":"deny","path":"/r\"o\\ot/d\te/f","reason":"denied","denied_by":"/r\"o\\ot/d\te"}
 EOF
 
+# C1 controls: U+0085 (NEL) ends a line for Python's str.splitlines(),
+# Perl's \R and Unicode's newline rules, as U+2028 does for JavaScript, and
+# U+009B is a CSI to some terminals.  U+00A1 is printable and stays raw.
+printf 'a\302\205b\000\302\200\302\233[0m\000\302\237\302\241' >"$T/in"
+run_in "$T/in" check --allow /r --stdin -0
+expect_out "JSON escaping of C1 controls" <<'EOF'
+{"input":"a\u0085b","decision":"allow","path":"/r/a\u0085b","root":"/r","rel":"a\u0085b"}
+{"input":"\u0080\u009b[0m","decision":"allow","path":"/r/\u0080\u009b[0m","root":"/r","rel":"\u0080\u009b[0m"}
+{"input":"\u009f¡","decision":"allow","path":"/r/\u009f¡","root":"/r","rel":"\u009f¡"}
+EOF
+
 # --- Long lines on standard input ---------------------------------------
 
 dd if=/dev/zero bs=1024 count=64 2>/dev/null | tr '\0' a >"$T/a64k"
@@ -865,6 +876,36 @@ if [ -w /dev/full ]; then
 	fi
 fi
 
+# A write error ends the run at once, while input is still open: the
+# answers can no longer reach anyone (a full disk, or a reader gone with
+# SIGPIPE ignored), and the input may never end.
+rm -f "$T/fifo"
+if [ -w /dev/full ] && mkfifo "$T/fifo" 2>/dev/null; then
+	"$PF" check --allow /r --stdin <"$T/fifo" >/dev/full 2>"$T/err" &
+	pid=$!
+	exec 3>"$T/fifo"
+	printf 'x\n' >&3
+	_n=0
+	while kill -0 "$pid" 2>/dev/null && [ $_n -le $TRIES ]; do
+		_n=$((_n + 1))
+		sleep $NAP
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		bad "write error on --stdin: still reading its open input"
+	else
+		ok
+	fi
+	exec 3>&-
+	wait "$pid"
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ -s "$T/err" ]; then
+		ok
+	else
+		bad "write error on open --stdin: exit $rc, want 2 and a message"
+	fi
+	rm -f "$T/fifo"
+fi
+
 # --- Every line of output is one JSON object ---------------------------
 
 if command -v python3 >/dev/null 2>&1; then
@@ -886,6 +927,18 @@ if n < 100:
 		ok
 	else
 		bad "output is not valid JSON lines: $(tail -n 1 "$T/pyerr")"
+	fi
+	# No answer is split by a consumer that splits on every Unicode line
+	# break (Python's str.splitlines(), Perl's \R), not only on '\n'.
+	if python3 -c '
+import sys
+b = sys.stdin.buffer.read()
+n, m = b.count(b"\n"), len(b.decode("utf-8").splitlines())
+sys.exit(0 if n == m else "%d lines, %d by str.splitlines()" % (n, m))
+' <"$T/all.json" 2>"$T/pyerr"; then
+		ok
+	else
+		bad "a line break inside an answer: $(tail -n 1 "$T/pyerr")"
 	fi
 	# The escapes decode to what they stand for.
 	if python3 -c '

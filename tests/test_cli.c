@@ -54,6 +54,8 @@ static const struct json_row json_rows[] = {
 	{ "truncated sequence", "\xe2\x82", 2, "\"\\ufffd\\ufffd\"" },
 	{ "line separators", "\xe2\x80\xa8\xe2\x80\xa9", 6,
 	  "\"\\u2028\\u2029\"" },
+	{ "C1 controls", "\xc2\x80\xc2\x85\xc2\x9b\xc2\x9f\xc2\xa0", 10,
+	  "\"\\u0080\\u0085\\u009b\\u009f\xc2\xa0\"" },
 };
 
 Test(cli_json, rows)
