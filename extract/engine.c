@@ -867,6 +867,18 @@ end_source(struct xtr *x)
 		xtr_fail(x, -r, "%s", msg);
 }
 
+/* Does X hold a symbolic link entry of the archive? */
+static bool
+has_links(const struct xtr *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nlinks; i++)
+		if (x->links[i].path != NULL)
+			return true;
+	return false;
+}
+
 /* Run the engine on X's source, opened.  Return: X->res->status. */
 static enum pfx_status
 run(struct xtr *x)
@@ -912,6 +924,21 @@ run(struct xtr *x)
 	 * makes them at once), so that the journal finds the directories
 	 * it made empty, and gives back mtimes last.
 	 */
+	/*
+	 * SECURITY: all or nothing.  Links are judged (and those refused
+	 * reported) only after the journal has put every name in place,
+	 * where nothing can be taken back: under PFX_OPT_STRICT a refusal
+	 * there would end the run fatal over a changed destination.  So
+	 * such a run that holds links stops here, with nothing changed.
+	 */
+	if (!x->fatal && x->journal != NULL &&
+	    (opt->flags & PFX_OPT_STRICT) != 0 && has_links(x))
+		xtr_fail(x, ENOTSUP, "PFX_OPT_ATOMIC over a populated "
+		    "destination with PFX_OPT_STRICT: the archive's symbolic "
+		    "links are judged only after every name is put in place, "
+		    "where a refusal could not be taken back; nothing was "
+		    "changed (extract into a new destination, or without "
+		    "PFX_OPT_STRICT)");
 	if (x->fatal) {
 		xtr_finish_symlinks(x);
 		xtr_journal_end(x);

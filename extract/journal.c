@@ -64,6 +64,10 @@ struct xtr_journal {
 	struct xtr_table names;		/* final name -> index into v */
 	struct xtr_table touched;	/* directories that existed, written
 					   in: their identity and mtime */
+	struct xtr_table links;		/* --symlinks=root: links made at a
+					   new name and since forgotten by
+					   the queue (a later entry of the
+					   name): removed if the run fails */
 };
 
 /* The directory of S: "" for the root. */
@@ -128,6 +132,7 @@ xtr_journal_start(struct xtr *x)
 	}
 	xtr_table_init(&x->journal->names, x);
 	xtr_table_init(&x->journal->touched, x);
+	xtr_table_init(&x->journal->links, x);
 	return 0;
 }
 
@@ -148,6 +153,7 @@ xtr_journal_free(struct xtr *x)
 	free(j->v);
 	xtr_table_free(&j->names);
 	xtr_table_free(&j->touched);
+	xtr_table_free(&j->links);
 	free(j);
 	x->journal = NULL;
 }
@@ -288,6 +294,47 @@ find(const struct xtr *x, const char *rel)
 		return NULL;
 	s = &x->journal->v[slot->index];
 	return s->state == ST_BESIDE ? s : NULL;
+}
+
+/* see journal.h */
+bool
+xtr_journal_lists(const struct xtr *x, const char *rel)
+{
+	return x->journal != NULL && find(x, rel) != NULL;
+}
+
+/* see journal.h */
+int
+xtr_journal_made_link(struct xtr *x, const char *rel)
+{
+	if (x->journal == NULL)
+		return 0;
+	if (xtr_table_find(&x->journal->links, rel) != NULL)
+		return 0;
+	if (xtr_table_add(&x->journal->links, rel) == NULL) {
+		xtr_fail(x, ENOMEM, "%s: %s", rel, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A failed run: remove the links it made at once whose entries were
+ * forgotten since (xtr_journal_made_link()).  Each was made at a name
+ * that held nothing (PFX_ROOT_NOREPLACE), and no later entry of the
+ * run changed that name before the end (files wait beside it, links
+ * are deferred, a directory entry went through the link), so the link
+ * is still there, as unmake_all() in links.c finds the queued ones.
+ */
+static void
+unmake_links(struct xtr *x)
+{
+	const struct xtr_table *t = &x->journal->links;
+	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		if (t->slots[i].key != NULL)
+			(void)pfx_root_unlink(&x->root, t->slots[i].key);
 }
 
 /* see journal.h */
@@ -724,6 +771,7 @@ rollback(struct xtr *x)
 	}
 	if (left > 0)
 		tell_left(x, left, first, "new files were", why);
+	unmake_links(x);
 	xtr_unmake_dirs(x);
 	restore_times(x);
 }

@@ -4,6 +4,8 @@
 #ifndef XTR_JOURNAL_H
 #define XTR_JOURNAL_H
 
+#include <stdbool.h>
+
 #include "extract.h"
 
 struct xtr_journal;
@@ -23,6 +25,16 @@ int xtr_journal_commit(struct xtr *x, struct pfx_pending *pend,
 
 /* pfx_root_link() for X, likewise.  Return: as pfx_root_link(). */
 int xtr_link_file(struct xtr *x, int fd, const char *rel, unsigned int flags);
+
+/* Is REL listed by X's journal, waiting beside its final name? */
+bool xtr_journal_lists(const struct xtr *x, const char *rel);
+
+/*
+ * --symlinks=root: the link REL, made at once at a new name, is no
+ * longer queued (a later entry of the name took it over): remember it,
+ * to remove it if the run fails.  Return: 0, or -ENOMEM (run failed).
+ */
+int xtr_journal_made_link(struct xtr *x, const char *rel);
 
 /*
  * pfx_root_open_read() of a file this run made as REL: with a journal,

@@ -165,6 +165,14 @@ xtr_forget_symlink(struct xtr *x, const char *rel)
 
 	if (s == NULL || s->index == SIZE_MAX)
 		return;
+	/*
+	 * SECURITY: all or nothing.  --symlinks=root made it at once; with
+	 * a journal a failed run must still remove it, though no queue
+	 * holds it any longer.
+	 */
+	if (x->journal != NULL && x->opt->symlinks == PFX_SYMLINKS_ROOT &&
+	    x->links[s->index].why == NULL && !x->links[s->index].deferred)
+		(void)xtr_journal_made_link(x, rel);
 	/* Every entry is reported once: this one lost its name. */
 	report_link(x, &x->links[s->index], PFX_ENTRY_SKIPPED, "replaced", 0);
 	drop_link(x, s->index);
@@ -980,6 +988,12 @@ make_now(struct xtr *x, size_t i)
 		r = xtr_make_parents(x, l->path);
 		if (r == 0)
 			r = xtr_journal_touch_parent(x, l->path);
+		/*
+		 * A file of this run waiting beside the name holds it: made
+		 * now, the link would stand in the file's way at the end.
+		 */
+		if (r == 0 && xtr_journal_lists(x, l->path))
+			r = -EEXIST;
 		if (r == 0)
 			r = make_link(x, l, x->journal != NULL ?
 			    PFX_ROOT_NOREPLACE : replace_flags(x));

@@ -303,6 +303,63 @@ rc=$?
     [ -L "$T/rl/root/usr/bin/new" ] && [ -f "$T/rl/root/usr/bin/big" ] &&
     ok || bad "root, populated: exit $rc: $(cat "$T/stderr")"
 
+# --symlinks=root: a link made at once and taken over by a later entry of
+# its name (a file, a link, a directory through it) is still the run's:
+# a failed run removes it.  A file then a link of one name: the link wins.
+for c in "file:l:n:k f:n:new" "link:l:n:k l:n:a" "dir:l:n:usr d:n"; do
+	what=${c%%:*} spec=${c#*:}
+	rm -rf "$T/rl" && mkdir -p "$T/rl/root/usr" "$T/rl/src"
+	echo old > "$T/rl/root/usr/z"
+	python3 - "$T/rl/p.tar" $spec <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], 'w', format=tarfile.GNU_FORMAT) as t:
+    for a in sys.argv[2:] + ['f:zz:x']:
+        k, n, v = (a.split(':') + [''])[:3]
+        i = tarfile.TarInfo(n)
+        if k == 'l':
+            i.type, i.linkname = tarfile.SYMTYPE, v
+        elif k == 'd':
+            i.type, i.mode = tarfile.DIRTYPE, 0o755
+        else:
+            i.size = len(v)
+        t.addfile(i, io.BytesIO(v.encode()))
+PY
+	touch -d @1000000000 "$T/rl/root"
+	rlsnap > "$T/rl/before"
+	"$pfx" --symlinks=root --atomic --max-entries=2 -xf "$T/rl/p.tar" \
+	    -C "$T/rl/root" 2> "$T/stderr"
+	rc=$?
+	rlsnap > "$T/rl/after"
+	[ "$rc" -eq 2 ] && cmp -s "$T/rl/before" "$T/rl/after" && ok ||
+	    bad "root, populated, $what taken over, failed: exit $rc: $(diff "$T/rl/before" "$T/rl/after" | head -4)"
+done
+rm -rf "$T/rl" && mkdir -p "$T/rl/root/usr"
+python3 - "$T/rl/p.tar" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], 'w', format=tarfile.GNU_FORMAT) as t:
+    i = tarfile.TarInfo('n'); i.size = 3
+    t.addfile(i, io.BytesIO(b'new'))
+    i = tarfile.TarInfo('n'); i.type, i.linkname = tarfile.SYMTYPE, 'usr'
+    t.addfile(i)
+PY
+"$pfx" --symlinks=root --atomic -xf "$T/rl/p.tar" -C "$T/rl/root" \
+    2> "$T/stderr"
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(readlink "$T/rl/root/n")" = usr ] && ok ||
+    bad "root, populated, a file then a link: exit $rc: $(cat "$T/stderr")"
+
+# --strict: links are judged after every name is in place, where a
+# refusal could not be taken back: such a run stops first, DEST as it was.
+for pol in contain root; do
+	populated
+	mkdir -p "$T/sl/usr/bin" && echo a3 > "$T/sl/usr/bin/a"
+	ln -sf /proc/self/cwd "$T/sl/usr/bin/esc"
+	tar -C "$T/sl" -cf "$T/sl.tar" ./usr/bin/a ./usr/bin/esc
+	run "strict, $pol links, populated" 2 -xf "$T/sl.tar" -C root \
+	    --atomic --strict --symlinks=$pol
+	same "strict, $pol links, populated"
+done
+
 # -G removes names at once: refused over a populated DEST, which keeps
 # the names its dump directory lacks.
 rm -rf "$T/inc" && mkdir -p "$T/inc/src" "$T/inc/dest"
