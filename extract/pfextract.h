@@ -724,7 +724,8 @@ PFX_API int pfx_writer_open(int dirfd, const char *dest,
 
 /*
  * The next entry: NAME as the archive stores it, TYPE, MODE, SIZE (a
- * file's data length, which must then be given whole: -1 when unknown),
+ * file's data length, which must then be given whole: -1 when unknown;
+ * below -1, EINVAL),
  * MTIME and MTIME_NSEC (0 to 999999999), UNAME, GNAME, UID, GID,
  * LINK_TARGET (a symlink's target, or a hard link's archive name),
  * DEVMAJOR and DEVMINOR (a device's, 0 to 2^32-1).  The rest of E is

@@ -51,7 +51,12 @@ struct pfx_writer {
 	bool sparse;		/* ... of a sparse file: data may skip */
 	bool ended;		/* END was sent */
 	int64_t offset;		/* data bytes of the entry so far */
-	uint64_t raw;		/* data bytes given in all */
+	/* Bytes given in all, headers as much as data: the input, as an
+	 * archive's holds its headers.  What the ratio limit divides by:
+	 * counting the data alone, a push of many entries with little data
+	 * (empty files, directories, links) would pass max_ratio once its
+	 * headers passed ratio_after. */
+	uint64_t raw;
 	int error;		/* the first failed send, or 0 */
 	unsigned char *buf;	/* one message */
 	size_t cap;
@@ -80,6 +85,7 @@ send_all(struct pfx_writer *w, const void *p, size_t len)
 		}
 		b += n;
 		len -= (size_t)n;
+		w->raw += (uint64_t)n;
 	}
 	return 0;
 }
@@ -92,7 +98,12 @@ run_main(void *arg)
 	struct xtr_in src = { NULL, w->run_fd, "the caller (pfx_writer_*)" };
 
 	(void)xtr_extract_any(&src, w->dirfd, w->dest, &w->opt, &w->res);
-	/* The caller's next send fails now, whatever the run read. */
+	/* The caller's next send fails now, whatever the run read.
+	 * SECURITY: shut the socket itself down, not only this descriptor:
+	 * a process the caller forked holds a copy of it, which would keep
+	 * the socket open, and the caller's next send would wait for that
+	 * process to end instead of failing. */
+	(void)shutdown(w->run_fd, SHUT_RDWR);
 	(void)close(w->run_fd);
 	w->run_fd = -1;
 	return NULL;
@@ -266,6 +277,10 @@ entry_ok(const struct pfx_entry *e)
 	if ((e->type == PFX_TYPE_HARDLINK || e->type == PFX_TYPE_SYMLINK) &&
 	    e->link_target == NULL)
 		return false;
+	/* A size, or -1: any other negative one is a reader's error, not
+	 * an unknown size that would spare the data the size's check. */
+	if (e->size < -1)
+		return false;
 	if (e->mtime_nsec < 0 || e->mtime_nsec > 999999999)
 		return false;
 	if ((e->type == PFX_TYPE_CHAR || e->type == PFX_TYPE_BLOCK) &&
@@ -384,10 +399,13 @@ send_data(struct pfx_writer *w, const void *buf, size_t len)
 	size_t n, hl;
 	int r;
 
+	/* An entry's data ends by INT64_MAX, as the run holds it to. */
+	if ((uint64_t)len > (uint64_t)(INT64_MAX - w->offset))
+		return EINVAL;
 	while (len > 0) {
 		n = len < WIRE_DATA_MAX ? len : WIRE_DATA_MAX;
-		w->raw += n;
-		hl = wire_put_data_head(head, w->offset, w->raw, n);
+		/* RAW: all given so far, this block's bytes included. */
+		hl = wire_put_data_head(head, w->offset, w->raw + n, n);
 		r = send_all(w, head, hl);
 		if (r == 0)
 			r = send_all(w, b, n);
@@ -415,7 +433,8 @@ pfx_writer_data_at(struct pfx_writer *w, int64_t offset, const void *buf,
     size_t len)
 {
 	if (w == NULL || (buf == NULL && len > 0) || !w->in_entry ||
-	    !w->sparse || offset < w->offset)
+	    !w->sparse || offset < w->offset ||
+	    (uint64_t)len > (uint64_t)(INT64_MAX - offset))
 		return EINVAL;
 	/* What is skipped is a hole; the run checks it against the
 	 * entry's size and charges it as the bytes it stands for. */

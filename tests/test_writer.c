@@ -8,11 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -597,5 +600,146 @@ Test(writer, sparse_bomb_stopped)
 	cr_expect_eq(res.error, EFBIG, "%s", res.message);
 	snprintf(path, sizeof(path), "%s/bomb", t.dest);
 	cr_expect_neq(stat(path, &st), 0, "the bomb has its name");
+	tree_end(&t);
+}
+
+/* A writer into a new tree T, with OPT as options() makes it (S seen). */
+static struct pfx_writer *
+writer_in(struct tree *t, struct pfx_options *opt, struct seen *s)
+{
+	struct pfx_writer *w;
+
+	tree_begin(t);
+	options(opt, s);
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t->dest, opt, &w), 0);
+	return w;
+}
+
+/* A size below -1 is a reader's error, refused: taken as "unknown", it
+ * would spare the data the size's check. */
+Test(writer, size_below_minus_one)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e;
+	struct seen s;
+	struct tree t;
+	char buf[16];
+
+	w = writer_in(&t, &opt, &s);
+	e = entry("neg", PFX_TYPE_FILE, -2);
+	cr_expect_eq(pfx_writer_entry(w, &e), EINVAL);
+	e = entry("neg", PFX_TYPE_FILE, INT64_MIN);
+	cr_expect_eq(pfx_writer_entry(w, &e), EINVAL);
+	cr_expect_eq(pfx_writer_data(w, "abc", 3), EINVAL, "no entry begun");
+	e = entry("unknown", PFX_TYPE_FILE, -1);
+	cr_assert_eq(pfx_writer_entry(w, &e), 0);
+	cr_assert_eq(pfx_writer_data(w, "abc", 3), 0);
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(s.extracted, 1, "%s", s.reasons);
+	cr_expect_eq(content(&t, "unknown", buf, sizeof(buf)), 3);
+	cr_expect(!is_type(&t, "neg", S_IFREG));
+	tree_end(&t);
+}
+
+/* Data that would end past INT64_MAX is refused at once, before the
+ * writer's count of it overflows; the entry goes on. */
+Test(writer, data_offset_overflow)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e;
+	struct seen s;
+	struct tree t;
+	char buf[16];
+
+	w = writer_in(&t, &opt, &s);
+	e = entry("sp", PFX_TYPE_FILE, 4);
+	cr_assert_eq(pfx_writer_entry_ext(w, &e, NULL, 0, PFX_WRITER_SPARSE),
+	    0);
+	cr_expect_eq(pfx_writer_data_at(w, INT64_MAX, "x", 1), EINVAL);
+	cr_expect_eq(pfx_writer_data_at(w, INT64_MAX - 1, "xy", 2), EINVAL);
+	cr_assert_eq(pfx_writer_data_at(w, 1, "b", 1), 0);
+	cr_assert_eq(pfx_writer_data(w, "cd", 2), 0);
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(content(&t, "sp", buf, sizeof(buf)), 4);
+	cr_expect_eq(memcmp(buf, "\0bcd", 4), 0);
+	tree_end(&t);
+}
+
+/* What the caller gives is the input, its headers as much as its data:
+ * many entries without data are no bomb to the ratio limit. */
+Test(writer, headers_count_as_read)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e;
+	struct seen s;
+	struct tree t;
+	char name[64];
+	int i, r = 0;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	opt.flags |= PFX_OPT_LIST;
+	opt.limits.ratio_after = 1 << 20;
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	/* About 3 MiB of headers, no byte of data. */
+	for (i = 0; i < 20000 && r == 0; i++) {
+		snprintf(name, sizeof(name), "pkg/d%03d/empty-%06d", i % 100,
+		    i);
+		e = entry(name, PFX_TYPE_FILE, 0);
+		r = pfx_writer_entry(w, &e);
+	}
+	cr_expect_eq(r, 0, "entry %d: %s", i, strerror(r));
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(res.stats.entries, 20000);
+	tree_end(&t);
+}
+
+/*
+ * A process the caller forked (a helper, not exec'd) holds copies of the
+ * writer's socket: a run that stopped still fails the caller's next call
+ * at once, EPIPE, and does not leave it waiting for that process.
+ */
+Test(writer, stop_seen_past_a_fork)
+{
+	static char block[65536];
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e;
+	struct timespec t0, t1;
+	struct seen s;
+	struct tree t;
+	int r = 0, i, status;
+	pid_t pid;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	opt.limits.max_bytes = 100000;
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		sleep(60);
+		_exit(0);
+	}
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	e = entry("big", PFX_TYPE_FILE, 64 << 20);
+	r = pfx_writer_entry(w, &e);
+	for (i = 0; i < 1024 && r == 0; i++)
+		r = pfx_writer_data(w, block, sizeof(block));
+	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, &status, 0);
+	cr_expect_eq(r, EPIPE, "%s", strerror(r));
+	cr_expect_lt(t1.tv_sec - t0.tv_sec, 30, "the stop was seen only when "
+	    "the forked process ended (%ld s)", (long)(t1.tv_sec - t0.tv_sec));
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_FATAL);
+	cr_expect_eq(res.error, EFBIG, "%s", res.message);
 	tree_end(&t);
 }
