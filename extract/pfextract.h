@@ -716,7 +716,8 @@ PFX_API enum pfx_status pfx_extract(const struct pfx_input *in, int dirfd,
  * a limit, a veto), whose reason pfx_writer_finish() gives.
  *
  * pfx_writer_open(): begin a run beneath DEST, resolved from DIRFD, as
- * pfx_extract() would; *W is the writer.
+ * pfx_extract() would (DEST NULL with PFX_OPT_LIST or PFX_OPT_TO_FD, as
+ * there); *W is the writer.
  */
 struct pfx_writer;
 PFX_API int pfx_writer_open(int dirfd, const char *dest,

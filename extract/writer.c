@@ -147,15 +147,18 @@ pfx_writer_open(int dirfd, const char *dest, const struct pfx_options *opt,
 	struct pfx_options adopted;
 	int sv[2], r;
 
-	if (out == NULL || dest == NULL)
+	if (out == NULL)
 		return EINVAL;
 	*out = NULL;
 	/* An earlier release's struct: never read past what it has. */
 	if (xtr_options_adopt(opt, &adopted))
 		opt = &adopted;
 	/* As pfx_extract(): a value this library does not know is refused,
-	 * not ignored. */
+	 * not ignored; DEST may be NULL for a listing or -O alone. */
 	if (opt != NULL && xtr_contract_options(opt, &refused) < 0)
+		return EINVAL;
+	if (dest == NULL && (opt == NULL ||
+	    (opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) == 0))
 		return EINVAL;
 	/* SECURITY: the sandbox confines the archive's parser, and here
 	 * that is the caller: nothing could be confined for it. */
@@ -171,8 +174,8 @@ pfx_writer_open(int dirfd, const char *dest, const struct pfx_options *opt,
 	else
 		pfx_options_init(&w->opt);
 	w->dirfd = dirfd;
-	w->dest = strdup(dest);
-	if (w->dest == NULL) {
+	w->dest = dest != NULL ? strdup(dest) : NULL;
+	if (dest != NULL && w->dest == NULL) {
 		writer_free(w);
 		return ENOMEM;
 	}

@@ -392,6 +392,16 @@ Test(writer, bad_arguments)
 	e.devmajor = (int64_t)1 << 40;
 	cr_expect_eq(pfx_writer_entry(w, &e), EINVAL);
 	cr_expect_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	/* No DEST: a listing only, as pfx_extract() takes it. */
+	opt.flags = PFX_OPT_LIST;
+	cr_expect_eq(pfx_writer_open(AT_FDCWD, NULL, &opt, &w), 0);
+	e = entry("f", PFX_TYPE_FILE, 1);
+	cr_expect_eq(pfx_writer_entry(w, &e), 0);
+	cr_expect_eq(pfx_writer_data(w, "x", 1), 0);
+	cr_expect_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(res.stats.entries, 1);
+	opt.flags = 0;
+	cr_expect_eq(pfx_writer_open(AT_FDCWD, NULL, &opt, &w), EINVAL);
 	tree_end(&t);
 }
 
