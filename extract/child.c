@@ -241,9 +241,16 @@ error_of(const struct out *o, struct archive *ar)
 	return xtr_reader_errno(ar);
 }
 
-/* Count AE's extended attributes and fill XS (NULL: count only). */
+/*
+ * Count AE's extended attributes and fill XS (NULL: count only) with the
+ * TOTAL of them, last first: pfextract adds each one it receives at the
+ * head of its entry's list (remote.c, archive_entry_xattr_add_entry()),
+ * so its list is then the one libarchive made here, in the same order,
+ * and an archive that names an attribute twice gets the value it gets
+ * without the sandbox (engine.c).
+ */
 static uint32_t
-list_xattrs(struct archive_entry *ae, struct wire_xattr *xs)
+list_xattrs(struct archive_entry *ae, struct wire_xattr *xs, uint32_t total)
 {
 	const char *name;
 	const void *value;
@@ -255,11 +262,11 @@ list_xattrs(struct archive_entry *ae, struct wire_xattr *xs)
 	    ARCHIVE_OK) {
 		if (name == NULL || name[0] == '\0')
 			continue;
-		if (xs != NULL) {
-			xs[n].name = name;
-			xs[n].name_len = strlen(name);
-			xs[n].value = value;
-			xs[n].value_len = value != NULL ? size : 0;
+		if (xs != NULL && n < total) {
+			xs[total - 1 - n].name = name;
+			xs[total - 1 - n].name_len = strlen(name);
+			xs[total - 1 - n].value = value;
+			xs[total - 1 - n].value_len = value != NULL ? size : 0;
 		}
 		n++;
 	}
@@ -341,13 +348,13 @@ send_header(struct out *o, const struct place *pl, struct archive_entry *ae)
 	wire_set_str(&h, WIRE_SYMLINK, archive_entry_symlink(ae));
 	wire_set_str(&h, WIRE_UNAME, archive_entry_uname(ae));
 	wire_set_str(&h, WIRE_GNAME, archive_entry_gname(ae));
-	h.nxattr = list_xattrs(ae, NULL);
+	h.nxattr = list_xattrs(ae, NULL, 0);
 	if (h.nxattr > WIRE_MSG_MAX / 8)
 		return -E2BIG;
 	xs = calloc(h.nxattr + 1, sizeof(*xs));
 	if (xs == NULL)
 		return -ENOMEM;
-	(void)list_xattrs(ae, xs);
+	(void)list_xattrs(ae, xs, h.nxattr);
 	need = WIRE_HEAD + WIRE_MSG_MAX;
 	for (len = 0; len == 0;) {
 		len = wire_put_header(o->buf, o->cap, &h, xs);

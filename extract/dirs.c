@@ -85,7 +85,7 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	if (r == 0 && s != NULL) {
 		r = xtr_apply_owner_xattrs(x, e, m, fd);
 		if (r == 0) {
-			s->mode = xtr_safe_mode(x->opt, e->mode);
+			s->mode = xtr_entry_mode(x, e);
 			s->dev = st.st_dev;
 			s->ino = st.st_ino;
 			s->has_id = true;

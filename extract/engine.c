@@ -131,7 +131,9 @@ entry_xattrs(void *arg, int (*fn)(void *fnarg, const char *name,
 	archive_entry_xattr_reset(ae);
 	while (archive_entry_xattr_next(ae, &name, &value, &size) ==
 	    ARCHIVE_OK) {
-		if (name == NULL)
+		/* No name ("LIBARCHIVE.xattr.%00"): skipped, as the decoder
+		 * process skips it (child.c), not an I/O error (ERANGE). */
+		if (name == NULL || name[0] == '\0')
 			continue;
 		r = fn(fnarg, name, value, size);
 		if (r != 0)

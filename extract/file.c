@@ -251,6 +251,23 @@ copy_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	return 0;
 }
 
+/*
+ * The mode to create T's file with: its final permission bits, and with
+ * PFX_OPT_XATTRS the owner's write bit too until xtr_seal_data() gives
+ * the final mode, since fsetxattr(2) of a "user." attribute needs write
+ * permission on the inode: an unprivileged run would fail a read-only
+ * file that carries one, and the run with it.
+ */
+static mode_t
+create_mode(const struct xtr *x, const struct xtr_tail *t)
+{
+	mode_t mode = t->mode & 0777;
+
+	if ((x->opt->flags & PFX_OPT_XATTRS) != 0)
+		mode |= S_IWUSR;
+	return mode;
+}
+
 /* Create the file REL of T beneath the root, and its parents if need be. */
 static int
 begin_file(struct xtr *x, const char *rel, struct xtr_tail *t)
@@ -258,13 +275,13 @@ begin_file(struct xtr *x, const char *rel, struct xtr_tail *t)
 	int r;
 
 	r = pfx_root_begin_cached(&x->root, xtr_parent_cache(x, rel), rel,
-	    t->mode & 0777, &t->pend);
+	    create_mode(x, t), &t->pend);
 	if (r == -ENOENT) {
 		r = xtr_make_parents(x, rel);
 		if (r < 0)
 			return r;
 		r = pfx_root_begin_cached(&x->root, xtr_parent_cache(x, rel),
-		    rel, t->mode & 0777, &t->pend);
+		    rel, create_mode(x, t), &t->pend);
 	}
 	return r;
 }
@@ -283,7 +300,7 @@ xtr_write_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	 * when it is finished), never with setuid, setgid or sticky bits
 	 * while it is written.  The parents are made only when missing.
 	 */
-	t->mode = xtr_safe_mode(x->opt, e->mode);
+	t->mode = xtr_entry_mode(x, e);
 	r = begin_file(x, rel, t);
 	/* Short of descriptors: those kept for speed go, and once more. */
 	if (xtr_fd_relieve(x, r))

@@ -164,6 +164,26 @@ xtr_owner_ids(const struct xtr *x, const struct pfx_entry *e, uid_t *uid,
 }
 
 /* see meta.h */
+mode_t
+xtr_entry_mode(const struct xtr *x, const struct pfx_entry *e)
+{
+	mode_t m = xtr_safe_mode(x->opt, e->mode);
+	uid_t uid;
+	gid_t gid;
+
+	if ((m & (S_ISUID | S_ISGID)) == 0)
+		return m;	/* no owner to look up */
+	/* SECURITY: a set-id bit only with the owner the archive gives:
+	 * not on the file as the run made it (root's). */
+	xtr_owner_ids(x, e, &uid, &gid);
+	if (uid == (uid_t)-1)
+		m &= ~(mode_t)S_ISUID;
+	if (gid == (gid_t)-1)
+		m &= ~(mode_t)S_ISGID;
+	return m;
+}
+
+/* see meta.h */
 int
 xtr_apply_owner_xattrs(const struct xtr *x, const struct pfx_entry *e,
     const struct xtr_meta *m, int fd)
@@ -173,7 +193,8 @@ xtr_apply_owner_xattrs(const struct xtr *x, const struct pfx_entry *e,
 	int r;
 
 	xtr_owner_ids(x, e, &uid, &gid);
-	if (uid != (uid_t)-1) {
+	/* Either may be -1 (a number no id holds): that one is left. */
+	if (uid != (uid_t)-1 || gid != (gid_t)-1) {
 		r = pfx_fd_chown(fd, uid, gid);
 		if (r < 0)
 			return r;

@@ -17,6 +17,13 @@ void xtr_entry_times(const struct pfx_entry *e, const struct xtr_meta *m,
 mode_t xtr_safe_mode(const struct pfx_options *opt, mode_t mode);
 
 /*
+ * The permission bits to give entry E: xtr_safe_mode(), less a setuid
+ * (setgid) bit whose owner (group) the run cannot give: one the archive
+ * names by a number no id can hold.
+ */
+mode_t xtr_entry_mode(const struct xtr *x, const struct pfx_entry *e);
+
+/*
  * Apply the ownership (PFX_OPT_SAME_OWNER, as root) of E and the xattrs
  * (PFX_OPT_XATTRS) of M to the file open as FD.  Return: 0, or -errno.
  */

@@ -288,6 +288,110 @@ with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
 	    [ "$(stat -c %u:%g "$T/out/ok")" = 1000:1000 ] && ok ||
 	    bad "owner past 32 bits: $(stat -c '%n %u:%g' "$T/out/big" \
 	    "$T/out/ok")"
+	# With -p, a set-id bit only with the owner the archive names: an
+	# owner past 32 bits is not given, so its setuid bit goes, and a
+	# group that fits is still given, with its setgid bit.
+	python3 -c 'import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
+    for n, u, g in (("su", 2**32 + 5, 1000), ("sg", 1000, 2**32 + 5)):
+        ti = tarfile.TarInfo(n); ti.size = 1; ti.mode = 0o6755
+        ti.uid, ti.gid = u, g
+        ti.uname = ti.gname = ""
+        t.addfile(ti, io.BytesIO(b"x"))' "$T/sid.tar"
+	rm -rf "$T/out" && mkdir "$T/out"
+	run "-p --same-owner, set-id with an owner past 32 bits" 0 "$pfx" \
+	    -xf sid.tar -C out -p --same-owner --numeric-owner
+	[ "$(stat -c %a:%u:%g "$T/out/su")" = 2755:0:1000 ] &&
+	    [ "$(stat -c %a:%u:%g "$T/out/sg")" = 4755:1000:0 ] && ok ||
+	    bad "set-id with an owner past 32 bits: $(stat -c '%n %a:%u:%g' \
+	    "$T/out/su" "$T/out/sg")"
+fi
+
+# --xattrs: what an archive's attributes give does not depend on the
+# sandbox (a name given twice, an empty name: "LIBARCHIVE.xattr.%00"),
+# and a read-only file keeps its "user." attribute in an unprivileged run
+# (fsetxattr(2) needs write permission on the inode): none of them stops
+# the run.  Run as nobody when root, where setpriv(1) can.
+if command -v python3 > /dev/null && python3 - "$T" <<'PY'
+import os, sys
+p = os.path.join(sys.argv[1], "xprobe")
+open(p, "w").close()
+try:
+    os.setxattr(p, "user.p", b"1")
+except OSError:
+    sys.exit(1)
+finally:
+    os.unlink(p)
+PY
+then
+	python3 - "$T/xattr.tar" <<'PY'
+import sys
+def rec(k, v):
+    body = (" %s=%s\n" % (k, v)).encode()
+    n = len(body) + 1
+    while len(str(n)) + len(body) != n:
+        n = len(str(n)) + len(body)
+    return str(n).encode() + body
+def hdr(name, size, typ, mode):
+    h = bytearray(512)
+    def put(off, val):
+        h[off:off + len(val)] = val
+    put(0, name.encode()); put(100, b"%07o\0" % mode)
+    put(108, b"0000000\0"); put(116, b"0000000\0")
+    put(124, b"%011o\0" % size); put(136, b"%011o\0" % 0)
+    put(156, typ); put(257, b"ustar\0"); put(263, b"00")
+    h[148:156] = b"        "
+    put(148, b"%06o\0 " % sum(h))
+    return bytes(h)
+def pad(b):
+    return b + b"\0" * (-len(b) % 512)
+def entry(name, recs, mode):
+    p = b"".join(rec(k, v) for k, v in recs)
+    return (hdr("PaxHeaders/" + name, len(p), b"x", 0o644) + pad(p) +
+        hdr(name, 1, b"0", mode) + pad(b"x"))
+out = entry("twice", [("SCHILY.xattr.user.k", "first"),
+    ("SCHILY.xattr.user.k", "second")], 0o644)
+out += entry("empty", [("LIBARCHIVE.xattr.%00", "eA=="),
+    ("SCHILY.xattr.user.e", "e")], 0o644)
+out += entry("ro", [("SCHILY.xattr.user.r", "r")], 0o444)
+out += entry("none", [("SCHILY.xattr.user.n", "n")], 0o000)
+open(sys.argv[1], "wb").write(out + b"\0" * 1024)
+PY
+	as=""
+	if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+		as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+		chmod 711 "$T" && chmod 644 "$T/xattr.tar"
+	fi
+	for m in --sandbox=auto --no-sandbox; do
+		rm -rf "$T/xo" && mkdir "$T/xo" && chmod 777 "$T/xo"
+		if ! $as "$pfx" -xf "$T/xattr.tar" --xattrs "$m" -C "$T/xo" \
+		    2> "$T/stderr"; then
+			bad "--xattrs $m: exit status $?: $(head -3 "$T/stderr")"
+			continue
+		fi
+		if python3 - "$T/xo" > "$T/xattrs.$m" 2>&1 <<'PY'
+import os, sys
+d = sys.argv[1]
+assert os.stat(os.path.join(d, "ro")).st_mode & 0o7777 == 0o444, "ro"
+assert os.stat(os.path.join(d, "none")).st_mode & 0o7777 == 0, "none"
+os.chmod(os.path.join(d, "none"), 0o400)  # readable by a non-root run
+for f, a, v in (("empty", "user.e", b"e"), ("ro", "user.r", b"r"),
+        ("none", "user.n", b"n")):
+    assert os.getxattr(os.path.join(d, f), a) == v, f
+print(os.getxattr(os.path.join(d, "twice"), "user.k"))
+PY
+		then
+			ok
+		else
+			bad "--xattrs $m: $(tail -1 "$T/xattrs.$m")"
+		fi
+	done
+	chmod 700 "$T"
+	if cmp -s "$T/xattrs.--sandbox=auto" "$T/xattrs.--no-sandbox"; then
+		ok
+	else
+		bad "--xattrs: a name given twice: $(cat "$T/xattrs.--sandbox=auto") with the sandbox, $(cat "$T/xattrs.--no-sandbox") without"
+	fi
 fi
 
 echo "pfextract: $pass passed, $fail failed"
