@@ -34,6 +34,36 @@
 #include "report.h"
 #include "table.h"
 
+/*
+ * Is the directory ST, found at REL without making it, the one this run
+ * made there (slot S)?  By its identity where S has one; else (a parent
+ * noted by name) only if REL leads to it through no symlink, as the
+ * final pass opens it (finish_one()).
+ */
+static bool
+made_here(const struct xtr *x, const struct xtr_slot *s, const char *rel,
+    const struct stat *st)
+{
+	struct pfx_root strict;
+	struct stat cur;
+	bool same;
+	int fd;
+
+	if (s->has_id)
+		return st->st_dev == s->dev && st->st_ino == s->ino;
+	if (xtr_dumpdir_moved(x, rel))
+		return false;
+	strict = x->root;
+	strict.in_root = 0;
+	fd = pfx_root_open_dir(&strict, rel);
+	if (fd < 0)
+		return false;
+	same = fstat(fd, &cur) == 0 && cur.st_dev == st->st_dev &&
+	    cur.st_ino == st->st_ino;
+	(void)close(fd);
+	return same;
+}
+
 /* see dirs.h */
 void
 xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
@@ -80,8 +110,14 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 		r = fstat(fd, &st) == -1 ? -errno :
 		    xtr_note_made(x, rel, created, &st);
 	s = r == 0 ? xtr_table_find(&x->dirs, rel) : NULL;
-	if (s != NULL && created == 0)
+	if (s != NULL && created == 0) {
 		r = fstat(fd, &st) == -1 ? -errno : 0;
+		/* SECURITY: the name may lead elsewhere by now (a link
+		 * replaced under --symlinks=root): a directory that
+		 * existed before is used, never changed. */
+		if (r == 0 && !made_here(x, s, rel, &st))
+			s = NULL;
+	}
 	if (r == 0 && s != NULL) {
 		r = xtr_apply_owner_xattrs(x, e, m, fd);
 		if (r == 0) {

@@ -20,6 +20,30 @@
 #include "table.h"
 
 /*
+ * The identity of the parent REL this run has just made, for slot S:
+ * SECURITY: known by its name alone, it could be any directory someone
+ * moved to that name by the end, and get this run's mode, owner and
+ * times (dirs.c).  Looked up as it was made; if it cannot be, S keeps
+ * only its name.
+ */
+static void
+note_id(struct xtr *x, const char *rel, struct xtr_slot *s)
+{
+	struct stat st;
+	int fd;
+
+	fd = pfx_root_open_dir(&x->root, rel);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0) {
+		s->dev = st.st_dev;
+		s->ino = st.st_ino;
+		s->has_id = true;
+	}
+	(void)close(fd);
+}
+
+/*
  * Remember that this run made the last CREATED components of DIR, with the
  * implicit mode unless an entry says otherwise later.  ST is DIR's
  * (fstat of it, open), or NULL: its identity is kept, so that DIR gets its
@@ -48,7 +72,8 @@ xtr_note_made(struct xtr *x, const char *dir, unsigned int created,
 				s->dev = st->st_dev;
 				s->ino = st->st_ino;
 				s->has_id = true;
-			}
+			} else if (n < strlen(dir))
+				note_id(x, buf, s);
 		}
 		created--;
 		while (n > 0 && buf[n - 1] != '/')

@@ -3242,6 +3242,60 @@ Test(extract, hooks)
 	each_resolver("hooks", case_hooks);
 }
 
+/*
+ * The decide() hook of case_parent_swapped: before the entry "p/", move
+ * the directory the run made for p/q/f aside and the old directory
+ * "old" to its name, as someone who can write dest may.
+ */
+static int
+swap_decide(void *arg, const struct pfx_entry *e, char *rename,
+    size_t rename_cap)
+{
+	struct fx *fx = arg;
+
+	if (strcmp(e->name, "p/") == 0) {
+		cr_assert(renameat(fx->destfd, "p", fx->destfd, "p_gone") == 0);
+		cr_assert(renameat(fx->destfd, "old", fx->destfd, "p") == 0);
+	}
+	return fx_decide(arg, e, rename, rename_cap);
+}
+
+/*
+ * A parent the run made (p, for p/q/f) is known by its identity, not its
+ * name: a directory that was in dest before, moved to that name during
+ * the run, gets neither the later entry's mode and times nor the
+ * implicit mode at the end.
+ */
+static void
+case_parent_swapped(struct fx *fx)
+{
+	struct timespec ts[2] = { { 5, 0 }, { 5, 0 } };
+	struct stat st;
+	struct ab ab;
+
+	cr_assert(mkdirat(fx->destfd, "old", 0700) == 0);
+	cr_assert(fchmodat(fx->destfd, "old", 0700, 0) == 0);
+	cr_assert(utimensat(fx->destfd, "old", ts, 0) == 0);
+	fx->opt.hooks.decide = swap_decide;
+	ab_pax(&ab);
+	ab_file(&ab, "p/q/f", "f\n", 0644);
+	ab_dir(&ab, "p/", 0755);
+	ab_close(&ab);
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("p_gone/q/f", "f\n", 0644);
+	cr_assert(fstatat(fx->destfd, "p", &st, AT_SYMLINK_NOFOLLOW) == 0);
+	CHECK((st.st_mode & 07777) == 0700, "the old directory's mode "
+	    "went from 0700 to %o", (unsigned)(st.st_mode & 07777));
+	CHECK(st.st_mtime == 5, "the old directory's mtime went from 5 "
+	    "to %lld", (long long)st.st_mtime);
+	ab_free(&ab);
+}
+
+Test(extract, parent_swapped)
+{
+	each_resolver("parent_swapped", case_parent_swapped);
+}
+
 /* PFX_HOOK_ABORT stops the run: fatal, nothing after it. */
 static void
 case_hook_abort(struct fx *fx)

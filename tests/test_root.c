@@ -544,3 +544,50 @@ Test(root, a_link_is_judged_where_its_parents_put_it)
 		rfx_end(&fx);
 	}
 }
+
+/*
+ * A directory entry whose name led to a directory this run made, and by
+ * now, through a link the run replaced, leads to one that was in dest
+ * before: that one is used, never chmod'ed or given the entry's times --
+ * whether the run knew the directory it made by its identity (l/pre/, an
+ * entry) or by its name alone (l/old/, a parent of l/old/b/f).
+ */
+Test(root, a_name_turned_to_an_old_directory_leaves_it_alone)
+{
+	static const char *const olds[] = { "pre", "old" };
+	struct timespec ts[2] = { { 5, 0 }, { 5, 0 } };
+	struct rfx fx;
+	struct stat st;
+	size_t i;
+
+	EACH_RESOLVER(ri) {
+		rfx_begin(&fx, ri, false);
+		for (i = 0; i < 2; i++) {
+			cr_assert(mkdirat(fx.destfd, olds[i], 0700) == 0);
+			cr_assert(fchmodat(fx.destfd, olds[i], 0700, 0) == 0);
+			cr_assert(utimensat(fx.destfd, olds[i], ts, 0) == 0);
+		}
+		DIR_(&fx, "e/");
+		LINK_(&fx, "l", "e");
+		DIR_(&fx, "l/pre/");
+		FILE_(&fx, "l/old/b/f", "f\n");
+		LINK_(&fx, "l", ".");
+		DIR_(&fx, "l/pre/");
+		DIR_(&fx, "l/old/");
+		cr_assert(rfx_run(&fx) == PFX_OK, "[%s] %s", fx.rname,
+		    fx.res.message);
+		expect_link(&fx, "l", ".");
+		expect_file(&fx, "e/old/b/f", "f\n");
+		for (i = 0; i < 2; i++) {
+			cr_assert(fstatat(fx.destfd, olds[i], &st,
+			    AT_SYMLINK_NOFOLLOW) == 0);
+			cr_expect((st.st_mode & 07777) == 0700,
+			    "[%s] %s: mode %o, was 0700", fx.rname, olds[i],
+			    (unsigned)(st.st_mode & 07777));
+			cr_expect(st.st_mtime == 5, "[%s] %s: mtime %lld, "
+			    "was 5", fx.rname, olds[i],
+			    (long long)st.st_mtime);
+		}
+		rfx_end(&fx);
+	}
+}
