@@ -269,13 +269,17 @@ still_beneath(struct guard *g, int fd, const struct plat_id *id,
 /*
  * The error R (-errno) of an effect in the directory FD (identity ID, at
  * PLEN in G's path): -EXDEV where the directory is no longer beneath G's
- * base -- what a kernel confinement's EACCES means then --, else R.
- * Looks only on -EACCES and -EPERM.
+ * base -- what a kernel confinement's EACCES means then --, or a mount
+ * point's EBUSY; else R.  Looks only on -EACCES and -EPERM.
  */
 static int
 refused(struct guard *g, int fd, const struct plat_id *id, size_t plen,
     int r)
 {
+	/* A mount point (rmdir's EBUSY): another filesystem, which the
+	 * walk never enters, is no part of the root to remove. */
+	if (r == -EBUSY)
+		return -EXDEV;
 	if (r != -EACCES && r != -EPERM)
 		return r;
 	if (g->base->kernel_confined)

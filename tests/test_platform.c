@@ -3319,6 +3319,25 @@ ROOT_TEST(mount_bind_crossing_refused)
 	fx_unmount(fx);
 }
 
+/*
+ * A mount point where a file goes (--recursive-unlink): what is mounted
+ * stays, and the name is refused as a way out of the root (EXDEV), as
+ * any mount crossing is, not failed as an I/O error (rmdir's EBUSY).
+ */
+ROOT_TEST(mount_point_not_removed)
+{
+	struct pfx_pending pend;
+	char src[PATH_MAX];
+
+	(void)snprintf(src, sizeof(src), "%s/outside", fx->path);
+	fx_mount(fx, src, "bind", NULL, MS_BIND);
+	ASSERT_RET(pfx_root_begin(&fx->root, "bind", 0644, &pend), 0);
+	ASSERT_RET(pfx_pending_remove_dir(&pend), -EXDEV);
+	pfx_root_abort(&pend);
+	fx_unmount(fx);
+	expect_victim_intact(fx, "pfx_pending_remove_dir on a mount point");
+}
+
 /* --- pfx_pending_existing, _backup, _remove_dir (opts2) -------------- */
 
 /*
