@@ -108,7 +108,7 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	r = 0;
 	if (created > 0)
 		r = fstat(fd, &st) == -1 ? -errno :
-		    xtr_note_made(x, rel, created, &st);
+		    xtr_note_made(x, rel, created, fd);
 	s = r == 0 ? xtr_table_find(&x->dirs, rel) : NULL;
 	if (s != NULL && created == 0) {
 		r = fstat(fd, &st) == -1 ? -errno : 0;

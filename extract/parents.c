@@ -20,60 +20,44 @@
 #include "table.h"
 
 /*
- * The identity of the parent REL this run has just made, for slot S:
- * SECURITY: known by its name alone, it could be any directory someone
- * moved to that name by the end, and get this run's mode, owner and
- * times (dirs.c).  Looked up as it was made; if it cannot be, S keeps
- * only its name.
- */
-static void
-note_id(struct xtr *x, const char *rel, struct xtr_slot *s)
-{
-	struct stat st;
-	int fd;
-
-	fd = pfx_root_open_dir(&x->root, rel);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) == 0) {
-		s->dev = st.st_dev;
-		s->ino = st.st_ino;
-		s->has_id = true;
-	}
-	(void)close(fd);
-}
-
-/*
  * Remember that this run made the last CREATED components of DIR, with the
- * implicit mode unless an entry says otherwise later.  ST is DIR's
- * (fstat of it, open), or NULL: its identity is kept, so that DIR gets its
- * mode even when its name leads through a link (--symlinks=root); its
- * parents are named only.
+ * implicit mode unless an entry says otherwise later.  Each is known by
+ * its identity, so that it gets its mode even when its name leads through
+ * a link (--symlinks=root), and no other directory does.  SECURITY: the
+ * identities are read climbing ".." from FD, held since DIR was made,
+ * never by a name again: someone may have moved another directory to one
+ * of those names since (dirs.c changes only the inode made).  One step a
+ * component, where a lookup of each parent from the root would cost
+ * O(depth) each.
  */
 int
-xtr_note_made(struct xtr *x, const char *dir, unsigned int created,
-    const struct stat *st)
+xtr_note_made(struct xtr *x, const char *dir, unsigned int created, int fd)
 {
 	char buf[PFX_PATH_MAX];
 	size_t n = strlen(dir);
 	struct xtr_slot *s;
+	struct plat_id id;
+	int at = fd, up, r = 0;
+	bool known;
 
 	if (n >= sizeof(buf))
 		return -ENAMETOOLONG;
 	memcpy(buf, dir, n + 1);
 	while (created > 0 && n > 0) {
+		known = at >= 0 && plat_os_identify(at, &id) == 0;
 		s = xtr_table_find(&x->dirs, buf);
 		if (s == NULL) {
 			s = xtr_table_add(&x->dirs, buf);
-			if (s == NULL)
-				return -ENOMEM;
+			if (s == NULL) {
+				r = -ENOMEM;
+				break;
+			}
 			s->mode = XTR_IMPLICIT_DIR_MODE;
-			if (n == strlen(dir) && st != NULL) {
-				s->dev = st->st_dev;
-				s->ino = st->st_ino;
+			if (known) {
+				s->dev = id.dev;
+				s->ino = id.ino;
 				s->has_id = true;
-			} else if (n < strlen(dir))
-				note_id(x, buf, s);
+			}
 		}
 		created--;
 		while (n > 0 && buf[n - 1] != '/')
@@ -81,8 +65,16 @@ xtr_note_made(struct xtr *x, const char *dir, unsigned int created,
 		if (n > 0)
 			n--;	/* drop the '/' too */
 		buf[n] = '\0';
+		if (created > 0 && n > 0 && at >= 0) {
+			up = plat_open_parent(at);
+			if (at != fd)
+				plat_close(at);
+			at = up >= 0 ? up : -1;
+		}
 	}
-	return 0;
+	if (at >= 0 && at != fd)
+		plat_close(at);
+	return r;
 }
 
 /* see parents.h */
@@ -92,7 +84,6 @@ xtr_make_parents(struct xtr *x, const char *rel)
 	char parent[PFX_PATH_MAX];
 	const char *slash = strrchr(rel, '/');
 	unsigned int created = 0;
-	struct stat st;
 	size_t n;
 	int fd, r;
 
@@ -117,8 +108,7 @@ xtr_make_parents(struct xtr *x, const char *rel)
 	if (created > 0 && xtr_count_inodes(x, created) != 0)
 		r = -EFBIG;
 	if (r == 0 && created > 0)
-		r = xtr_note_made(x, parent, created,
-		    fstat(fd, &st) == 0 ? &st : NULL);
+		r = xtr_note_made(x, parent, created, fd);
 	(void)close(fd);
 	return r;
 }

@@ -10,11 +10,11 @@
 #include "extract.h"
 
 /*
- * Remember that this run made the last CREATED components of DIR (ST its
- * fstat, or NULL; its parents are named only).  Return: 0, or -errno.
+ * Remember that this run made the last CREATED components of DIR, open
+ * as FD (the caller's), each with its identity.  Return: 0, or -errno.
  */
 int xtr_note_made(struct xtr *x, const char *dir, unsigned int created,
-    const struct stat *st);
+    int fd);
 
 /* Make the parent directories of REL; remember the ones made. 0/-errno */
 int xtr_make_parents(struct xtr *x, const char *rel);

@@ -19,6 +19,16 @@
 
 /* see platform.h */
 int
+plat_open_parent(int dirfd)
+{
+	int up = openat(dirfd, "..", plat_os_search_flag() | O_DIRECTORY |
+	    O_CLOEXEC);
+
+	return up == -1 ? -errno : up;
+}
+
+/* see platform.h */
+int
 plat_check_beneath(const struct pfx_root *root, int dirfd)
 {
 	struct plat_id id, up_id;
@@ -36,10 +46,9 @@ plat_check_beneath(const struct pfx_root *root, int dirfd)
 		}
 		if (!plat_same_mount(&id, root))
 			break;	/* left the root's mount: outside */
-		up = openat(fd, "..", plat_os_search_flag() | O_DIRECTORY |
-		    O_CLOEXEC);
-		if (up == -1) {
-			r = -errno;
+		up = plat_open_parent(fd);
+		if (up < 0) {
+			r = up;
 			break;
 		}
 		if (fd != dirfd)

@@ -147,6 +147,13 @@ int plat_mkdirs_kept(const struct pfx_root *root,
     unsigned int *created);
 
 /*
+ * Open the parent of the directory held as DIRFD: the directory it is in
+ * now, whatever names lead to either (search-only, close-on-exec).
+ * Return: a descriptor, or -errno.
+ */
+int plat_open_parent(int dirfd);
+
+/*
  * Is the directory open as DIRFD the root, or beneath it, right now?
  * Climbs ".." from DIRFD comparing identities.
  * Return: 0 if beneath, -EXDEV if not, or -errno.
