@@ -257,7 +257,7 @@ struct worker {
 	size_t cap;
 };
 
-/* N more bytes of buffers in use by the pool (or fewer, by -N). */
+/* N more bytes of buffers in use by the pool; live_sub(): N fewer. */
 static void
 live_add(struct xtr_zip *z, size_t n)
 {
@@ -287,22 +287,22 @@ span_let_go(struct xtr_zip *z, struct worker *w)
 	w->cap = 0;
 }
 
-/* Make W's span buffer LEN bytes at least; what it grows by was counted
- * in the bytes held when the member was taken.  (Under MU: a thread
- * that fails gives back what it was counted.) */
+/* Make W's span buffer LEN bytes at least; the bytes held count LEN for
+ * it since the member was taken (take_cost()), and count nothing once a
+ * buffer cannot be had.  (Under MU.) */
 static void
 span_fit(struct xtr_zip *z, struct worker *w, size_t len)
 {
 	if (len <= w->cap)
 		return;
-	z->held -= len - w->cap;	/* counted back below, once made */
-	span_let_go(z, w);
+	live_sub(z, w->cap);
+	free(w->span);
 	w->span = malloc(len);
-	if (w->span == NULL)
-		return;
-	w->cap = len;
-	z->held += len;
-	live_add(z, len);
+	w->cap = w->span != NULL ? len : 0;
+	if (w->span != NULL)
+		live_add(z, len);
+	else
+		z->held -= len;
 }
 
 /* A pool thread's work on member M into S: read its span, check its
