@@ -353,7 +353,7 @@ rc=$?
 for pol in contain root; do
 	populated
 	mkdir -p "$T/sl/usr/bin" && echo a3 > "$T/sl/usr/bin/a"
-	ln -sf /proc/self/cwd "$T/sl/usr/bin/esc"
+	ln -sfn /proc/self/cwd "$T/sl/usr/bin/esc"
 	tar -C "$T/sl" -cf "$T/sl.tar" ./usr/bin/a ./usr/bin/esc
 	run "strict, $pol links, populated" 2 -xf "$T/sl.tar" -C root \
 	    --atomic --strict --symlinks=$pol
