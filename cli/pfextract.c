@@ -560,6 +560,10 @@ report_warning(void *arg, const char *what, const char *name)
 		fputs(" is the wrong size (volume skipped)\n", stderr);
 	else if (strcmp(what, "out_of_sequence") == 0)
 		fputs(")\n", stderr);
+	else if (strcmp(what, "xattr_not_stored") == 0)
+		fputs(": Cannot set extended attributes: the filesystem "
+		    "refused one (name or value too long, or no room); the "
+		    "file is extracted without it\n", stderr);
 	else
 		fprintf(stderr, ": warning: %s\n", what);
 }

@@ -951,7 +951,8 @@ run(struct xtr *x)
 	/* Directories' own modes and times last of all, deepest first. */
 	xtr_finish_dirs(x);
 	if (!x->fatal && (x->res->stats.refused > 0 ||
-	    x->res->stats.failed > 0 || x->res->stats.unmatched > 0))
+	    x->res->stats.failed > 0 || x->res->stats.unmatched > 0 ||
+	    x->unstored))
 		x->res->status = PFX_REFUSED;
 	free_state(x);
 	return x->res->status;

@@ -258,6 +258,9 @@ struct xtr {
 					   destination (journal.c), or NULL */
 	_Atomic uint64_t mem_used;	/* xtr_mem_take(), both threads */
 	_Atomic bool mem_over;		/* ... crossed max_memory */
+	bool unstored;			/* an extended attribute the
+					   filesystem would not store
+					   (meta.c): PFX_REFUSED */
 	bool fatal;
 };
 

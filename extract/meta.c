@@ -18,10 +18,11 @@
 /* The size of the buffer for getpwnam_r(3) and getgrnam_r(3). */
 #define NAME_LOOKUP_BUF 4096
 
-/* What apply_one() is given. */
+/* What apply_one() is given, and what it found. */
 struct xattr_job {
 	const struct pfx_options *opt;
 	int fd;
+	int unstored;	/* errno of the first attribute not stored, or 0 */
 };
 
 /* see meta.h */
@@ -125,29 +126,65 @@ xattr_selected(const struct pfx_options *opt, const char *name)
 	    opt->nxattrs_exclude);
 }
 
+/*
+ * Is ERROR, from setting one attribute, the filesystem refusing that
+ * attribute (its name or value too long, no room for it beside the
+ * others), not a failure of the file?  The archive picks names and sizes:
+ * one it cannot store is the entry's matter, not the run's.  ENOSPC may
+ * also be a full disk; the next write then says so, and stops the run.
+ */
+static bool
+xattr_unstorable(int error)
+{
+	return error == E2BIG || error == ERANGE || error == EINVAL ||
+	    error == ENOSPC || error == EDQUOT;
+}
+
 /* Set one extended attribute, if allowed.  Return: 0, or -errno. */
 static int
 apply_one(void *arg, const char *name, const void *value, size_t size)
 {
-	const struct xattr_job *job = arg;
+	struct xattr_job *job = arg;
 	int r;
 
 	if (name == NULL || !xattr_allowed(name) ||
 	    !xattr_selected(job->opt, name))
 		return 0;
 	r = pfx_fd_setxattr(job->fd, name, value, size);
-	return r == -ENOTSUP ? 0 : r;
+	if (r == -ENOTSUP)
+		return 0;
+	/* The others are still set: each is stored or not on its own. */
+	if (r < 0 && xattr_unstorable(-r) &&
+	    (job->opt->flags & PFX_OPT_STRICT) == 0) {
+		if (job->unstored == 0)
+			job->unstored = -r;
+		return 0;
+	}
+	return r;
 }
 
+/*
+ * Set M's attributes on FD; those the filesystem would not store are
+ * told to the warning hook, once for E, and make the run's status
+ * PFX_REFUSED.  Return: 0, or -errno.
+ */
 static int
-apply_xattrs(const struct pfx_options *opt, const struct xtr_meta *m,
-    int fd)
+apply_xattrs(struct xtr *x, const struct pfx_entry *e,
+    const struct xtr_meta *m, int fd)
 {
-	struct xattr_job job = { opt, fd };
+	struct xattr_job job = { x->opt, fd, 0 };
+	int r;
 
 	if (m->xattrs == NULL)
 		return 0;
-	return m->xattrs(m->xattrs_arg, apply_one, &job);
+	r = m->xattrs(m->xattrs_arg, apply_one, &job);
+	if (r == 0 && job.unstored != 0) {
+		x->unstored = true;
+		if (x->opt->warning != NULL)
+			x->opt->warning(x->opt->hooks.arg, "xattr_not_stored",
+			    e->name);
+	}
+	return r;
 }
 
 /* see meta.h */
@@ -185,7 +222,7 @@ xtr_entry_mode(const struct xtr *x, const struct pfx_entry *e)
 
 /* see meta.h */
 int
-xtr_apply_owner_xattrs(const struct xtr *x, const struct pfx_entry *e,
+xtr_apply_owner_xattrs(struct xtr *x, const struct pfx_entry *e,
     const struct xtr_meta *m, int fd)
 {
 	uid_t uid;
@@ -200,7 +237,7 @@ xtr_apply_owner_xattrs(const struct xtr *x, const struct pfx_entry *e,
 			return r;
 	}
 	if ((x->opt->flags & PFX_OPT_XATTRS) != 0)
-		return apply_xattrs(x->opt, m, fd);
+		return apply_xattrs(x, e, m, fd);
 	return 0;
 }
 

@@ -25,9 +25,11 @@ mode_t xtr_entry_mode(const struct xtr *x, const struct pfx_entry *e);
 
 /*
  * Apply the ownership (PFX_OPT_SAME_OWNER, as root) of E and the xattrs
- * (PFX_OPT_XATTRS) of M to the file open as FD.  Return: 0, or -errno.
+ * (PFX_OPT_XATTRS) of M to the file open as FD; an attribute the
+ * filesystem will not store (too long, no room) is a warning unless
+ * PFX_OPT_STRICT (apply_xattrs()).  Return: 0, or -errno.
  */
-int xtr_apply_owner_xattrs(const struct xtr *x, const struct pfx_entry *e,
+int xtr_apply_owner_xattrs(struct xtr *x, const struct pfx_entry *e,
     const struct xtr_meta *m, int fd);
 
 /*

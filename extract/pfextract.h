@@ -43,7 +43,8 @@
 /* How one call ended; also pfextract(1)'s exit status. */
 enum pfx_status {
 	PFX_OK = 0,		/* every entry extracted */
-	PFX_REFUSED = 1,	/* finished; some entries were refused */
+	PFX_REFUSED = 1,	/* finished; some entries were refused,
+				   or an xattr not stored */
 	PFX_FATAL = 2		/* stopped: unreadable archive, unusable
 				   destination, I/O error, or --strict */
 };
@@ -573,8 +574,12 @@ struct pfx_options {
 	/*
 	 * Called, with hooks.arg, on a warning that does not stop the run,
 	 * as it comes: WHAT is its stable code, NAME the member it is about
-	 * (the archive's bytes, NUL-free).  The codes, all of
-	 * PFX_OPT_MULTI_VOLUME:
+	 * (the archive's bytes, NUL-free).  The codes:
+	 * "xattr_not_stored" (PFX_OPT_XATTRS): the filesystem refused one
+	 * of NAME's attributes (too long, malformed, no room); NAME is made
+	 * without it and the status is PFX_REFUSED (under PFX_OPT_STRICT,
+	 * an I/O error instead);
+	 * and, all of PFX_OPT_MULTI_VOLUME:
 	 * "truncated_name": a later volume's 'M' header continues NAME,
 	 * longer than the 100 bytes it holds of it, and is taken by those
 	 * 100 bytes, the size and the offset, as GNU tar takes it

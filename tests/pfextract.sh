@@ -392,6 +392,55 @@ PY
 	else
 		bad "--xattrs: a name given twice: $(cat "$T/xattrs.--sandbox=auto") with the sandbox, $(cat "$T/xattrs.--no-sandbox") without"
 	fi
+
+	# An attribute the filesystem will not store (a value over 64 KiB,
+	# a name past 255 bytes, "user." alone) is the entry's matter: the
+	# file or directory is made without it, with the others, a warning
+	# names it, the run goes on and exits 1; with --strict it stops.
+	python3 - "$T/xbig.tar" <<'PY'
+import io, sys, tarfile
+def add(t, name, xa, typ=tarfile.REGTYPE):
+    ti = tarfile.TarInfo(name)
+    ti.type = typ
+    ti.mode = 0o755 if typ == tarfile.DIRTYPE else 0o644
+    ti.pax_headers = {"SCHILY.xattr." + k: v for k, v in xa.items()}
+    data = b"" if typ == tarfile.DIRTYPE else b"x"
+    ti.size = len(data)
+    t.addfile(ti, io.BytesIO(data))
+with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
+    add(t, "big", {"user.big": "v" * 70000, "user.ok": "1"})
+    add(t, "long", {"user." + "n" * 300: "1", "user.ok": "2"})
+    add(t, "bare", {"user.": "1"})
+    add(t, "dir", {"user.big": "v" * 70000, "user.ok": "3"},
+        tarfile.DIRTYPE)
+    add(t, "dir/after", {"user.ok": "4"})
+PY
+	for m in --sandbox=auto --no-sandbox; do
+		rm -rf "$T/xo" && mkdir "$T/xo"
+		run "--xattrs $m: attributes not stored" 1 "$pfx" \
+		    -xf xbig.tar --xattrs "$m" -C xo
+		n=$(grep -c "Cannot set extended attributes" "$T/stderr")
+		[ "$n" = 4 ] && ok || bad "--xattrs $m: $n warnings, not 4"
+		if python3 - "$T/xo" 2>&1 <<'PY'
+import os, sys
+d = sys.argv[1]
+for f, v in (("big", b"1"), ("long", b"2"), ("dir", b"3"),
+        ("dir/after", b"4")):
+    assert os.getxattr(os.path.join(d, f), "user.ok") == v, f
+assert os.listxattr(os.path.join(d, "bare")) == [], "bare"
+assert os.stat(os.path.join(d, "dir")).st_mode & 0o777 == 0o755, "dir"
+PY
+		then
+			ok
+		else
+			bad "--xattrs $m: the attributes that fit"
+		fi
+		rm -rf "$T/xo" && mkdir "$T/xo"
+		run "--xattrs --strict $m: an attribute not stored" 2 \
+		    "$pfx" -xf xbig.tar --xattrs --strict "$m" -C xo
+		[ ! -e "$T/xo/long" ] && ok ||
+		    bad "--xattrs --strict $m: went on past 'big'"
+	done
 fi
 
 echo "pfextract: $pass passed, $fail failed"
