@@ -83,7 +83,7 @@ struct xtr_decoder {
 	unsigned char head[XTR_MAGIC_LEN];	/* read from FD already */
 	size_t head_len;
 	int wake[2];		/* self-pipe: stops a wait for input */
-	const volatile sig_atomic_t *cancel;
+	const struct xtr_stop *halt;	/* the caller's cancel, the deadline */
 	struct xtr_head *tap;	/* the consumer's: first bytes kept */
 
 	/* The decoder thread's own (the reading thread's, INLINE). */
@@ -357,7 +357,10 @@ fill_input(struct xtr_decoder *d, struct xtr_stream *s)
 		if (r == 1)
 			return -1;
 		if (r == 2) {
-			finish(d, ECANCELED, "interrupted");
+			r = xtr_stop_why(d->halt);
+			if (r == 0)	/* a cancel flag set back to 0 */
+				r = ECANCELED;
+			finish(d, r, "%s", XTR_STOP_TEXT(r));
 			return -1;
 		}
 		if (r < 0) {
@@ -475,11 +478,48 @@ decode_inline(struct xtr_decoder *d)
 
 /* --- the consumer: libarchive's callbacks --------------------------------- */
 
-/* Has the caller cancelled the run? */
+/* see decode.h */
+int
+xtr_stop_why(const struct xtr_stop *stop)
+{
+	struct timespec now;
+
+	if (stop == NULL)
+		return 0;
+	if (stop->cancel != NULL && *stop->cancel != 0)
+		return ECANCELED;
+	if (stop->deadline.tv_sec == 0)
+		return 0;
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > stop->deadline.tv_sec ||
+	    (now.tv_sec == stop->deadline.tv_sec &&
+	    now.tv_nsec >= stop->deadline.tv_nsec))
+		return ETIMEDOUT;
+	return 0;
+}
+
+/* see decode.h */
+int
+xtr_stop_ms(const struct xtr_stop *stop, int most)
+{
+	struct timespec now;
+	int64_t ms;
+
+	if (stop == NULL || stop->deadline.tv_sec == 0)
+		return most;
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = ((int64_t)stop->deadline.tv_sec - now.tv_sec) * 1000 +
+	    (stop->deadline.tv_nsec - now.tv_nsec) / 1000000;
+	if (ms < 0)
+		return 0;
+	return ms < most ? (int)ms : most;
+}
+
+/* Has the caller cancelled the run, or its time run out? */
 static bool
 cancelled(const struct xtr_decoder *d)
 {
-	return d->cancel != NULL && *d->cancel != 0;
+	return xtr_stop_why(d->halt) != 0;
 }
 
 /* Wait on READY (MU held) for at most one tick. */
@@ -736,8 +776,12 @@ dec_read(struct archive *a, void *arg, const void **buf)
 	}
 	while (d->nfull == 0 && !d->done) {
 		if (cancelled(d)) {
+			int why = xtr_stop_why(d->halt);
+
+			if (why == 0)	/* a cancel flag set back to 0 */
+				why = ECANCELED;
 			(void)pthread_mutex_unlock(&d->mu);
-			archive_set_error(a, ECANCELED, "interrupted");
+			archive_set_error(a, why, "%s", XTR_STOP_TEXT(why));
 			return -1;
 		}
 		wait_ready(d);
@@ -933,7 +977,7 @@ start_thread(struct xtr_decoder *d)
  */
 static int
 decoder_new(enum xtr_codec codec, const struct xtr_dec_input *in,
-    unsigned int flags, const volatile sig_atomic_t *cancel,
+    unsigned int flags, const struct xtr_stop *stop,
     struct xtr_decoder **out, char *msg, size_t cap)
 {
 	struct xtr_decoder *d;
@@ -952,7 +996,7 @@ decoder_new(enum xtr_codec codec, const struct xtr_dec_input *in,
 	d->buf = in->buf;
 	d->len = in->len;
 	d->wake[0] = d->wake[1] = -1;
-	d->cancel = cancel;
+	d->halt = stop;
 	d->tap = in->tap;
 	if (in->mem != NULL) {
 		d->max_ratio = in->mem->max_ratio;
@@ -1009,14 +1053,14 @@ fail:
 int
 xtr_decode_open(struct archive *a, enum xtr_codec codec,
     const struct xtr_dec_input *in, unsigned int flags,
-    const volatile sig_atomic_t *cancel, struct xtr_decoder **dec)
+    const struct xtr_stop *stop, struct xtr_decoder **dec)
 {
 	struct xtr_decoder *d;
 	char msg[DEC_MSG];
 	int r;
 
 	*dec = NULL;
-	r = decoder_new(codec, in, flags, cancel, &d, msg, sizeof(msg));
+	r = decoder_new(codec, in, flags, stop, &d, msg, sizeof(msg));
 	if (r != 0) {
 		archive_set_error(a, r, "%s", msg);
 		return ARCHIVE_FATAL;

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 struct archive;
 struct xtr_decoder;
@@ -331,12 +332,35 @@ struct xtr_dec_input {
 };
 
 /*
+ * What stops a read of the input short: the caller's cancel flag (NULL:
+ * none), and the call's deadline on CLOCK_MONOTONIC (tv_sec 0: none) --
+ * pfx_options.timeout bounds the whole call, a wait for a pipe whose
+ * writer stalled too, which no signal may come to interrupt.
+ */
+struct xtr_stop {
+	const volatile sig_atomic_t *cancel;
+	struct timespec deadline;
+};
+
+/* Return: ECANCELED when STOP's flag is set, ETIMEDOUT past its
+ * deadline, else 0 (and for a NULL STOP). */
+int xtr_stop_why(const struct xtr_stop *stop);
+
+/* Return: the milliseconds to STOP's deadline, at most MOST (0 once it is
+ * past); MOST when there is none. */
+int xtr_stop_ms(const struct xtr_stop *stop, int most);
+
+/* The message of a stop (xtr_stop_why()'s WHY). */
+#define XTR_STOP_TEXT(why) ((why) == ETIMEDOUT ? "time limit reached" : \
+	"interrupted")
+
+/*
  * Start decoding IN with CODEC on a thread of its own (on the reading
  * thread with XTR_DEC_INLINE), and open A on the plain stream with
  * archive_read_open().  FLAGS: XTR_DEC_*.  While the ring is empty the
- * read callback checks *CANCEL (if not NULL) every XTR_DEC_TICK_MS (and
+ * read callback checks STOP (if not NULL) every XTR_DEC_TICK_MS (and
  * while it waits for input, inline) and fails with ECANCELED
- * "interrupted" once it is set.
+ * "interrupted" once its flag is set, ETIMEDOUT past its deadline.
  * A owns the decoder from here on, whether or not the open works: its
  * close callback stops the thread, joins it and frees everything (the
  * descriptor too when IN->own_fd).  *DEC is set to the decoder, borrowed,
@@ -346,7 +370,7 @@ struct xtr_dec_input {
  */
 int xtr_decode_open(struct archive *a, enum xtr_codec codec,
     const struct xtr_dec_input *in, unsigned int flags,
-    const volatile sig_atomic_t *cancel, struct xtr_decoder **dec);
+    const struct xtr_stop *stop, struct xtr_decoder **dec);
 
 /*
  * Stop D's thread, if it still runs, and join it: nothing more is read

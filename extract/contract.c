@@ -165,11 +165,33 @@ xtr_contract_options(const struct pfx_options *opt, struct pfx_result *res)
 	return 0;
 }
 
+/*
+ * What is wrong with IN's volumes under PFX_OPT_MULTI_VOLUME, or NULL.
+ * Checked here, before anything is done: the decoder process's parent
+ * sizes every volume it is given (remote.c), so a count past the array
+ * would be read before the reader could refuse it, and a refusal there
+ * came as a damaged archive's EIO, not the caller's EINVAL.
+ */
+static const char *
+bad_volumes(const struct pfx_input *in)
+{
+	if (in->path == NULL && (in->buf != NULL || in->fd < 0))
+		return "the first volume must be a file or a descriptor "
+		    "(PATH or FD), never BUF";
+	if (in->nvolumes >= PFX_MAX_VOLUMES)
+		return "pfx_input.nvolumes: at most PFX_MAX_VOLUMES - 1 "
+		    "volumes after the first";
+	if (in->nvolumes > 0 && in->volumes == NULL)
+		return "pfx_input.volumes is NULL with a count";
+	return NULL;
+}
+
 /* see contract.h */
 int
 xtr_contract_check(const struct pfx_input *in, const char *dest,
     const struct pfx_options *opt, struct pfx_result *res)
 {
+	const char *why;
 	unsigned int flags;
 
 	if (opt != NULL && xtr_contract_options(opt, res) < 0)
@@ -180,6 +202,9 @@ xtr_contract_check(const struct pfx_input *in, const char *dest,
 		return refuse(res, true, "pfx_input names no source: PATH "
 		    "and BUF are NULL and FD is %d", in->fd);
 	flags = opt != NULL ? opt->flags : 0;
+	why = (flags & PFX_OPT_MULTI_VOLUME) != 0 ? bad_volumes(in) : NULL;
+	if (why != NULL)
+		return refuse(res, true, "PFX_OPT_MULTI_VOLUME: %s", why);
 	if (dest == NULL && (flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) == 0)
 		return refuse(res, true, "pfx_extract: DEST is NULL");
 	return 0;

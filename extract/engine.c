@@ -537,7 +537,7 @@ drain_input(struct xtr *x)
 	if (x->remote != NULL)
 		return;
 	if (xtr_input_drain(x->vols != NULL ? xtr_volumes_fd(x->vols) :
-	    x->drain_fd, x->dec, x->opt->cancel, NULL) < 0)
+	    x->drain_fd, x->dec, &x->stop, NULL) < 0)
 		(void)xtr_cancelled(x);
 }
 
@@ -811,7 +811,7 @@ open_source(struct xtr *x, const struct xtr_in *src)
 			return -1;
 		}
 		xtr_dec_mem_of(&opt->limits, x->cpus, &mem);
-		x->ar = xtr_reader_open_head(in, opt->formats, opt->cancel,
+		x->ar = xtr_reader_open_head(in, opt->formats, &x->stop,
 		    XTR_READ_FLAGS(opt) | dec_flags(x), &mem, &x->dec,
 		    &x->vols, &x->head, NULL,
 		    x->res->message, sizeof(x->res->message), &error);
@@ -993,6 +993,9 @@ begin(struct xtr *x, int dirfd, const char *dest,
 		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);
 		x->deadline.tv_sec += (time_t)opt->timeout;
 	}
+	/* A read of a stalled pipe stops at the deadline too (readfd.c). */
+	x->stop.cancel = opt->cancel;
+	x->stop.deadline = x->deadline;
 	/* Listing, and -O, write nothing there: no destination. */
 	if ((opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) != 0)
 		return 0;

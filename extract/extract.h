@@ -235,6 +235,8 @@ struct xtr {
 	uint64_t queued_bytes;		/* written by files queued there */
 	struct timespec deadline;	/* pfx_options.timeout, monotonic;
 					   tv_sec 0: none */
+	struct xtr_stop stop;		/* the cancel flag and DEADLINE, for
+					   the reads of the input */
 	uint64_t charged;		/* holes: counted as bytes written
 					   in every limit */
 	uint64_t inodes;		/* entries, and directories made

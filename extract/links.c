@@ -490,7 +490,12 @@ struct link_cache {
 	struct xtr_link_frame *frames;	/* LINK_FRAMES, or NULL */
 };
 
-static uint64_t last_steps;	/* for tests: xtr_link_steps_last() */
+/*
+ * For tests: xtr_link_steps_last().  Per thread, as the library keeps no
+ * state of its own between calls that another thread's call could see:
+ * xtr_finish_symlinks() runs on the thread that runs the call.
+ */
+static _Thread_local uint64_t last_steps;
 
 /* SECURITY: keyed per run, so that an archive cannot choose link names
  * whose hashes collide (table.c). */
@@ -712,7 +717,7 @@ steps_allow(struct xtr *x, size_t len)
 uint64_t
 xtr_link_steps_last(void)
 {
-	return __atomic_load_n(&last_steps, __ATOMIC_RELAXED);
+	return last_steps;
 }
 
 struct lookup_ctx {
@@ -1457,7 +1462,7 @@ xtr_finish_symlinks(struct xtr *x)
 		free(lc.frames);
 		xtr_mem_give(x, LINK_FRAMES * sizeof(*lc.frames));
 	}
-	__atomic_store_n(&last_steps, x->link_steps, __ATOMIC_RELAXED);
+	last_steps = x->link_steps;
 	for (i = 0; i < x->nlinks; i++) {
 		if (x->links[i].path == NULL)
 			continue;

@@ -53,8 +53,8 @@ void xtr_finish_symlinks(struct xtr *x);
 void xtr_free_symlinks(struct xtr *x);
 
 /*
- * For tests: the resolution steps the last xtr_finish_symlinks() in this
- * process spent.
+ * For tests: the resolution steps the last xtr_finish_symlinks() on this
+ * thread spent.
  */
 uint64_t xtr_link_steps_last(void);
 

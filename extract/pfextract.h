@@ -509,11 +509,12 @@ struct pfx_options {
 	 */
 	const volatile sig_atomic_t *cancel;
 	/*
-	 * Deadlines, in seconds; 0: none.  TIMEOUT bounds the whole call:
-	 * past it the run stops as a cancellation does, with error
-	 * ETIMEDOUT.  IDLE_TIMEOUT bounds, with a sandbox, how long the
-	 * decoder process may send nothing (it waits for a slow input too):
-	 * past it the process is killed and the run fails with ETIMEDOUT.
+	 * Deadlines, in seconds; 0: none.  TIMEOUT bounds the whole call,
+	 * a read of a stalled pipe too: past it the run stops as a
+	 * cancellation does, with error ETIMEDOUT.  IDLE_TIMEOUT bounds,
+	 * with a sandbox, how long the decoder process may send nothing
+	 * (it waits for a slow input too): past it the process is killed
+	 * and the run fails with ETIMEDOUT.
 	 */
 	unsigned int timeout;
 	unsigned int idle_timeout;

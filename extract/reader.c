@@ -297,7 +297,7 @@ zip_end_unsigned(const struct pfx_input *in)
 struct pipe_in {
 	int fd;
 	bool own_fd;		/* closed with the reader */
-	const volatile sig_atomic_t *cancel;
+	const struct xtr_stop *stop;
 	struct xtr_head *tap;	/* the first bytes kept, or NULL */
 	unsigned char head[XTR_MAGIC_LEN];	/* read before, given first */
 	size_t head_len;
@@ -308,8 +308,8 @@ struct pipe_in {
 static void
 read_error(struct archive *a, ssize_t r)
 {
-	if (r == -ECANCELED)
-		archive_set_error(a, ECANCELED, "interrupted");
+	if (r == -ECANCELED || r == -ETIMEDOUT)
+		archive_set_error(a, (int)-r, "%s", XTR_STOP_TEXT(-r));
 	else
 		archive_set_error(a, (int)-r, "%s", XTR_INPUT_UNREADABLE);
 }
@@ -338,7 +338,7 @@ pipe_read(struct archive *a, void *arg, const void **buf)
 	}
 	*buf = p->buf;
 	n = xtr_read_cancellable(p->fd, p->buf, xtr_header_room(a, p->tap,
-	    sizeof(p->buf)), p->cancel);
+	    sizeof(p->buf)), p->stop);
 	if (n < 0) {
 		read_error(a, n);
 		return -1;
@@ -369,7 +369,7 @@ pipe_close(struct archive *a, void *arg)
  */
 static int
 open_pipe(struct archive *a, int fd, bool own_fd,
-    const volatile sig_atomic_t *cancel, struct xtr_head *tap,
+    const struct xtr_stop *stop, struct xtr_head *tap,
     const unsigned char *head, size_t head_len)
 {
 	struct pipe_in *p;
@@ -383,7 +383,7 @@ open_pipe(struct archive *a, int fd, bool own_fd,
 	}
 	p->fd = fd;
 	p->own_fd = own_fd;
-	p->cancel = cancel;
+	p->stop = stop;
 	p->tap = tap;
 	memcpy(p->head, head, head_len);
 	p->head_len = head_len;
@@ -513,7 +513,7 @@ open_mem(struct archive *a, const void *buf, size_t len,
 
 /* How to open an input once its codec is known. */
 struct opening {
-	const volatile sig_atomic_t *cancel;
+	const struct xtr_stop *stop;
 	unsigned int dec_flags;		/* XTR_DEC_* */
 	struct xtr_decoder **dec;
 	bool raw_empty;		/* set: the input has no byte at all */
@@ -579,7 +579,7 @@ open_staged_pipe(struct archive *a, int fd, bool own_fd,
 		return ARCHIVE_FATAL;
 	}
 	return xtr_stage_open(a, inner, open_pipe(inner, fd, own_fd,
-	    o->cancel, NULL, head, head_len), o->head);
+	    o->stop, NULL, head, head_len), o->head);
 }
 
 /*
@@ -599,7 +599,7 @@ open_stream(struct archive *a, int fd, bool own_fd, struct opening *o)
 
 	while (got < sizeof(head)) {
 		n = xtr_read_cancellable(fd, head + got, sizeof(head) - got,
-		    o->cancel);
+		    o->stop);
 		if (n < 0) {
 			read_error(a, n);
 			if (own_fd)
@@ -615,7 +615,7 @@ open_stream(struct archive *a, int fd, bool own_fd, struct opening *o)
 	if (codec == XTR_CODEC_NONE && staging(o))
 		return open_staged_pipe(a, fd, own_fd, o, head, got);
 	if (codec == XTR_CODEC_NONE)
-		return open_pipe(a, fd, own_fd, o->cancel, o->head, head, got);
+		return open_pipe(a, fd, own_fd, o->stop, o->head, head, got);
 	memset(&di, 0, sizeof(di));
 	di.fd = fd;
 	di.own_fd = own_fd;
@@ -623,7 +623,7 @@ open_stream(struct archive *a, int fd, bool own_fd, struct opening *o)
 	di.head_len = got;
 	di.tap = o->head;
 	di.mem = o->mem;
-	return xtr_decode_open(a, codec, &di, o->dec_flags, o->cancel,
+	return xtr_decode_open(a, codec, &di, o->dec_flags, o->stop,
 	    o->dec);
 }
 
@@ -663,7 +663,7 @@ open_decoded_fd(struct archive *a, int fd, bool own_fd,
 	di.own_fd = own_fd;
 	di.tap = o->head;
 	di.mem = o->mem;
-	return xtr_decode_open(a, codec, &di, o->dec_flags, o->cancel,
+	return xtr_decode_open(a, codec, &di, o->dec_flags, o->stop,
 	    o->dec);
 }
 
@@ -761,7 +761,7 @@ open_volumes(struct archive *a, const struct pfx_input *in,
 	fds[0] = own >= 0 ? own : in->fd;
 	if (in->nvolumes > 0)
 		memcpy(fds + 1, in->volumes, in->nvolumes * sizeof(fds[0]));
-	return xtr_volumes_open(a, fds, in->nvolumes + 1, own, o->cancel,
+	return xtr_volumes_open(a, fds, in->nvolumes + 1, own, o->stop,
 	    o->head, vols);
 }
 
@@ -801,7 +801,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 		di.tap = o->head;
 	di.mem = o->mem;
 		return xtr_decode_open(a, codec, &di, o->dec_flags,
-		    o->cancel, o->dec);
+		    o->stop, o->dec);
 	}
 	if (in->fd < 0)
 		return ARCHIVE_FATAL;
@@ -882,7 +882,7 @@ xtr_reader_next(struct archive *ar, struct xtr_head *head,
 /* see reader.h */
 int
 xtr_input_drain(int fd, struct xtr_decoder *dec,
-    const volatile sig_atomic_t *cancel, void (*tick)(void))
+    const struct xtr_stop *stop, void (*tick)(void))
 {
 	unsigned char buf[16384];
 	ssize_t n;
@@ -892,7 +892,7 @@ xtr_input_drain(int fd, struct xtr_decoder *dec,
 	if (!xtr_input_drained(fd))
 		return 0;
 	do {
-		n = xtr_read_cancellable(fd, buf, sizeof(buf), cancel);
+		n = xtr_read_cancellable(fd, buf, sizeof(buf), stop);
 		if (tick != NULL)
 			tick();
 	} while (n > 0);
@@ -1082,11 +1082,11 @@ static int open_errno(int e);
 
 static struct archive *
 open_multivolume(const struct pfx_input *in,
-    const volatile sig_atomic_t *cancel, unsigned int dec_flags,
+    const struct xtr_stop *stop, unsigned int dec_flags,
     struct xtr_volumes **vols, struct xtr_head *head, char *msg, size_t cap,
     int *error)
 {
-	struct opening o = { cancel, 0, NULL, false, head, 0, NULL, NULL };
+	struct opening o = { stop, 0, NULL, false, head, 0, NULL, NULL };
 	struct xtr_volumes *joiner;
 	struct archive *a;
 	int r;
@@ -1163,7 +1163,7 @@ xtr_reader_errno(struct archive *a)
 /* see reader.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names,
-    const volatile sig_atomic_t *cancel, unsigned int dec_flags,
+    const struct xtr_stop *stop, unsigned int dec_flags,
     struct xtr_decoder **dec, struct xtr_volumes **vols, char *msg,
     size_t cap, int *error)
 {
@@ -1171,19 +1171,19 @@ xtr_reader_open(const struct pfx_input *in, const char *names,
 	struct xtr_dec_mem mem;
 
 	xtr_dec_mem_of(&lim, plat_thread_cpus(), &mem);
-	return xtr_reader_open_head(in, names, cancel, dec_flags, &mem, dec,
+	return xtr_reader_open_head(in, names, stop, dec_flags, &mem, dec,
 	    vols, NULL, NULL, msg, cap, error);
 }
 
 /* see reader.h */
 struct archive *
 xtr_reader_open_head(const struct pfx_input *in, const char *names,
-    const volatile sig_atomic_t *cancel, unsigned int dec_flags,
+    const struct xtr_stop *stop, unsigned int dec_flags,
     const struct xtr_dec_mem *mem, struct xtr_decoder **dec,
     struct xtr_volumes **vols, struct xtr_head *head,
     const struct xtr_read_place *place, char *msg, size_t cap, int *error)
 {
-	struct opening o = { cancel, dec_flags & ~(XTR_READ_CONCAT |
+	struct opening o = { stop, dec_flags & ~(XTR_READ_CONCAT |
 	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head, 0, mem,
 	    place };
 	struct archive *a;
@@ -1201,7 +1201,7 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 		head->hdr_budget = mem->budget;
 	}
 	if ((dec_flags & XTR_READ_MULTIVOL) != 0)
-		return open_multivolume(in, cancel, dec_flags, vols, head, msg,
+		return open_multivolume(in, stop, dec_flags, vols, head, msg,
 		    cap, error);
 	if (names == NULL)
 		names = default_formats;

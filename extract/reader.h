@@ -55,7 +55,7 @@ uint64_t xtr_reader_raw_bytes(struct archive *ar,
  * may be NULL only without XTR_READ_MULTIVOL).
  */
 struct archive *xtr_reader_open(const struct pfx_input *in,
-    const char *formats, const volatile sig_atomic_t *cancel,
+    const char *formats, const struct xtr_stop *stop,
     unsigned int dec_flags, struct xtr_decoder **dec,
     struct xtr_volumes **vols, char *msg, size_t cap, int *error);
 
@@ -76,7 +76,7 @@ int xtr_reader_errno(struct archive *a);
  * PLACE's buffers, if PLACE is not NULL (placed.h).
  */
 struct archive *xtr_reader_open_head(const struct pfx_input *in,
-    const char *formats, const volatile sig_atomic_t *cancel,
+    const char *formats, const struct xtr_stop *stop,
     unsigned int dec_flags, const struct xtr_dec_mem *mem,
     struct xtr_decoder **dec, struct xtr_volumes **vols,
     struct xtr_head *head, const struct xtr_read_place *place, char *msg,
@@ -89,12 +89,12 @@ struct archive *xtr_reader_open_head(const struct pfx_input *in,
  * writing it is never killed by SIGPIPE for bytes after the archive (a
  * zip's central directory, a tar's zero blocks).  FD of any other kind (a
  * file, a device), or -1, is left alone.  TICK, if not NULL, is called
- * after each read(2); a read that a signal interrupts fails when *CANCEL
- * (if CANCEL is not NULL) is set.  Return: 0 at the end, or -errno
- * (-ECANCELED).
+ * after each read(2); a read that a signal interrupts fails when STOP's
+ * flag is set, and a wait past its deadline fails (STOP may be NULL).
+ * Return: 0 at the end, or -errno (-ECANCELED, -ETIMEDOUT).
  */
 int xtr_input_drain(int fd, struct xtr_decoder *dec,
-    const volatile sig_atomic_t *cancel, void (*tick)(void));
+    const struct xtr_stop *stop, void (*tick)(void));
 
 /* Is FD an input xtr_input_drain() reads to its end (a pipe, a FIFO, a
  * socket)? */

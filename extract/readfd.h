@@ -8,10 +8,12 @@
 
 /*
  * One read(2) of FD into BUF (CAP bytes).  Return: the bytes read (0 at
- * the end), -ECANCELED when a signal cut the read short and *CANCEL is
- * set (any other interruption is retried), or -errno.
+ * the end), -ECANCELED when a signal cut the read short and STOP's flag
+ * is set (any other interruption is retried), -ETIMEDOUT when STOP's
+ * deadline passed before FD had a byte (STOP may be NULL: neither), or
+ * -errno.
  */
 ssize_t xtr_read_cancellable(int fd, void *buf, size_t cap,
-    const volatile sig_atomic_t *cancel);
+    const struct xtr_stop *stop);
 
 #endif /* XTR_READFD_H */

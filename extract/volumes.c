@@ -107,7 +107,7 @@ struct xtr_volumes {
 	int *fds;		/* a copy; the caller's (but OWN) */
 	size_t n, cur;
 	int own;		/* a descriptor closed with the reader, or -1 */
-	const volatile sig_atomic_t *cancel;
+	const struct xtr_stop *stop;
 	struct xtr_head *tap;	/* the joined stream's first bytes, or NULL */
 	unsigned char buf[XTR_BLOCK];
 	size_t part;		/* bytes at BUF not yet given */
@@ -444,8 +444,8 @@ walk(struct archive *a, struct xtr_volumes *v, const unsigned char *b)
 static int
 read_failed(struct archive *a, struct xtr_volumes *v, ssize_t r)
 {
-	if (r == -ECANCELED)
-		return fail(a, v, ECANCELED, "interrupted");
+	if (r == -ECANCELED || r == -ETIMEDOUT)
+		return fail(a, v, (int)-r, "%s", XTR_STOP_TEXT(-r));
 	return fail(a, v, (int)-r, "volume %zu: %s", v->cur + 1,
 	    strerror((int)-r));
 }
@@ -462,7 +462,7 @@ read_block(struct archive *a, struct xtr_volumes *v, unsigned char *b)
 
 	while (got < BLK) {
 		r = xtr_read_cancellable(v->fds[v->cur], b + got, BLK - got,
-		    v->cancel);
+		    v->stop);
 		if (r < 0)
 			return read_failed(a, v, r);
 		if (r == 0)
@@ -668,7 +668,7 @@ skip_rest(struct archive *a, struct xtr_volumes *v)
 		return 0;
 	do {
 		r = xtr_read_cancellable(fd, v->buf, sizeof(v->buf),
-		    v->cancel);
+		    v->stop);
 	} while (r > 0);
 	return r < 0 ? read_failed(a, v, r) : 0;
 }
@@ -784,7 +784,7 @@ vol_read(struct archive *a, void *arg, const void **out)
 		if (v->part < sizeof(v->buf)) {
 			r = xtr_read_cancellable(v->fds[v->cur],
 			    v->buf + v->part, sizeof(v->buf) - v->part,
-			    v->cancel);
+			    v->stop);
 			if (r < 0) {
 				return read_failed(a, v, r);
 			}
@@ -866,7 +866,7 @@ xtr_volumes_free(struct xtr_volumes *v)
 /* see volumes.h */
 int
 xtr_volumes_open(struct archive *a, const int *fds, size_t n, int own,
-    const volatile sig_atomic_t *cancel, struct xtr_head *tap,
+    const struct xtr_stop *stop, struct xtr_head *tap,
     struct xtr_volumes **out)
 {
 	struct xtr_volumes *v;
@@ -891,7 +891,7 @@ xtr_volumes_open(struct archive *a, const int *fds, size_t n, int own,
 	memcpy(v->fds, fds, n * sizeof(fds[0]));
 	v->n = n;
 	v->own = own;
-	v->cancel = cancel;
+	v->stop = stop;
 	v->tap = tap;
 	*out = v;
 	/* libarchive calls vol_close() whether or not the open works;

@@ -13,7 +13,7 @@
  * (whether or not the open worked).  Return: libarchive's status.
  */
 int xtr_volumes_open(struct archive *a, const int *fds, size_t n, int own,
-    const volatile sig_atomic_t *cancel, struct xtr_head *tap,
+    const struct xtr_stop *stop, struct xtr_head *tap,
     struct xtr_volumes **out);
 
 /*

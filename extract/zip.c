@@ -62,7 +62,9 @@
 #define M_IFIFO		0010000u
 
 enum slot_state { SL_FREE, SL_BUSY, SL_DONE, SL_STREAM };
-enum verdict { V_OK, V_BAD_DATA, V_HOSTILE, V_IO };
+/* V_NOMEM: a buffer could not be had -- ENOMEM, as libpfextract(3)
+ * says memory that ran out, not a read that failed (V_IO, EIO). */
+enum verdict { V_OK, V_BAD_DATA, V_HOSTILE, V_IO, V_NOMEM };
 
 /* A member the pool took: its local header and its data, inflated. */
 struct slot {
@@ -321,7 +323,7 @@ decode_member(struct xtr_zip *z, const struct zip_member *m, struct slot *s,
 	if (s->out != NULL)
 		live_add(z, (size_t)m->usize + 1);
 	if (span == NULL || len > w->cap || s->out == NULL) {
-		set_verdict(s, V_IO, strerror(ENOMEM));
+		set_verdict(s, V_NOMEM, strerror(ENOMEM));
 		return;
 	}
 	r = zip_pread(&z->in, span, len, m->off);
@@ -832,8 +834,10 @@ xtr_zip_next(struct xtr_zip *z, struct archive_entry *ae)
 	if (s != NULL) {
 		z->raw = m->end;
 		z->cs = s;
-		if (s->verdict == V_HOSTILE || s->verdict == V_IO)
-			return fail(z, s->verdict == V_IO ? EIO : EILSEQ, "%s",
+		if (s->verdict == V_HOSTILE || s->verdict == V_IO ||
+		    s->verdict == V_NOMEM)
+			return fail(z, s->verdict == V_HOSTILE ? EILSEQ :
+			    s->verdict == V_NOMEM ? ENOMEM : EIO, "%s",
 			    s->why != NULL ? s->why : "unreadable");
 		z->loc = s->loc;
 	} else {

@@ -444,6 +444,58 @@ Test(contract, backup_suffix_path)
 	expect_refused(spoil_suffix_path, "backup_suffix");
 }
 
+/*
+ * PFX_OPT_MULTI_VOLUME with volumes the call cannot take -- a buffer as
+ * the first, a count without its array, PFX_MAX_VOLUMES or more -- is the
+ * caller's EINVAL, in-process and with the decoder process alike, before
+ * anything is read: never a damaged archive's EIO, and never a read of
+ * the count's worth past an array of one (the decoder process's parent
+ * sizes each volume before its reader could refuse them).
+ */
+Test(contract, multi_volume_arguments_einval)
+{
+	static const int one_volume[1] = { -EIO };
+	char *buf = malloc(CAP);
+	struct pfx_input cases[3];
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct seen seen = { 0 };
+	const char *path;
+	size_t len, c, m;
+
+	cr_assert(buf != NULL);
+	len = build(buf, ARCHIVE_FILTER_NONE, 1, 10);
+	path = put_file("a.tar", buf, len);
+	memset(cases, 0, sizeof(cases));
+	cases[0].fd = -1;
+	cases[0].buf = buf;
+	cases[0].len = len;
+	cases[1].path = path;
+	cases[1].nvolumes = 2;
+	cases[2].path = path;
+	cases[2].volumes = one_volume;
+	cases[2].nvolumes = PFX_MAX_VOLUMES;
+	for (c = 0; c < 3; c++) {
+		for (m = 0; m < 2; m++) {
+			pfx_options_init(&opt);
+			opt.flags |= PFX_OPT_MULTI_VOLUME | modes[m];
+			opt.hooks.report = count_report;
+			opt.hooks.arg = &seen;
+			cr_expect_eq(pfx_extract(&cases[c], topfd, "dest", &opt,
+			    &res), PFX_FATAL, "case %zu mode %#x: accepted",
+			    c, modes[m]);
+			cr_expect_eq(res.error, EINVAL, "case %zu mode %#x: "
+			    "error %d: %s", c, modes[m], res.error,
+			    res.message);
+			cr_expect(strstr(res.message, "PFX_OPT_MULTI_VOLUME") !=
+			    NULL, "case %zu: not named: %s", c, res.message);
+		}
+	}
+	cr_expect_eq(seen.reports, 0, "entries were read");
+	cr_expect(dest_empty(), "something was written");
+	free(buf);
+}
+
 /* Every bit PFX_OPT_KNOWN names is taken (none is refused as unknown). */
 Test(contract, known_flags_taken)
 {

@@ -1744,6 +1744,20 @@ now(void)
 }
 
 /*
+ * A call stopped on a stalled pipe (WHAT) that began at T0: within
+ * seconds, no thread of its left, no temporary name.
+ */
+static void
+expect_prompt_clean_stop(struct fx *fx, const char *what, double t0)
+{
+	cr_expect(now() - t0 < 5.0, "%s: the stop took %.1f s", what,
+	    now() - t0);
+	cr_expect(tfx_count_threads() == fx->nthreads, "%s: %d threads left",
+	    what, tfx_count_threads() - fx->nthreads);
+	expect_no_temporaries(fx, what);
+}
+
+/*
  * A pipe that stalls mid-stream (its writer neither writes nor closes):
  * setting the cancel flag, with no signal at all, stops the run within
  * a few ticks, and the decoder thread blocked on the pipe is joined.
@@ -1782,11 +1796,7 @@ cancel_stalled_pipes(struct fx *fx)
 		cr_expect(st == PFX_FATAL && fx->res.error == ECANCELED,
 		    "%s: status %d, error %d: %s", what[k], st,
 		    fx->res.error, fx->res.message);
-		cr_expect(now() - t0 < 5.0, "%s: the stop took %.1f s",
-		    what[k], now() - t0);
-		cr_expect(tfx_count_threads() == fx->nthreads, "%s: %d threads "
-		    "left", what[k], tfx_count_threads() - fx->nthreads);
-		expect_no_temporaries(fx, what[k]);
+		expect_prompt_clean_stop(fx, what[k], t0);
 		(void)close(p[0]);
 		(void)close(p[1]);
 	}
@@ -1799,6 +1809,60 @@ Test(decode, cancel_stops_a_stalled_pipe)
 	cancel_stalled_pipes(&the_fx);
 }
 
+/*
+ * pfx_options.timeout bounds the whole call, a read of a pipe whose
+ * writer stalled too -- before its first byte, in the middle of a plain
+ * tar, and under each of our decoders -- with no signal and no cancel
+ * flag: the call returns ETIMEDOUT about when the time is up.  It waited
+ * for the writer for ever.
+ */
+static void
+timeout_stalled_pipes(struct fx *fx)
+{
+	static const char *const what[] = { "nothing", "tar", "gzip", "zstd",
+	    "xz" };
+	struct pfx_input in = { .fd = -1, .buf = NULL, .len = 0 };
+	struct buf c[5] = { { 0 } };
+	enum pfx_status st;
+	double t0;
+	size_t k, half;
+	int p[2];
+
+	buf_add(&c[1], fx->tar.p, fx->tar.len);
+	gzip_members(&c[2], &fx->tar, 1, false);
+	zstd_frames(&c[3], &fx->tar, 1, true, false);
+	xz_stream(&c[4], fx->tar.p, fx->tar.len, 0, LZMA_CHECK_CRC64);
+	fx->opt.cancel = NULL;
+	fx->opt.timeout = 1;
+	for (k = 0; k < 5; k++) {
+		clear_dest(fx);
+		cr_assert(pipe2(p, O_CLOEXEC) == 0);
+		cr_assert(fcntl(p[1], F_SETPIPE_SZ, 1 << 20) > 0);
+		half = k == 0 ? 0 : c[k].len / 2 < 600 * KiB ? c[k].len / 2 :
+		    600 * KiB;
+		cr_assert(write(p[1], c[k].p, half) == (ssize_t)half);
+		in.fd = p[0];
+		t0 = now();
+		st = pfx_extract(&in, fx->destfd, ".", &fx->opt, &fx->res);
+		cr_expect(st == PFX_FATAL && fx->res.error == ETIMEDOUT,
+		    "%s: status %d, error %d: %s", what[k], st,
+		    fx->res.error, fx->res.message);
+		cr_expect(strstr(fx->res.message, "pfx_options.timeout") !=
+		    NULL, "%s: %s", what[k], fx->res.message);
+		expect_prompt_clean_stop(fx, what[k], t0);
+		(void)close(p[0]);
+		(void)close(p[1]);
+	}
+	fx->opt.timeout = 0;
+	for (k = 1; k < 5; k++)
+		buf_free(&c[k]);
+}
+
+Test(decode, timeout_stops_a_stalled_pipe)
+{
+	timeout_stalled_pipes(&the_fx);
+}
+
 /* --- one CPU: no decoder thread ------------------------------------------- */
 
 /* Inline, a stalled pipe is waited on by the reading thread itself: the
@@ -1809,6 +1873,15 @@ Test(decode, cancel_stops_a_stalled_pipe_inline)
 
 	(void)tfx_pin_one_cpu(&old);
 	cancel_stalled_pipes(&the_fx);
+}
+
+/* Inline too: the wait for input is bounded by the deadline. */
+Test(decode, timeout_stops_a_stalled_pipe_inline)
+{
+	cpu_set_t old;
+
+	(void)tfx_pin_one_cpu(&old);
+	timeout_stalled_pipes(&the_fx);
 }
 
 /* Through the reader with XTR_DEC_INLINE: the same bytes, the same raw

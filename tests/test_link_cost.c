@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,39 @@ Test(link_cost, chain_steps_are_linear, .timeout = 120.)
 	    (unsigned long long)s1, (unsigned long long)(4 * 100 * per));
 	cr_assert(s4 <= 4 * 400 * per, "N=400: %llu steps > %llu",
 	    (unsigned long long)s4, (unsigned long long)(4 * 400 * per));
+}
+
+/* Another thread's call, between this thread's call and its read. */
+static void *
+chain_on_another_thread(void *arg)
+{
+	*(uint64_t *)arg = run_chain(100);
+	return NULL;
+}
+
+/*
+ * The library keeps no state between calls that another thread's call
+ * could change: the steps this thread's call spent are still what it
+ * reads after a call of another thread spent others.  They were one
+ * variable of the process, which the other call overwrote.
+ */
+Test(link_cost, steps_not_shared_between_threads, .timeout = 120.)
+{
+	uint64_t mine, theirs = 0;
+	pthread_t t;
+
+	mine = run_chain(60);
+	cr_assert(pthread_create(&t, NULL, chain_on_another_thread,
+	    &theirs) == 0);
+	cr_assert(pthread_join(t, NULL) == 0);
+	cr_assert(theirs != 0 && theirs != mine, "the two runs spent the "
+	    "same steps (%llu): the test tells nothing",
+	    (unsigned long long)mine);
+	cr_assert_eq(xtr_link_steps_last(), mine, "this thread's run spent "
+	    "%llu steps, it reads %llu (the other thread's: %llu)",
+	    (unsigned long long)mine,
+	    (unsigned long long)xtr_link_steps_last(),
+	    (unsigned long long)theirs);
 }
 
 /*
