@@ -402,19 +402,30 @@ kept_newer(const struct xtr *x, const struct xtr_tail *t)
 	return !S_ISDIR(st.st_mode) && (int64_t)st.st_mtime >= t->mtime;
 }
 
+/* see file.h */
+int
+xtr_backup_how(const struct pfx_options *opt)
+{
+	switch (opt->backup) {
+	case PFX_BACKUP_SIMPLE:
+		return PFX_PENDING_BACKUP_SIMPLE;
+	case PFX_BACKUP_NUMBERED:
+		return PFX_PENDING_BACKUP_NUMBERED;
+	case PFX_BACKUP_EXISTING:
+		return PFX_PENDING_BACKUP_EXISTING;
+	default:
+		return 0;
+	}
+}
+
 /*
  * Before T replaces its name: a backup of what is there (--backup), and
  * with PFX_OPT_RECURSIVE_UNLINK a directory tree there removed.
- * Return: 0, or -errno.
+ * Return: 0, XTR_REDIRECTS, or -errno.
  */
 static int
-make_way(const struct xtr *x, struct xtr_tail *t)
+make_way(struct xtr *x, struct xtr_tail *t)
 {
-	static const int how[] = {
-		[PFX_BACKUP_SIMPLE] = PFX_PENDING_BACKUP_SIMPLE,
-		[PFX_BACKUP_NUMBERED] = PFX_PENDING_BACKUP_NUMBERED,
-		[PFX_BACKUP_EXISTING] = PFX_PENDING_BACKUP_EXISTING,
-	};
 	struct stat st;
 	int r;
 
@@ -428,9 +439,21 @@ make_way(const struct xtr *x, struct xtr_tail *t)
 	if (x->journal != NULL && (x->opt->backup != PFX_BACKUP_NONE ||
 	    (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0))
 		return pfx_pending_existing(&t->pend, &st) == 0 ? -ENOTSUP : 0;
-	if (x->opt->backup > PFX_BACKUP_NONE &&
-	    x->opt->backup <= PFX_BACKUP_EXISTING) {
-		r = pfx_pending_backup(&t->pend, how[x->opt->backup],
+	if (xtr_backup_how(x->opt) != 0) {
+		/*
+		 * SECURITY: a symlink moved aside leaves its name as surely
+		 * as one replaced, and links through it lead elsewhere: it
+		 * is judged first, as the commit judges one it would
+		 * replace (PFX_ROOT_SYMLINK_HELD, xtr_commit()).
+		 */
+		if (x->opt->symlinks != PFX_SYMLINKS_REFUSE &&
+		    pfx_pending_existing(&t->pend, &st) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			r = xtr_symlink_removable(x, t->rel);
+			if (r != 0)
+				return r;
+		}
+		r = pfx_pending_backup(&t->pend, xtr_backup_how(x->opt),
 		    x->opt->backup_suffix, t->backup, sizeof(t->backup));
 		if (r < 0)
 			return r;
@@ -466,7 +489,7 @@ xtr_commit(struct xtr *x, struct xtr_tail *t)
 		return XTR_KEPT_NEWER;
 	}
 	r = make_way(x, t);
-	if (r < 0) {
+	if (r != 0) {
 		pfx_root_abort(&t->pend);
 		return r;
 	}

@@ -43,6 +43,12 @@ struct xtr_tail {
 };
 
 /*
+ * The pfx_pending_backup() HOW (PFX_PENDING_BACKUP_*) for OPT's --backup,
+ * or 0 when there is none to make.
+ */
+int xtr_backup_how(const struct pfx_options *opt);
+
+/*
  * The first half of xtr_write_regular(): make the temporary file (and any
  * missing parent), write ENTRY's data (or keep it in T->stash, if not
  * NULL, as far as it fits) and owner to it, and fill *T.

@@ -60,6 +60,43 @@ relink_affordable(struct xtr *x, struct pfx_entry *e)
 	return false;
 }
 
+/*
+ * --backup: move what REL holds aside before the link is put over it, as
+ * GNU tar does for every entry but a directory, and as file.c does for a
+ * file (make_way()); the backup's name goes in X->backup.  A symlink
+ * there is judged first (--symlinks=contain, root), as its replacement
+ * would be: moved aside, it is no longer where links through it lead.
+ * With a journal no name may change before the end: an entry that would
+ * need a backup fails (-ENOTSUP), as a file does.
+ * Return: 0, XTR_REDIRECTS, or -errno.
+ */
+static int
+backup_link(struct xtr *x, const char *rel)
+{
+	struct stat st;
+	int r;
+
+	x->backup[0] = '\0';
+	if (!xtr_replaces(x->opt) || xtr_backup_how(x->opt) == 0)
+		return 0;
+	r = pfx_root_existing(&x->root, rel, &st);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (S_ISDIR(st.st_mode))
+		return 0;	/* never backed up; the link fails (EISDIR) */
+	if (x->journal != NULL)
+		return -ENOTSUP;
+	if (S_ISLNK(st.st_mode) && x->opt->symlinks != PFX_SYMLINKS_REFUSE) {
+		r = xtr_symlink_removable(x, rel);
+		if (r != 0)
+			return r;
+	}
+	return pfx_root_backup(&x->root, rel, xtr_backup_how(x->opt),
+	    x->opt->backup_suffix, x->backup, sizeof(x->backup));
+}
+
 /* see hardlink.h */
 void
 xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
@@ -116,6 +153,8 @@ xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
 		return;
 	}
 	r = xtr_make_parents(x, rel);
+	if (r == 0)
+		r = backup_link(x, rel);
 	flags = xtr_replaces(x->opt) ? PFX_ROOT_REPLACE :
 	    PFX_ROOT_NOREPLACE;
 	/* SECURITY: a symlink at the name may only go once judged. */
@@ -144,5 +183,7 @@ xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
 	}
 	xtr_note_file(x, rel, &st);
 	xtr_forget_symlink(x, rel);
+	if (x->backup[0] != '\0')
+		e->backup = x->backup;
 	xtr_finish_entry(x, e, PFX_ENTRY_EXTRACTED, "none", 0);
 }

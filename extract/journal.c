@@ -381,13 +381,13 @@ xtr_open_made(struct xtr *x, const char *rel)
 	struct xtr_staged *s;
 
 	if (x->journal == NULL || (s = find(x, rel)) == NULL)
-		return pfx_root_open_read(&x->root, rel);
+		return pfx_root_open_file(&x->root, rel);
 	/* Made in this run, not yet at its name: the very inode, at its
 	 * temporary name (the caller checks its identity). */
 	memcpy(path, s->rel, s->cut);
 	path[s->cut] = '/';
 	memcpy(path + s->cut + 1, s->b.tmp, strlen(s->b.tmp) + 1);
-	return pfx_root_open_read(&x->root, s->cut == 0 ? s->b.tmp : path);
+	return pfx_root_open_file(&x->root, s->cut == 0 ? s->b.tmp : path);
 }
 
 /* see journal.h */

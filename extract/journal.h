@@ -37,8 +37,9 @@ bool xtr_journal_lists(const struct xtr *x, const char *rel);
 int xtr_journal_made_link(struct xtr *x, const char *rel);
 
 /*
- * pfx_root_open_read() of a file this run made as REL: with a journal,
- * the very file listed for REL, at its temporary name, if any.
+ * pfx_root_open_file() of a file this run made as REL, to know and link
+ * it (the archive may have left its owner no right to read it): with a
+ * journal, the very file listed for REL, at its temporary name, if any.
  */
 int xtr_open_made(struct xtr *x, const char *rel);
 

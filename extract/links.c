@@ -214,11 +214,13 @@ relink_held(struct xtr *x, int fd, const char *rel)
 
 /*
  * Link the file FD at REL, a name the table says holds the inode
- * (DEV, INO), over it -- only if REL holds that very inode still.
+ * (DEV, INO), over it -- only if REL holds that very inode still, which
+ * sets *HELD.
  * Return: 0 when relinked, or -errno (-ESTALE: REL holds another file).
  */
 static int
-relink_one(struct xtr *x, int fd, const char *rel, dev_t dev, ino_t ino)
+relink_one(struct xtr *x, int fd, const char *rel, dev_t dev, ino_t ino,
+    bool *held)
 {
 	struct stat st;
 	int cur, r;
@@ -243,6 +245,7 @@ relink_one(struct xtr *x, int fd, const char *rel, dev_t dev, ino_t ino)
 		r = -ESTALE;
 	if (r < 0)
 		return r;
+	*held = true;
 	/*
 	 * Only someone else can change REL between the look and the link;
 	 * even then no symlink is replaced (PFX_ROOT_REPLACE_FILE), and no
@@ -258,20 +261,24 @@ relink_one(struct xtr *x, int fd, const char *rel, dev_t dev, ino_t ino)
  * Relink the name of slot S to the file FD (identity NEW) if the table
  * says it holds OLD.  A name that holds something else now keeps it: its
  * record is stale, and no hard link passes the check of its identity
- * (xtr_make_hardlink).  Return: 1 if the table said so, else 0.
+ * (xtr_make_hardlink).  Return: 1 if the name held OLD, else 0 -- a
+ * stale record is not one of OLD's st_nlink names, and counting it would
+ * end the search before a name that is.
  */
 static nlink_t
 relink_slot(struct xtr *x, int fd, struct xtr_slot *s, const struct stat *old,
     const struct stat *new)
 {
+	bool held = false;
+
 	if (s->key == NULL || !s->has_id || s->dev != old->st_dev ||
 	    s->ino != old->st_ino)
 		return 0;
-	if (relink_one(x, fd, s->key, s->dev, s->ino) == 0) {
+	if (relink_one(x, fd, s->key, s->dev, s->ino, &held) == 0) {
 		s->dev = new->st_dev;
 		s->ino = new->st_ino;
 	}
-	return 1;
+	return held ? 1 : 0;
 }
 
 /* see links.h */

@@ -162,6 +162,9 @@ static const struct {
 	{ "is_a_directory", "a directory of that name already exists" },
 	{ "escapes_root", "its directory left the destination, or crosses a "
 	  "mount point" },
+	{ "too_many_links", "the file system allows no more links: its "
+	  "hard-link target has all the names it may have, or its directory "
+	  "all the subdirectories" },
 	{ "excluded", "excluded" },
 	{ "not_selected", "not among the requested members" },
 	{ "stripped", "nothing left after strip_components" },

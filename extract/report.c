@@ -64,6 +64,13 @@ xtr_errno_reason(int error, bool *io_failure)
 	case ENOENT:
 		/* Only a concurrent writer removes what we just made. */
 		return "vanished";
+	case EMLINK:
+		/*
+		 * The archive's doing (65,001 hard links to one file on
+		 * ext4), not the disk's: that entry is refused, and the
+		 * others are still made, as GNU tar makes them.
+		 */
+		return "too_many_links";
 	}
 	*io_failure = true;
 	return "io_error";

@@ -56,6 +56,13 @@ plat_os_search_flag(void)
 	return O_PATH;
 }
 
+/* see platform.h */
+int
+plat_os_pin_flags(void)
+{
+	return O_PATH;
+}
+
 /*
  * In a root used as a root filesystem (pfx_root_in_root()): symlinks are
  * followed, but "/" and ".." at the top are the root itself, and neither a

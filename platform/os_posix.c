@@ -49,6 +49,13 @@ plat_os_search_flag(void)
 
 /* see platform.h */
 int
+plat_os_pin_flags(void)
+{
+	return O_RDONLY | O_NONBLOCK;
+}
+
+/* see platform.h */
+int
 plat_os_openat2_probe(int rootfd)
 {
 	(void)rootfd;

@@ -178,6 +178,16 @@ PFX_API int pfx_root_open_dir(const struct pfx_root *root, const char *rel);
 PFX_API int pfx_root_open_read(const struct pfx_root *root, const char *rel);
 
 /*
+ * Open the existing regular file REL only to know it (fstat(2)) and to
+ * link it (pfx_root_link()), refused as pfx_root_open_read() refuses:
+ * with O_PATH where there is one, so that a file its owner may not read
+ * (mode 0000 or 0200, as an archive may give it) can still be linked, as
+ * link(2) asks no right to read; elsewhere as pfx_root_open_read().
+ * Return: a descriptor, or -errno.
+ */
+PFX_API int pfx_root_open_file(const struct pfx_root *root, const char *rel);
+
+/*
  * Make directory REL and any missing parents, like mkdir -p; new
  * directories get MODE (before umask).  Existing directories are reused; an
  * existing symlink on the way is never followed (-ELOOP) and an existing
@@ -442,6 +452,18 @@ PFX_API int pfx_pending_existing(const struct pfx_pending *pend,
 #define PFX_PENDING_BACKUP_EXISTING 3
 PFX_API int pfx_pending_backup(const struct pfx_pending *pend, int how,
     const char *suffix, char *bak, size_t cap);
+
+/*
+ * pfx_pending_existing() and pfx_pending_backup() for the name REL
+ * beneath ROOT, for what is put there with no pending file (a hard link,
+ * pfx_root_link()): its parent is resolved beneath ROOT, its last
+ * component never followed.  REL "" (the root) gives -EISDIR, and no
+ * backup.  Return: 0, or -errno.
+ */
+PFX_API int pfx_root_existing(const struct pfx_root *root, const char *rel,
+    struct stat *st);
+PFX_API int pfx_root_backup(const struct pfx_root *root, const char *rel,
+    int how, const char *suffix, char *bak, size_t cap);
 
 /*
  * Remove the directory at PEND's name and everything beneath it, with

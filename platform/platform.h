@@ -215,6 +215,13 @@ int plat_os_identify(int fd, struct plat_id *id);
 /* The open flag for a search-only directory descriptor. */
 int plat_os_search_flag(void);
 
+/*
+ * The open flags for a descriptor that only names a regular file, to
+ * fstat and link it: O_PATH, which asks no right to read it, where there
+ * is one; else O_RDONLY|O_NONBLOCK.
+ */
+int plat_os_pin_flags(void);
+
 /* Does the kernel offer openat2 with the resolve flags we need?  0/-ENOSYS */
 int plat_os_openat2_probe(int rootfd);
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "pfx_root.h"
+#include "platform.h"
 
 /* see pfx_root.h */
 int
@@ -90,34 +91,35 @@ highest_backup(int dirfd, const char *name)
 	return max;
 }
 
-/* see pfx_root.h */
-int
-pfx_pending_backup(const struct pfx_pending *pend, int how,
-    const char *suffix, char *bak, size_t cap)
+/*
+ * Move what NAME in DIRFD holds aside as a backup, as pfx_pending_backup()
+ * says.  Return: 0, or -errno.
+ */
+static int
+backup_at(int dirfd, const char *name, int how, const char *suffix,
+    char *bak, size_t cap)
 {
 	struct stat st;
 	long n = 0;
 	int len;
 
 	bak[0] = '\0';
-	if (pend->dirfd < 0)
-		return -EBADF;
-	if (fstatat(pend->dirfd, pend->name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
 		return errno == ENOENT ? 0 : -errno;
 	if (S_ISDIR(st.st_mode))
 		return 0;	/* as GNU tar: directories are not backed up */
 	if (how != PFX_PENDING_BACKUP_SIMPLE) {
-		n = highest_backup(pend->dirfd, pend->name);
+		n = highest_backup(dirfd, name);
 		if (n < 0)
 			return (int)n;
 		if (how == PFX_PENDING_BACKUP_EXISTING && n == 0)
 			how = PFX_PENDING_BACKUP_SIMPLE;
 	}
 	if (how == PFX_PENDING_BACKUP_SIMPLE)
-		len = snprintf(bak, cap, "%s%s", pend->name,
+		len = snprintf(bak, cap, "%s%s", name,
 		    suffix != NULL ? suffix : "~");
 	else
-		len = snprintf(bak, cap, "%s.~%ld~", pend->name, n + 1);
+		len = snprintf(bak, cap, "%s.~%ld~", name, n + 1);
 	/* SECURITY: the backup name is one component of NAME_MAX bytes
 	 * at most, in the same directory: never a path. */
 	if (len < 0 || (size_t)len >= cap || len > NAME_MAX ||
@@ -127,11 +129,75 @@ pfx_pending_backup(const struct pfx_pending *pend, int how,
 		return -ENAMETOOLONG;
 	}
 	/* As GNU tar, a simple backup replaces the previous one. */
-	if (renameat(pend->dirfd, pend->name, pend->dirfd, bak) == -1) {
+	if (renameat(dirfd, name, dirfd, bak) == -1) {
 		bak[0] = '\0';
 		return errno == ENOENT ? 0 : -errno;
 	}
 	return 0;
+}
+
+/* see pfx_root.h */
+int
+pfx_pending_backup(const struct pfx_pending *pend, int how,
+    const char *suffix, char *bak, size_t cap)
+{
+	bak[0] = '\0';
+	if (pend->dirfd < 0)
+		return -EBADF;
+	return backup_at(pend->dirfd, pend->name, how, suffix, bak, cap);
+}
+
+/*
+ * Open the parent of REL beneath ROOT, its last component in *P.
+ * Return: the parent's descriptor (search only), or -errno (-EISDIR: REL
+ * is the root).
+ */
+static int
+open_parent(const struct pfx_root *root, const char *rel, struct plat_path *p)
+{
+	int r;
+
+	r = plat_path_parse(rel, p);
+	if (r < 0)
+		return r;
+	if (p->leaf[0] == '\0')
+		return -EISDIR;
+	return plat_resolve_dir(root, p->parent, PLAT_DIR_SEARCH);
+}
+
+/* see pfx_root.h */
+int
+pfx_root_existing(const struct pfx_root *root, const char *rel,
+    struct stat *st)
+{
+	struct plat_path p;
+	int pfd, r;
+
+	pfd = open_parent(root, rel, &p);
+	if (pfd < 0)
+		return pfd;
+	r = fstatat(pfd, p.leaf, st, AT_SYMLINK_NOFOLLOW) == -1 ? -errno : 0;
+	plat_close(pfd);
+	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_backup(const struct pfx_root *root, const char *rel, int how,
+    const char *suffix, char *bak, size_t cap)
+{
+	struct plat_path p;
+	int pfd, r;
+
+	bak[0] = '\0';
+	pfd = open_parent(root, rel, &p);
+	if (pfd == -EISDIR)
+		return 0;	/* the root, a directory: never backed up */
+	if (pfd < 0)
+		return pfd;
+	r = backup_at(pfd, p.leaf, how, suffix, bak, cap);
+	plat_close(pfd);
+	return r;
 }
 
 /*

@@ -192,9 +192,12 @@ check_regular(mode_t mode)
 	return -EINVAL;
 }
 
-/* see pfx_root.h */
-int
-pfx_root_open_read(const struct pfx_root *root, const char *rel)
+/*
+ * Open the existing regular file REL beneath ROOT with FLAGS (and
+ * O_NOFOLLOW|O_NOCTTY|O_CLOEXEC).  Return: a descriptor, or -errno.
+ */
+static int
+open_regular(const struct pfx_root *root, const char *rel, int flags)
 {
 	struct plat_path p;
 	struct stat st;
@@ -216,13 +219,12 @@ pfx_root_open_read(const struct pfx_root *root, const char *rel)
 	r = check_regular(st.st_mode);
 	if (r < 0)
 		goto out;
-	/* O_NONBLOCK in case it was swapped for a FIFO since the look. */
-	fd = openat(pfd, p.leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_NOCTTY | O_CLOEXEC);
+	fd = openat(pfd, p.leaf, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (fd == -1) {
 		r = errno == ELOOP || errno == EMLINK ? -ELOOP : -errno;
 		goto out;
 	}
+	/* O_PATH opens a symlink itself: this look refuses it too. */
 	if (fstat(fd, &st) == -1) {
 		r = -errno;
 		goto out;
@@ -230,16 +232,35 @@ pfx_root_open_read(const struct pfx_root *root, const char *rel)
 	r = check_regular(st.st_mode);
 	if (r < 0)
 		goto out;
-	if (fcntl(fd, F_SETFL, 0) == -1) {
-		r = -errno;
-		goto out;
-	}
 	r = fd;
 	fd = -1;
 out:
 	plat_close(fd);
 	plat_close(pfd);
 	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_open_read(const struct pfx_root *root, const char *rel)
+{
+	int fd, r;
+
+	/* O_NONBLOCK in case it was swapped for a FIFO since the look. */
+	fd = open_regular(root, rel, O_RDONLY | O_NONBLOCK);
+	if (fd >= 0 && fcntl(fd, F_SETFL, 0) == -1) {
+		r = -errno;
+		plat_close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_open_file(const struct pfx_root *root, const char *rel)
+{
+	return open_regular(root, rel, plat_os_pin_flags());
 }
 
 /* see pfx_root.h */

@@ -186,6 +186,28 @@ shim_case "write ENOSPC" write:ENOSPC:min=4096:after=1 '^pfextract: d/f[123]: .*
 shim_case "openat EMFILE" openat:EMFILE:dir=d:after=2:times=3 '^pfextract: d/f2: .*Too many open files'
 shim_case "fsync EIO" fsync:EIO:after=2 'Input/output error' --fsync
 
+# --- EMLINK: a hard link the file system refuses is one entry refused -------
+# (65,001 links to one file on ext4.)  The archive: f, h -> f, g; the
+# third linkat(2), h's (after the probe for O_TMPFILE and f's name),
+# fails.  h is refused (too_many_links, exit 1, as an entry refused), and
+# g is still made: the run goes on, as GNU tar's.
+mkdir -p "$T/src/ml"
+echo f > "$T/src/ml/f" && ln "$T/src/ml/f" "$T/src/ml/h" &&
+    echo g > "$T/src/ml/g"
+tar -C "$T/src/ml" -cf "$T/emlink.tar" f h g
+for mode in $modes; do
+	rm -rf "$T/w" && mkdir -p "$T/w/dest"
+	FAULTSHIM=linkat:EMLINK:after=2:times=1 LD_PRELOAD=$shim "$pfx" \
+	    -xf "$T/emlink.tar" -C "$T/w/dest" $(opt $mode) 2> "$T/err"
+	rc=$?
+	[ $rc -eq 1 ] &&
+	    grep -q '^pfextract: h: the file system allows no more links' \
+	    "$T/err" && [ "$(cat "$T/w/dest/f")" = f ] &&
+	    [ "$(cat "$T/w/dest/g")" = g ] && [ ! -e "$T/w/dest/h" ] &&
+	    [ -z "$(find "$T/w/dest" -name '.pfx-*')" ] && ok ||
+	    bad "linkat EMLINK ($mode): exit $rc: $(cat "$T/err"); $(ls -A "$T/w/dest")"
+done
+
 # --- EMFILE from a low `ulimit -n`: every limit fails cleanly or works -----
 for mode in $modes; do
 	n=4 done=no named=no

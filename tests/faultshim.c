@@ -11,9 +11,9 @@
  * regular files only, so that standard output and error still work),
  * openat (openat and openat64),
  * fsync, mkdirat, renameat (renameat and renameat2), unlinkat (of a
- * directory only: AT_REMOVEDIR, so that temporaries still go) or
- * unlinkfile (unlinkat of anything else).  ERRNO is a name:
- * EIO, ENOSPC, EDQUOT, EMFILE, EACCES, EROFS, ENOENT.  ":dir=NAME"
+ * directory only: AT_REMOVEDIR, so that temporaries still go),
+ * unlinkfile (unlinkat of anything else) or linkat.  ERRNO is a name:
+ * EIO, ENOSPC, EDQUOT, EMFILE, EACCES, EROFS, ENOENT, EMLINK.  ":dir=NAME"
  * counts (and fails) only the openat calls that create a file (O_CREAT or
  * O_TMPFILE) in a directory named NAME, so that a test does not depend on
  * how many other files pfextract opens.
@@ -52,7 +52,7 @@ static const struct {
 } errnos[] = {
 	{ "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EDQUOT", EDQUOT },
 	{ "EMFILE", EMFILE }, { "EACCES", EACCES }, { "EROFS", EROFS },
-	{ "ENOENT", ENOENT },
+	{ "ENOENT", ENOENT }, { "EMLINK", EMLINK },
 };
 
 /* Read FAULTSHIM and FAULTSHIM_LOG once, before main(). */
@@ -284,6 +284,8 @@ linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
     int flags)
 {
 	REAL(linkat);
+	if (shim_fail("linkat"))
+		return -1;
 	shim_log("name %llu %s\n", ino_of(newdirfd), newpath);
 	return real_linkat(olddirfd, oldpath, newdirfd, newpath, flags);
 }

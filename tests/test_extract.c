@@ -1811,6 +1811,110 @@ Test(extract, hardlink_with_data)
 	each_resolver("hardlink_with_data", case_hardlink_data);
 }
 
+/* Append the entry NAME as raw_entry() does, with mode MODE; behind a
+ * pax header when PAX, so that a hard link's data is read as data. */
+static void
+raw_entry_mode(struct raw *r, const char *name, char type, const char *data,
+    const char *link, mode_t mode, bool pax)
+{
+	char rec[128];
+	unsigned char *h;
+
+	if (pax) {
+		/* "NN path=NAME\n": NN counts its own two digits. */
+		(void)snprintf(rec, sizeof(rec), "%zu path=%s\n",
+		    strlen(name) + 9, name);
+		cr_assert(strlen(rec) == strlen(name) + 9, "pax record");
+		tar_checksum(raw_header(r, "PaxHeaders/x", 'x', strlen(rec),
+		    "", false));
+		raw_data(r, rec, strlen(rec));
+	}
+	h = raw_header(r, name, type, strlen(data), link, false);
+	tar_octal(h + 100, 8, mode);
+	tar_checksum(h);
+	raw_data(r, data, strlen(data));
+}
+
+/* dest/REL is a regular file of SIZE bytes, not read: it may be 0000. */
+static void
+expect_size(struct fx *fx, int line, const char *rel, off_t size)
+{
+	struct stat st;
+
+	check(fx, line, fstatat(fx->destfd, rel, &st, AT_SYMLINK_NOFOLLOW) ==
+	    0 && S_ISREG(st.st_mode) && st.st_size == size,
+	    "dest/%s: not a file of %jd bytes", rel, (intmax_t)size);
+}
+
+/*
+ * Run as nobody when root, so that the owner's rights are checked (this
+ * test's process only: Criterion forks one per test).
+ */
+static void
+become_nobody_if_root(void)
+{
+	if (geteuid() != 0)
+		return;
+	cr_assert(setgroups(0, NULL) == 0, "setgroups: %s",
+	    strerror(errno));
+	cr_assert(setresgid(NOBODY, NOBODY, NOBODY) == 0,
+	    "setresgid: %s", strerror(errno));
+	cr_assert(setresuid(NOBODY, NOBODY, NOBODY) == 0,
+	    "setresuid: %s", strerror(errno));
+	/* Keep /proc/self readable, for the descriptor count. */
+	(void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+/*
+ * Hard links to files the archive leaves its owner no right to read
+ * (0000, 0200) are made, as link(2) and GNU tar make them: the target is
+ * opened only to be known and linked, never read.  So too the cpio-style
+ * links: the data of z goes to a new file that e, an unreadable empty
+ * file, names too; w's data, in a file the link leaves unreadable, is
+ * linked at y and y2.  Unprivileged, each of these stopped the run
+ * ("Permission denied", exit 2, "after" lost), or left y and y2 empty.
+ */
+static void
+case_hardlink_unreadable(struct fx *fx)
+{
+	struct raw r = { NULL, 0, 0 };
+
+	raw_entry_mode(&r, "f0", '0', "zero\n", "", 0000, false);
+	raw_entry_mode(&r, "l0", '1', "", "f0", 0644, false);
+	raw_entry_mode(&r, "f2", '0', "two\n", "", 0200, false);
+	raw_entry_mode(&r, "l2", '1', "", "f2", 0644, false);
+	raw_entry_mode(&r, "e", '0', "", "", 0000, false);
+	raw_entry_mode(&r, "z", '1', "DATA\n", "e", 0644, true);
+	raw_entry_mode(&r, "y", '0', "", "", 0644, false);
+	raw_entry_mode(&r, "y2", '1', "", "y", 0644, false);
+	raw_entry_mode(&r, "w", '1', "DATA\n", "y", 0000, true);
+	raw_entry_mode(&r, "after", '0', "after\n", "", 0644, false);
+	(void)raw_block(&r);
+	(void)raw_block(&r);
+
+	EXPECT_STATUS(fx_extract_bytes(fx, r.buf, r.len), PFX_OK);
+	EXPECT_SAME_INODE("l0", "f0");
+	EXPECT_SAME_INODE("l2", "f2");
+	EXPECT_SAME_INODE("z", "e");
+	expect_size(fx, __LINE__, "e", 5);
+	EXPECT_SAME_INODE("y", "w");
+	EXPECT_SAME_INODE("y2", "w");
+	EXPECT_NLINK("w", 3);
+	expect_size(fx, __LINE__, "y", 5);
+	EXPECT_OK("l0");
+	EXPECT_OK("l2");
+	EXPECT_OK("z");
+	EXPECT_OK("w");
+	EXPECT_FILE("after", "after\n", 0644);
+	free(r.buf);
+}
+
+Test(extract, hardlink_unreadable)
+{
+	become_nobody_if_root();
+	each_resolver("hardlink_unreadable", case_hardlink_unreadable);
+}
+
 /* --- what already exists in the destination ---------------------------- */
 
 /*
@@ -1930,6 +2034,45 @@ case_backup_reported(struct fx *fx)
 Test(extract, backup_reported)
 {
 	each_resolver("backup_reported", case_backup_reported);
+}
+
+/*
+ * --backup before a hard link too, as GNU tar: the file that was at its
+ * name is moved aside (numbered: old.~1~, then old.~2~, the first link),
+ * and the report names the backup.  The old file was replaced unbacked.
+ */
+static void
+case_backup_hardlink(struct fx *fx)
+{
+	const struct rec *r;
+	struct ab ab;
+
+	put_file(fx->destfd, "old", "old\n", 0644);
+	fx_rebase(fx, false);
+	fx->opt.backup = PFX_BACKUP_NUMBERED;
+
+	ab_pax(&ab);
+	ab_file(&ab, "f", "new\n", 0644);
+	ab_hardlink(&ab, "old", "f");
+	ab_hardlink(&ab, "old", "f");
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_OK);
+	EXPECT_FILE("old.~1~", "old\n", 0644);
+	EXPECT_NLINK("old.~1~", 1);
+	EXPECT_SAME_INODE("old", "f");
+	EXPECT_SAME_INODE("old.~2~", "f");
+	EXPECT_LIST("", "f old old.~1~ old.~2~");
+	r = report_of(fx, "old");
+	CHECK(r != NULL && r->backup != NULL &&
+	    strcmp(r->backup, "old.~1~") == 0, "old: backup %s, want old.~1~",
+	    r != NULL ? str_or_null(r->backup) : "(no report)");
+	ab_free(&ab);
+}
+
+Test(extract, backup_hardlink)
+{
+	each_resolver("backup_hardlink", case_backup_hardlink);
 }
 
 /*
@@ -2728,16 +2871,7 @@ case_readonly_dir(struct fx *fx)
 
 Test(extract, readonly_dir)
 {
-	if (geteuid() == 0) {
-		cr_assert(setgroups(0, NULL) == 0, "setgroups: %s",
-		    strerror(errno));
-		cr_assert(setresgid(NOBODY, NOBODY, NOBODY) == 0,
-		    "setresgid: %s", strerror(errno));
-		cr_assert(setresuid(NOBODY, NOBODY, NOBODY) == 0,
-		    "setresuid: %s", strerror(errno));
-		/* Keep /proc/self readable, for the descriptor count. */
-		(void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-	}
+	become_nobody_if_root();
 	each_resolver("readonly_dir", case_readonly_dir);
 }
 

@@ -777,6 +777,49 @@ Test(links_compose, hardlink_replaces_link)
 }
 
 /*
+ * --backup: y moved aside to y~ leaves its name as surely as y replaced,
+ * so a file or a hard link that would take it is judged, and refused,
+ * before the backup is made (it was made unjudged, and the file put at
+ * y, so that then_dir_y() sent e out).
+ */
+static void
+case_backup_replaces_link(struct cfx *fx)
+{
+	static const char *const names[] = { "y", "y" };
+	struct stat st;
+	struct cab ab;
+	size_t i;
+
+	plant_deep_y(fx);
+	fx->opt.backup = PFX_BACKUP_SIMPLE;
+	cab_open(&ab);
+	cab_file(&ab, "f");
+	cab_file(&ab, names[0]);
+	cab_hardlink(&ab, names[1], "f");
+	cab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_REFUSED, "[%s]", fx->rname);
+	for (i = 0; i < fx->nrep; i++)
+		if (strcmp(fx->rep[i].name, "y") == 0)
+			cr_assert(fx->rep[i].status == PFX_ENTRY_REFUSED &&
+			    strcmp(fx->rep[i].reason, "symlink_redirects") ==
+			    0, "[%s] y: %s %s, expected refused "
+			    "symlink_redirects", fx->rname,
+			    pfx_entry_status_name(fx->rep[i].status),
+			    fx->rep[i].reason);
+	expect_link_kept(fx, "y", "a/b/c");
+	cr_assert(fstatat(fx->destfd, "y~", &st, AT_SYMLINK_NOFOLLOW) == -1 &&
+	    errno == ENOENT, "[%s] y~ made", fx->rname);
+	expect_contained(fx, NULL);
+	cab_free(&ab);
+	then_dir_y(fx);
+}
+
+Test(links_compose, backup_replaces_link)
+{
+	each_resolver(case_backup_replaces_link);
+}
+
+/*
  * Negative control: no old link passes through y (w -> a/b only looks
  * like it might), so a file replaces it as before.
  */
@@ -1316,6 +1359,46 @@ case_dir_takes_name(struct cfx *fx)
 Test(links_compose_relink, dir_takes_name)
 {
 	each_mode(case_dir_takes_name);
+}
+
+/*
+ * Directories take eight of a's ten names (a, b0..b7, s): a and s still
+ * hold it (st_nlink 2), and both are relinked.  The eight records left
+ * in the table are not names of a: the search for a's names, in the
+ * table's random order, ended after any two records it found, leaving
+ * one of a and s empty about 44 times in 45.
+ */
+static void
+case_dirs_take_names(struct cfx *fx)
+{
+	char name[16];
+	struct cab ab;
+	int i;
+
+	rab_open(&ab);
+	rab_entry(&ab, "a", '0', "", "");
+	for (i = 0; i < 8; i++) {
+		(void)snprintf(name, sizeof(name), "b%d", i);
+		rab_entry(&ab, name, '1', "", "a");
+	}
+	rab_entry(&ab, "s", '1', "", "a");
+	for (i = 0; i < 8; i++) {
+		(void)snprintf(name, sizeof(name), "b%d/", i);
+		rab_entry(&ab, name, '5', "", "");
+	}
+	rab_entry(&ab, "c", '1', RELINK_DATA, "a");
+	rab_close(&ab);
+	cr_assert_eq(cfx_run(fx, &ab), PFX_OK, "[%s]", fx->rname);
+	expect_relinked(fx, 3);
+	expect_regular(fx, "s", RELINK_DATA);
+	cr_assert(same_inode(fx, "a", "s"), "[%s] s not relinked",
+	    fx->rname);
+	cab_free(&ab);
+}
+
+Test(links_compose_relink, dirs_take_names)
+{
+	each_mode(case_dirs_take_names);
 }
 
 /* A file of its own takes b: it keeps its content and its inode. */

@@ -560,6 +560,7 @@ enum op {
 	OP_CREATE,
 	OP_BEGIN,
 	OP_OPEN_READ,
+	OP_OPEN_FILE,
 	OP_OPEN_DIR,
 	OP_SUB,
 	OP_LINK,
@@ -572,7 +573,8 @@ enum op {
 
 static const char *const op_names[NOPS] = {
 	"pfx_root_mkdirs", "pfx_root_create", "pfx_root_begin",
-	"pfx_root_open_read", "pfx_root_open_dir", "pfx_root_sub",
+	"pfx_root_open_read", "pfx_root_open_file", "pfx_root_open_dir",
+	"pfx_root_sub",
 	"pfx_root_link", "pfx_root_unlink", "pfx_root_rmdir",
 	"pfx_root_rename(REL, \"renamed\")", "pfx_root_rename(\"spare\", REL)"
 };
@@ -605,6 +607,9 @@ apply_op(const struct pfx_root *root, enum op op, const char *rel,
 		return r;
 	case OP_OPEN_READ:
 		r = pfx_root_open_read(root, rel);
+		break;
+	case OP_OPEN_FILE:
+		r = pfx_root_open_file(root, rel);
 		break;
 	case OP_OPEN_DIR:
 		r = pfx_root_open_dir(root, rel);
@@ -2186,7 +2191,36 @@ ROOT_TEST(open_read_refused)
 		cr_assert(r == rows[i].want, "[%s] pfx_root_open_read(\"%s\"): "
 		    "got %d (%s), want %s", fx->rname, rows[i].rel, r,
 		    errname(r), errname(rows[i].want));
+		/* O_PATH opens a symlink itself: still refused. */
+		r = pfx_root_open_file(&fx->root, rows[i].rel);
+		if (r >= 0)
+			(void)close(r);
+		cr_assert(r == rows[i].want, "[%s] pfx_root_open_file(\"%s\"): "
+		    "got %d (%s), want %s", fx->rname, rows[i].rel, r,
+		    errname(r), errname(rows[i].want));
 	}
+}
+
+/*
+ * pfx_root_open_file() opens a file no one may read (mode 0000) without
+ * reading it, O_PATH, and what it opens links as pfx_root_open_read()'s
+ * descriptor does.
+ *
+ *	dest/
+ *	`-- f			"f\n", mode 0000
+ */
+ROOT_TEST(open_file_unreadable)
+{
+	int fd;
+
+	put_file(fx->dest, "f", "f\n", 0000);
+	fd = ASSERT_FD(pfx_root_open_file(&fx->root, "f"));
+	cr_assert((fcntl(fd, F_GETFL) & O_PATH) != 0, "[%s] not O_PATH",
+	    fx->rname);
+	expect_same(fx, fd, fx->dest, "f");
+	ASSERT_RET(pfx_root_link(&fx->root, fd, "g", 0), 0);
+	expect_same(fx, fd, fx->dest, "g");
+	(void)close(fd);
 }
 
 /* --- pfx_root_open_dir ---------------------------------------------- */
