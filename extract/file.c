@@ -392,13 +392,26 @@ xtr_seal_data(struct xtr_tail *t)
  * before the rename.
  */
 static bool
-kept_newer(const struct xtr *x, const struct xtr_tail *t)
+kept_newer(struct xtr *x, const struct xtr_tail *t)
 {
 	struct stat st;
+	int fd, r;
 
-	if (x->opt->existing != PFX_EXISTING_KEEP_NEWER ||
-	    pfx_pending_existing(&t->pend, &st) != 0)
+	if (x->opt->existing != PFX_EXISTING_KEEP_NEWER)
 		return false;
+	if (xtr_journal_lists(x, t->rel)) {
+		/* --atomic over a populated DEST: an earlier entry of the
+		 * name waits beside it, and is what the name will hold. */
+		fd = xtr_open_made(x, t->rel);
+		if (fd < 0)
+			return false;
+		r = fstat(fd, &st);
+		(void)close(fd);
+		if (r == -1)
+			return false;
+	} else if (pfx_pending_existing(&t->pend, &st) != 0) {
+		return false;
+	}
 	return !S_ISDIR(st.st_mode) && (int64_t)st.st_mtime >= t->mtime;
 }
 

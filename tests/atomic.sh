@@ -372,5 +372,21 @@ rc=$?
     grep -q 'incremental restore removes names' "$T/stderr" && ok ||
     bad "-G --atomic, populated: exit $rc: $(cat "$T/stderr")"
 
+# --keep-newer-files over a populated DEST: a name the archive gives
+# twice, the newer first, keeps the first, as without --atomic (the
+# second was compared with the old file, not the first one waiting).
+rm -rf "$T/kn" && mkdir -p "$T/kn/src" "$T/kn/dest"
+echo old > "$T/kn/dest/other"
+echo A > "$T/kn/src/x" && touch -d @2000000000 "$T/kn/src/x"
+tar -C "$T/kn/src" -cf "$T/kn/kn.tar" x
+echo B > "$T/kn/src/x" && touch -d @1000000000 "$T/kn/src/x"
+tar -C "$T/kn/src" -rf "$T/kn/kn.tar" x
+"$pfx" -xf "$T/kn/kn.tar" -C "$T/kn/dest" --atomic --keep-newer-files \
+    2> "$T/stderr"
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(cat "$T/kn/dest/x")" = A ] && ok ||
+    bad "--keep-newer-files, populated: exit $rc, x holds $(cat \
+    "$T/kn/dest/x"): $(cat "$T/stderr")"
+
 echo "atomic: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
