@@ -32,7 +32,7 @@ past(const struct timespec *t)
 
 /* see budget.h */
 bool
-xtr_cancelled(struct xtr *x)
+xtr_out_of_time(struct xtr *x)
 {
 	if (x->opt->cancel != NULL && *x->opt->cancel != 0) {
 		xtr_fail(x, ECANCELED, "interrupted");
@@ -43,6 +43,15 @@ xtr_cancelled(struct xtr *x)
 		    "(pfx_options.timeout)", x->opt->timeout);
 		return true;
 	}
+	return false;
+}
+
+/* see budget.h */
+bool
+xtr_cancelled(struct xtr *x)
+{
+	if (xtr_out_of_time(x))
+		return true;
 	if (atomic_load(&x->mem_over)) {
 		xtr_fail(x, EFBIG, "max-memory");	/* told by xtr_fail */
 		return true;

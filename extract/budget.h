@@ -50,4 +50,12 @@ int xtr_mem_try(struct xtr *x, size_t n);
  */
 bool xtr_cancelled(struct xtr *x);
 
+/*
+ * xtr_cancelled() without the memory budget, for the passes at the end,
+ * which only give memory back: has the caller cancelled the run, or its
+ * deadline passed?  If so the run is failed (ECANCELED, ETIMEDOUT), if
+ * it was not already.  Return: true if the run must stop.
+ */
+bool xtr_out_of_time(struct xtr *x);
+
 #endif /* XTR_BUDGET_H */

@@ -658,6 +658,7 @@ free_state(struct xtr *x)
 	xtr_table_free(&x->pending);
 	xtr_table_free(&x->changed);
 	xtr_table_free(&x->moved);
+	xtr_table_free(&x->own_links);
 	xtr_journal_free(x);
 	/* Its close callback also stops and joins our decoder thread. */
 	if (x->ar != NULL)
@@ -984,6 +985,7 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	xtr_table_init(&x->pending, x);
 	xtr_table_init(&x->changed, x);
 	xtr_table_init(&x->moved, x);
+	xtr_table_init(&x->own_links, x);
 	xtr_parents_init(x, xtr_fd_parent_slots());
 	/* Counted before this process, or its decoder process, confines
 	 * itself: Landlock may deny the cgroup's files under /sys. */
@@ -1010,8 +1012,10 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	if (opt->symlinks == PFX_SYMLINKS_ROOT)
 		pfx_root_in_root(&x->root);
 	/* Queued links are made at the end, after the ones already there
-	 * are listed: none can be there if DEST is empty now. */
-	if (opt->symlinks == PFX_SYMLINKS_CONTAIN)
+	 * are listed: none can be there if DEST is empty now.  With
+	 * --symlinks=root, none is listed when an entry replaces a link
+	 * (links.c, list_old_links()). */
+	if (opt->symlinks != PFX_SYMLINKS_REFUSE)
 		x->dest_was_empty = plat_root_is_empty(&x->root) == 1;
 	result->resolver = pfx_root_resolver_name(&x->root);
 	return 0;

@@ -214,17 +214,20 @@ struct xtr {
 	bool one_cpu;
 	unsigned int cpus;		/* plat_thread_cpus(), at the start */
 	/*
-	 * --symlinks=contain: the destination was empty when the run began
-	 * (begin()), so it held no link of before the run: at the end
-	 * there is none to list (links.c, collect_old_links()).
+	 * --symlinks=contain or root: the destination was empty when the
+	 * run began (begin()), so it held no link of before the run: there
+	 * is none to list (links.c, collect_old_links(), list_old_links()).
 	 */
 	bool dest_was_empty;
 	/*
-	 * --symlinks=contain: the links in the destination, listed when an
-	 * entry first replaces one (xtr_symlink_removable), under OLD_MU:
-	 * the worker thread commits files too.
+	 * --symlinks=contain or root: the links in the destination, listed
+	 * when an entry first replaces one (xtr_symlink_removable), under
+	 * OLD_MU: the worker thread commits files too.  Root: OWN_LINKS,
+	 * under OLD_MU too, holds the links the run made, which are neither
+	 * listed nor judged when replaced (links.c, note_own()).
 	 */
 	struct old_links *old_listed;	/* owned, or NULL */
+	struct xtr_table own_links;
 	/* dumprename.c: the old and new paths of the directories GNU
 	 * renames moved (dirs.c trusts no directory it knows by name alone
 	 * at or beneath one); whether the destination held a symlink at
@@ -232,6 +235,9 @@ struct xtr {
 	struct xtr_table moved;
 	int dest_links;			/* 0, 1: none, 2: some */
 	pthread_mutex_t old_mu;
+	uint64_t removals_judged;	/* listed links judged for a
+					   replacement, under OLD_MU: for
+					   the tests' cost count (links.c) */
 	uint64_t queued_bytes;		/* written by files queued there */
 	struct timespec deadline;	/* pfx_options.timeout, monotonic;
 					   tv_sec 0: none */

@@ -315,6 +315,7 @@ xtr_relink_all(struct xtr *x, const struct stat *old, const char *old_name,
 }
 
 static void make_now(struct xtr *x, size_t i);
+static void note_own(struct xtr *x, const char *rel);
 
 /* see links.h */
 void
@@ -498,11 +499,13 @@ struct link_cache {
 };
 
 /*
- * For tests: xtr_link_steps_last().  Per thread, as the library keeps no
- * state of its own between calls that another thread's call could see:
- * xtr_finish_symlinks() runs on the thread that runs the call.
+ * For tests: xtr_link_steps_last(), xtr_link_removal_judged().  Per
+ * thread, as the library keeps no state of its own between calls that
+ * another thread's call could see: each is the run's count, stored by
+ * xtr_finish_symlinks() on the thread that runs the call.
  */
 static _Thread_local uint64_t last_steps;
+static _Thread_local uint64_t removal_judged;
 
 /* SECURITY: keyed per run, so that an archive cannot choose link names
  * whose hashes collide (table.c). */
@@ -725,6 +728,13 @@ uint64_t
 xtr_link_steps_last(void)
 {
 	return last_steps;
+}
+
+/* see links.h */
+uint64_t
+xtr_link_removal_judged(void)
+{
+	return removal_judged;
 }
 
 struct lookup_ctx {
@@ -1016,9 +1026,10 @@ make_now(struct xtr *x, size_t i)
 			return;
 		}
 		/* Owner and time are best effort, as in make_links(). */
-		if (r == 0)
+		if (r == 0) {
 			(void)link_meta(x, l);
-		else if (r == -EEXIST &&
+			note_own(x, l->path);
+		} else if (r == -EEXIST &&
 		    x->opt->existing == PFX_EXISTING_SKIP)
 			why = "skipped_existing";
 		else
@@ -1470,6 +1481,7 @@ xtr_finish_symlinks(struct xtr *x)
 		xtr_mem_give(x, LINK_FRAMES * sizeof(*lc.frames));
 	}
 	last_steps = x->link_steps;
+	removal_judged = x->removals_judged;
 	for (i = 0; i < x->nlinks; i++) {
 		if (x->links[i].path == NULL)
 			continue;
@@ -1549,24 +1561,63 @@ turned_out(const struct xtr *x, const char *rel, const char *path,
 	return xtr_link_contained(path, target, &lk, NULL, 0) != 1;
 }
 
-/* pfx_root_list_links()'s call: keep every link.  0, or -ENOMEM. */
+/*
+ * --symlinks=root makes each link at once: remember REL, a link just
+ * made, so that the listing of the destination's links (by the first
+ * entry to replace a link) leaves it out, and its own replacement is not
+ * judged (judge_removal()).  Listed, the run's own links were judged
+ * again at every replacement: an archive of N links and then N files of
+ * their names cost N^2 / 2 resolutions on disk; and every replacement of
+ * one of its own judged every link of the destination: N links and files
+ * of one name over a DEST of L links, N x L.  They need neither: all the
+ * run's links are judged again over the final tree at the end
+ * (recheck_made()), and one that goes gives back the tree as it was
+ * without it.  A name that finds no room in the budget is judged as
+ * before: a cost, not a hole.  The reading thread adds; the listing and
+ * the judgements, under X->old_mu, may be the worker's.
+ */
+static void
+note_own(struct xtr *x, const char *rel)
+{
+	(void)pthread_mutex_lock(&x->old_mu);
+	(void)xtr_table_add(&x->own_links, rel);
+	(void)pthread_mutex_unlock(&x->old_mu);
+}
+
+/*
+ * pfx_root_list_links()'s call: keep every link but the run's own
+ * (note_own()).  0, or -ENOMEM.
+ */
 static int
 keep_link(void *arg, const char *rel, const char *target)
 {
-	return old_append(arg, rel, target, false);
+	struct collect_ctx *cc = arg;
+
+	if (xtr_table_find(&cc->x->own_links, rel) != NULL)
+		return 0;
+	return old_append(cc->old, rel, target, false);
 }
 
-/* List the links in the destination into X->old_listed.  0, or -errno. */
+/*
+ * List the links in the destination into X->old_listed, under X->old_mu.
+ * An empty destination at the start held none of before the run: every
+ * link in it is the run's own, or someone else's put there since (theirs
+ * to aim, as collect_old_links() says), and none is listed.
+ * Return: 0, or -errno.
+ */
 static int
 list_old_links(struct xtr *x)
 {
+	struct collect_ctx cc = { x, NULL };
 	struct old_links *old;
-	int r;
+	int r = 0;
 
 	old = calloc(1, sizeof(*old));
 	if (old == NULL)
 		return -ENOMEM;
-	r = pfx_root_list_links(&x->root, keep_link, old);
+	cc.old = old;
+	if (!x->dest_was_empty)
+		r = pfx_root_list_links(&x->root, keep_link, &cc);
 	if (r < 0) {
 		old_free(old);
 		free(old);
@@ -1604,12 +1655,21 @@ judge_removal(struct xtr *x, struct old_links *old, const char *rel)
 	size_t i, self;
 
 	self = old_find(old, rel);
+	/*
+	 * A link this run made (--symlinks=root), at a name that held none
+	 * of the listed ones: judged at the end with the run's others
+	 * (note_own()).  The refusals remembered stay: a stale one only
+	 * refuses.
+	 */
+	if (self == SIZE_MAX && xtr_table_find(&x->own_links, rel) != NULL)
+		return 0;
 	if (self != SIZE_MAX && old->v[self].refused)
 		return XTR_REDIRECTS;
 	for (i = 0; i < old->n; i++) {
 		if (old->v[i].gone || i == self)
 			continue;
 		path = old->arena + old->v[i].off;
+		x->removals_judged++;	/* under X->old_mu */
 		if (!turned_out(x, rel, path, path + strlen(path) + 1))
 			continue;
 		if (self != SIZE_MAX)

@@ -58,4 +58,10 @@ void xtr_free_symlinks(struct xtr *x);
  */
 uint64_t xtr_link_steps_last(void);
 
+/*
+ * For tests: the listed links judged, in all, by replacements of a
+ * symlink (xtr_symlink_removable) in this process.
+ */
+uint64_t xtr_link_removal_judged(void);
+
 #endif /* XTR_LINKS_H */

@@ -343,6 +343,40 @@ Test(faults, cancel_between_entries)
 	tree_end(&t);
 }
 
+/*
+ * Cancelled once the last entry is extracted: the pass that gives the
+ * directories made their final modes at the end heeds it too, as it
+ * heeds --timeout, and leaves them private (0700).  That pass costs
+ * O(depth) a directory: an archive of 9,000 names of 255 new levels
+ * makes it minutes long, which --timeout=5 once did not end (48 s).
+ */
+Test(faults, cancel_stops_the_directory_pass)
+{
+	static char buf[CAP];
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct tree t;
+	struct stat st;
+	char path[PATH_MAX + 8];
+	size_t len = build(buf, three, NELEM(three));
+
+	tree_begin(&t);
+	pfx_options_init(&opt);
+	opt.cancel = &stop;
+	opt.hooks.report = report_cancel;
+	cancel_after = "d/last";
+	reported = 0;
+	(void)run(&t, buf, len, &opt, &res);
+	expect_fatal(&res, ECANCELED, "interrupted");
+	cr_expect(exists(&t, "d/last"));
+	(void)snprintf(path, sizeof(path), "%s/d", t.dest);
+	cr_assert_eq(stat(path, &st), 0, "%s: %s", path, strerror(errno));
+	cr_expect_eq(st.st_mode & 07777, 0700, "d: mode %o, want 0700 "
+	    "(the pass at the end went on after the cancellation)",
+	    (unsigned)(st.st_mode & 07777));
+	tree_end(&t);
+}
+
 /* Records the outcome of the entry named in NAME. */
 struct outcome {
 	const char *name;
