@@ -21,6 +21,7 @@
  * Cost: two resolutions per pair, O(records).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,7 @@
 #include "extract.h"
 #include "fail.h"
 #include "kept.h"
+#include "links.h"
 #include "source.h"
 #include "worker.h"
 
@@ -248,6 +250,10 @@ struct purge {
 	struct xtr *x;
 	const struct xtr_dumpdir *d;
 	const struct pfx_entry *e;
+	const char *rel;	/* the directory purged */
+	bool redirects;		/* out: a name kept, as its removal would
+				   turn a link outwards */
+	int error;		/* out: a removal that could not be judged */
 };
 
 /*
@@ -255,9 +261,8 @@ struct purge {
  * directory now and a 'Y' or 'N' is not.
  */
 static bool
-keep(void *arg, const char *name, bool is_dir)
+listed(const struct purge *p, const char *name, bool is_dir)
 {
-	const struct purge *p = arg;
 	const char *const *hit;
 
 	if (p->d->n == 0)
@@ -267,6 +272,55 @@ keep(void *arg, const char *name, bool is_dir)
 	if (hit == NULL)
 		return false;
 	return (**hit == 'D') == is_dir;
+}
+
+/*
+ * SECURITY: with links allowed, a name purged may be a symlink, or a
+ * directory holding some, through which a link already in the
+ * destination stays inside (e -> sub/y/../../../x with sub/y -> a/b/c):
+ * gone, or made a directory by a later entry, it would lead out.  So a
+ * removal is judged as an entry's replacing a link is
+ * (xtr_symlink_removable), and a name whose removal would turn one out
+ * is kept, the dump directory refused for it.  A judgement that fails
+ * keeps the name too.  A name that is no link nor directory is not
+ * judged (one readlink tells): it reads as a missing name does.
+ * Without links (--symlinks=refuse) nothing is judged: no promise is
+ * made of the links already there.
+ */
+static bool
+removable(struct purge *p, const char *name, bool is_dir)
+{
+	char path[PFX_PATH_MAX], target[PFX_PATH_MAX];
+	int n, r;
+
+	if (p->x->opt->symlinks == PFX_SYMLINKS_REFUSE)
+		return true;
+	n = p->rel[0] == '\0' ?
+	    snprintf(path, sizeof(path), "%s", name) :
+	    snprintf(path, sizeof(path), "%s/%s", p->rel, name);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		if (p->error == 0)
+			p->error = -ENAMETOOLONG;
+		return false;
+	}
+	if (!is_dir && pfx_root_readlink(&p->x->root, path, target,
+	    sizeof(target)) == -EINVAL)
+		return true;
+	r = xtr_symlink_removable(p->x, path);
+	if (r == XTR_REDIRECTS)
+		p->redirects = true;
+	else if (r < 0 && p->error == 0)
+		p->error = r;
+	return r == 0;
+}
+
+/* pfx_root_purge()'s question: does NAME stay? */
+static bool
+keep(void *arg, const char *name, bool is_dir)
+{
+	struct purge *p = arg;
+
+	return listed(p, name, is_dir) || !removable(p, name, is_dir);
 }
 
 static void
@@ -284,7 +338,7 @@ int
 xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e, const char *rel,
     const struct xtr_dumpdir *d, const char **reason)
 {
-	struct purge p = { x, d, e };
+	struct purge p = { x, d, e, rel, false, 0 };
 	int r;
 
 	/* What was queued may be in it: on disk first, as GNU tar has it. */
@@ -301,5 +355,11 @@ xtr_dumpdir_purge(struct xtr *x, const struct pfx_entry *e, const char *rel,
 	 * making judges (and reports) what is there instead. */
 	if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP)
 		return 0;
+	if (r == 0)
+		r = p.error;
+	if (r == 0 && p.redirects) {
+		*reason = "symlink_redirects";
+		return 1;
+	}
 	return r;
 }

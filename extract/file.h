@@ -49,6 +49,15 @@ struct xtr_tail {
 int xtr_backup_how(const struct pfx_options *opt);
 
 /*
+ * With links allowed, before what REL holds (a symlink if IS_LINK) is
+ * moved to BAK, its backup's name (one component, in REL's directory):
+ * may it go there?  xtr_backup_removable() on BAK's path.
+ * Return: 0, XTR_REDIRECTS, or -errno.
+ */
+int xtr_backup_judge(struct xtr *x, const char *rel, const char *bak,
+    bool is_link);
+
+/*
  * The first half of xtr_write_regular(): make the temporary file (and any
  * missing parent), write ENTRY's data (or keep it in T->stash, if not
  * NULL, as far as it fits) and owner to it, and fill *T.

@@ -65,7 +65,8 @@ relink_affordable(struct xtr *x, struct pfx_entry *e)
  * GNU tar does for every entry but a directory, and as file.c does for a
  * file (make_way()); the backup's name goes in X->backup.  A symlink
  * there is judged first (--symlinks=contain, root), as its replacement
- * would be: moved aside, it is no longer where links through it lead.
+ * would be: moved aside, it is no longer where links through it lead;
+ * and so is what the move puts at the backup's name.
  * With a journal no name may change before the end: an entry that would
  * need a backup fails (-ENOTSUP), as a file does.
  * Return: 0, XTR_REDIRECTS, or -errno.
@@ -88,8 +89,16 @@ backup_link(struct xtr *x, const char *rel)
 		return 0;	/* never backed up; the link fails (EISDIR) */
 	if (x->journal != NULL)
 		return -ENOTSUP;
-	if (S_ISLNK(st.st_mode) && x->opt->symlinks != PFX_SYMLINKS_REFUSE) {
-		r = xtr_symlink_removable(x, rel);
+	/* SECURITY: judged as file.c judges a file's backup
+	 * (backup_removable()): the name's link going, and what appears
+	 * at the backup's name. */
+	if (x->opt->symlinks != PFX_SYMLINKS_REFUSE) {
+		r = pfx_root_backup_name(&x->root, rel, xtr_backup_how(x->opt),
+		    x->opt->backup_suffix, x->backup, sizeof(x->backup));
+		if (r == 0 && x->backup[0] != '\0')
+			r = xtr_backup_judge(x, rel, x->backup,
+			    S_ISLNK(st.st_mode));
+		x->backup[0] = '\0';
 		if (r != 0)
 			return r;
 	}

@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -435,6 +436,10 @@ struct old_link {
 	bool gone;		/* xtr_symlink_removable: replaced since */
 	bool refused;		/* xtr_symlink_removable: its removal was
 				   refused, and no link has gone since */
+	bool nolink;		/* no link: a name (a directory) whose
+				   removal was refused, kept for REFUSED */
+	bool looped;		/* it did not lead inside when listed, nor
+				   out: a loop, or beyond judging */
 };
 
 struct old_links {
@@ -442,6 +447,7 @@ struct old_links {
 	size_t used, cap;
 	struct old_link *v;
 	size_t n, vcap;
+	size_t charged;		/* taken from the budget: the NOLINK ones */
 };
 
 /*
@@ -739,6 +745,7 @@ xtr_link_removal_judged(void)
 
 struct lookup_ctx {
 	struct xtr *x;
+	int r;			/* out: xtr_link_contained()'s answer */
 	bool with_pending;	/* queued links count as made */
 	bool memo;		/* use linkcheck's memo (not with RECORD) */
 	bool record;		/* note the queued links followed */
@@ -876,6 +883,7 @@ judge_path(const char *path, const char *target, struct lookup_ctx *c)
 		lk.memo = &memo;
 	}
 	r = xtr_link_contained(path, target, &lk, NULL, 0);
+	c->r = r;
 	if (r == 1)
 		return NULL;
 	/* A symlink that was in dest before: never followed, as for files. */
@@ -1113,9 +1121,12 @@ struct collect_ctx {
  * pfx_root_list_links()'s call for each link already in the destination.
  * Keep it only if the run could turn it outwards: if its resolution over
  * the tree as planned meets a queued link (otherwise it reads nothing the
- * run changes, and leads where it led), and if it stays inside as things
- * stand (one that already led out is not the run's doing).  Most links
- * cost one resolution; kept ones two.  Return: 0, or -ENOMEM.
+ * run changes, and leads where it led), and if it does not lead out as
+ * things stand (one that already led out is not the run's doing).  One
+ * that loops now (or cannot be judged) leads nowhere, but a new link can
+ * open its loop outwards (l1 -> l2/.. with l2 -> l1, then l2 -> . comes):
+ * it is kept too, marked LOOPED, and held only from leading out.  Most
+ * links cost one resolution; kept ones two.  Return: 0, or -ENOMEM.
  */
 static int
 collect_link(void *arg, const char *rel, const char *target)
@@ -1138,9 +1149,13 @@ collect_link(void *arg, const char *rel, const char *target)
 	}
 	memset(&c, 0, sizeof(c));
 	c.x = cc->x;
-	if (judge_path(rel, target, &c) != NULL)
+	(void)judge_path(rel, target, &c);
+	if (c.r == 0)
 		return 0;
-	return old_append(old, rel, target, true);
+	if (old_append(old, rel, target, true) < 0)
+		return -ENOMEM;
+	old->v[old->n - 1].looped = c.r != 1;
+	return 0;
 }
 
 static void
@@ -1177,8 +1192,12 @@ recheck_old(struct xtr *x, struct old_link *o, const char *arena,
 	c.x = x;
 	c.with_pending = with_pending;
 	c.record = true;
-	/* SECURITY: contained before; escaping or looping now is ours. */
-	if (judge_path(path, target, &c) == NULL) {
+	/*
+	 * SECURITY: contained before; escaping or looping now is ours.  One
+	 * that looped before may loop still, but not lead out.
+	 */
+	if (judge_path(path, target, &c) == NULL ||
+	    (o->looped && c.r != 0)) {
 		o->touched = c.nfollowed > 0;
 		return false;
 	}
@@ -1543,8 +1562,10 @@ lookup_gone(void *arg, const char *rel, char *buf, size_t cap)
 /*
  * Would the old link PATH -> TARGET, inside as things stand, lead out
  * (or loop, or be beyond judging) once the symlink REL is gone?  One
- * that is not inside now is not the run's doing; one whose resolution
- * never reads REL leads where it led.
+ * that leads out now is not the run's doing; one whose resolution never
+ * reads REL leads where it led.  One that loops now (or is beyond
+ * judging) leads nowhere, but REL gone can open its loop outwards
+ * (l1 -> l2/../.. with l2 -> l1): it may go on looping, not lead out.
  */
 static bool
 turned_out(const struct xtr *x, const char *rel, const char *path,
@@ -1553,12 +1574,17 @@ turned_out(const struct xtr *x, const char *rel, const char *path,
 	struct gone_ctx g = { &x->root, rel, strlen(rel), false, false };
 	struct xtr_link_lookup lk = { lookup_gone, &g, NULL, NULL,
 	    x->opt->symlinks == PFX_SYMLINKS_ROOT };
+	int before, after;
 
-	if (xtr_link_contained(path, target, &lk, NULL, 0) != 1 || !g.met)
+	before = xtr_link_contained(path, target, &lk, NULL, 0);
+	if (before == 0 || !g.met)
 		return false;
 	g.as_gone = true;
+	after = xtr_link_contained(path, target, &lk, NULL, 0);
 	/* SECURITY: every answer but "contained" counts as leading out. */
-	return xtr_link_contained(path, target, &lk, NULL, 0) != 1;
+	if (before == 1)
+		return after != 1;
+	return after == 0;
 }
 
 /*
@@ -1627,17 +1653,51 @@ list_old_links(struct xtr *x)
 	return 0;
 }
 
-/* Find the listed link at REL in OLD: its index, or SIZE_MAX. */
+/*
+ * Find the listed link at REL in OLD (NOLINK: the name kept for a
+ * refusal instead): its index, or SIZE_MAX.
+ */
 static size_t
-old_find(const struct old_links *old, const char *rel)
+old_find(const struct old_links *old, const char *rel, bool nolink)
 {
 	size_t i;
 
 	for (i = 0; i < old->n; i++)
-		if (!old->v[i].gone &&
+		if (!old->v[i].gone && old->v[i].nolink == nolink &&
 		    strcmp(old->arena + old->v[i].off, rel) == 0)
 			return i;
 	return SIZE_MAX;
+}
+
+/*
+ * Keep REL, a name that is no listed link (a directory), as refused in
+ * OLD, so that an archive naming it again and again pays a scan of the
+ * list, not a judgement of every link, as for a link.  Its bytes come
+ * from the budget as far as it allows: without room, nothing is kept,
+ * and the name is judged again.  Return: its index, or SIZE_MAX.
+ */
+static size_t
+keep_refused(struct xtr *x, struct old_links *old, const char *rel)
+{
+	size_t n = strlen(rel) + 2 + sizeof(struct old_link);
+
+	if (xtr_mem_try(x, n) < 0)
+		return SIZE_MAX;
+	if (old_append(old, rel, "", false) < 0) {
+		xtr_mem_give(x, n);
+		return SIZE_MAX;
+	}
+	old->charged += n;
+	old->v[old->n - 1].nolink = true;
+	return old->n - 1;
+}
+
+/* Is PATH the name REL (LEN bytes), or beneath it? */
+static bool
+at_or_beneath(const char *path, const char *rel, size_t len)
+{
+	return strncmp(path, rel, len) == 0 &&
+	    (path[len] == '\0' || path[len] == '/');
 }
 
 /*
@@ -1646,15 +1706,20 @@ old_find(const struct old_links *old, const char *rel)
  * changes a verdict (a file or directory made reads as a missing
  * component did), so a refusal holds until one goes: an archive that
  * names a refused link again and again pays a scan of the list for each,
- * not a judgement of every link.
+ * not a judgement of every link.  REL goes with every name beneath it:
+ * a directory removed whole (--recursive-unlink, a GNU dump directory's
+ * purge) takes the links it holds along, so those are judged as gone
+ * (lookup_gone reads no link at or beneath REL), not as links that stay.
  */
 static int
 judge_removal(struct xtr *x, struct old_links *old, const char *rel)
 {
 	const char *path;
-	size_t i, self;
+	size_t i, self, len = strlen(rel);
 
-	self = old_find(old, rel);
+	self = old_find(old, rel, false);
+	if (self == SIZE_MAX)
+		self = old_find(old, rel, true);
 	/*
 	 * A link this run made (--symlinks=root), at a name that held none
 	 * of the listed ones: judged at the end with the run's others
@@ -1666,20 +1731,24 @@ judge_removal(struct xtr *x, struct old_links *old, const char *rel)
 	if (self != SIZE_MAX && old->v[self].refused)
 		return XTR_REDIRECTS;
 	for (i = 0; i < old->n; i++) {
-		if (old->v[i].gone || i == self)
-			continue;
 		path = old->arena + old->v[i].off;
+		if (old->v[i].gone || old->v[i].nolink ||
+		    at_or_beneath(path, rel, len))
+			continue;
 		x->removals_judged++;	/* under X->old_mu */
 		if (!turned_out(x, rel, path, path + strlen(path) + 1))
 			continue;
+		if (self == SIZE_MAX)
+			self = keep_refused(x, old, rel);
 		if (self != SIZE_MAX)
 			old->v[self].refused = true;
 		return XTR_REDIRECTS;
 	}
-	if (self != SIZE_MAX)
-		old->v[self].gone = true;
-	for (i = 0; i < old->n; i++)
+	for (i = 0; i < old->n; i++) {
+		if (at_or_beneath(old->arena + old->v[i].off, rel, len))
+			old->v[i].gone = true;
 		old->v[i].refused = false;
+	}
 	return 0;
 }
 
@@ -1698,12 +1767,92 @@ xtr_symlink_removable(struct xtr *x, const char *rel)
 	return r;
 }
 
+/*
+ * Would the old link PATH -> TARGET, not leading out as things stand
+ * (inside, or a loop), read NAME (or a path beneath it) on its way?  If
+ * so, a link put at NAME changes where it leads.
+ */
+static bool
+reads_name(const struct xtr *x, const char *name, const char *path,
+    const char *target)
+{
+	struct gone_ctx g = { &x->root, name, strlen(name), false, false };
+	struct xtr_link_lookup lk = { lookup_gone, &g, NULL, NULL,
+	    x->opt->symlinks == PFX_SYMLINKS_ROOT };
+
+	return xtr_link_contained(path, target, &lk, NULL, 0) != 0 && g.met;
+}
+
+/*
+ * May the symlink REL move to BAK, its backup in the same directory?
+ * Its own name goes (judge_removal), and a link appears at BAK, over
+ * what was there: every link that reads BAK would follow it from then
+ * on -- e -> y~/.. leads out once y -> ../x is moved over y~ -- so none
+ * that does not lead out may read BAK, the moved link included.  Then BAK
+ * holds REL's target in the list.
+ */
+static int
+judge_link_move(struct xtr *x, struct old_links *old, const char *rel,
+    const char *bak)
+{
+	char target[PFX_PATH_MAX];
+	const char *path;
+	size_t i, self, blen = strlen(bak);
+	int r;
+
+	for (i = 0; i < old->n; i++) {
+		path = old->arena + old->v[i].off;
+		if (old->v[i].gone || old->v[i].nolink ||
+		    at_or_beneath(path, bak, blen))
+			continue;
+		if (reads_name(x, bak, path, path + strlen(path) + 1))
+			return XTR_REDIRECTS;
+	}
+	self = old_find(old, rel, false);
+	target[0] = '\0';
+	if (self != SIZE_MAX) {
+		path = old->arena + old->v[self].off;
+		(void)snprintf(target, sizeof(target), "%s",
+		    path + strlen(path) + 1);
+	}
+	r = judge_removal(x, old, rel);
+	if (r != 0)
+		return r;
+	for (i = 0; i < old->n; i++)
+		if (at_or_beneath(old->arena + old->v[i].off, bak, blen))
+			old->v[i].gone = true;
+	return target[0] != '\0' ? old_append(old, bak, target, false) : 0;
+}
+
+/* see links.h */
+int
+xtr_backup_removable(struct xtr *x, const char *rel, const char *bak,
+    bool is_link)
+{
+	char buf[PFX_PATH_MAX];
+	int r = 0;
+
+	/* A file moved over a file or a missing name changes no link. */
+	if (!is_link && read_disk_link(&x->root, bak, buf, sizeof(buf)) != 1)
+		return 0;
+	(void)pthread_mutex_lock(&x->old_mu);
+	if (x->old_listed == NULL)
+		r = list_old_links(x);
+	if (r == 0 && is_link)
+		r = judge_link_move(x, x->old_listed, rel, bak);
+	else if (r == 0)
+		r = judge_removal(x, x->old_listed, bak);
+	(void)pthread_mutex_unlock(&x->old_mu);
+	return r;
+}
+
 /* see links.h */
 void
 xtr_free_old_links(struct xtr *x)
 {
 	if (x->old_listed == NULL)
 		return;
+	xtr_mem_give(x, x->old_listed->charged);
 	old_free(x->old_listed);
 	free(x->old_listed);
 	x->old_listed = NULL;

@@ -15,7 +15,9 @@ void xtr_forget_symlink(struct xtr *x, const char *rel);
 /*
  * --symlinks=contain: may the symlink at REL, which an entry is about to
  * replace, go?  Not if a link already in the destination that leads
- * inside now would lead out, or loop, once REL is not a symlink.  Judged
+ * inside now would lead out, or loop, once REL is not a symlink.  REL
+ * may also be a directory about to be removed or a name about to be
+ * purged: then every link beneath it is judged gone with it.  Judged
  * over the disk as it is; the links this run queued are judged with the
  * old ones at the end (xtr_finish_symlinks).  The links in the
  * destination are listed once, at the first call, and kept until
@@ -23,6 +25,17 @@ void xtr_forget_symlink(struct xtr *x, const char *rel);
  * Return: 0, XTR_REDIRECTS, or -errno (listing failed).
  */
 int xtr_symlink_removable(struct xtr *x, const char *rel);
+
+/*
+ * With links allowed: may what is at REL (a symlink if IS_LINK) move
+ * to BAK, its backup's name in the same directory, over what BAK holds?
+ * Judged as xtr_symlink_removable() judges: REL's link going, BAK's link
+ * replaced, and a link appearing at BAK that links already in the
+ * destination would then read.  Thread-safe (X->old_mu).
+ * Return: 0, XTR_REDIRECTS, or -errno.
+ */
+int xtr_backup_removable(struct xtr *x, const char *rel, const char *bak,
+    bool is_link);
 
 /* Free what xtr_symlink_removable() listed. */
 void xtr_free_old_links(struct xtr *x);

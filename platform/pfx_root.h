@@ -454,16 +454,27 @@ PFX_API int pfx_pending_backup(const struct pfx_pending *pend, int how,
     const char *suffix, char *bak, size_t cap);
 
 /*
- * pfx_pending_existing() and pfx_pending_backup() for the name REL
- * beneath ROOT, for what is put there with no pending file (a hard link,
- * pfx_root_link()): its parent is resolved beneath ROOT, its last
- * component never followed.  REL "" (the root) gives -EISDIR, and no
- * backup.  Return: 0, or -errno.
+ * The name pfx_pending_backup() would move PEND's name to now, into BAK
+ * (CAP bytes; "" when it would move nothing: nothing there, or a
+ * directory), moving nothing: for a caller that must judge the move
+ * first.  Return: 0, or -errno.
+ */
+PFX_API int pfx_pending_backup_name(const struct pfx_pending *pend, int how,
+    const char *suffix, char *bak, size_t cap);
+
+/*
+ * pfx_pending_existing(), pfx_pending_backup() and
+ * pfx_pending_backup_name() for the name REL beneath ROOT, for what is
+ * put there with no pending file (a hard link, pfx_root_link()): its
+ * parent is resolved beneath ROOT, its last component never followed.
+ * REL "" (the root) gives -EISDIR, and no backup.  Return: 0, or -errno.
  */
 PFX_API int pfx_root_existing(const struct pfx_root *root, const char *rel,
     struct stat *st);
 PFX_API int pfx_root_backup(const struct pfx_root *root, const char *rel,
     int how, const char *suffix, char *bak, size_t cap);
+PFX_API int pfx_root_backup_name(const struct pfx_root *root,
+    const char *rel, int how, const char *suffix, char *bak, size_t cap);
 
 /*
  * Remove the directory at PEND's name and everything beneath it, with

@@ -92,11 +92,11 @@ highest_backup(int dirfd, const char *name)
 }
 
 /*
- * Move what NAME in DIRFD holds aside as a backup, as pfx_pending_backup()
- * says.  Return: 0, or -errno.
+ * The name a backup of what NAME in DIRFD holds would take now, into BAK,
+ * as pfx_pending_backup_name() says.  Return: 0, or -errno.
  */
 static int
-backup_at(int dirfd, const char *name, int how, const char *suffix,
+backup_name_at(int dirfd, const char *name, int how, const char *suffix,
     char *bak, size_t cap)
 {
 	struct stat st;
@@ -128,12 +128,39 @@ backup_at(int dirfd, const char *name, int how, const char *suffix,
 		bak[0] = '\0';
 		return -ENAMETOOLONG;
 	}
+	return 0;
+}
+
+/*
+ * Move what NAME in DIRFD holds aside as a backup, as pfx_pending_backup()
+ * says.  Return: 0, or -errno.
+ */
+static int
+backup_at(int dirfd, const char *name, int how, const char *suffix,
+    char *bak, size_t cap)
+{
+	int r;
+
+	r = backup_name_at(dirfd, name, how, suffix, bak, cap);
+	if (r < 0 || bak[0] == '\0')
+		return r;
 	/* As GNU tar, a simple backup replaces the previous one. */
 	if (renameat(dirfd, name, dirfd, bak) == -1) {
 		bak[0] = '\0';
 		return errno == ENOENT ? 0 : -errno;
 	}
 	return 0;
+}
+
+/* see pfx_root.h */
+int
+pfx_pending_backup_name(const struct pfx_pending *pend, int how,
+    const char *suffix, char *bak, size_t cap)
+{
+	bak[0] = '\0';
+	if (pend->dirfd < 0)
+		return -EBADF;
+	return backup_name_at(pend->dirfd, pend->name, how, suffix, bak, cap);
 }
 
 /* see pfx_root.h */
@@ -181,10 +208,13 @@ pfx_root_existing(const struct pfx_root *root, const char *rel,
 	return r;
 }
 
-/* see pfx_root.h */
-int
-pfx_root_backup(const struct pfx_root *root, const char *rel, int how,
-    const char *suffix, char *bak, size_t cap)
+/*
+ * backup_at(), or only backup_name_at() if NAME_ONLY, for REL beneath
+ * ROOT.  Return: 0, or -errno.
+ */
+static int
+backup_beneath(const struct pfx_root *root, const char *rel, int how,
+    const char *suffix, char *bak, size_t cap, bool name_only)
 {
 	struct plat_path p;
 	int pfd, r;
@@ -195,9 +225,26 @@ pfx_root_backup(const struct pfx_root *root, const char *rel, int how,
 		return 0;	/* the root, a directory: never backed up */
 	if (pfd < 0)
 		return pfd;
-	r = backup_at(pfd, p.leaf, how, suffix, bak, cap);
+	r = name_only ? backup_name_at(pfd, p.leaf, how, suffix, bak, cap) :
+	    backup_at(pfd, p.leaf, how, suffix, bak, cap);
 	plat_close(pfd);
 	return r;
+}
+
+/* see pfx_root.h */
+int
+pfx_root_backup(const struct pfx_root *root, const char *rel, int how,
+    const char *suffix, char *bak, size_t cap)
+{
+	return backup_beneath(root, rel, how, suffix, bak, cap, false);
+}
+
+/* see pfx_root.h */
+int
+pfx_root_backup_name(const struct pfx_root *root, const char *rel, int how,
+    const char *suffix, char *bak, size_t cap)
+{
+	return backup_beneath(root, rel, how, suffix, bak, cap, true);
 }
 
 /*

@@ -716,6 +716,66 @@ Test(dumpdir, hostile_renames_refused)
 	}
 }
 
+/* --symlinks=contain purges as the default does. */
+Test(dumpdir, purges_under_contain)
+{
+	run_symlinks = PFX_SYMLINKS_CONTAIN;
+	purge_with(0, gnu_archive);
+}
+
+/* d/'s list names y a directory, then d/y/ comes. */
+static void
+redirect_archive(struct tar *t)
+{
+	static const char list[] = "Dy\0Da\0Dout\0";
+
+	tar_dumpdir(t, "d/", list, sizeof(list));
+	tar_header(t, "d/y/", '5', 0);
+	tar_file(t, "d/new", "new");
+	tar_end(t);
+}
+
+/*
+ * --symlinks=contain: the old link e -> d/y/../../../out/sentinel stays
+ * in dest/ (dest/d/out/sentinel) through the old link d/y -> a/b/c.
+ * d/'s list names y a directory, so the purge removed the link, d/y/
+ * made a directory there, and e led to out/sentinel, beside dest/,
+ * after a run that said nothing.  The purge now keeps y,
+ * judged as a file replacing it is, and d/ is refused for it.
+ */
+Test(dumpdir, purge_keeps_a_link_an_old_link_passes_under_contain)
+{
+	struct tar t = { 0 };
+	struct pfx_result res;
+	struct seen s;
+	char p[PATH_MAX], real[PATH_MAX];
+
+	put_dir("dest/d");
+	put_dir("dest/d/a");
+	put_dir("dest/d/a/b");
+	put_dir("dest/d/a/b/c");
+	put_dir("dest/d/out");
+	put("dest/d/out/sentinel");
+	put_link("dest/d/y", "a/b/c");
+	put_link("dest/e", "d/y/../../../out/sentinel");
+	put("out/sentinel");
+	redirect_archive(&t);
+	run_symlinks = PFX_SYMLINKS_CONTAIN;
+	cr_expect_eq(run(&t, PFX_OPT_INCREMENTAL, 0, &s, &res), PFX_REFUSED,
+	    "%s", res.message);
+	cr_expect_eq(s.npurged, 0, "purged %zu names", s.npurged);
+	cr_assert_geq(s.nrefused, 1);
+	cr_expect_str_eq(s.refused[0], "d/:symlink_redirects");
+	at_base(p, "dest/d/y");
+	cr_expect_eq(readlink(p, real, sizeof(real)), 5, "d/y is no link");
+	cr_expect(exists("dest/d/new"));
+	at_base(p, "dest/e");
+	cr_assert_not_null(realpath(p, real));
+	cr_expect(strncmp(real, dest, strlen(dest)) == 0 &&
+	    real[strlen(dest)] == '/', "e leads to %s", real);
+	free(t.buf);
+}
+
 /* --symlinks=contain: a move could make a link lead out; refused. */
 Test(dumpdir, renames_refused_with_links_under_contain)
 {
