@@ -190,6 +190,7 @@ struct cli {
 	const char *probe;	/* $PFEXTRACT_SANDBOX_PROBE, or NULL */
 	size_t not_found;	/* member operands that selected nothing */
 	size_t kept_old;	/* -k: entries refused as they exist */
+	size_t warnings;	/* the library's (report_warning()) */
 	bool warned;		/* the wildcards warning was given */
 	bool started;		/* -K: the starting member was seen */
 	const struct pfx_entry *said;	/* -v: a dump directory whose line
@@ -545,6 +546,7 @@ report_warning(void *arg, const char *what, const char *name)
 {
 	struct cli *c = arg;
 
+	c->warnings++;
 	progress_clear(&c->prog);
 	put_prog(stderr);
 	/* GNU tar's numbers are not in the library's words: the name is. */
@@ -752,7 +754,7 @@ put_json_sandbox(FILE *f, const struct pfx_sandbox_info *sb)
 /* Write the closing --report=json line. */
 static void
 put_json_summary(const struct pfx_result *r, enum pfx_status status,
-    const char *error)
+    const char *error, size_t warnings)
 {
 	static const char *const names[] = { "ok", "refused", "fatal" };
 	FILE *f = stdout;
@@ -766,6 +768,7 @@ put_json_summary(const struct pfx_result *r, enum pfx_status status,
 	    r->stats.entries, r->stats.extracted, r->stats.listed,
 	    r->stats.refused, r->stats.skipped, r->stats.failed,
 	    r->stats.unmatched, r->stats.bytes);
+	fprintf(f, ",\"warnings\":%zu", warnings);
 	fputs(",\"resolver\":", f);
 	put_json_or_null(f, r->resolver);
 	fputs(",\"sandbox\":", f);
@@ -1550,7 +1553,7 @@ main(int argc, char **argv)
 	}
 	/* No summary down the pipe whose reader is gone. */
 	if (a.report_json && !(caught == SIGPIPE && ferror(stdout)))
-		put_json_summary(&res, status, error);
+		put_json_summary(&res, status, error, c.warnings);
 
 	/* Listing and -v are output: losing them is an error too. */
 	rc = (int)status;

@@ -421,6 +421,11 @@ PY
 		    -xf xbig.tar --xattrs "$m" -C xo
 		n=$(grep -c "Cannot set extended attributes" "$T/stderr")
 		[ "$n" = 4 ] && ok || bad "--xattrs $m: $n warnings, not 4"
+		rm -rf "$T/xo" && mkdir "$T/xo"
+		(cd "$T" && "$pfx" -xf xbig.tar --xattrs "$m" -C xo \
+		    --report=json 2>/dev/null) | tail -1 |
+		    grep -q '"status":"refused".*"refused":0,.*"warnings":4,' &&
+		    ok || bad "--xattrs $m: the JSON summary's warnings"
 		if python3 - "$T/xo" 2>&1 <<'PY'
 import os, sys
 d = sys.argv[1]
