@@ -11,12 +11,14 @@
  * elsewhere; read anything else; make device nodes, FIFOs or sockets;
  * execute a program; start another process (fork, vfork, clone without
  * CLONE_THREAD), so nothing it starts outlives it; signal another
- * process; without PFX_SANDBOX_SETID, set a set-user-ID, set-group-ID or
- * sticky bit (chmod family, or a mode given to open, openat or creat) or
- * change an owner; open network sockets or connect anywhere; trace
- * other processes; mount, enter namespaces, load modules, touch
- * keyrings, bpf or perf; gain privileges (no_new_privs).  With
- * PFX_SANDBOX_NO_DEST the system-call filter refuses every write by
+ * process (kill, or a descriptor's owner: F_SETOWN), change its
+ * scheduling (priority, policy, CPUs), leave its process group or clear
+ * its parent-death signal; without PFX_SANDBOX_SETID, set a
+ * set-user-ID, set-group-ID or sticky bit (chmod family, or a mode given
+ * to open, openat or creat) or change an owner; open network sockets or
+ * connect anywhere; trace other processes; mount, enter namespaces, load
+ * modules, touch keyrings, bpf or perf; gain privileges (no_new_privs).
+ * With PFX_SANDBOX_NO_DEST the system-call filter refuses every write by
  * name, and changes to modes, owners, times and extended attributes
  * even through a descriptor held from before, so that this holds
  * without Landlock too.

@@ -58,6 +58,25 @@
  *     that must kill a child it made before confining itself asks for
  *     PLAT_SANDBOX_SIGNAL_OUT: no signal rule, and no Landlock signal
  *     scope.
+ *     Nor through a descriptor's owner, which the kernel signals when
+ *     I/O comes (O_ASYNC, with any signal F_SETSIG names): F_SETOWN must
+ *     name the process itself (or 0); F_SETOWN_EX, and the ioctls
+ *     FIOSETOWN and SIOCSPGRP (pointers), are refused.
+ *   - Nor, under the same rule, a change of another process's scheduling:
+ *     setpriority, sched_setscheduler, sched_setparam, sched_setattr,
+ *     sched_setaffinity, ioprio_set, migrate_pages and move_pages must
+ *     name the process itself (or 0); process_madvise and
+ *     process_mrelease (a descriptor) are refused whole.  Without this,
+ *     a process taken over moves its parent, or every process of its
+ *     user (PRIO_USER), to nice 19, SCHED_IDLE, idle I/O and one CPU,
+ *     which outlives the run; no signal is needed for that.
+ *   - Nor, under the same rule, a way out of its parent's reach: setpgid
+ *     and setsid refused (it stays in the process group its parent
+ *     kills), prctl PR_SET_PDEATHSIG refused unless SIGKILL (it still
+ *     dies with its parent).  A decoder process behind a relay
+ *     (platform/relay.c) that did both, and ignored SIGTERM, outlived
+ *     the run: the relay ends on SIGTERM and is reaped, after which its
+ *     group is no longer killed.
  *   - No set-id or sticky bit and no owner change, unless
  *     PFX_SANDBOX_SETID: chmod, fchmod, fchmodat and fchmodat2 with a
  *     mode holding any of 07000, open, openat and creat that create
@@ -93,6 +112,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -107,6 +127,7 @@
 #include <linux/filter.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
 
 #include "platform.h"
 #include "pfx_sandbox.h"
@@ -673,6 +694,58 @@ static const int sb_signal_denied[] = {
 #endif
 };
 
+/*
+ * Scheduling that names its target in argument 0: the process itself or
+ * 0 (itself) only.  setpriority and ioprio_set have a block of their own
+ * (argument 0 says what argument 1 names).
+ */
+static const int sb_sched_calls[] = {
+#ifdef SYS_sched_setscheduler
+	SYS_sched_setscheduler,
+#endif
+#ifdef SYS_sched_setparam
+	SYS_sched_setparam,
+#endif
+#ifdef SYS_sched_setattr
+	SYS_sched_setattr,
+#endif
+#ifdef SYS_sched_setaffinity
+	SYS_sched_setaffinity,
+#endif
+#ifdef SYS_migrate_pages
+	SYS_migrate_pages,
+#endif
+#ifdef SYS_move_pages
+	SYS_move_pages,
+#endif
+};
+
+/* Scheduling through a process descriptor: refused whole, as
+ * pidfd_send_signal is. */
+static const int sb_sched_denied[] = {
+#ifdef SYS_process_madvise
+	SYS_process_madvise,
+#endif
+#ifdef SYS_process_mrelease
+	SYS_process_mrelease,
+#endif
+};
+
+/* Leaving its process group or session (see build_lifetime_rules()). */
+static const int sb_group_calls[] = {
+#ifdef SYS_setpgid
+	SYS_setpgid,
+#endif
+#ifdef SYS_setsid
+	SYS_setsid,
+#endif
+};
+
+/* setpriority(2)'s and ioprio_set(2)'s "a process" (PRIO_PROCESS,
+ * IOPRIO_WHO_PROCESS). */
+#define SB_PRIO_PROCESS 0u
+#define SB_IOPRIO_WHO_PROCESS 1u
+
 /* New processes: fork and vfork (clone has a block of its own). */
 static const int sb_fork_calls[] = {
 #ifdef SYS_fork
@@ -806,6 +879,20 @@ load_arg(struct sb_prog *p, unsigned int arg)
 	    SB_NEXT);
 }
 
+/* Refuse unless argument ARG is 0 or PID: a call that names the
+ * process itself. */
+static void
+refuse_unless_self(struct sb_prog *p, const struct sb_block *b,
+    unsigned int arg, uint32_t pid)
+{
+	unsigned int self = new_label(p);
+
+	load_arg(p, arg);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, 0, self, SB_NEXT);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, pid, self, b->refuse);
+	place(p, self);
+}
+
 /* Refuse if argument ARG has any bit of MASK. */
 static void
 refuse_if_any(struct sb_prog *p, const struct sb_block *b, unsigned int arg,
@@ -875,6 +962,85 @@ refuse_calls(struct sb_prog *p, const int *nr, size_t n, int e)
 
 	for (i = 0; i < n; i++)
 		refuse_call(p, nr[i], e);
+}
+
+/*
+ * SECURITY: no change to another process's scheduling (see the head
+ * comment): each call names the process itself, or 0, or is refused.
+ */
+static void
+build_sched_rules(struct sb_prog *p, uint32_t pid)
+{
+	struct sb_block b;
+	size_t i;
+
+	for (i = 0; i < NELEM(sb_sched_calls); i++) {
+		block_begin(p, &b, sb_sched_calls[i], EPERM);
+		refuse_unless_self(p, &b, 0, pid);
+		block_end(p, &b);
+	}
+	refuse_calls(p, sb_sched_denied, NELEM(sb_sched_denied), EPERM);
+#ifdef SYS_setpriority
+	block_begin(p, &b, SYS_setpriority, EPERM);
+	refuse_unless_eq(p, &b, 0, SB_PRIO_PROCESS);
+	refuse_unless_self(p, &b, 1, pid);
+	block_end(p, &b);
+#endif
+#ifdef SYS_ioprio_set
+	block_begin(p, &b, SYS_ioprio_set, EPERM);
+	refuse_unless_eq(p, &b, 0, SB_IOPRIO_WHO_PROCESS);
+	refuse_unless_self(p, &b, 1, pid);
+	block_end(p, &b);
+#endif
+}
+
+/*
+ * SECURITY: no signal through a descriptor's owner.  A descriptor whose
+ * owner is set (F_SETOWN) signals that process, with any signal
+ * (F_SETSIG: SIGKILL too), when I/O comes (O_ASYNC: a pipe it writes
+ * itself), and the kernel checks only that the two share a user: kill's
+ * rule, without kill.  Only Landlock's signal scope (ABI 6) refuses it
+ * too.  So F_SETOWN names the process itself, or 0; F_SETOWN_EX (a
+ * struct) is refused, as the ioctls FIOSETOWN and SIOCSPGRP are.
+ */
+static void
+build_sigio_rules(struct sb_prog *p, uint32_t pid)
+{
+	struct sb_block b;
+	unsigned int other;
+
+	block_begin(p, &b, SYS_fcntl, EPERM);
+	refuse_if_eq(p, &b, 1, (uint32_t)F_SETOWN_EX);
+	other = new_label(p);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)F_SETOWN, SB_NEXT,
+	    other);
+	refuse_unless_self(p, &b, 2, pid);
+	place(p, other);
+	block_end(p, &b);
+}
+
+/*
+ * SECURITY: the process stays within its parent's reach (see the head
+ * comment): in the process group the parent kills, and killed when its
+ * parent dies.  PR_SET_PDEATHSIG may still say SIGKILL, which only makes
+ * that surer (LeakSanitizer's tracer does); any other signal, or none,
+ * would undo it.
+ */
+static void
+build_lifetime_rules(struct sb_prog *p)
+{
+	struct sb_block b;
+	unsigned int other;
+
+	refuse_calls(p, sb_group_calls, NELEM(sb_group_calls), EPERM);
+	block_begin(p, &b, SYS_prctl, EPERM);
+	other = new_label(p);
+	load_arg(p, 0);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)PR_SET_PDEATHSIG,
+	    SB_NEXT, other);
+	refuse_unless_eq(p, &b, 1, (uint32_t)SIGKILL);
+	place(p, other);
+	block_end(p, &b);
 }
 
 /*
@@ -989,6 +1155,7 @@ build_filter(struct sb_prog *p, unsigned int flags, unsigned int internal,
 	refuse_calls(p, sb_fork_calls, NELEM(sb_fork_calls), EPERM);
 
 	/* Signals to the process itself only (abort, raise, pthread_kill),
+	 * its own scheduling, its parent's group and death signal kept,
 	 * unless the caller must signal a child it made before. */
 	if ((internal & PLAT_SANDBOX_SIGNAL_OUT) == 0) {
 		for (i = 0; i < NELEM(sb_signal_calls); i++) {
@@ -998,6 +1165,9 @@ build_filter(struct sb_prog *p, unsigned int flags, unsigned int internal,
 		}
 		refuse_calls(p, sb_signal_denied, NELEM(sb_signal_denied),
 		    EPERM);
+		build_sched_rules(p, pid);
+		build_lifetime_rules(p);
+		build_sigio_rules(p, pid);
 	}
 
 	/*
@@ -1011,6 +1181,12 @@ build_filter(struct sb_prog *p, unsigned int flags, unsigned int internal,
 	block_begin(p, &b, SYS_ioctl, EPERM);
 	refuse_if_eq(p, &b, 1, (uint32_t)TIOCSTI);
 	refuse_if_eq(p, &b, 1, (uint32_t)TIOCLINUX);
+	/* SECURITY: no descriptor's owner set (see build_sigio_rules()):
+	 * these name it through a pointer the filter cannot read. */
+	if ((internal & PLAT_SANDBOX_SIGNAL_OUT) == 0) {
+		refuse_if_eq(p, &b, 1, (uint32_t)FIOSETOWN);
+		refuse_if_eq(p, &b, 1, (uint32_t)SIOCSPGRP);
+	}
 	block_end(p, &b);
 
 	build_file_rules(p, flags);

@@ -20,7 +20,15 @@
  *			process group, ignores SIGTERM, sleeps 2 s, then
  *			appends to P, chmods it 04755 and chowns it; return
  *	signal		kill(getppid(), 0) and SIGSTOP; return
+ *	sched		lower its parent's CPU and I/O priority, move it
+ *			to SCHED_IDLE, pin it to one CPU; if any of it
+ *			works, send a FORGED entry; return
  *	silent		ignore SIGTERM, sleep forever
+ *	orphan		untie itself from its parent's death (PDEATHSIG),
+ *			leave its process group (setpgid, setsid), ignore
+ *			SIGTERM, sleep forever: with a relay (a socket on
+ *			stdin) its parent is the relay, which SIGTERM ends
+ *			(tests/hostile_stdio.py)
  *	spin		ignore SIGTERM, loop on the CPU sending nothing
  *	hog		raise its memory limit, then allocate 4 GiB; if that
  *			works, send a FORGED entry; free it all; return
@@ -43,6 +51,7 @@
 #define _GNU_SOURCE
 #endif
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -243,6 +252,31 @@ harm_signal(void)
 	(void)kill(parent, 0);
 	(void)kill(parent, SIGSTOP);
 	(void)syscall(SYS_tgkill, parent, parent, SIGSTOP);
+}
+
+/*
+ * A decoder that slows down another process of its user (its parent,
+ * here; PRIO_USER would be all of them): each call succeeds for an
+ * unprivileged process of the same user unless the filter refuses it.
+ * Return: how many worked.
+ */
+static int
+harm_sched(void)
+{
+	pid_t parent = getppid();
+	struct sched_param sp;
+	cpu_set_t one;
+	int n = 0;
+
+	memset(&sp, 0, sizeof(sp));
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	n += setpriority(PRIO_PROCESS, (id_t)parent, 19) == 0;
+	n += sched_setscheduler(parent, SCHED_IDLE, &sp) == 0;
+	/* IOPRIO_WHO_PROCESS, IOPRIO_CLASS_IDLE */
+	n += syscall(SYS_ioprio_set, 1, parent, 3 << 13) == 0;
+	n += sched_setaffinity(parent, sizeof(one), &one) == 0;
+	return n;
 }
 
 /* Send LEN bytes whole, or end. */
@@ -457,6 +491,9 @@ xtr_hostile(int fd)
 		harm_fork(arg);
 	} else if (strcmp(kind, "signal") == 0) {
 		harm_signal();
+	} else if (strcmp(kind, "sched") == 0) {
+		if (harm_sched() > 0)
+			put_entry(fd, "RESCHEDULED");
 	} else if (strcmp(kind, "hog") == 0) {
 		harm_memory(fd);
 	} else if (strcmp(kind, "spin") == 0) {
@@ -464,6 +501,12 @@ xtr_hostile(int fd)
 		ignore_term();
 		for (;;)
 			spun = spun + 1;
+	} else if (strcmp(kind, "orphan") == 0) {
+		(void)prctl(PR_SET_PDEATHSIG, 0);
+		(void)setpgid(0, 0);
+		(void)setsid();
+		ignore_term();
+		sleep_forever();
 	} else if (strcmp(kind, "silent") == 0) {
 		ignore_term();
 		sleep_forever();

@@ -197,7 +197,7 @@ check() {
 	esac
 	# What the case must come to, and how soon.
 	case $c in
-	fds|setid|hardlink|fork|signal) want=0 limit=10000
+	fds|setid|hardlink|fork|signal|sched) want=0 limit=10000
 	    text= ;;
 	hog) want=0 limit=25000 text= ;;
 	silent) want=2 limit=5000
@@ -284,7 +284,7 @@ late() {
 	fi
 }
 
-cases="fds setid hardlink fork signal hog silent spin linger lies:1 lies:2 lies:3
+cases="fds setid hardlink fork signal sched hog silent spin linger lies:1 lies:2 lies:3
 lies:4 lies:5 lies:6 lies:7 lies:8 lies:9 empty raw"
 if [ -n "${HOSTILE_CASES:-}" ]; then cases=$HOSTILE_CASES; fi
 i=0

@@ -4,6 +4,10 @@ pfextract's standard input is something it could write through.
   socket   stdin and stdout are one socket, as in an inetd or socat
            service: the archive is sent into it, the report read back.
   tty      stdin is a terminal (-f -), which is also the controlling one.
+  orphan   stdin is a socket (so a relay reads it, and the decoder process
+           is the relay's child), with PFX_HOSTILE=orphan: a decoder that
+           unties itself from its parent's death and process group and
+           ignores SIGTERM must still not outlive the run.
 
 Asserted: no FORGED byte comes back (written to the socket or to the
 terminal, or pushed into the terminal's input, which the terminal echoes),
@@ -55,6 +59,51 @@ def by_socket(pfx, archive, dest):
         bad("socket: DEST lacks the archive's d/a.txt")
 
 
+def alive(tag):
+    """The pids of processes whose environment holds PFX_HOSTILE_RUN=TAG."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % d, "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if ("PFX_HOSTILE_RUN=" + tag).encode() in env:
+            pids.append(int(d))
+    return pids
+
+
+def by_orphan(pfx, archive, dest):
+    os.mkdir(dest)
+    tag = "orphan-%d" % os.getpid()
+    ours, theirs = socket.socketpair()
+    env = dict(os.environ, PFX_HOSTILE="orphan", PFX_HOSTILE_RUN=tag)
+    p = subprocess.Popen([pfx, "-xf", "-", "-C", dest, "--idle-timeout=2"],
+                         stdin=theirs, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, env=env)
+    theirs.close()
+    # The decoder reads nothing: the run ends (idle) with the archive
+    # unread, and the socket closed under this send.
+    try:
+        with open(archive, "rb") as f:
+            ours.sendall(f.read())
+        ours.shutdown(socket.SHUT_WR)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    err = p.communicate(timeout=30)[1]
+    if p.returncode != 2 or b"sent nothing for 2 s" not in err:
+        bad("orphan: status %d: %s" % (p.returncode,
+                                      err.decode(errors="replace")))
+    time.sleep(1)
+    left = alive(tag)
+    if left:
+        bad("orphan: the decoder process outlived the run: %r" % left)
+    for pid in left:
+        os.kill(pid, 9)
+
+
 def by_tty(pfx, dest):
     os.mkdir(dest)
     pid, master = pty.fork()
@@ -91,6 +140,7 @@ def main():
     pfx, archive, top = sys.argv[1:4]
     by_socket(pfx, archive, os.path.join(top, "socket-dest"))
     by_tty(pfx, os.path.join(top, "tty-dest"))
+    by_orphan(pfx, archive, os.path.join(top, "orphan-dest"))
     sys.exit(1 if FAILS else 0)
 
 

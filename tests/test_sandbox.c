@@ -30,12 +30,17 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <linux/sockios.h>
 
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -47,6 +52,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1003,6 +1009,20 @@ attempt_signals(struct fx *fx, unsigned int internal, struct outcome *o)
 	o->err[8] = ok(syscall(SYS_tkill, gettid(), 0));
 }
 
+/* Each attempt WHAT[i] of O ended as WANT[i] (an errno, 0: it worked). */
+static void
+expect_outcomes(const struct outcome *o, const char *const *what,
+    const int *want, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cr_expect_eq(o->err[i], want[i], "%s: %s, expected %s",
+		    what[i], o->err[i] == 0 ? "it worked" :
+		    strerror(o->err[i]), want[i] == 0 ? "success" :
+		    strerror(want[i]));
+}
+
 Test(sandbox, signals_to_self_only, .timeout = 30)
 {
 	static const char *const what[] = {
@@ -1015,15 +1035,10 @@ Test(sandbox, signals_to_self_only, .timeout = 30)
 	};
 	struct outcome o;
 	struct fx fx;
-	int i;
 
 	fx_init(&fx);
 	in_confined_child(attempt_signals, &fx, 0, &o);
-	for (i = 0; i < (int)NELEM(want); i++)
-		cr_expect_eq(o.err[i], want[i], "%s: %s, expected %s",
-		    what[i], o.err[i] == 0 ? "it worked" :
-		    strerror(o.err[i]), want[i] == 0 ? "success" :
-		    strerror(want[i]));
+	expect_outcomes(&o, what, want, NELEM(want));
 	fx_end(&fx);
 }
 
@@ -1042,6 +1057,217 @@ Test(sandbox, signals_out, .timeout = 30)
 	if (o.info.landlock_abi >= 6)
 		cr_expect(strstr(o.info.text, "socket scope") != NULL, "%s",
 		    o.info.text);
+	fx_end(&fx);
+}
+
+/* --- other processes: scheduling, process group ------------------------ */
+
+/*
+ * A process of the same user that the confined one must not slow down
+ * (a decoder taken over, its writer): made before confining, it ends
+ * when the confined process does (which can no longer signal it): it
+ * reads a pipe whose only writer that is.  Return: its pid.
+ */
+static pid_t
+victim(void)
+{
+	char c;
+	int fd[2];
+	pid_t pid;
+
+	if (pipe(fd) == -1)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		(void)close(fd[1]);
+		(void)read(fd[0], &c, 1);
+		_exit(0);
+	}
+	(void)close(fd[0]);
+	return pid;
+}
+
+/*
+ * Confine (INTERNAL as attempt_signals()), then change the scheduling
+ * of V, another process of the user: err[0] setpriority, [1]
+ * sched_setscheduler(SCHED_IDLE), [2] ioprio_set (idle class), [3]
+ * sched_setaffinity (one CPU), [4] sched_setparam; then its own:
+ * [5] setpriority(0), [6] setpriority(getpid()), [7]
+ * sched_setaffinity(0) as it is, [8] ioprio_set(0) as it is; then out
+ * of its parent's reach: [9] setpgid(0, 0), [10] setsid(), [11]
+ * prctl(PR_SET_PDEATHSIG, 0), [12] prctl(PR_SET_PDEATHSIG, SIGTERM);
+ * [13] prctl(PR_SET_PDEATHSIG, SIGKILL), which only makes it surer.
+ */
+static void
+attempt_sched(struct fx *fx, unsigned int internal, struct outcome *o)
+{
+	struct sched_param sp;
+	cpu_set_t mine, one;
+	pid_t v = victim();
+	long io;
+
+	memset(&sp, 0, sizeof(sp));
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	(void)sched_getaffinity(0, sizeof(mine), &mine);
+	io = syscall(SYS_ioprio_get, 1, 0);
+	o->confine = plat_sandbox_confine(fx->dest, 0, internal, &o->info);
+	o->err[0] = ok(setpriority(PRIO_PROCESS, (id_t)v, 19));
+	o->err[1] = ok(sched_setscheduler(v, SCHED_IDLE, &sp));
+	o->err[2] = ok(syscall(SYS_ioprio_set, 1, v, 3 << 13));
+	o->err[3] = ok(sched_setaffinity(v, sizeof(one), &one));
+	o->err[4] = ok(sched_setparam(v, &sp));
+	o->err[5] = ok(setpriority(PRIO_PROCESS, 0, 1));
+	o->err[6] = ok(setpriority(PRIO_PROCESS, (id_t)getpid(), 2));
+	o->err[7] = ok(sched_setaffinity(0, sizeof(mine), &mine));
+	o->err[8] = io < 0 ? 0 : ok(syscall(SYS_ioprio_set, 1, 0, io));
+	o->err[9] = ok(setpgid(0, 0));
+	o->err[10] = ok(setsid());
+	o->err[11] = ok(prctl(PR_SET_PDEATHSIG, 0));
+	o->err[12] = ok(prctl(PR_SET_PDEATHSIG, SIGTERM));
+	o->err[13] = ok(prctl(PR_SET_PDEATHSIG, SIGKILL));
+}
+
+Test(sandbox, other_processes_untouched, .timeout = 30)
+{
+	static const char *const what[] = {
+		"setpriority(other)", "sched_setscheduler(other)",
+		"ioprio_set(other)", "sched_setaffinity(other)",
+		"sched_setparam(other)", "setpriority(0)",
+		"setpriority(getpid())", "sched_setaffinity(0)",
+		"ioprio_set(0)", "setpgid(0, 0)", "setsid()",
+		"prctl(PR_SET_PDEATHSIG, 0)", "prctl(PR_SET_PDEATHSIG, SIGTERM)",
+		"prctl(PR_SET_PDEATHSIG, SIGKILL)"
+	};
+	static const int want[] = {
+		EPERM, EPERM, EPERM, EPERM, EPERM, 0, 0, 0, 0, EPERM, EPERM,
+		EPERM, EPERM, 0
+	};
+	struct outcome o;
+	struct fx fx;
+
+	fx_init(&fx);
+	in_confined_child(attempt_sched, &fx, 0, &o);
+	expect_outcomes(&o, what, want, NELEM(want));
+	fx_end(&fx);
+}
+
+/* --- signals through a descriptor's owner (SIGIO) --------------------- */
+
+/*
+ * Make this process what it would be on a kernel without Landlock (before
+ * 5.13, or with Landlock off): landlock_create_ruleset says ENOSYS, so
+ * that only the filter stands, as it does there.  Return: 0 or errno.
+ */
+static int
+without_landlock(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		/* landlock_create_ruleset: 444 on every architecture */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 444, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { NELEM(f), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
+		return errno;
+	return 0;
+}
+
+static volatile sig_atomic_t usr2;
+
+static void
+on_usr2(int sig)
+{
+	(void)sig;
+	usr2 = 1;
+}
+
+/*
+ * A process of the user that counts SIGUSR2: it reads a pipe whose only
+ * writer the caller is, and exits 1 if the signal came, 0 if not, once
+ * the caller closes *WR.  Return: its pid.
+ */
+static pid_t
+counter(int *wr)
+{
+	char c;
+	int fd[2];
+	pid_t pid;
+
+	if (pipe(fd) == -1)
+		return -1;
+	(void)signal(SIGUSR2, on_usr2);
+	pid = fork();
+	if (pid == 0) {
+		(void)close(fd[1]);
+		while (read(fd[0], &c, 1) != 0 && !usr2)
+			continue;
+		_exit(usr2 ? 1 : 0);
+	}
+	(void)signal(SIGUSR2, SIG_DFL);
+	(void)close(fd[0]);
+	*wr = fd[1];
+	return pid;
+}
+
+/*
+ * Without Landlock (only the filter), confine, then try to signal V, a
+ * counter(): err[0] fcntl(F_SETOWN, V), [1] F_SETOWN_EX on a pipe, [2]
+ * ioctl FIOSETOWN, [3] SIOCSPGRP on a socket pair; [4] F_SETOWN to
+ * itself; [5] with whatever owner the pipe got, F_SETSIG SIGUSR2,
+ * O_ASYNC and a byte written: 1 if V was signalled; [9] the Landlock
+ * refusal, 0 when it held.
+ */
+static void
+attempt_sigio(struct fx *fx, unsigned int flags, struct outcome *o)
+{
+	struct f_owner_ex ex;
+	int p[2], sv[2], wr = -1, st = 0, v;
+
+	(void)flags;
+	o->err[9] = without_landlock();
+	v = (int)counter(&wr);
+	o->confine = pfx_sandbox_confine(fx->dest, 0, &o->info);
+	if (pipe(p) == -1 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == -1)
+		return;
+	o->err[0] = ok(fcntl(p[0], F_SETOWN, v));
+	ex.type = F_OWNER_PID;
+	ex.pid = v;
+	o->err[1] = ok(fcntl(p[0], F_SETOWN_EX, &ex));
+	o->err[2] = ok(ioctl(sv[0], FIOSETOWN, &v));
+	o->err[3] = ok(ioctl(sv[1], SIOCSPGRP, &v));
+	o->err[4] = ok(fcntl(p[1], F_SETOWN, getpid()));
+	(void)fcntl(p[0], F_SETSIG, SIGUSR2);
+	(void)fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK);
+	(void)write(p[1], "x", 1);
+	(void)close(wr);
+	(void)waitpid(v, &st, 0);
+	o->err[5] = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(sandbox, sigio_to_self_only, .timeout = 30)
+{
+	struct outcome o;
+	struct fx fx;
+	int i;
+
+	fx_init(&fx);
+	in_confined_child(attempt_sigio, &fx, 0, &o);
+	cr_assert_eq(o.err[9], 0, "no Landlock: %s", strerror(o.err[9]));
+	cr_expect(strstr(o.info.text, "no landlock") != NULL, "%s",
+	    o.info.text);
+	for (i = 0; i < 4; i++)
+		cr_expect_eq(o.err[i], EPERM, "owner %d: %s, expected EPERM",
+		    i, o.err[i] == 0 ? "set" : strerror(o.err[i]));
+	cr_expect_eq(o.err[4], 0, "F_SETOWN to itself: %s",
+	    strerror(o.err[4]));
+	cr_expect_eq(o.err[5], 0, "the other process was signalled (%d)",
+	    o.err[5]);
 	fx_end(&fx);
 }
 
