@@ -608,8 +608,14 @@ send_note(struct out *o)
 	}
 }
 
-/* Send the current entry's data, then DATA_END.  Return: 0, or -1 when
- * the data could not be read (DATA_END says why; the run ends). */
+/*
+ * Send the current entry's data, then DATA_END.  Return: 0; -1 when the
+ * data could not be read (DATA_END says why; the run ends).  Data that
+ * fails its check or cannot be decoded (ARCHIVE_WARN: a zip member's
+ * CRC-32; ARCHIVE_FAILED: an encrypted member) ends only its entry, as
+ * without a sandbox (source.c): the parent passes over a refused or
+ * excluded entry and goes on, and ends the run on one it was writing.
+ */
 static int
 send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 {
@@ -624,10 +630,12 @@ send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r != ARCHIVE_OK || offset < 0) {
-			send_end(o, WIRE_DATA_END, r == ARCHIVE_WARN ?
-			    WIRE_BAD_DATA : WIRE_FATAL, error_of(o, ar),
-			    error_text(o, ar, "truncated or corrupt"));
-			return -1;
+			bool bad = r == ARCHIVE_WARN || r == ARCHIVE_FAILED;
+
+			send_end(o, WIRE_DATA_END, bad ? WIRE_BAD_DATA :
+			    WIRE_FATAL, error_of(o, ar), error_text(o, ar,
+			    "truncated or corrupt"));
+			return bad ? 0 : -1;
 		}
 		send_blocks(o, buf, size, offset,
 		    xtr_reader_raw_bytes(ar, dec, o->kept));

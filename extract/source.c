@@ -178,7 +178,11 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 		return XTR_DATA_OK;
 	}
 	x->in_data = false;
-	if (r == ARCHIVE_WARN)
+	/* WARN: data that fails its check (a zip member's CRC-32); FAILED,
+	 * libarchive's word for an entry it cannot decode whose archive
+	 * goes on (an encrypted zip member): that entry failed, and one
+	 * refused, excluded or listed is passed over, as bsdtar does. */
+	if (r == ARCHIVE_WARN || r == ARCHIVE_FAILED)
 		return XTR_DATA_BAD;
 	return r == ARCHIVE_EOF ? XTR_DATA_EOF : XTR_DATA_FAILED;
 }

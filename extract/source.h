@@ -8,8 +8,8 @@
 #include "extract.h"
 
 /* xtr_source_data(): a block; the entry's end; no block: the entry's data
- * failed a check (a zip member's CRC-32: the next entry may be read), or
- * a read failed. */
+ * failed a check or cannot be decoded (a zip member's CRC-32, an
+ * encrypted member: the next entry may be read), or a read failed. */
 #define XTR_DATA_OK 0
 #define XTR_DATA_EOF 1
 #define XTR_DATA_FAILED (-1)

@@ -112,8 +112,18 @@ hostile(char *msg, size_t cap, int *error, const char *what)
 	return ZIP_HOSTILE;
 }
 
-/* Where the end record is: the last "PK\5\6" whose comment ends the
- * input exactly.  Return: its offset, or -1 (none: not ours). */
+/*
+ * Where the end record is: the last "PK\5\6" of the input, whose comment
+ * must end the input exactly.  Return: its offset, or -1 (none: not
+ * ours).
+ *
+ * SECURITY: libarchive's seekable reader, and unzip, take the last
+ * "PK\5\6" as the end record whatever its comment length says.  One
+ * hidden in the real end record's comment (with a directory of its own
+ * before it, in the comment too) would be their end record, and another
+ * directory theirs than ours: a later signature that does not end the
+ * input is not ours to read (libarchive reads the zip, as before).
+ */
 static int64_t
 find_eocd(const struct zip_in *in, unsigned char *tail, size_t *tail_len,
     uint64_t *tail_off)
@@ -127,9 +137,9 @@ find_eocd(const struct zip_in *in, unsigned char *tail, size_t *tail_len,
 	if (n < EOCD_LEN || zip_pread(in, tail, n, *tail_off) < 0)
 		return -1;
 	for (i = n - EOCD_LEN + 1; i-- > 0;)
-		if (memcmp(tail + i, "PK\5\6", 4) == 0 &&
-		    i + EOCD_LEN + le16(tail + i + 20) == n)
-			return (int64_t)(*tail_off + i);
+		if (memcmp(tail + i, "PK\5\6", 4) == 0)
+			return i + EOCD_LEN + le16(tail + i + 20) == n ?
+			    (int64_t)(*tail_off + i) : -1;
 	return -1;
 }
 
@@ -397,6 +407,17 @@ take_ux(struct extra *x, const unsigned char *p, size_t n)
 	}
 }
 
+/* Info-ZIP's older Unix owners "Ux", as libarchive reads it: 16 bits
+ * each (a directory record's is empty). */
+static void
+take_ux_old(struct extra *x, const unsigned char *p, size_t n)
+{
+	if (n >= 2)
+		x->uid = le16(p);
+	if (n >= 4)
+		x->gid = le16(p + 2);
+}
+
 /*
  * Walk the extra fields P (N bytes) into X, as libarchive does (a tail
  * of fewer than 4 bytes is ignored).  Return: 0; 1 for a field that
@@ -431,6 +452,12 @@ walk_extra(struct extra *x, const unsigned char *p, size_t n)
 			break;
 		case 0x7875:
 			take_ux(x, p + at, len);
+			break;
+		/* SECURITY: libarchive takes owners from it too; left
+		 * out, a set-id file of 1234 was root's here (-p
+		 * --same-owner), 1234's for bsdtar. */
+		case 0x7855:
+			take_ux_old(x, p + at, len);
 			break;
 		case 0x000a:	/* NTFS times (later libarchives) */
 		case 0x000d:	/* PKWARE Unix */
@@ -597,29 +624,34 @@ parse_dir(const struct zip_in *in, const struct end *e, unsigned char *cd,
 /*
  * Keep only the names of D's members, packed in directory order (so that
  * their offsets keep their order), in place of the directory's bytes
- * CD: of Linux's tree in a zip, 4 MiB of 9.9.  Return: 0, or -ENOMEM.
+ * CD, which D then owns: of Linux's tree in a zip, 4 MiB of 9.9.
+ *
+ * SECURITY: packed in place, never copied: a copy would be a second
+ * buffer as big as the names while CD is still held, up to twice what
+ * zip_dir_read() counted against the memory budget (a directory of
+ * long names: 190 MB at --max-memory=100M).  Each name moves down, to
+ * where the names before it end, never over one not yet moved.
  */
-static int
+static void
 keep_names(struct zip_dir *d, unsigned char *cd)
 {
-	size_t at = 0, total = 0, i;
+	unsigned char *shrunk;
+	size_t at = 0, i;
 
-	for (i = 0; i < d->n; i++)
-		total += d->m[i].name_len;
-	d->names = malloc(total + 1);
-	if (d->names == NULL)
-		return -ENOMEM;
 	for (i = 0; i < d->n; i++) {
-		memcpy(d->names + at, cd + d->m[i].name, d->m[i].name_len);
+		memmove(cd + at, cd + d->m[i].name, d->m[i].name_len);
 		d->m[i].name = (uint32_t)at;
 		at += d->m[i].name_len;
 	}
-	d->names_len = total;
-	return 0;
+	/* A directory whose records were all parsed holds more than
+	 * their names: a smaller block, or the same one kept. */
+	shrunk = realloc(cd, at + 1);
+	d->names = shrunk != NULL ? shrunk : cd;
+	d->names_len = at;
 }
 
 /*
- * What R, of parse_dir() or keep_names(), makes of the zip: ZIP_OURS,
+ * What R, of parse_dir(), makes of the zip: ZIP_OURS,
  * ZIP_NOT_OURS, or ZIP_HOSTILE with MSG and *ERROR set.
  */
 static int
@@ -682,9 +714,10 @@ zip_dir_read(const struct zip_in *in, uint64_t max_memory,
 		return ZIP_HOSTILE;
 	}
 	r = parse_dir(in, &e, cd, d, what, sizeof(what));
-	if (r == 0 && keep_names(d, cd) != 0)
-		r = -ENOMEM;
-	free(cd);
+	if (r == 0)
+		keep_names(d, cd);
+	else
+		free(cd);
 	r = dir_verdict(r, what, msg, cap, error);
 	if (r != ZIP_OURS) {
 		zip_dir_free(d);

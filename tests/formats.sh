@@ -155,6 +155,19 @@ else
 				    "and '${h#*:}': $(cat "$T/err")"
 			fi
 		done
+		# An end record hidden in the end record's comment, with
+		# a directory of its own: the zip is libarchive's, read by
+		# the last end record as bsdtar and unzip read it.
+		fresh
+		bsdtar -xf "$T/zips/hostile-end-in-comment.zip" -C "$T/ref"
+		if "$PFX" $sb -xf "$T/zips/hostile-end-in-comment.zip" \
+		    -C "$T/out" 2> "$T/err"; then
+			same "zip end record in a comment ($sb)" "$T/ref" \
+			    "$T/out"
+		else
+			bad "zip end record in a comment ($sb): exit $?:" \
+			    "$(cat "$T/err")"
+		fi
 	done
 fi
 

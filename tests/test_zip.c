@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +33,7 @@
 #include "../extract/pfextract.h"
 #include "../extract/zip.h"
 #include "../platform/plat_thread.h"
+#include "../platform/platform.h"
 #include "fixture.h"
 
 /* The directory of the zips, made once per version of the script. */
@@ -304,6 +306,13 @@ Test(zip, python_as_libarchive)
 
 /* In the "C" locale libarchive would convert a UTF-8 name otherwise:
  * the zip is libarchive's, whole. */
+/* Owners in Info-ZIP's older Unix field ("Ux"), which libarchive reads:
+ * they were 0 here (root's, with -p --same-owner), 1234 for bsdtar. */
+Test(zip, unix_owners_ux_as_libarchive)
+{
+	same_as_libarchive("hostile-unix-owners-Ux.zip", 2);
+}
+
 Test(zip, utf8_names_in_c_locale_not_ours)
 {
 	struct pfx_options opt;
@@ -452,6 +461,48 @@ extract_path(const char *path, int fd, const struct pfx_options *opt,
 	(void)pfx_extract(&in, fd, ".", opt, res);
 }
 
+/*
+ * A second end record hidden in the first's comment (its own comment
+ * does not end the file), after a directory and a member of its own:
+ * libarchive and unzip take the last "PK\5\6", and read evil.txt where
+ * our reader read good.txt.  The zip is libarchive's, so pfextract
+ * extracts what libarchive lists.
+ */
+Test(zip_hostile, end_record_in_comment_not_ours)
+{
+	static struct seen want[4];
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_input in;
+	struct xtr_zip *z = NULL;
+	struct stat st;
+	char path[600], msg[200], dest[512];
+	int e, fd, sandbox;
+
+	(void)zip_path("hostile-end-in-comment.zip", path, sizeof(path));
+	pfx_options_init(&opt);
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.path = path;
+	cr_assert_eq(xtr_zip_open(&in, &opt, 0, 2, &z, msg, sizeof(msg), &e),
+	    ZIP_NOT_OURS);
+	cr_assert_null(z);
+	cr_assert_eq(read_libarchive(path, want, 4), 1);
+	cr_assert_str_eq(want[0].name, "evil.txt");
+	for (sandbox = 0; sandbox < 2; sandbox++) {
+		fd = tfx_temp_dest("zip", dest, sizeof(dest));
+		pfx_options_init(&opt);
+		if (sandbox)
+			opt.flags |= PFX_OPT_SANDBOX_CHILD;
+		extract_path(path, fd, &opt, &res);
+		cr_assert_eq(res.status, PFX_OK, "sandbox %d: %s", sandbox,
+		    res.message);
+		cr_assert_eq(fstatat(fd, "evil.txt", &st, 0), 0);
+		cr_assert_neq(fstatat(fd, "good.txt", &st, 0), 0);
+		tfx_temp_end(&fd, dest);
+	}
+}
+
 /* Each hostile zip through pfx_extract(), in this process and in the
  * decoder process: a refusal (not an extraction), a message. */
 Test(zip_hostile, refused_by_the_library)
@@ -507,6 +558,201 @@ Test(zip_hostile, refused_bad_data_drained)
 		cr_assert_str_eq(got, "good\n");
 		tfx_temp_end(&fd, dest);
 	}
+}
+
+/*
+ * PATH extracts, in the decoder process and without it, with one member
+ * refused and two extracted, GOOD the last.
+ */
+static void
+one_refused_both_ways(const char *path, const char *good)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct stat st;
+	char dest[512];
+	int sandbox, fd;
+
+	for (sandbox = 0; sandbox < 2; sandbox++) {
+		fd = tfx_temp_dest("zip", dest, sizeof(dest));
+		pfx_options_init(&opt);
+		if (sandbox)
+			opt.flags |= PFX_OPT_SANDBOX_CHILD;
+		extract_path(path, fd, &opt, &res);
+		cr_assert_eq(res.status, PFX_REFUSED, "sandbox %d: %d %s",
+		    sandbox, (int)res.status, res.message);
+		cr_assert_eq(res.stats.refused, 1);
+		cr_assert_eq(res.stats.extracted, 2);
+		cr_assert_eq(fstatat(fd, good, &st, 0), 0, "%s", good);
+		tfx_temp_end(&fd, dest);
+	}
+}
+
+/* The same in a zip libarchive reads: a refused member whose data fails
+ * its CRC-32 was the end of the run in the decoder process (exit 2, and
+ * good.txt lost), and drained without it. */
+Test(zip_hostile, refused_bad_data_drained_by_libarchive)
+{
+	struct pfx_options opt;
+	struct pfx_input in;
+	struct xtr_zip *z = NULL;
+	char path[600], msg[200];
+	int e;
+
+	(void)zip_path("hostile-refused-crc-lies-libarchive.zip", path,
+	    sizeof(path));
+	pfx_options_init(&opt);
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.path = path;
+	cr_assert_eq(xtr_zip_open(&in, &opt, 0, 2, &z, msg, sizeof(msg), &e),
+	    ZIP_NOT_OURS);
+	one_refused_both_ways(path, "good.txt");
+}
+
+/*
+ * An encrypted member, refused by its name, in a zip libarchive reads
+ * (which cannot decode it: ARCHIVE_FAILED, the archive going on): it is
+ * passed over and the next member extracted, as bsdtar does, in the
+ * decoder process and without it; and a listing without the decoder
+ * process lists the two others.  Both ended the run (exit 2, good2.txt
+ * lost).
+ */
+Test(zip_hostile, refused_encrypted_passed_over)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	char path[600], dest[512];
+	int fd;
+
+	(void)zip_path("hostile-refused-encrypted.zip", path, sizeof(path));
+	one_refused_both_ways(path, "good2.txt");
+	fd = tfx_temp_dest("zip", dest, sizeof(dest));
+	pfx_options_init(&opt);
+	opt.flags |= PFX_OPT_LIST;
+	extract_path(path, fd, &opt, &res);
+	cr_assert_eq(res.status, PFX_REFUSED, "%d %s", (int)res.status,
+	    res.message);
+	cr_assert_eq(res.stats.listed, 2);
+	tfx_temp_end(&fd, dest);
+}
+
+/* Little-endian fields at P. */
+static void
+put16(unsigned char *p, unsigned int v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static void
+put32(unsigned char *p, uint32_t v)
+{
+	put16(p, v & 0xffffu);
+	put16(p + 2, v >> 16);
+}
+
+/* Write to FD a zip of N empty stored members whose names are NLEN
+ * bytes each (their number, then 'a's): local headers, then the
+ * central directory, then the end record. */
+static void
+write_long_names(int fd, unsigned int n, size_t nlen)
+{
+	unsigned char *h = calloc(1, 46 + nlen), *name;
+	uint32_t off = 0, cd_size = 0;
+	unsigned int i;
+	bool cd;
+
+	cr_assert_not_null(h);
+	for (cd = false; ; cd = true) {
+		size_t fixed = cd ? 46 : 30;
+
+		for (i = 0; i < n; i++) {
+			memset(h, 0, 46);
+			name = h + fixed;
+			memset(name, 'a', nlen);
+			(void)snprintf((char *)name, 11, "%010u", i);
+			name[10] = 'a';
+			if (cd) {
+				put32(h, 0x02014b50u);
+				put16(h + 4, 0x031e);	/* made by Unix */
+				put16(h + 6, 10);
+				put32(h + 12, 0x21u << 16);
+				put16(h + 28, (unsigned int)nlen);
+				put32(h + 38, 0100644u << 16);
+				put32(h + 42, (uint32_t)(i * (30 + nlen)));
+				cd_size += (uint32_t)(46 + nlen);
+			} else {
+				put32(h, 0x04034b50u);
+				put16(h + 4, 10);
+				put32(h + 10, 0x21u << 16);
+				put16(h + 26, (unsigned int)nlen);
+				off += (uint32_t)(30 + nlen);
+			}
+			cr_assert_eq(write(fd, h, fixed + nlen),
+			    (ssize_t)(fixed + nlen));
+		}
+		if (cd)
+			break;
+	}
+	memset(h, 0, 22);
+	put32(h, 0x06054b50u);
+	put16(h + 8, n);
+	put16(h + 10, n);
+	put32(h + 12, cd_size);
+	put32(h + 16, off);
+	cr_assert_eq(write(fd, h, 22), 22);
+	free(h);
+}
+
+/*
+ * The central directory is held within the memory budget, its names
+ * too.  They were copied out of it while it was held, so that a
+ * directory of long names took twice what was counted against the
+ * budget: 400 names of 60,000 bytes (24 MB) took 48 MB at a budget of
+ * 32 MiB.  Now they are packed in place.
+ */
+Test(zip_hostile, long_names_within_the_budget, .timeout = 60)
+{
+	struct archive_entry *ae = archive_entry_new();
+	struct pfx_options opt;
+	struct pfx_input in;
+	struct xtr_zip *z = NULL;
+	struct rusage ru;
+	char path[600], msg[300] = "";
+	uint64_t before, after;
+	unsigned int n = 0;
+	int e = 0, fd;
+
+	if (plat_sanitized())
+		cr_skip_test("a sanitizer's allocator costs more a block");
+	(void)snprintf(path, sizeof(path), "%s/pfx-zip-names-%ld.zip",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp",
+	    (long)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+	write_long_names(fd, 400, 60000);
+	(void)close(fd);
+	pfx_options_init(&opt);
+	opt.limits.max_memory = 32u << 20;
+	opt.flags |= PFX_OPT_LIST;
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.path = path;
+	cr_assert_eq(getrusage(RUSAGE_SELF, &ru), 0);
+	before = (uint64_t)ru.ru_maxrss * 1024;
+	cr_assert_eq(xtr_zip_open(&in, &opt, 0, 1, &z, msg, sizeof(msg), &e),
+	    ZIP_OURS, "%s", msg);
+	cr_assert_eq(getrusage(RUSAGE_SELF, &ru), 0);
+	after = (uint64_t)ru.ru_maxrss * 1024;
+	while (xtr_zip_next(z, ae) == ARCHIVE_OK)
+		n++;
+	xtr_zip_free(z);
+	archive_entry_free(ae);
+	(void)unlink(path);
+	cr_assert_eq(n, 400);
+	cr_assert_lt(after - before, opt.limits.max_memory, "opening took "
+	    "%llu MB", (unsigned long long)((after - before) >> 20));
 }
 
 /* What refused members inflate counts toward --max-ratio even when their

@@ -156,7 +156,8 @@ def base():
 def raw_zip(members):
     """A zip of (name, data, local extra, central extra[, lies]) members,
     stored, written by hand: the two extras may differ, and LIES (a dict)
-    may set the mode, the uncompressed size or the CRC both headers give."""
+    may set the mode, the uncompressed size, the CRC or the flags both
+    headers give."""
     f = io.BytesIO()
     cd = b""
     for name, data, lx, cx, *rest in members:
@@ -165,11 +166,12 @@ def raw_zip(members):
         crc = lies.get("crc", zlib.crc32(data))
         usize = lies.get("usize", len(data))
         mode = lies.get("mode", 0o100644)
-        f.write(struct.pack("<IHHHHHIIIHH", 0x04034b50, 10, 0, 0, 0, 0x21,
+        flags = lies.get("flags", 0)
+        f.write(struct.pack("<IHHHHHIIIHH", 0x04034b50, 10, flags, 0, 0, 0x21,
                             crc, len(data), usize, len(name), len(lx)))
         f.write(name + lx + data)
-        cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 0x031e, 10, 0,
-                          0, 0, 0x21, crc, len(data), usize, len(name),
+        cd += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 0x031e, 10,
+                          flags, 0, 0, 0x21, crc, len(data), usize, len(name),
                           len(cx), 0, 0, 0, mode << 16, off)
         cd += name + cx
     end = f.tell()
@@ -305,6 +307,13 @@ def hostile(out):
                                       (b"b.txt", b"b\n", b"", b"")]))
     put("local-upath-later", raw_zip([(b"a.txt", b"a\n", b"", b""),
                                       (b"b.txt", b"b\n", upath, b"")]))
+    # Info-ZIP's older Unix owners "Ux" (0x7855) in the local headers,
+    # empty in the directory's: libarchive takes the owners from it.
+    ux_old = struct.pack("<HHHH", 0x7855, 4, 1234, 5678)
+    put("unix-owners-Ux", raw_zip([
+        (b"suid", b"#!/bin/sh\n", ux_old, struct.pack("<HH", 0x7855, 0),
+         {"mode": 0o104755}),
+        (b"b.txt", b"b\n", ux_old, b"")]))
     # Stored members whose compressed size (the data's) is more than
     # the size both headers give: a symlink's target buffer is sized by
     # the latter.  One member (streamed) and behind another (pooled).
@@ -325,6 +334,38 @@ def hostile(out):
     put("refused-crc-lies", raw_zip([
         (b"../evil.txt", b"evil\n" * 10, b"", b"", {"crc": 5}),
         (b"good.txt", b"good\n", b"", b"")]))
+    # A second end record in the end record's comment, with a directory
+    # and a member of its own before it, and a byte after it (its comment
+    # does not end the file): libarchive and unzip take the last "PK\5\6"
+    # and read "evil.txt"; the real end record gives "good.txt".
+    b = raw_zip([(b"good.txt", b"good\n", b"", b"")])
+    eocd = len(b) - 22
+    at = eocd + 22
+    hid = struct.pack("<IHHHHHIIIHH", 0x04034b50, 10, 0, 0, 0, 0x21,
+                      zlib.crc32(b"evil\n"), 5, 5, 8, 0) + b"evil.txt"
+    hid += b"evil\n"
+    cd = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 0x031e, 10, 0, 0, 0,
+                     0x21, zlib.crc32(b"evil\n"), 5, 5, 8, 0, 0, 0, 0,
+                     0o100644 << 16, at) + b"evil.txt"
+    fake = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 1, 1, len(cd),
+                       at + len(hid), 0)
+    comment = hid + cd + fake + b"X"
+    put("end-in-comment", b[:eocd + 20] + struct.pack("<H", len(comment)) +
+        comment)
+    # The same in a zip libarchive reads (the first local header's
+    # Unicode path): in the decoder process too, the refused member is
+    # drained and the next one read.
+    put("refused-crc-lies-libarchive", raw_zip([
+        (b"a.txt", b"a\n", upath, b""),
+        (b"../evil.txt", b"evil\n" * 10, b"", b"", {"crc": 5}),
+        (b"good.txt", b"good\n", b"", b"")]))
+    # An encrypted member (libarchive's zip, which cannot decode it),
+    # refused by its name: passed over, the next member read.
+    put("refused-encrypted", raw_zip([
+        (b"good1.txt", b"good1\n", b"", b""),
+        (b"../enc.txt", b"0123456789ab" + b"secret\n", b"", b"",
+         {"flags": 1}),
+        (b"good2.txt", b"good2\n", b"", b"")]))
     # Refused members of 1 MiB each whose data fails its CRC: what they
     # inflate counts toward --max-ratio as good data does.
     zeros = b"\0" * (1 << 20)
