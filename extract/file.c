@@ -486,7 +486,9 @@ way_removable(struct xtr *x, const struct xtr_tail *t, bool backup,
 {
 	struct stat st;
 
-	if (x->opt->symlinks == PFX_SYMLINKS_REFUSE ||
+	/* Nothing moved nor removed: no look at the name (a file's cost). */
+	if ((!backup && !unlink_dir) ||
+	    x->opt->symlinks == PFX_SYMLINKS_REFUSE ||
 	    pfx_pending_existing(&t->pend, &st) != 0)
 		return 0;
 	if (backup && !S_ISDIR(st.st_mode))
