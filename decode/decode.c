@@ -140,11 +140,44 @@ xtr_codec_detect(const unsigned char *h, size_t len)
 	if (len >= 4 && h[0] == 0x1f && h[1] == 0x8b && h[2] == 8 &&
 	    (h[3] & 0xe0) == 0)
 		return XTR_CODEC_GZIP;
-	if (len >= 4 && memcmp(h, zstd, sizeof(zstd)) == 0)
+	/* A frame, or a skippable frame (magic 0x184D2A50 to 5F): pzstd
+	 * opens with one, and libarchive's filter would decode what follows
+	 * it with a window of up to 128 MiB whatever the budget. */
+	if (len >= 4 && (memcmp(h, zstd, sizeof(zstd)) == 0 ||
+	    ((h[0] & 0xf0) == 0x50 && h[1] == 0x2a && h[2] == 0x4d &&
+	    h[3] == 0x18)))
 		return XTR_CODEC_ZSTD;
 	if (len >= 6 && memcmp(h, xz, sizeof(xz)) == 0)
 		return XTR_CODEC_XZ;
 	return XTR_CODEC_NONE;
+}
+
+/* see decode.h */
+uint64_t
+xtr_filter_dict(int filter, const unsigned char *h, size_t len)
+{
+	uint64_t dict;
+	unsigned int log2;
+
+	switch (filter) {
+	case ARCHIVE_FILTER_LZIP:
+		/* "LZIP", the version, then a power of two less 0 to 7
+		 * sixteenths of it. */
+		if (len < 6 || memcmp(h, "LZIP", 4) != 0)
+			return 0;
+		log2 = h[5] & 0x1fu;
+		dict = 1ull << log2;
+		if (log2 > 12)
+			dict -= (dict / 16) * (h[5] >> 5);
+		return dict;
+	case ARCHIVE_FILTER_LZMA:
+		if (len < 5)
+			return 0;
+		return (uint64_t)h[1] | (uint64_t)h[2] << 8 |
+		    (uint64_t)h[3] << 16 | (uint64_t)h[4] << 24;
+	default:
+		return 0;
+	}
 }
 
 /* see extract.h */

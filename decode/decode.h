@@ -175,10 +175,24 @@ struct xtr_dec_mem {
  * Which codec of ours do the first LEN bytes of an input (HEAD) start?
  * Gzip needs 4 bytes (method deflate, no reserved flag: anything else is
  * left to libarchive, which refuses it as before), zstd 4 (a frame's
- * magic; a stream that opens with a skippable frame is libarchive's), xz
- * 6.  Return: the codec, or XTR_CODEC_NONE.
+ * magic, or a skippable frame's: libarchive's filter would take a stream
+ * that opens with one, and give its frames their window whatever the
+ * memory budget), xz 6.  Return: the codec, or XTR_CODEC_NONE.
  */
 enum xtr_codec xtr_codec_detect(const unsigned char *head, size_t len);
+
+/*
+ * The dictionary that the first LEN bytes of a stream (HEAD) declare,
+ * where libarchive's own filter FILTER (ARCHIVE_FILTER_*) decodes it:
+ * lzip's (byte 5, 4 KiB to 512 MiB) and lzma's (bytes 1 to 4).  SECURITY:
+ * libarchive gives liblzma no memory limit for them, and the dictionary
+ * fills as the data is decoded, so a 2 MB .tar.lz that declares 512 MiB
+ * held 300 MiB under a budget of 16 MiB; the caller refuses a stream
+ * whose dictionary is larger than the memory budget, as xz's one thread
+ * is (decode_xz.c).  Return: its size in bytes, or 0 for another filter,
+ * or a HEAD too short to hold it.
+ */
+uint64_t xtr_filter_dict(int filter, const unsigned char *head, size_t len);
 
 /* The raw input of a decoder: exactly one of FD and BUF. */
 /*

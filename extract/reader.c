@@ -1160,6 +1160,36 @@ xtr_reader_errno(struct archive *a)
 	return EIO;
 }
 
+/*
+ * Does the dictionary of the lzip or lzma stream that libarchive's own
+ * filter decodes, if A has one, fit in MEM's budget (decode.h,
+ * xtr_filter_dict())?  Looked at where that filter reads the bytes HEAD
+ * kept, the first ones of the input or of our decoder's output (a .tar.lz
+ * inside gzip), so when it is A's only filter.  If not, a message in MSG
+ * (CAP bytes) names the budget.
+ */
+static bool
+dict_fits(struct archive *a, const struct xtr_head *head,
+    const struct xtr_dec_mem *mem, char *msg, size_t cap)
+{
+	int filter;
+	uint64_t dict;
+
+	if (mem->budget == 0 || archive_filter_count(a) != 2)
+		return true;
+	filter = archive_filter_code(a, 0);
+	dict = xtr_filter_dict(filter, head->buf, head->len);
+	if (dict <= mem->budget)
+		return true;
+	/* libarchive's own formatter knows no %llu. */
+	(void)snprintf(msg, cap, "cannot read archive: %s decompression "
+	    "failed: a dictionary of %llu MiB, more than the memory budget: "
+	    "limit max-memory=%llu (raise limits.max_memory, or set it to 0)",
+	    archive_filter_name(a, 0), (unsigned long long)(dict >> 20),
+	    (unsigned long long)mem->budget);
+	return false;
+}
+
 /* see reader.h */
 struct archive *
 xtr_reader_open(const struct pfx_input *in, const char *names,
@@ -1276,6 +1306,11 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 		    "no input" : "not an archive of an enabled format, or "
 		    "truncated or corrupt");
 		*error = open_errno(archive_errno(a));
+		goto fail;
+	}
+	if (head != NULL && mem != NULL && !dict_fits(a, head, mem, msg,
+	    cap)) {
+		*error = ENOMEM;
 		goto fail;
 	}
 	/* libarchive decodes it (bzip2, lz4, rpm ...), or a package's

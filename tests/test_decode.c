@@ -720,8 +720,12 @@ Test(decode, detect_by_magic_only)
 		    XTR_CODEC_NONE },
 		{ "zstd frame", { 0x28, 0xb5, 0x2f, 0xfd }, 4,
 		    XTR_CODEC_ZSTD },
-		{ "zstd skippable first: libarchive's", { 0x50, 0x2a, 0x4d,
-		    0x18 }, 4, XTR_CODEC_NONE },
+		{ "zstd skippable first", { 0x50, 0x2a, 0x4d, 0x18 }, 4,
+		    XTR_CODEC_ZSTD },
+		{ "zstd skippable first, last magic", { 0x5f, 0x2a, 0x4d,
+		    0x18 }, 4, XTR_CODEC_ZSTD },
+		{ "lz4's magic next to the skippable ones", { 0x60, 0x2a,
+		    0x4d, 0x18 }, 4, XTR_CODEC_NONE },
 		{ "xz", { 0xfd, '7', 'z', 'X', 'Z', 0 }, 6, XTR_CODEC_XZ },
 		{ "xz cut to 5 bytes", { 0xfd, '7', 'z', 'X', 'Z' }, 5,
 		    XTR_CODEC_NONE },
@@ -1086,6 +1090,129 @@ Test(decode, zstd_window_within_the_budget)
 	    fx->res.error == ENOMEM && strstr(fx->res.message,
 	    "a frame needs a window larger than libzstd decodes (2048 MiB)")
 	    != NULL, "a 4 GiB window, no budget: \"%s\"", fx->res.message);
+	buf_free(&z);
+}
+
+/*
+ * An lzma (.lzma, "alone") stream of IN, made with a 64 KiB dictionary
+ * and its header then made to declare DICT: the decoder allocates what
+ * the header says, whatever the data needs.
+ */
+static void
+lzma_alone_declaring(struct buf *out, const struct buf *in, uint32_t dict)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_options_lzma opt;
+	unsigned char chunk[64 * KiB];
+	size_t start = out->len;
+	lzma_ret r;
+	int i;
+
+	cr_assert(lzma_lzma_preset(&opt, 1) == 0);
+	opt.dict_size = 64 * KiB;
+	cr_assert(lzma_alone_encoder(&s, &opt) == LZMA_OK);
+	s.next_in = in->p;
+	s.avail_in = in->len;
+	do {
+		s.next_out = chunk;
+		s.avail_out = sizeof(chunk);
+		r = lzma_code(&s, LZMA_FINISH);
+		cr_assert(r == LZMA_OK || r == LZMA_STREAM_END);
+		buf_add(out, chunk, sizeof(chunk) - s.avail_out);
+	} while (r != LZMA_STREAM_END);
+	lzma_end(&s);
+	for (i = 0; i < 4; i++)
+		out->p[start + 1 + i] = (unsigned char)(dict >> (8 * i));
+}
+
+/*
+ * lzma and lzip are libarchive's to decode, and it gives liblzma no
+ * memory limit: the dictionary a header declares is asked of the budget
+ * before libarchive reads on (reader.c, dict_fits()), as for xz and zstd.
+ * A .lzma declaring 64 MiB is refused under 16 MiB, naming the budget,
+ * plain and inside gzip, and decodes without a budget.
+ */
+Test(decode, lzma_dictionary_within_the_budget)
+{
+	struct fx *fx = &the_fx;
+	struct buf z = { 0 }, gz = { 0 };
+
+	static const unsigned char lzip[][6] = {
+		{ 'L', 'Z', 'I', 'P', 1, 0x1d },	/* 2^29 */
+		{ 'L', 'Z', 'I', 'P', 1, 0xd7 },	/* 2^23 less 6/16 */
+		{ 'L', 'Z', 'I', 'P', 1, 0x6c },	/* 2^12, whole */
+	};
+
+	cr_expect(xtr_filter_dict(ARCHIVE_FILTER_LZIP, lzip[0], 6) ==
+	    512 * MiB);
+	cr_expect(xtr_filter_dict(ARCHIVE_FILTER_LZIP, lzip[1], 6) ==
+	    5 * MiB);
+	cr_expect(xtr_filter_dict(ARCHIVE_FILTER_LZIP, lzip[2], 6) ==
+	    4 * KiB);
+	cr_expect(xtr_filter_dict(ARCHIVE_FILTER_LZIP, lzip[0], 5) == 0);
+	cr_expect(xtr_filter_dict(ARCHIVE_FILTER_BZIP2, lzip[0], 6) == 0);
+	lzma_alone_declaring(&z, &fx->tar, 64u << 20);
+	gzip_members(&gz, &z, 1, false);
+	fx->opt.limits.max_memory = 16 * MiB;
+	cr_expect(extract(fx, &z, FEED_BUF) == PFX_FATAL &&
+	    fx->res.error == ENOMEM && strstr(fx->res.message,
+	    "lzma decompression failed: a dictionary of 64 MiB, more than "
+	    "the memory budget: limit max-memory=16777216") != NULL,
+	    "16 MiB: \"%s\"", fx->res.message);
+	cr_expect(!exists(fx, "d/small"), "d/small was written");
+	cr_expect(extract(fx, &z, FEED_PIPE) == PFX_FATAL &&
+	    fx->res.error == ENOMEM, "16 MiB, a pipe: \"%s\"",
+	    fx->res.message);
+	cr_expect(extract(fx, &gz, FEED_BUF) == PFX_FATAL &&
+	    fx->res.error == ENOMEM, "16 MiB, inside gzip: \"%s\"",
+	    fx->res.message);
+	fx->opt.limits.max_memory = 65 * MiB;
+	cr_expect(extract(fx, &z, FEED_BUF) == PFX_OK, "65 MiB: \"%s\"",
+	    fx->res.message);
+	expect_tree(fx, "lzma, 64 MiB dictionary, 65 MiB budget");
+	fx->opt.limits.max_memory = 0;
+	cr_expect(extract(fx, &gz, FEED_PIPE) == PFX_OK, "no budget, inside "
+	    "gzip: \"%s\"", fx->res.message);
+	expect_tree(fx, "lzma in gzip, no budget");
+	buf_free(&z);
+	buf_free(&gz);
+}
+
+/*
+ * A stream that opens with a skippable frame (pzstd writes one before
+ * each frame) is ours too, its frames' windows asked of the budget: given
+ * to libarchive's filter, a 64 MiB window behind it decoded within a
+ * budget of 16 MiB (libzstd's own limit there is 128 MiB).  The same
+ * stream decodes without a budget, from a buffer and from a pipe.
+ */
+Test(decode, zstd_skippable_first_within_the_budget)
+{
+	static const unsigned char skip[] = { 0x5a, 0x2a, 0x4d, 0x18, 4, 0,
+		0, 0, 'p', 'z', 's', 't' };
+	struct fx *fx = &the_fx;
+	struct buf frame = { 0 }, z = { 0 };
+
+	zstd_declaring(fx, &frame, 26);	/* 64 MiB */
+	buf_add(&z, skip, sizeof(skip));
+	buf_add(&z, frame.p, frame.len);
+	fx->opt.limits.max_memory = 16 * MiB;
+	cr_expect(extract(fx, &z, FEED_BUF) == PFX_FATAL &&
+	    fx->res.error == ENOMEM && strstr(fx->res.message,
+	    "window of 64 MiB needs 65 MiB to decode, more than the memory "
+	    "budget: limit max-memory=16777216") != NULL,
+	    "16 MiB: \"%s\"", fx->res.message);
+	cr_expect(!exists(fx, "d/small"), "d/small was written");
+	cr_expect(extract(fx, &z, FEED_PIPE) == PFX_FATAL &&
+	    fx->res.error == ENOMEM, "16 MiB, a pipe: \"%s\"",
+	    fx->res.message);
+	fx->opt.limits.max_memory = 0;
+	cr_expect(extract(fx, &z, FEED_BUF) == PFX_OK, "no budget: \"%s\"",
+	    fx->res.message);
+	expect_tree(fx, "skippable, then a 64 MiB window, no budget");
+	cr_expect(extract(fx, &z, FEED_PIPE) == PFX_OK, "no budget, a pipe: "
+	    "\"%s\"", fx->res.message);
+	expect_tree(fx, "skippable, then a 64 MiB window, a pipe");
+	buf_free(&frame);
 	buf_free(&z);
 }
 
