@@ -580,6 +580,19 @@ fail(struct parse *p, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * R (-1, from fail()) for an error GNU tar finds in an option it took (a
+ * value it refuses, -x with -t, -f twice): its USAGE_ERROR or
+ * FATAL_ERROR, exit 2, where argp's own errors (an unknown option, a
+ * missing value) are 64.  Run as tar, the same status.
+ */
+static int
+tar_error(struct parse *p, int r)
+{
+	p->a->conflict = true;
+	return r;
+}
+
 /* Return: the row of short option C, or NULL. */
 static const struct opt_def *
 find_short(char c)
@@ -1008,8 +1021,8 @@ set_backup(struct parse *p, enum opt_id id, const char *v)
 			o->backup = ctl[i].how;
 			return 0;
 		}
-	return fail(p, "invalid --backup value '%s' (none, off, simple, "
-	    "never, existing, nil, numbered or t)", v);
+	return tar_error(p, fail(p, "invalid --backup value '%s' (none, "
+	    "off, simple, never, existing, nil, numbered or t)", v));
 }
 
 /*
@@ -1186,9 +1199,9 @@ check_format(struct parse *p, const char *v)
 	for (i = 0; i < sizeof(gnu) / sizeof(gnu[0]); i++)
 		if (strcmp(v, gnu[i]) == 0)
 			return 0;
-	return fail(p, "invalid --format value '%s' (gnu, oldgnu, pax, "
-	    "posix, ustar or v7; ignored when reading: the format is "
-	    "detected)", v);
+	return tar_error(p, fail(p, "invalid --format value '%s' (gnu, "
+	    "oldgnu, pax, posix, ustar or v7; ignored when reading: the "
+	    "format is detected)", v));
 }
 
 /* Select mode M ('x', 't' or 'l').  Return: 0, or -1 if another was
@@ -1197,8 +1210,8 @@ static int
 set_mode(struct parse *p, char m)
 {
 	if (p->mode_set && p->a->mode != m)
-		return fail(p, "only one of -x (--extract), -t (--list) and "
-		    "--test-label may be given");
+		return tar_error(p, fail(p, "only one of -x (--extract), -t "
+		    "(--list) and --test-label may be given"));
 	p->a->mode = m;
 	p->mode_set = true;
 	return 0;
@@ -1243,10 +1256,10 @@ apply_output(struct parse *p, const struct opt_def *d, const char *v)
 	switch (d->id) {
 	case OPT_QUOTING_STYLE:
 		if (quote_style_parse(v, &(enum quote_style){ 0 }) == -1)
-			return fail(p, "invalid --quoting-style value '%s' "
-			    "(literal, shell, shell-always, shell-escape, "
-			    "shell-escape-always, c, c-maybe, escape, locale "
-			    "or clocale)", v);
+			return tar_error(p, fail(p, "invalid --quoting-style "
+			    "value '%s' (literal, shell, shell-always, "
+			    "shell-escape, shell-escape-always, c, c-maybe, "
+			    "escape, locale or clocale)", v));
 		a->quoting_style = v;
 		return 0;
 	case OPT_QUOTE_CHARS:
@@ -1273,8 +1286,9 @@ apply_output(struct parse *p, const struct opt_def *d, const char *v)
 			return 0;
 		a->totals_signal = parse_totals_signal(v);
 		if (a->totals_signal == 0)
-			return fail(p, "invalid --totals value '%s' (SIGHUP, "
-			    "SIGQUIT, SIGINT, SIGUSR1 or SIGUSR2)", v);
+			return tar_error(p, fail(p, "invalid --totals value "
+			    "'%s' (SIGHUP, SIGQUIT, SIGINT, SIGUSR1 or "
+			    "SIGUSR2)", v));
 		return 0;
 	case OPT_CHECKPOINT:
 		if (v == NULL) {
@@ -1283,8 +1297,8 @@ apply_output(struct parse *p, const struct opt_def *d, const char *v)
 		}
 		if (parse_size(v, &a->checkpoint) == -1 || a->checkpoint == 0
 		    || v[strlen(v) - 1] < '0' || v[strlen(v) - 1] > '9')
-			return fail(p, "invalid --checkpoint value '%s' (a "
-			    "positive number of records)", v);
+			return tar_error(p, fail(p, "invalid --checkpoint "
+			    "value '%s' (a positive number of records)", v));
 		return 0;
 	case OPT_CHECKPOINT_ACTION:
 		if (a->nckpt_actions == XTR_CKPT_ACTIONS_MAX)
@@ -1347,9 +1361,9 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		return 0;
 	case OPT_STRIP:
 		if (parse_uint(v, &a->opt.strip_components) == -1)
-			return fail(p, "invalid --strip-components value '%s' "
-			    "(a non-negative integer, at most %u)", v,
-			    UINT_MAX);
+			return tar_error(p, fail(p, "invalid "
+			    "--strip-components value '%s' (a non-negative "
+			    "integer, at most %u)", v, UINT_MAX));
 		return 0;
 	case OPT_EXCLUDE:
 		return push_exclude(p, v, strlen(v));
@@ -1555,8 +1569,8 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 			return 0;
 		}
 		if (parse_uint(v, &a->opt.occurrence) == -1)
-			return fail(p, "invalid --occurrence value '%s' (a "
-			    "positive integer)", v);
+			return tar_error(p, fail(p, "invalid --occurrence "
+			    "value '%s' (a positive integer)", v));
 		return 0;
 	case OPT_ONE_TOP_LEVEL:
 		p->top_level = true;
@@ -1934,7 +1948,8 @@ finish_tar_options(struct parse *p)
 		return 0;
 	if (a->top_dir == NULL && top_dir_of(p, a->archive, &a->top_dir) == -1)
 		return -1;
-	if (xtr_xform_top_dir(&a->xforms, a->top_dir) == -1)
+	if (xtr_xform_top_dir(&a->xforms, a->top_dir,
+	    a->opt.strip_components) == -1)
 		return fail(p, "out of memory");
 	return 0;
 }
@@ -2005,8 +2020,8 @@ finish(struct parse *p)
 
 	/* As GNU tar, which then reads them as the volumes. */
 	if (a->nvolumes > 0 && (a->opt.flags & PFX_OPT_MULTI_VOLUME) == 0)
-		return fail(p, "multiple archive files require '-M' option "
-		    "(-f appears twice)");
+		return tar_error(p, fail(p, "multiple archive files require "
+		    "'-M' option (-f appears twice)"));
 	if (a->nvolumes >= PFX_MAX_VOLUMES)
 		return fail(p, "-M: at most %d volumes may be given",
 		    PFX_MAX_VOLUMES);

@@ -286,7 +286,7 @@ shown_name(const struct cli *c, const struct pfx_entry *e, char *buf)
 {
 	if (!c->a->show_transformed || e->name == NULL ||
 	    xtr_xform_apply(c->a->xforms, PFX_NAME_ENTRY, e->name, buf,
-	    PFX_PATH_MAX, NULL) != 1)
+	    PFX_PATH_MAX, NULL, NULL) != 1)
 		return e->name;
 	return buf;
 }
@@ -374,6 +374,21 @@ put_verbose(FILE *f, struct cli *c, const struct pfx_entry *e, bool lng)
 	list_put_entry(f, &c->fmt, &shown, lng);
 }
 
+/*
+ * bsdtar's -s rule flagged 'p': "FROM >> TO" on standard error, both
+ * names quoted as every name is, since the archive chose them.
+ */
+static void
+say_transformed(void *arg, const char *from, const char *to)
+{
+	const struct cli *c = arg;
+
+	list_put_quoted(stderr, &c->fmt, from, false);
+	fputs(" >> ", stderr);
+	list_put_quoted(stderr, &c->fmt, to, false);
+	fputc('\n', stderr);
+}
+
 /* The library's transform hook: --transform, -s, --one-top-level. */
 static int
 transform_name(void *arg, enum pfx_name_kind kind,
@@ -382,7 +397,8 @@ transform_name(void *arg, enum pfx_name_kind kind,
 	struct cli *c = arg;
 
 	(void)e;
-	return xtr_xform_apply(c->a->xforms, kind, name, out, cap, stderr);
+	return xtr_xform_apply(c->a->xforms, kind, name, out, cap,
+	    say_transformed, c);
 }
 
 /*
@@ -1349,6 +1365,27 @@ finish_output(struct cli *c, const struct pfx_result *res,
 }
 
 /*
+ * No archive named and standard input a terminal: a usage error, or as
+ * tar GNU tar's fatal error, in its words and with its exit status 2
+ * (scripts test for it).  Return: the exit status.
+ */
+static int
+refuse_terminal(void)
+{
+	if (!as_tar()) {
+		usage_error("refusing to read an archive from a terminal",
+		    false);
+		return XTR_EXIT_USAGE;
+	}
+	put_prog(stderr);
+	fputs("Refusing to read archive contents from terminal (missing -f "
+	    "option?)\n", stderr);
+	put_prog(stderr);
+	fputs("Error is not recoverable: exiting now\n", stderr);
+	return PFX_FATAL;
+}
+
+/*
  * Say the fatal error ERROR (errno E): as tar, an input in no known
  * format is GNU tar's "This does not look like a tar archive", and any
  * other is followed by its "Error is not recoverable: exiting now".
@@ -1445,10 +1482,8 @@ main(int argc, char **argv)
 		}
 	} else {
 		if (a.archive == NULL && isatty(STDIN_FILENO)) {
-			usage_error("refusing to read an archive from a "
-			    "terminal", false);
 			xtr_args_free(&a);
-			return XTR_EXIT_USAGE;
+			return refuse_terminal();
 		}
 		in.fd = STDIN_FILENO;
 	}

@@ -184,8 +184,22 @@ end_esc(struct pass *p, struct obuf *o)
 }
 
 /*
+ * Is W one of Unicode's bidirectional controls (the embeddings,
+ * overrides and isolates, the marks)?  glibc calls them printable, and
+ * GNU tar writes them raw; on a terminal that renders bidi text, U+202E
+ * shows the rest of the line backwards ("x<U+202E>fdp.exe" reads as
+ * "xexe.pdf"), and can turn a refusal's reason around.
+ */
+static bool
+bidi_control(wchar_t w)
+{
+	return w == 0x061c || w == 0x200e || w == 0x200f ||
+	    (w >= 0x202a && w <= 0x202e) || (w >= 0x2066 && w <= 0x2069);
+}
+
+/*
  * The length of the character at S (LEFT bytes) and whether it is
- * printable in the user's locale.
+ * printable in the user's locale; on a terminal, a bidi control is not.
  */
 static size_t
 char_at(const struct pass *p, const unsigned char *s, size_t left,
@@ -205,7 +219,8 @@ char_at(const struct pass *p, const unsigned char *s, size_t left,
 		*printable = false;
 		return 1;
 	}
-	*printable = iswprint((wint_t)w) != 0;
+	*printable = iswprint((wint_t)w) != 0 &&
+	    !(p->tty && bidi_control(w));
 	return n;
 }
 

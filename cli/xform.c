@@ -52,6 +52,8 @@ struct xtr_xforms {
 	size_t n, cap;
 	unsigned int scope;	/* GNU's "flags=": new rules' scope */
 	char *top_dir;		/* --one-top-level, or NULL */
+	unsigned int top_strip;	/* --strip-components, which the library
+				   applies after the transforms */
 };
 
 /* The output being built: OUT, CAP bytes, LEN used; FULL once over. */
@@ -398,10 +400,12 @@ xtr_xform_is_bsd_rule(const char *s)
 
 /* see xform.h */
 int
-xtr_xform_top_dir(struct xtr_xforms **xs, const char *dir)
+xtr_xform_top_dir(struct xtr_xforms **xs, const char *dir,
+    unsigned int strip)
 {
 	if (get_xforms(xs) == NULL)
 		return -1;
+	(*xs)->top_strip = strip;
 	free((*xs)->top_dir);
 	(*xs)->top_dir = strdup(dir);
 	return (*xs)->top_dir == NULL ? -1 : 0;
@@ -547,10 +551,87 @@ under_dir(const char *name, const char *dir, const char **rest)
 	    (name[n] == '/' || name[n] == '\0');
 }
 
+/*
+ * Does NAME leave its own top: absolute, or a ".." that climbs above
+ * where it starts?  "DIR/" in front would hide that ("DIR/../x" is "x",
+ * beside DIR, and "DIR//etc/x" is relative), so such a name is left as
+ * it is, for the library to refuse (absolute, escapes) as without
+ * --one-top-level; GNU tar refuses or strips it too.
+ */
+static bool
+leaves_top(const char *name)
+{
+	const char *p = name, *end;
+	size_t depth = 0, n;
+
+	if (*name == '/')
+		return true;
+	while (*p != '\0') {
+		end = strchr(p, '/');
+		n = end != NULL ? (size_t)(end - p) : strlen(p);
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (depth == 0)
+				return true;
+			depth--;
+		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return false;
+}
+
+/*
+ * NAME with "DIR/" (--one-top-level) where GNU tar puts it: GNU tar strips
+ * --strip-components first, then prefixes, while the library strips
+ * after this hook; so "DIR/" goes after the components it will strip
+ * ("a/b" with 1: "a/DIR/b", which it makes "DIR/b"), never in front,
+ * where it would be stripped and the entries land beside DIR.  Into OUT
+ * (CAP bytes).  Return: the new length; 0 to leave NAME as it is
+ * (nothing left once stripped, already under DIR, or leaving its own
+ * top); -1 if it does not fit.
+ */
+static int
+put_top_dir(const struct xtr_xforms *xs, const char *name, char *out,
+    size_t cap)
+{
+	const char *p = name, *rest, *tail;
+	unsigned int k;
+	int n;
+
+	/* As xtr_strip_components() counts them. */
+	for (k = xs->top_strip; k > 0; k--) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			return 0;
+		while (*p != '\0' && *p != '/')
+			p++;
+	}
+	if (xs->top_strip > 0) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			return 0;
+	}
+	rest = p;
+	if (leaves_top(rest) || under_dir(rest, xs->top_dir, &tail))
+		return 0;
+	n = *tail == '\0' ? snprintf(out, cap, "%.*s%s", (int)(rest - name),
+	    name, xs->top_dir) : snprintf(out, cap, "%.*s%s/%s",
+	    (int)(rest - name), name, xs->top_dir, rest);
+	if (n < 0 || (size_t)n >= cap)
+		return -1;
+	return n;
+}
+
 /* see xform.h */
 int
 xtr_xform_apply(const struct xtr_xforms *xs, enum pfx_name_kind kind,
-    const char *name, char *out, size_t cap, FILE *log)
+    const char *name, char *out, size_t cap, xtr_xform_say_fn *say,
+    void *arg)
 {
 	static const unsigned int scopes[] = {
 		[PFX_NAME_ENTRY] = SCOPE_NAME,
@@ -559,7 +640,7 @@ xtr_xform_apply(const struct xtr_xforms *xs, enum pfx_name_kind kind,
 	};
 	char tmp[PFX_PATH_MAX];
 	struct buf b;
-	const char *cur = name, *rest;
+	const char *cur = name;
 	bool bsd_done = false, changed = false;
 	size_t i;
 	int n;
@@ -578,8 +659,8 @@ xtr_xform_apply(const struct xtr_xforms *xs, enum pfx_name_kind kind,
 			continue;
 		if (b.full)
 			return 2;
-		if (r->print && log != NULL)
-			fprintf(log, "%s >> %s\n", cur, tmp);
+		if (r->print && say != NULL)
+			say(arg, cur, tmp);
 		bsd_done = bsd_done || r->bsd;
 		memcpy(out, tmp, b.len + 1);
 		cur = out;
@@ -587,15 +668,14 @@ xtr_xform_apply(const struct xtr_xforms *xs, enum pfx_name_kind kind,
 	}
 	/* GNU tar's --one-top-level, after the transforms; hard-link
 	 * targets too, so that the links still find their files. */
-	if (xs->top_dir != NULL && kind != PFX_NAME_SYMLINK &&
-	    !under_dir(cur, xs->top_dir, &rest)) {
-		n = *rest == '\0' ? snprintf(tmp, sizeof(tmp), "%s",
-		    xs->top_dir) : snprintf(tmp, sizeof(tmp), "%s/%s",
-		    xs->top_dir, cur);
-		if (n < 0 || (size_t)n >= cap || (size_t)n >= sizeof(tmp))
+	if (xs->top_dir != NULL && kind != PFX_NAME_SYMLINK) {
+		n = put_top_dir(xs, cur, tmp, sizeof(tmp));
+		if (n < 0 || (size_t)n >= cap)
 			return 2;
-		memcpy(out, tmp, (size_t)n + 1);
-		changed = true;
+		if (n > 0) {
+			memcpy(out, tmp, (size_t)n + 1);
+			changed = true;
+		}
 	}
 	return changed ? 1 : 0;
 }

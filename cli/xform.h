@@ -29,16 +29,29 @@ int xtr_xform_add(struct xtr_xforms **xs, const char *expr, bool bsd,
 /* Does S parse as one bsdtar -s rule (used to tell -s RULE from GNU's -s)? */
 bool xtr_xform_is_bsd_rule(const char *s);
 
-/* Prefix every entry name not already under DIR with "DIR/" (copied). */
-int xtr_xform_top_dir(struct xtr_xforms **xs, const char *dir);
+/*
+ * Prefix every entry name not already under DIR with "DIR/" (copied), as
+ * GNU tar does once it has taken STRIP components off (--strip-components,
+ * which the library takes off after the transforms).
+ */
+int xtr_xform_top_dir(struct xtr_xforms **xs, const char *dir,
+    unsigned int strip);
+
+/*
+ * Told FROM and TO, the name before and after a rule flagged 'p'
+ * (bsdtar's "FROM >> TO"): both are the archive's, to be quoted.
+ */
+typedef void xtr_xform_say_fn(void *arg, const char *from, const char *to);
 
 /*
  * Apply *XS to NAME, of KIND, into OUT (CAP bytes).  Rules flagged 'p'
- * (bsdtar) print "NAME >> NEW" on LOG when it is not NULL.
+ * (bsdtar) call SAY(ARG, NAME, NEW) when SAY is not NULL.  --one-top-level
+ * leaves an absolute name, or one whose ".." climbs above it, as it is.
  * Return: 0 NAME unchanged, 1 OUT holds the new name, 2 it does not fit.
  */
 int xtr_xform_apply(const struct xtr_xforms *xs, enum pfx_name_kind kind,
-    const char *name, char *out, size_t cap, FILE *log);
+    const char *name, char *out, size_t cap, xtr_xform_say_fn *say,
+    void *arg);
 
 void xtr_xforms_free(struct xtr_xforms *xs);
 

@@ -1095,6 +1095,16 @@ as_tar() {
 	same_as_tar "as tar: $label" "$T/terr"
 }
 
+# tty_x PATH ERR: `tar -x` found in PATH, standard input a pty, standard
+# error to ERR; its exit status.
+tty_x() {
+	PATH=$1 python3 -c 'import pty, subprocess, sys
+m, s = pty.openpty()
+r = subprocess.run(["tar", "-x"], stdin=s, stdout=subprocess.DEVNULL,
+    stderr=open(sys.argv[1], "wb"))
+sys.exit(r.returncode)' "$2"
+}
+
 as_none() { :; }
 as_old() { mkdir -p pkg && echo old >pkg/package.json && echo old >file1; }
 as_incr() {
@@ -1126,6 +1136,34 @@ if selected astar; then
 	as_tar "--occurrence" as_none --occurrence -tf ../plain.tar
 	as_tar "-tW" as_none -tWf ../plain.tar
 	as_tar "-xW" as_none -x --verify -f ../plain.tar
+	# Its other usage errors, in words of pfextract's own: a value it
+	# refuses, -x with -t, -f twice, are its exit 2 too; argp's (an
+	# unknown option, a missing value) 64.
+	for args in "-x" "-f plain.tar" "--strip-components=-1" \
+	    "--quoting-style=x" "--totals=SIGX" "--format=x" "--backup=x" \
+	    "--occurrence=x pkg" "--checkpoint=x" "--bogus" "--file"; do
+		# shellcheck disable=SC2086 # words, on purpose
+		(cd "$T/as" && tar -tf plain.tar $args) >/dev/null 2>&1
+		trc=$?
+		# shellcheck disable=SC2086
+		(cd "$T/as" && PATH=$T/astar:$PATH tar -tf plain.tar $args) \
+		    >/dev/null 2>"$T/err"
+		status "as tar: $args" $trc $?
+	done
+	# No -f and standard input a terminal: GNU tar's fatal error, its
+	# words, exit 2 (pfextract's own name: a usage error, 64).
+	if command -v python3 >/dev/null 2>&1; then
+		tty_x "$PATH" "$T/as/r.err"
+		trc=$?
+		tty_x "$T/astar:$PATH" "$T/as/p.err"
+		prc=$?
+		if [ $trc -eq $prc ] && cmp -s "$T/as/r.err" "$T/as/p.err"; then
+			ok
+		else
+			bad "as tar: -x from a terminal: tar exit $trc," \
+			    "pfextract $prc: $(head -1 "$T/as/p.err")"
+		fi
+	fi
 	# -v and -vv print what tar prints (no sandbox line), --backup's
 	# "Renaming", -g's "Deleting", --keep-newer-files' warning.
 	as_tar "-xvvf" as_none -xvvf ../plain.tar
@@ -1318,6 +1356,12 @@ if selected xopts; then
 	done
 	like_tar_tree "tar -xf pkg-1.0.tar --one-top-level=x --transform" \
 	    -xf pkg-1.0.tar --one-top-level=x --transform='s/topx/y/'
+	# GNU tar strips first, then puts the directory in front (an entry
+	# with nothing left it makes the directory: pfextract skips it).
+	for n in 1 2; do
+		like_tar_tree "tar -xf dot.tar --one-top-level -p$n" \
+		    -xf dot.tar --one-top-level=top --strip-components=$n
+	done
 	unset LIKE_DIR
 fi
 

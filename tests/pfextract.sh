@@ -448,5 +448,44 @@ PY
 	done
 fi
 
+# --one-top-level puts every entry under its directory: "DIR/" in front
+# of "../z", "a/../../y" or "/etc/x" must not hide what they are (they
+# were extracted beside DIR, exit 0); they are refused as without it.
+if command -v python3 > /dev/null; then
+	python3 -c 'import io, sys, tarfile
+t = tarfile.open(sys.argv[1], "w")
+for n in ("ok", "../z", "a/../../y", "/etc/x"):
+    i = tarfile.TarInfo(n); i.size = 1; t.addfile(i, io.BytesIO(b"1"))
+i = tarfile.TarInfo("hl"); i.type = tarfile.LNKTYPE; i.linkname = "../z"
+t.addfile(i); t.close()' "$T/top.tar"
+	run "--one-top-level: climbing names" 1 \
+	    "$pfx" -xf top.tar --one-top-level=s -C out
+	[ "$(ls -A "$T/out")" = s ] && [ "$(ls -A "$T/out/s")" = ok ] &&
+	    ok || bad "--one-top-level: names left s: $(ls -AR "$T/out")"
+	n=$(grep -c -e ": name climbs out" -e ": absolute name refused" \
+	    -e "hl: hard link target is outside" "$T/stderr")
+	[ "$n" = 4 ] && ok || bad "--one-top-level: $n refusals, not 4"
+fi
+# With --strip-components, GNU tar strips, then puts DIR in front: what is
+# left lands under DIR (it was stripped with the rest: beside DIR).
+run "--one-top-level --strip-components=1" 0 \
+    "$pfx" -xf a.tar --one-top-level=s --strip-components=1 -C out
+[ "$(cat "$T/out/s/a.txt" 2>/dev/null)" = one ] &&
+    [ "$(cat "$T/out/s/e/b.txt" 2>/dev/null)" = two ] &&
+    [ "$(ls -A "$T/out")" = s ] && ok ||
+    bad "--one-top-level --strip-components=1: $(ls -AR "$T/out")"
+
+# bsdtar's -s rule flagged 'p' says "old >> new" with the archive's
+# names: quoted as every name, never an escape sequence raw.
+if command -v python3 > /dev/null; then
+	python3 -c 'import io, sys, tarfile
+t = tarfile.open(sys.argv[1], "w")
+i = tarfile.TarInfo("a\x1b[2J\nb"); i.size = 1
+t.addfile(i, io.BytesIO(b"1")); t.close()' "$T/sp.tar"
+	run "-s ///p: a hostile name" 0 "$pfx" -xf sp.tar -s '/^a/A/p' -C out
+	[ "$(cat "$T/stderr")" = 'a\033[2J\nb >> A\033[2J\nb' ] && ok ||
+	    bad "-s ///p: said $(od -c "$T/stderr" | head -3)"
+fi
+
 echo "pfextract: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

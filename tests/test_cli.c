@@ -139,8 +139,8 @@ expect_xform(const char *const *rules, bool bsd, const char *top,
 		cr_assert_eq(xtr_xform_add(&xs, rules[i], bsd, err,
 		    sizeof(err)), 0, "%s: %s", rules[i], err);
 	if (top != NULL)
-		cr_assert_eq(xtr_xform_top_dir(&xs, top), 0);
-	r = xtr_xform_apply(xs, kind, name, out, sizeof(out), NULL);
+		cr_assert_eq(xtr_xform_top_dir(&xs, top, 0), 0);
+	r = xtr_xform_apply(xs, kind, name, out, sizeof(out), NULL, NULL);
 	if (want == NULL)
 		cr_expect_eq(r, 0, "%s: %s: changed to \"%s\"", rules[0],
 		    name, r == 1 ? out : "");
@@ -220,6 +220,57 @@ Test(cli_xform, bsd_rules_and_top_dir)
 	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_HARDLINK, "a",
 	    "top/a");
 	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_SYMLINK, "a", NULL);
+	/* A name that leaves its own top keeps it: "top/../z" would be
+	 * "z", beside top, and "top//etc/x" relative; the library refuses
+	 * them as it does without --one-top-level. */
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_ENTRY, "../x", NULL);
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_ENTRY, "a/../../x",
+	    NULL);
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_ENTRY, "/etc/x",
+	    NULL);
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_HARDLINK, "./../x",
+	    NULL);
+	expect_xform(R("s/z/y/"), false, "top", PFX_NAME_ENTRY, "a/../b",
+	    "top/a/../b");
+	expect_xform(R("s,^,../,"), false, "top", PFX_NAME_ENTRY, "a",
+	    "../a");
+}
+
+/* --one-top-level with --strip-components: GNU tar strips, then
+ * prefixes; the library strips after the hook, so "DIR/" goes after the
+ * components it takes off, and what is left lands under DIR. */
+static void
+expect_top_strip(unsigned int strip, enum pfx_name_kind kind,
+    const char *name, const char *want)
+{
+	struct xtr_xforms *xs = NULL;
+	char out[PFX_PATH_MAX];
+	int r;
+
+	cr_assert_eq(xtr_xform_top_dir(&xs, "top", strip), 0);
+	r = xtr_xform_apply(xs, kind, name, out, sizeof(out), NULL, NULL);
+	if (want == NULL)
+		cr_expect_eq(r, 0, "%u: %s: changed to \"%s\"", strip, name,
+		    r == 1 ? out : "");
+	else
+		cr_expect(r == 1 && strcmp(out, want) == 0,
+		    "%u: %s: \"%s\" (%d), want \"%s\"", strip, name,
+		    r == 1 ? out : "", r, want);
+	xtr_xforms_free(xs);
+}
+
+Test(cli_xform, one_top_level_after_strip)
+{
+	expect_top_strip(1, PFX_NAME_ENTRY, "a/b/c", "a/top/b/c");
+	expect_top_strip(2, PFX_NAME_ENTRY, "/a//b/c", "/a//b/top/c");
+	expect_top_strip(1, PFX_NAME_HARDLINK, "a/x", "a/top/x");
+	expect_top_strip(1, PFX_NAME_ENTRY, "a/top/x", NULL);
+	/* Nothing left: the library skips it, as GNU tar. */
+	expect_top_strip(1, PFX_NAME_ENTRY, "a", NULL);
+	expect_top_strip(1, PFX_NAME_ENTRY, "a/", NULL);
+	/* What is left climbs: refused, not hidden behind "top/". */
+	expect_top_strip(1, PFX_NAME_ENTRY, "a/../../x", NULL);
+	expect_top_strip(1, PFX_NAME_ENTRY, "../x", "../top/x");
 }
 
 /* A new name past the buffer is "does not fit" (2), never cut short. */
@@ -235,8 +286,9 @@ Test(cli_xform, too_long)
 	cr_assert_eq(xtr_xform_add(&xs, "s/a/&&/g", false, err,
 	    sizeof(err)), 0);
 	cr_expect_eq(xtr_xform_apply(xs, PFX_NAME_ENTRY, name, out,
-	    sizeof(out), NULL), 2);
-	cr_expect_eq(xtr_xform_apply(xs, PFX_NAME_ENTRY, "a", out, 2, NULL),
+	    sizeof(out), NULL, NULL), 2);
+	cr_expect_eq(xtr_xform_apply(xs, PFX_NAME_ENTRY, "a", out, 2, NULL,
+	    NULL),
 	    2);
 	xtr_xforms_free(xs);
 	free(name);

@@ -90,22 +90,23 @@ Test(quote, colon_and_extra_chars)
 	free(got);
 }
 
+/* Every quoting style. */
+static const enum quote_style all_styles[] = { QUOTE_LITERAL, QUOTE_SHELL,
+    QUOTE_SHELL_ALWAYS, QUOTE_SHELL_ESCAPE, QUOTE_SHELL_ESCAPE_ALWAYS,
+    QUOTE_C, QUOTE_C_MAYBE, QUOTE_ESCAPE, QUOTE_LOCALE, QUOTE_CLOCALE };
+
 /* SECURITY: on a terminal no style writes a control byte raw. */
 Test(quote, no_raw_control_on_a_tty)
 {
-	static const enum quote_style all[] = { QUOTE_LITERAL, QUOTE_SHELL,
-	    QUOTE_SHELL_ALWAYS, QUOTE_SHELL_ESCAPE,
-	    QUOTE_SHELL_ESCAPE_ALWAYS, QUOTE_C, QUOTE_C_MAYBE, QUOTE_ESCAPE,
-	    QUOTE_LOCALE, QUOTE_CLOCALE };
 	const char *evil = "a\033]0;owned\007\n\r\177\302\233b";
 	struct quote q;
 	size_t i, k;
 	char *got;
 
 	cr_assert(setlocale(LC_CTYPE, "C.UTF-8") != NULL);
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+	for (i = 0; i < sizeof(all_styles) / sizeof(all_styles[0]); i++) {
 		quote_init(&q, true, true);
-		q.style = all[i];
+		q.style = all_styles[i];
 		got = quoted(&q, evil, false, true);
 		for (k = 0; got[k] != '\0'; k++) {
 			unsigned char c = (unsigned char)got[k];
@@ -116,4 +117,34 @@ Test(quote, no_raw_control_on_a_tty)
 		}
 		free(got);
 	}
+}
+
+/*
+ * SECURITY: on a terminal a bidi override or isolate (U+202E, U+2067...)
+ * is escaped in every style, so that a name cannot turn the rest of its
+ * line around; elsewhere the bytes are GNU tar's, raw.
+ */
+Test(quote, no_raw_bidi_control_on_a_tty)
+{
+	const char *evil = "x\342\200\256fdp.exe\342\201\247\342\200\217";
+	struct quote q;
+	size_t i;
+	char *got;
+
+	cr_assert(setlocale(LC_CTYPE, "C.UTF-8") != NULL);
+	for (i = 0; i < sizeof(all_styles) / sizeof(all_styles[0]); i++) {
+		quote_init(&q, true, true);
+		q.style = all_styles[i];
+		got = quoted(&q, evil, false, true);
+		cr_expect(strstr(got, "\342\200\256") == NULL &&
+		    strstr(got, "\342\201\247") == NULL &&
+		    strstr(got, "\342\200\217") == NULL,
+		    "style %zu writes a bidi control raw: '%s'", i, got);
+		free(got);
+	}
+	expect(QUOTE_ESCAPE, true, "x\342\200\256y", "x\342\200\256y");
+	quote_init(&q, true, true);
+	got = quoted(&q, "x\342\200\256y", false, true);
+	cr_expect_str_eq(got, "x\\342\\200\\256y");
+	free(got);
 }
