@@ -97,6 +97,15 @@ fill_entry(struct pfx_entry *e, struct archive_entry *ae, const char *name)
 	e->type = entry_type(ae);
 	e->mode = archive_entry_perm(ae);
 	e->size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
+	/*
+	 * A cpio symlink that shares an inode is given as a hard link whose
+	 * size is its target's, which libarchive has read as the target:
+	 * no data is left.  Taken as data, its absence stopped the run
+	 * (hardlink.c writes a link's data as a file).
+	 */
+	if (e->type == PFX_TYPE_HARDLINK &&
+	    archive_entry_filetype(ae) == AE_IFLNK)
+		e->size = 0;
 	e->mtime = archive_entry_mtime(ae);
 	e->mtime_nsec = archive_entry_mtime_nsec(ae);
 	if (e->mtime_nsec < 0 || e->mtime_nsec > 999999999)
@@ -223,6 +232,7 @@ write_entry(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 {
 	char tbuf[PFX_PATH_MAX];
 	struct pfx_verdict tv;
+	enum pfx_decision decision;
 	const char *reason;
 
 	/*
@@ -252,7 +262,16 @@ write_entry(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 		xtr_make_dir(x, m, e, rel);
 		return;
 	case PFX_TYPE_HARDLINK:
+		decision = e->decision;
 		reason = judge_link_target(x, e, tbuf, sizeof(tbuf), &tv);
+		if (reason != NULL && e->size > 0) {
+			/* A link that carries data (cpio's last one) is not
+			 * lost with its refused target: its data is a new
+			 * file at its own name, judged already (hardlink.c). */
+			e->decision = decision;
+			xtr_write_file(x, m, e, rel, NULL, NULL);
+			return;
+		}
 		if (reason != NULL) {
 			xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, 0);
 			return;

@@ -62,6 +62,31 @@ tell_label(struct xtr *x, const struct xtr_label *l)
 	opt->hooks.label(opt->hooks.arg, &e);
 }
 
+static size_t unsuffixed_len(const char *label);
+
+/*
+ * GNU tar's check_label_pattern() past its first fnmatch: with -M, the
+ * label NAME without its " Volume N" is matched, as GNU tar matches it
+ * (the label the pattern, -V's value the name: "tar -M -V L" writes "L
+ * Volume 1", which "-M -V L" reads).  Cost: as xtr_glob()'s.
+ */
+static bool
+volume_matches(const struct pfx_options *opt, const char *name)
+{
+	char buf[XTR_HEAD_MAX];
+	size_t len;
+
+	if ((opt->flags & PFX_OPT_MULTI_VOLUME) == 0)
+		return false;
+	len = unsuffixed_len(name);
+	if (len == 0 || len >= sizeof(buf))
+		return false;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	return xtr_glob(buf, opt->volume_label, XTR_GLOB_WHOLE |
+	    xtr_glob_posix(opt), NULL);
+}
+
 /* -V: fail X unless the label L (FOUND: there is one) matches. */
 static void
 check_volume(struct xtr *x, const struct xtr_label *l, int found)
@@ -77,7 +102,7 @@ check_volume(struct xtr *x, const struct xtr_label *l, int found)
 		    pattern);
 	/* GNU tar: fnmatch(PATTERN, LABEL, 0); xtr_glob's cost is bound. */
 	else if (!xtr_glob(pattern, l->name, XTR_GLOB_WHOLE |
-	    xtr_glob_posix(x->opt), NULL))
+	    xtr_glob_posix(x->opt), NULL) && !volume_matches(x->opt, l->name))
 		xtr_fail(x, EINVAL, "Volume '%s' does not match '%s'", l->name,
 		    pattern);
 }

@@ -88,12 +88,22 @@ static int
 rename_beneath(const struct pfx_root *root, const char *from,
     const char *to, unsigned int flags, bool dir_only)
 {
+	struct pfx_root strict;
 	struct plat_path pf, pt;
 	int ffd = -1, tfd = -1, r, replace;
 
 	replace = plat_replace_flags(flags);
 	if (replace < 0)
 		return replace;
+	/* SECURITY: a directory is moved from and to parents reached
+	 * without symlinks, in a root used as a root filesystem too
+	 * (pfx_root_in_root(), --symlinks=root).  The copy shares the
+	 * root's descriptor. */
+	if (dir_only) {
+		strict = *root;
+		strict.in_root = 0;
+		root = &strict;
+	}
 	ffd = open_parent(root, from, &pf);
 	if (ffd < 0)
 		return ffd;

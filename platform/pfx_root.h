@@ -507,10 +507,11 @@ PFX_API int pfx_root_rmdir(const struct pfx_root *root, const char *rel);
  * a directory, a symlink being none), and a name it answers false for
  * is removed with pfx_remove_tree(), then GONE(ARG, NAME), if not NULL,
  * is told.  REL is reached as every name here is, never through a
- * symlink; before each removal the directory is checked to be still
- * beneath the root (-EXDEV stops the purge otherwise).  One pass over the
- * listing: what others add meanwhile may or may not be seen.  The first
- * failed removal stops the purge.  Return: 0, or -errno (-ENOENT,
+ * symlink (in a root made with pfx_root_in_root() too: -ELOOP); before
+ * each removal the directory is checked to be still beneath the root
+ * (-EXDEV stops the purge otherwise).  One pass over the listing: what
+ * others add meanwhile may or may not be seen.  The first failed removal
+ * stops the purge.  Return: 0, or -errno (-ENOENT,
  * -ENOTDIR, -ELOOP: REL is no directory reachable beneath the root).
  */
 PFX_API int pfx_root_purge(const struct pfx_root *root, const char *rel,
@@ -531,9 +532,11 @@ PFX_API int pfx_root_rename(const struct pfx_root *root, const char *from,
  * Move the directory FROM to TO, both beneath ROOT, as pfx_root_rename()
  * does with FLAGS, and only if FROM is a directory (-ENOTDIR for anything
  * else, a symlink included: moved, a relative link would lead
- * elsewhere).  With PFX_ROOT_REPLACE, rename(2)'s rule for a directory
- * holds: only an empty directory at TO is replaced (-ENOTEMPTY, -EEXIST,
- * -ENOTDIR otherwise).  GNU tar's incremental renames.
+ * elsewhere).  Both parents are reached without symlinks, in a root made
+ * with pfx_root_in_root() too (-ELOOP).  With PFX_ROOT_REPLACE, rename(2)'s
+ * rule for a directory holds: only an empty directory at TO is replaced
+ * (-ENOTEMPTY, -EEXIST, -ENOTDIR otherwise).  GNU tar's incremental
+ * renames.
  * Return: 0, or -errno.
  */
 PFX_API int pfx_root_rename_dir(const struct pfx_root *root,

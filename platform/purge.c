@@ -42,6 +42,7 @@ pfx_root_purge(const struct pfx_root *root, const char *rel,
     bool (*keep)(void *arg, const char *name, bool is_dir),
     void (*gone)(void *arg, const char *name), void *arg)
 {
+	struct pfx_root strict;
 	struct plat_path p;
 	struct dirent *de;
 	DIR *d = NULL;
@@ -50,6 +51,15 @@ pfx_root_purge(const struct pfx_root *root, const char *rel,
 	r = plat_path_parse(rel, &p);
 	if (r < 0)
 		return r;
+	/*
+	 * SECURITY: never through a symlink, in a root used as a root
+	 * filesystem too (pfx_root_in_root(), --symlinks=root): a dump
+	 * directory reached through one removes nothing.  The copy shares
+	 * the root's descriptor.
+	 */
+	strict = *root;
+	strict.in_root = 0;
+	root = &strict;
 	dfd = plat_resolve_dir(root, p.full, PLAT_DIR_READ);
 	if (dfd < 0)
 		return dfd;

@@ -358,6 +358,13 @@ for l in -t -tv; do
 done
 "$PFX" -t -M -V 'Test*' -f "$T/lab/v1" -f "$T/lab/v2" -f "$T/lab/v3" \
     >/dev/null 2>&1 && ok || bad "label: -V 'Test*' did not match"
+# The label as given to GNU tar -M -V, which wrote "Test Volume Volume 1":
+# GNU tar -M matches it without its " Volume N" (check_label_pattern()).
+for sb in "" --no-sandbox; do
+	"$PFX" -t -M -V 'Test Volume' $sb -f "$T/lab/v1" -f "$T/lab/v2" \
+	    -f "$T/lab/v3" >/dev/null 2>&1 && ok ||
+	    bad "label: -M -V 'Test Volume' $sb did not match"
+done
 "$PFX" -t -M -V 'Other*' -f "$T/lab/v1" -f "$T/lab/v2" -f "$T/lab/v3" \
     >/dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] && ok || bad "label: -V 'Other*' exit $rc, want 2"

@@ -421,17 +421,17 @@ Test(dumpdir, huge_list_bounded)
 	free(rec);
 }
 
-/* A dump directory reached through a symlink purges nothing there. */
-Test(dumpdir, through_symlink_untouched)
+/*
+ * Dump directories reached through the links l and m (l/, l/sub/, m/),
+ * each with an empty list, purge nothing: A and B, where the links lead,
+ * are still there.
+ */
+static void
+purge_through_links_keeps(const char *a, const char *b)
 {
 	static const char *const names[] = { "l/", "l/sub/", "m/" };
 	size_t i;
 
-	put("out/sentinel");
-	put_dir("out/sub");
-	put("out/sub/x");
-	put_link("dest/l", "../out");
-	put_link("dest/m", "../out/sub");
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct tar t = { 0 };
 		struct pfx_result res;
@@ -441,10 +441,38 @@ Test(dumpdir, through_symlink_untouched)
 		tar_end(&t);
 		(void)run(&t, PFX_OPT_INCREMENTAL, 0, &s, &res);
 		cr_expect_eq(s.npurged, 0, "%s", names[i]);
-		cr_expect(exists("out/sentinel"), "%s", names[i]);
-		cr_expect(exists("out/sub/x"), "%s", names[i]);
+		cr_expect(exists(a), "%s: %s", names[i], a);
+		cr_expect(exists(b), "%s: %s", names[i], b);
 		free(t.buf);
 	}
+}
+
+/* A dump directory reached through a symlink purges nothing there. */
+Test(dumpdir, through_symlink_untouched)
+{
+	put("out/sentinel");
+	put_dir("out/sub");
+	put("out/sub/x");
+	put_link("dest/l", "../out");
+	put_link("dest/m", "../out/sub");
+	purge_through_links_keeps("out/sentinel", "out/sub/x");
+}
+
+/*
+ * --symlinks=root follows a link inside DEST for entries, but a dump
+ * directory reached through one still purges nothing: l -> in (inside
+ * DEST) had in/ emptied by l/'s list.
+ */
+Test(dumpdir, through_symlink_untouched_under_root)
+{
+	put_dir("dest/in");
+	put("dest/in/sentinel");
+	put_dir("dest/in/sub");
+	put("dest/in/sub/x");
+	put_link("dest/l", "in");
+	put_link("dest/m", "/in/sub");
+	run_symlinks = PFX_SYMLINKS_ROOT;
+	purge_through_links_keeps("dest/in/sentinel", "dest/in/sub/x");
 }
 
 /* Listing gives the list to the hooks, and removes nothing. */
@@ -791,6 +819,30 @@ Test(dumpdir, renames_refused_with_links_under_contain)
 	cr_expect_str_eq(s.refused[0], "d/:dumpdir_rename_links");
 	cr_expect(exists("dest/d/a/up"));
 	cr_expect(!exists("dest/d/z"));
+}
+
+/*
+ * --symlinks=root: a move's parents are reached without symlinks too;
+ * d/a was moved into dest/in through the link l -> in.
+ */
+Test(dumpdir, renames_not_through_links_under_root)
+{
+	static const char rec[] = "Db\0Dc\0Rd/a\0Tl/a\0";
+	static const char back[] = "Db\0Dc\0Rd/l/b\0Td/z\0";
+	struct pfx_result res;
+	struct seen s;
+
+	populate_abc();
+	put_dir("dest/in");
+	put_link("dest/l", "in");
+	put_link("dest/d/l", "/d");
+	run_symlinks = PFX_SYMLINKS_ROOT;
+	cr_expect_neq(run_list(rec, sizeof(rec), &s, &res), PFX_OK);
+	cr_expect(!exists("dest/in/a"));
+	cr_expect(holds("dest/d/a", "fa", "dest/d/a/fa"));
+	cr_expect_neq(run_list(back, sizeof(back), &s, &res), PFX_OK);
+	cr_expect(!exists("dest/d/z"));
+	cr_expect(holds("dest/d/b", "fb", "dest/d/b/fb"));
 }
 
 /* Without links in DEST, contain moves as the default does. */

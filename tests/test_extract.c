@@ -1915,6 +1915,98 @@ Test(extract, hardlink_unreadable)
 	each_resolver("hardlink_unreadable", case_hardlink_unreadable);
 }
 
+/*
+ * A hard link that carries data (cpio stores a file's data on its last
+ * link) whose target this run did not make -- refused, or missing --
+ * is written as a new file with that data, as GNU cpio writes it: the
+ * good name was refused with its target, its data lost.  A link without
+ * data to such a target is refused as before.
+ */
+static void
+case_hardlink_data_target_refused(struct fx *fx)
+{
+	struct raw r = { NULL, 0, 0 };
+
+	raw_entry_mode(&r, "../up", '0', "", "", 0644, true);
+	raw_entry_mode(&r, "z", '1', "DATA\n", "../up", 0644, true);
+	raw_entry_mode(&r, "w", '1', "MORE\n", "missing", 0644, true);
+	raw_entry_mode(&r, "x", '1', "", "missing", 0644, false);
+	raw_entry_mode(&r, "after", '0', "after\n", "", 0644, false);
+	(void)raw_block(&r);
+	(void)raw_block(&r);
+
+	EXPECT_STATUS(fx_extract_bytes(fx, r.buf, r.len), PFX_REFUSED);
+	EXPECT_REFUSED("../up", "escapes", PFX_REJECT);
+	EXPECT_OK("z");
+	EXPECT_FILE("z", "DATA\n", 0644);
+	EXPECT_NLINK("z", 1);
+	EXPECT_OK("w");
+	EXPECT_FILE("w", "MORE\n", 0644);
+	EXPECT_REFUSED("x", "hardlink_target", PFX_DENY);
+	EXPECT_FILE("after", "after\n", 0644);
+	EXPECT_ABSENT_TOP("up");
+	free(r.buf);
+}
+
+Test(extract, hardlink_data_target_refused)
+{
+	each_resolver("hardlink_data_target_refused",
+	    case_hardlink_data_target_refused);
+}
+
+/*
+ * cpio: a symlink that shares an inode with a file (or another symlink)
+ * is read by libarchive as a hard link whose size is its target's, the
+ * target read already.  Taken as a link that carries data, it stopped
+ * the run ("the entry's data ends short of its size", exit 2): "after"
+ * was lost.  It is a link to the file without data now, and refused
+ * where the first name is no file this run made.
+ */
+static void
+case_cpio_symlink_shares_inode(struct fx *fx)
+{
+	struct archive_entry *e;
+	struct ab ab;
+
+	ab_open(&ab, archive_write_set_format_cpio_newc, NULL);
+	e = ent_new("a", AE_IFREG, 0644);
+	archive_entry_set_ino(e, 7);
+	archive_entry_set_nlink(e, 2);
+	ab_write(&ab, e, NULL, 0);
+	e = ent_new("l", AE_IFLNK, 0777);
+	archive_entry_set_symlink(e, "/etc");
+	archive_entry_set_ino(e, 7);
+	archive_entry_set_nlink(e, 2);
+	ab_write(&ab, e, NULL, 0);
+	e = ent_new("s", AE_IFLNK, 0777);
+	archive_entry_set_symlink(e, "/etc");
+	archive_entry_set_ino(e, 8);
+	archive_entry_set_nlink(e, 2);
+	ab_write(&ab, e, NULL, 0);
+	e = ent_new("s2", AE_IFLNK, 0777);
+	archive_entry_set_symlink(e, "/etc");
+	archive_entry_set_ino(e, 8);
+	archive_entry_set_nlink(e, 2);
+	ab_write(&ab, e, NULL, 0);
+	ab_file(&ab, "after", "after\n", 0644);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_OK("l");
+	EXPECT_SAME_INODE("l", "a");
+	expect_size(fx, __LINE__, "a", 0);
+	EXPECT_REFUSED("s", "symlink", PFX_DENY);
+	EXPECT_REFUSED("s2", "hardlink_target", PFX_DENY);
+	EXPECT_FILE("after", "after\n", 0644);
+	ab_free(&ab);
+}
+
+Test(extract, cpio_symlink_shares_inode)
+{
+	each_resolver("cpio_symlink_shares_inode",
+	    case_cpio_symlink_shares_inode);
+}
+
 /* --- what already exists in the destination ---------------------------- */
 
 /*
