@@ -232,7 +232,6 @@ write_entry(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 {
 	char tbuf[PFX_PATH_MAX];
 	struct pfx_verdict tv;
-	enum pfx_decision decision;
 	const char *reason;
 
 	/*
@@ -262,16 +261,7 @@ write_entry(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 		xtr_make_dir(x, m, e, rel);
 		return;
 	case PFX_TYPE_HARDLINK:
-		decision = e->decision;
 		reason = judge_link_target(x, e, tbuf, sizeof(tbuf), &tv);
-		if (reason != NULL && e->size > 0) {
-			/* A link that carries data (cpio's last one) is not
-			 * lost with its refused target: its data is a new
-			 * file at its own name, judged already (hardlink.c). */
-			e->decision = decision;
-			xtr_write_file(x, m, e, rel, NULL, NULL);
-			return;
-		}
 		if (reason != NULL) {
 			xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, reason, 0);
 			return;

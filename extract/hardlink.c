@@ -124,16 +124,6 @@ xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "is_a_directory", 0);
 		return;
 	}
-	/*
-	 * A link that carries data (cpio stores a file's data on its last
-	 * link) to a target this run did not make (refused, excluded, not
-	 * selected) is not lost with it: its data is a new file at REL, as
-	 * GNU cpio writes it.
-	 */
-	if ((s == NULL || !s->has_id) && e->size > 0) {
-		xtr_write_file(x, m, e, rel, NULL, NULL);
-		return;
-	}
 	if (s == NULL || !s->has_id) {
 		e->decision = PFX_DENY;
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);

@@ -1916,45 +1916,6 @@ Test(extract, hardlink_unreadable)
 }
 
 /*
- * A hard link that carries data (cpio stores a file's data on its last
- * link) whose target this run did not make -- refused, or missing --
- * is written as a new file with that data, as GNU cpio writes it: the
- * good name was refused with its target, its data lost.  A link without
- * data to such a target is refused as before.
- */
-static void
-case_hardlink_data_target_refused(struct fx *fx)
-{
-	struct raw r = { NULL, 0, 0 };
-
-	raw_entry_mode(&r, "../up", '0', "", "", 0644, true);
-	raw_entry_mode(&r, "z", '1', "DATA\n", "../up", 0644, true);
-	raw_entry_mode(&r, "w", '1', "MORE\n", "missing", 0644, true);
-	raw_entry_mode(&r, "x", '1', "", "missing", 0644, false);
-	raw_entry_mode(&r, "after", '0', "after\n", "", 0644, false);
-	(void)raw_block(&r);
-	(void)raw_block(&r);
-
-	EXPECT_STATUS(fx_extract_bytes(fx, r.buf, r.len), PFX_REFUSED);
-	EXPECT_REFUSED("../up", "escapes", PFX_REJECT);
-	EXPECT_OK("z");
-	EXPECT_FILE("z", "DATA\n", 0644);
-	EXPECT_NLINK("z", 1);
-	EXPECT_OK("w");
-	EXPECT_FILE("w", "MORE\n", 0644);
-	EXPECT_REFUSED("x", "hardlink_target", PFX_DENY);
-	EXPECT_FILE("after", "after\n", 0644);
-	EXPECT_ABSENT_TOP("up");
-	free(r.buf);
-}
-
-Test(extract, hardlink_data_target_refused)
-{
-	each_resolver("hardlink_data_target_refused",
-	    case_hardlink_data_target_refused);
-}
-
-/*
  * cpio: a symlink that shares an inode with a file (or another symlink)
  * is read by libarchive as a hard link whose size is its target's, the
  * target read already.  Taken as a link that carries data, it stopped
