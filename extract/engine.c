@@ -100,8 +100,7 @@ fill_entry(struct pfx_entry *e, struct archive_entry *ae, const char *name)
 	/*
 	 * A cpio symlink that shares an inode is given as a hard link whose
 	 * size is its target's, which libarchive has read as the target:
-	 * no data is left.  Taken as data, its absence stopped the run
-	 * (hardlink.c writes a link's data as a file).
+	 * no data is left.  Taken as data, its absence stopped the run.
 	 */
 	if (e->type == PFX_TYPE_HARDLINK &&
 	    archive_entry_filetype(ae) == AE_IFLNK)

@@ -432,27 +432,6 @@ xtr_backup_how(const struct pfx_options *opt)
 	}
 }
 
-/*
- * The backup make_way() would make of T's name, with links allowed:
- * the name's symlink moved away, or whatever is there moved over a
- * symlink at the backup's name (y~), changes where links already in
- * the destination lead just as a file put over a link does
- * (xtr_commit), and so does a link appearing at the backup's name.
- * Judged before the move.  Return: 0, XTR_REDIRECTS, or -errno.
- */
-static int
-backup_removable(struct xtr *x, const struct xtr_tail *t, bool is_link)
-{
-	char bak[NAME_MAX + 1];
-	int r;
-
-	r = pfx_pending_backup_name(&t->pend, xtr_backup_how(x->opt),
-	    x->opt->backup_suffix, bak, sizeof(bak));
-	if (r < 0 || bak[0] == '\0')
-		return r;
-	return xtr_backup_judge(x, t->rel, bak, is_link);
-}
-
 /* see file.h */
 int
 xtr_backup_judge(struct xtr *x, const char *rel, const char *bak,
@@ -472,27 +451,28 @@ xtr_backup_judge(struct xtr *x, const char *rel, const char *bak,
 
 /*
  * Before make_way() moves or removes what T's name holds: with links
- * allowed, a symlink there (moved aside as a backup) or a directory
- * there (removed with what it holds) is a link, or links, gone from the
- * name, which can turn a link already in the destination outwards
- * (y -> a/b/c under e -> y/../../x) just as a file put over the link
- * can (xtr_commit): judged the same way.  One lstat, and a judgement
- * only when the name holds a symlink or a directory, or a backup is
- * made.  Return: 0, XTR_REDIRECTS, or -errno.
+ * allowed, a symlink there (moved aside to T->backup, the backup's name
+ * worked out already) or a directory there (removed with what it holds)
+ * is a link, or links, gone from the name, which can turn a link already
+ * in the destination outwards (y -> a/b/c under e -> y/../../x) just as
+ * a file put over the link can (xtr_commit); so can whatever the backup
+ * puts over a symlink at its own name (y~): judged the same way.  One
+ * lstat, and a judgement only when a backup is made or the name holds a
+ * directory to remove.  Return: 0, XTR_REDIRECTS, or -errno.
  */
 static int
-way_removable(struct xtr *x, const struct xtr_tail *t, bool backup,
-    bool unlink_dir)
+way_removable(struct xtr *x, const struct xtr_tail *t, bool unlink_dir)
 {
 	struct stat st;
 
 	/* Nothing moved nor removed: no look at the name (a file's cost). */
-	if ((!backup && !unlink_dir) ||
+	if ((t->backup[0] == '\0' && !unlink_dir) ||
 	    x->opt->symlinks == PFX_SYMLINKS_REFUSE ||
 	    pfx_pending_existing(&t->pend, &st) != 0)
 		return 0;
-	if (backup && !S_ISDIR(st.st_mode))
-		return backup_removable(x, t, S_ISLNK(st.st_mode));
+	if (t->backup[0] != '\0' && !S_ISDIR(st.st_mode))
+		return xtr_backup_judge(x, t->rel, t->backup,
+		    S_ISLNK(st.st_mode));
 	if (unlink_dir && S_ISDIR(st.st_mode))
 		return xtr_symlink_removable(x, t->rel);
 	return 0;
@@ -519,15 +499,20 @@ make_way(struct xtr *x, struct xtr_tail *t)
 	if (x->journal != NULL && (x->opt->backup != PFX_BACKUP_NONE ||
 	    (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0))
 		return pfx_pending_existing(&t->pend, &st) == 0 ? -ENOTSUP : 0;
-	r = way_removable(x, t, xtr_backup_how(x->opt) != 0,
-	    (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0);
-	if (r != 0)
-		return r;
+	/* The backup's name once: the one judged is the one moved to. */
 	if (xtr_backup_how(x->opt) != 0) {
-		r = pfx_pending_backup(&t->pend, xtr_backup_how(x->opt),
+		r = pfx_pending_backup_name(&t->pend, xtr_backup_how(x->opt),
 		    x->opt->backup_suffix, t->backup, sizeof(t->backup));
 		if (r < 0)
 			return r;
+	}
+	r = way_removable(x, t,
+	    (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0);
+	if (r == 0 && t->backup[0] != '\0')
+		r = pfx_pending_backup_as(&t->pend, t->backup);
+	if (r != 0) {
+		t->backup[0] = '\0';	/* none made */
+		return r;
 	}
 	if ((x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0) {
 		/* SECURITY: proved beneath the root before each removal,

@@ -89,21 +89,21 @@ backup_link(struct xtr *x, const char *rel)
 		return 0;	/* never backed up; the link fails (EISDIR) */
 	if (x->journal != NULL)
 		return -ENOTSUP;
-	/* SECURITY: judged as file.c judges a file's backup
-	 * (backup_removable()): the name's link going, and what appears
-	 * at the backup's name. */
-	if (x->opt->symlinks != PFX_SYMLINKS_REFUSE) {
-		r = pfx_root_backup_name(&x->root, rel, xtr_backup_how(x->opt),
-		    x->opt->backup_suffix, x->backup, sizeof(x->backup));
-		if (r == 0 && x->backup[0] != '\0')
-			r = xtr_backup_judge(x, rel, x->backup,
-			    S_ISLNK(st.st_mode));
-		x->backup[0] = '\0';
-		if (r != 0)
-			return r;
-	}
-	return pfx_root_backup(&x->root, rel, xtr_backup_how(x->opt),
+	/* The backup's name once: the one judged is the one moved to. */
+	r = pfx_root_backup_name(&x->root, rel, xtr_backup_how(x->opt),
 	    x->opt->backup_suffix, x->backup, sizeof(x->backup));
+	if (r < 0 || x->backup[0] == '\0')
+		return r;
+	/* SECURITY: judged as file.c judges a file's backup
+	 * (way_removable()): the name's link going, and what appears at
+	 * the backup's name. */
+	if (x->opt->symlinks != PFX_SYMLINKS_REFUSE)
+		r = xtr_backup_judge(x, rel, x->backup, S_ISLNK(st.st_mode));
+	if (r == 0)
+		r = pfx_root_backup_as(&x->root, rel, x->backup);
+	if (r != 0)
+		x->backup[0] = '\0';	/* none made */
+	return r;
 }
 
 /* see hardlink.h */

@@ -463,18 +463,26 @@ PFX_API int pfx_pending_backup_name(const struct pfx_pending *pend, int how,
     const char *suffix, char *bak, size_t cap);
 
 /*
- * pfx_pending_existing(), pfx_pending_backup() and
- * pfx_pending_backup_name() for the name REL beneath ROOT, for what is
+ * Move what PEND's name holds to BAK, the one component
+ * pfx_pending_backup_name() gave (and the caller judged): that very name,
+ * never one worked out again.  Nothing there any more: BAK set to "".
+ * Return: 0, or -errno (-EINVAL: BAK is no single component).
+ */
+PFX_API int pfx_pending_backup_as(const struct pfx_pending *pend, char *bak);
+
+/*
+ * pfx_pending_existing(), pfx_pending_backup_name() and
+ * pfx_pending_backup_as() for the name REL beneath ROOT, for what is
  * put there with no pending file (a hard link, pfx_root_link()): its
  * parent is resolved beneath ROOT, its last component never followed.
  * REL "" (the root) gives -EISDIR, and no backup.  Return: 0, or -errno.
  */
 PFX_API int pfx_root_existing(const struct pfx_root *root, const char *rel,
     struct stat *st);
-PFX_API int pfx_root_backup(const struct pfx_root *root, const char *rel,
-    int how, const char *suffix, char *bak, size_t cap);
 PFX_API int pfx_root_backup_name(const struct pfx_root *root,
     const char *rel, int how, const char *suffix, char *bak, size_t cap);
+PFX_API int pfx_root_backup_as(const struct pfx_root *root, const char *rel,
+    char *bak);
 
 /*
  * Remove the directory at PEND's name and everything beneath it, with

@@ -92,6 +92,18 @@ highest_backup(int dirfd, const char *name)
 }
 
 /*
+ * SECURITY: is BAK one component of NAME_MAX bytes at most, to be used in
+ * the same directory: never a path, ".", ".." or ""?
+ */
+static bool
+one_component(const char *bak)
+{
+	return bak[0] != '\0' && strlen(bak) <= NAME_MAX &&
+	    strchr(bak, '/') == NULL && strcmp(bak, ".") != 0 &&
+	    strcmp(bak, "..") != 0;
+}
+
+/*
  * The name a backup of what NAME in DIRFD holds would take now, into BAK,
  * as pfx_pending_backup_name() says.  Return: 0, or -errno.
  */
@@ -120,11 +132,7 @@ backup_name_at(int dirfd, const char *name, int how, const char *suffix,
 		    suffix != NULL ? suffix : "~");
 	else
 		len = snprintf(bak, cap, "%s.~%ld~", name, n + 1);
-	/* SECURITY: the backup name is one component of NAME_MAX bytes
-	 * at most, in the same directory: never a path. */
-	if (len < 0 || (size_t)len >= cap || len > NAME_MAX ||
-	    strchr(bak, '/') != NULL || strcmp(bak, ".") == 0 ||
-	    strcmp(bak, "..") == 0) {
+	if (len < 0 || (size_t)len >= cap || !one_component(bak)) {
 		bak[0] = '\0';
 		return -ENAMETOOLONG;
 	}
@@ -132,18 +140,16 @@ backup_name_at(int dirfd, const char *name, int how, const char *suffix,
 }
 
 /*
- * Move what NAME in DIRFD holds aside as a backup, as pfx_pending_backup()
- * says.  Return: 0, or -errno.
+ * Move what NAME in DIRFD holds to BAK, a backup's name got from
+ * backup_name_at() (and judged, maybe, since): that very name, never
+ * one worked out again.  Nothing there any more: BAK set to "".
+ * Return: 0, or -errno.
  */
 static int
-backup_at(int dirfd, const char *name, int how, const char *suffix,
-    char *bak, size_t cap)
+move_to_backup(int dirfd, const char *name, char *bak)
 {
-	int r;
-
-	r = backup_name_at(dirfd, name, how, suffix, bak, cap);
-	if (r < 0 || bak[0] == '\0')
-		return r;
+	if (!one_component(bak))
+		return -EINVAL;
 	/* As GNU tar, a simple backup replaces the previous one. */
 	if (renameat(dirfd, name, dirfd, bak) == -1) {
 		bak[0] = '\0';
@@ -165,13 +171,24 @@ pfx_pending_backup_name(const struct pfx_pending *pend, int how,
 
 /* see pfx_root.h */
 int
+pfx_pending_backup_as(const struct pfx_pending *pend, char *bak)
+{
+	if (pend->dirfd < 0)
+		return -EBADF;
+	return move_to_backup(pend->dirfd, pend->name, bak);
+}
+
+/* see pfx_root.h */
+int
 pfx_pending_backup(const struct pfx_pending *pend, int how,
     const char *suffix, char *bak, size_t cap)
 {
-	bak[0] = '\0';
-	if (pend->dirfd < 0)
-		return -EBADF;
-	return backup_at(pend->dirfd, pend->name, how, suffix, bak, cap);
+	int r;
+
+	r = pfx_pending_backup_name(pend, how, suffix, bak, cap);
+	if (r < 0 || bak[0] == '\0')
+		return r;
+	return pfx_pending_backup_as(pend, bak);
 }
 
 /*
@@ -208,13 +225,10 @@ pfx_root_existing(const struct pfx_root *root, const char *rel,
 	return r;
 }
 
-/*
- * backup_at(), or only backup_name_at() if NAME_ONLY, for REL beneath
- * ROOT.  Return: 0, or -errno.
- */
-static int
-backup_beneath(const struct pfx_root *root, const char *rel, int how,
-    const char *suffix, char *bak, size_t cap, bool name_only)
+/* see pfx_root.h */
+int
+pfx_root_backup_name(const struct pfx_root *root, const char *rel, int how,
+    const char *suffix, char *bak, size_t cap)
 {
 	struct plat_path p;
 	int pfd, r;
@@ -225,26 +239,24 @@ backup_beneath(const struct pfx_root *root, const char *rel, int how,
 		return 0;	/* the root, a directory: never backed up */
 	if (pfd < 0)
 		return pfd;
-	r = name_only ? backup_name_at(pfd, p.leaf, how, suffix, bak, cap) :
-	    backup_at(pfd, p.leaf, how, suffix, bak, cap);
+	r = backup_name_at(pfd, p.leaf, how, suffix, bak, cap);
 	plat_close(pfd);
 	return r;
 }
 
 /* see pfx_root.h */
 int
-pfx_root_backup(const struct pfx_root *root, const char *rel, int how,
-    const char *suffix, char *bak, size_t cap)
+pfx_root_backup_as(const struct pfx_root *root, const char *rel, char *bak)
 {
-	return backup_beneath(root, rel, how, suffix, bak, cap, false);
-}
+	struct plat_path p;
+	int pfd, r;
 
-/* see pfx_root.h */
-int
-pfx_root_backup_name(const struct pfx_root *root, const char *rel, int how,
-    const char *suffix, char *bak, size_t cap)
-{
-	return backup_beneath(root, rel, how, suffix, bak, cap, true);
+	pfd = open_parent(root, rel, &p);
+	if (pfd < 0)
+		return pfd;
+	r = move_to_backup(pfd, p.leaf, bak);
+	plat_close(pfd);
+	return r;
 }
 
 /*
