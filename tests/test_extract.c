@@ -1916,6 +1916,24 @@ Test(extract, hardlink_unreadable)
 }
 
 /*
+ * Add to AB the empty entry NAME of TYPE (a symlink to /etc) as one of
+ * the two names of inode INO.
+ */
+static void
+cpio_twice_linked(struct ab *ab, const char *name, mode_t type,
+    int64_t ino)
+{
+	struct archive_entry *e = ent_new(name, type,
+	    type == AE_IFLNK ? 0777 : 0644);
+
+	if (type == AE_IFLNK)
+		archive_entry_set_symlink(e, "/etc");
+	archive_entry_set_ino(e, ino);
+	archive_entry_set_nlink(e, 2);
+	ab_write(ab, e, NULL, 0);
+}
+
+/*
  * cpio: a symlink that shares an inode with a file (or another symlink)
  * is read by libarchive as a hard link whose size is its target's, the
  * target read already.  Taken as a link that carries data, it stopped
@@ -1926,29 +1944,13 @@ Test(extract, hardlink_unreadable)
 static void
 case_cpio_symlink_shares_inode(struct fx *fx)
 {
-	struct archive_entry *e;
 	struct ab ab;
 
 	ab_open(&ab, archive_write_set_format_cpio_newc, NULL);
-	e = ent_new("a", AE_IFREG, 0644);
-	archive_entry_set_ino(e, 7);
-	archive_entry_set_nlink(e, 2);
-	ab_write(&ab, e, NULL, 0);
-	e = ent_new("l", AE_IFLNK, 0777);
-	archive_entry_set_symlink(e, "/etc");
-	archive_entry_set_ino(e, 7);
-	archive_entry_set_nlink(e, 2);
-	ab_write(&ab, e, NULL, 0);
-	e = ent_new("s", AE_IFLNK, 0777);
-	archive_entry_set_symlink(e, "/etc");
-	archive_entry_set_ino(e, 8);
-	archive_entry_set_nlink(e, 2);
-	ab_write(&ab, e, NULL, 0);
-	e = ent_new("s2", AE_IFLNK, 0777);
-	archive_entry_set_symlink(e, "/etc");
-	archive_entry_set_ino(e, 8);
-	archive_entry_set_nlink(e, 2);
-	ab_write(&ab, e, NULL, 0);
+	cpio_twice_linked(&ab, "a", AE_IFREG, 7);
+	cpio_twice_linked(&ab, "l", AE_IFLNK, 7);
+	cpio_twice_linked(&ab, "s", AE_IFLNK, 8);
+	cpio_twice_linked(&ab, "s2", AE_IFLNK, 8);
 	ab_file(&ab, "after", "after\n", 0644);
 	ab_close(&ab);
 
