@@ -1,8 +1,10 @@
 /*
- * dirs.c -- directories: made private (0700) while extraction runs, and
- * given their final modes and times at the end, deepest first, so that
- * a read-only directory is still writable while its entries are made and
- * a parent's mtime is set after its children changed it.
+ * dirs.c -- directory entries: made private (0700) while extraction
+ * runs, and given their final modes and times at the end, deepest first,
+ * so that a read-only directory is still writable while its entries are
+ * made and a parent's mtime is set after its children changed it.  The
+ * parents an archive does not list are made with their final mode at
+ * once (parents.c) and have nothing to wait for here.
  *
  * With PFX_OPT_FSYNC the directories whose entries changed are synced
  * after that pass, deepest first and the destination last, so that once
@@ -96,8 +98,8 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	 */
 	if (fd == -ENOTDIR && xtr_replaces(x->opt) &&
 	    x->journal == NULL && pfx_root_unlink(&x->root, rel) == 0)
-		fd = pfx_root_mkdirs_count(&x->root, rel,
-		    XTR_PRIVATE_DIR_MODE, &created);
+		fd = plat_mkdirs_modes(&x->root, rel, &xtr_dir_modes,
+		    &created);
 	if (fd < 0) {
 		xtr_finish_error(x, e, fd);
 		return;
@@ -132,6 +134,7 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 			s->has_time = (x->opt->flags & PFX_OPT_NO_MTIME) == 0;
 			s->mtime = e->mtime;
 			s->mtime_nsec = (int32_t)e->mtime_nsec;
+			s->at_end = true;
 		}
 	}
 	if (r < 0) {
@@ -226,7 +229,7 @@ sync_dirs(struct xtr *x)
 		}
 		xtr_note_changed(x, x->dirs.slots[i].key);
 	}
-	if (xtr_table_by_depth(&x->changed, &order, &n) < 0) {
+	if (xtr_table_by_depth(&x->changed, NULL, &order, &n) < 0) {
 		xtr_fail(x, ENOMEM, "PFX_OPT_FSYNC: %s", strerror(ENOMEM));
 		return;
 	}
@@ -240,6 +243,13 @@ sync_dirs(struct xtr *x)
 		(void)sync_one(x, "");
 }
 
+/* Has directory S a mode and times to get at the end? */
+static bool
+set_at_end(const struct xtr_slot *s)
+{
+	return s->at_end;
+}
+
 /* see dirs.h */
 void
 xtr_finish_dirs(struct xtr *x)
@@ -247,7 +257,7 @@ xtr_finish_dirs(struct xtr *x)
 	struct xtr_slot **order;
 	size_t i, n;
 
-	if (xtr_table_by_depth(&x->dirs, &order, &n) < 0) {
+	if (xtr_table_by_depth(&x->dirs, set_at_end, &order, &n) < 0) {
 		xtr_fail(x, ENOMEM, "directory modes not set: %s",
 		    strerror(ENOMEM));
 		return;

@@ -220,6 +220,7 @@ note_moved(struct xtr *x, const char *from, const char *to)
 	t->mtime_nsec = copy.mtime_nsec;
 	t->has_time = copy.has_time;
 	t->has_id = true;
+	t->at_end = copy.at_end;
 	return 0;
 }
 

@@ -82,6 +82,7 @@ struct xtr_slot {
 	int32_t mtime_nsec;	/* 0 to 999,999,999 */
 	bool has_time;
 	bool has_id;
+	bool at_end;		/* dirs: a mode and times to set at the end */
 };
 
 struct xtr;

@@ -795,7 +795,7 @@ xtr_unmake_dirs(struct xtr *x)
 	size_t i, n;
 	int fd;
 
-	if (xtr_table_by_depth(&x->dirs, &order, &n) < 0)
+	if (xtr_table_by_depth(&x->dirs, NULL, &order, &n) < 0)
 		return;
 	for (i = 0; i < n; i++) {
 		const struct xtr_slot *s = order[i];

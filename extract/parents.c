@@ -1,9 +1,16 @@
 /*
- * parents.c -- the parent directories an entry's name needs, made
- * private (0700) and remembered as made by this run, for dirs.c to give
- * their final modes at the end, made in the parent kept open (kept.c)
- * where there is one.  Below every writer that makes a name (file.c,
- * links.c, dirs.c, dumprename.c).
+ * parents.c -- the parent directories an entry's name needs, made with
+ * their final mode (0755, less what the umask takes) and remembered as
+ * made by this run, for a later entry of one of them (dirs.c), made in
+ * the parent kept open (kept.c) where there is one.  Below every writer
+ * that makes a name (file.c, links.c, dirs.c, dumprename.c).
+ *
+ * Why final at once, where a directory entry is made private (0700) and
+ * given its mode at the end: a parent the archive does not list has no
+ * mode or time of its own to wait for, and the end pass resolves each
+ * directory from the root again, O(its depth), so a name of d missing
+ * components would cost O(d^2) there, from d bytes of the archive
+ * (docs/security.md, the cost model).
  */
 #include <errno.h>
 #include <string.h>
@@ -19,9 +26,15 @@
 #include "platform.h"
 #include "table.h"
 
+/* A directory entry's modes: its own private until the end, its
+ * parents' final. */
+const struct plat_mkmode xtr_dir_modes = {
+	XTR_PRIVATE_DIR_MODE, XTR_IMPLICIT_DIR_MODE
+};
+
 /*
- * Remember that this run made the last CREATED components of DIR, with the
- * implicit mode unless an entry says otherwise later.  Each is known by
+ * Remember that this run made the last CREATED components of DIR, with
+ * nothing to set at the end unless an entry says otherwise later.  Each is known by
  * its identity, so that it gets its mode even when its name leads through
  * a link (--symlinks=root), and no other directory does.  SECURITY: the
  * identities are read climbing ".." from FD, held since DIR was made,
@@ -53,6 +66,7 @@ xtr_note_made(struct xtr *x, const char *dir, unsigned int created, int fd)
 				break;
 			}
 			s->mode = XTR_IMPLICIT_DIR_MODE;
+			s->at_end = false;
 			if (known) {
 				s->dev = id.dev;
 				s->ino = id.ino;
@@ -97,10 +111,10 @@ xtr_make_parents(struct xtr *x, const char *rel)
 	fd = xtr_journal_mkdir(x, parent);
 	if (fd == 0) {
 		fd = pfx_root_mkdirs_count(&x->root, parent,
-		    XTR_PRIVATE_DIR_MODE, &created);
+		    XTR_IMPLICIT_DIR_MODE, &created);
 		if (xtr_fd_relieve(x, fd))
 			fd = pfx_root_mkdirs_count(&x->root, parent,
-			    XTR_PRIVATE_DIR_MODE, &created);
+			    XTR_IMPLICIT_DIR_MODE, &created);
 	}
 	if (fd < 0)
 		return fd;
@@ -120,9 +134,9 @@ xtr_mkdirs(struct xtr *x, const char *rel, unsigned int *created)
 	int fd;
 
 	fd = plat_mkdirs_kept(&x->root, xtr_parent_cache(x, rel), rel,
-	    XTR_PRIVATE_DIR_MODE, created);
+	    &xtr_dir_modes, created);
 	if (xtr_fd_relieve(x, fd))
 		fd = plat_mkdirs_kept(&x->root, xtr_parent_cache(x, rel), rel,
-		    XTR_PRIVATE_DIR_MODE, created);
+		    &xtr_dir_modes, created);
 	return fd;
 }

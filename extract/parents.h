@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "extract.h"
+#include "platform.h"
 
 /*
  * Remember that this run made the last CREATED components of DIR, open
@@ -19,10 +20,13 @@ int xtr_note_made(struct xtr *x, const char *dir, unsigned int created,
 /* Make the parent directories of REL; remember the ones made. 0/-errno */
 int xtr_make_parents(struct xtr *x, const char *rel);
 
+/* The modes a directory entry is made with: REL private (0700), its
+ * missing parents 0755 less the umask. */
+extern const struct plat_mkmode xtr_dir_modes;
+
 /*
- * Make directory REL and any missing parents, as pfx_root_mkdirs_count()
- * does, in REL's parent as X keeps it (kept.h).  Return: REL open, or
- * -errno.
+ * Make directory REL with xtr_dir_modes, in REL's parent as X keeps it
+ * (kept.h).  Return: REL open, or -errno.
  */
 int xtr_mkdirs(struct xtr *x, const char *rel, unsigned int *created);
 

@@ -416,13 +416,12 @@ deepest_first(const void *a, const void *b)
 }
 
 /*
- * The used slots of T, deepest path first, in *ORDER (NULL when there is
- * none; the caller frees it) and their number in *N.  Cost: each key's
- * depth counted once, then O(n log n) comparisons.
- * Return: 0, or -ENOMEM.
+ * see table.h.  Cost: each kept key's depth counted once, then
+ * O(n log n) comparisons.
  */
 int
-xtr_table_by_depth(const struct xtr_table *t, struct xtr_slot ***order,
+xtr_table_by_depth(const struct xtr_table *t,
+    bool (*keep)(const struct xtr_slot *), struct xtr_slot ***order,
     size_t *n)
 {
 	struct by_depth *v;
@@ -441,7 +440,8 @@ xtr_table_by_depth(const struct xtr_table *t, struct xtr_slot ***order,
 		return -ENOMEM;
 	}
 	for (i = 0; i < t->cap; i++) {
-		if (t->slots[i].key != NULL) {
+		if (t->slots[i].key != NULL &&
+		    (keep == NULL || keep(&t->slots[i]))) {
 			v[*n].depth = depth_of(t->slots[i].key);
 			v[(*n)++].slot = &t->slots[i];
 		}

@@ -52,11 +52,13 @@ void xtr_table_settle(struct xtr_table *t);
 void xtr_table_free(struct xtr_table *t);
 
 /*
- * The used slots of T, deepest path first, in *ORDER (NULL when there is
- * none; the caller frees it) and their number in *N.
+ * The used slots of T for which KEEP says true (every one if KEEP is
+ * NULL), deepest path first, in *ORDER (NULL when there is none; the
+ * caller frees it) and their number in *N.
  * Return: 0, or -ENOMEM.
  */
-int xtr_table_by_depth(const struct xtr_table *t, struct xtr_slot ***order,
+int xtr_table_by_depth(const struct xtr_table *t,
+    bool (*keep)(const struct xtr_slot *), struct xtr_slot ***order,
     size_t *n);
 
 #endif /* XTR_TABLE_H */

@@ -122,6 +122,16 @@ int
 pfx_root_mkdirs_count(const struct pfx_root *root, const char *rel,
     mode_t mode, unsigned int *created)
 {
+	struct plat_mkmode mk = { mode, mode };
+
+	return plat_mkdirs_modes(root, rel, &mk, created);
+}
+
+/* see platform.h */
+int
+plat_mkdirs_modes(const struct pfx_root *root, const char *rel,
+    const struct plat_mkmode *mk, unsigned int *created)
+{
 	struct plat_path p;
 	unsigned int made = 0;
 	int fd, r;
@@ -139,7 +149,7 @@ pfx_root_mkdirs_count(const struct pfx_root *root, const char *rel,
 	 * In a root the last may be a link to follow: the walk does that.
 	 */
 	if (p.leaf[0] != '\0' && !root->in_root) {
-		fd = plat_make_leaf_dir(root, p.parent, p.leaf, mode,
+		fd = plat_make_leaf_dir(root, p.parent, p.leaf, mk->leaf,
 		    PLAT_DIR_READ, &made);
 		if (fd != -ENOENT) {
 			if (created != NULL)
@@ -148,7 +158,7 @@ pfx_root_mkdirs_count(const struct pfx_root *root, const char *rel,
 		}
 	}
 	/* More is missing: go one component at a time. */
-	fd = plat_walk(root, p.full, PLAT_DIR_READ, &mode, &made);
+	fd = plat_walk(root, p.full, PLAT_DIR_READ, mk, &made);
 	if (created != NULL)
 		*created = made;
 	return fd;
@@ -448,7 +458,7 @@ mkdir_in_kept(const struct pfx_root *root, struct pfx_parent_cache *cache,
 /* see platform.h */
 int
 plat_mkdirs_kept(const struct pfx_root *root, struct pfx_parent_cache *cache,
-    const char *rel, mode_t mode, unsigned int *created)
+    const char *rel, const struct plat_mkmode *mk, unsigned int *created)
 {
 	struct plat_path p;
 	unsigned int made = 0;
@@ -456,13 +466,13 @@ plat_mkdirs_kept(const struct pfx_root *root, struct pfx_parent_cache *cache,
 
 	*created = 0;
 	if (cache == NULL || !keeps_parents(root) || parse_leaf(rel, &p) < 0)
-		return pfx_root_mkdirs_count(root, rel, mode, created);
-	fd = mkdir_in_kept(root, cache, &p, mode, &made);
+		return plat_mkdirs_modes(root, rel, mk, created);
+	fd = mkdir_in_kept(root, cache, &p, mk->leaf, &made);
 	if (fd < 0)
 		pfx_parent_cache_drop(cache);
 	/* A parent is missing too: the walk makes what is. */
 	if (fd == -ENOENT)
-		return pfx_root_mkdirs_count(root, rel, mode, created);
+		return plat_mkdirs_modes(root, rel, mk, created);
 	*created = made;
 	return fd;
 }

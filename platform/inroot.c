@@ -91,11 +91,12 @@ follow(struct inroot *w, const char *name)
 }
 
 /*
- * Go down into NAME of the directory we are in, making it with MKMODE if
- * it is missing, following it if it is a symlink.  Return: 0, or -errno.
+ * Go down into NAME of the directory we are in, making it with MK's mode
+ * (the leaf's if nothing follows) if it is missing, following it if it is
+ * a symlink.  Return: 0, or -errno.
  */
 static int
-step_in(struct inroot *w, const char *name, const mode_t *mkmode,
+step_in(struct inroot *w, const char *name, const struct plat_mkmode *mk,
     unsigned int *created)
 {
 	int fd, r;
@@ -103,9 +104,10 @@ step_in(struct inroot *w, const char *name, const mode_t *mkmode,
 	if (w->depth + 1 > PLAT_MAX_DEPTH)
 		return -ENAMETOOLONG;
 	fd = plat_step(w->root, w->fds[w->depth], name, PLAT_DIR_SEARCH);
-	if (fd == -ENOENT && mkmode != NULL)
+	if (fd == -ENOENT && mk != NULL)
 		fd = plat_make_new_dir(w->root, w->fds[w->depth], "", name,
-		    *mkmode, PLAT_DIR_SEARCH, created);
+		    w->off < REM_END ? mk->parents : mk->leaf,
+		    PLAT_DIR_SEARCH, created);
 	if (fd == -ELOOP || fd == -ENOTDIR) {
 		r = follow(w, name);
 		if (r != 0)
@@ -120,7 +122,7 @@ step_in(struct inroot *w, const char *name, const mode_t *mkmode,
 
 /* Walk W's remaining name.  Return: 0, or -errno. */
 static int
-walk(struct inroot *w, const mode_t *mkmode, unsigned int *created)
+walk(struct inroot *w, const struct plat_mkmode *mk, unsigned int *created)
 {
 	char comp[PFX_NAME_MAX + 1];
 	const char *c;
@@ -148,7 +150,7 @@ walk(struct inroot *w, const mode_t *mkmode, unsigned int *created)
 			return -ENAMETOOLONG;
 		memcpy(comp, c, n);
 		comp[n] = '\0';
-		r = step_in(w, comp, mkmode, created);
+		r = step_in(w, comp, mk, created);
 		if (r < 0)
 			return r;
 	}
@@ -158,7 +160,7 @@ walk(struct inroot *w, const mode_t *mkmode, unsigned int *created)
 /* see platform.h */
 int
 plat_walk_in_root(const struct pfx_root *root, const char *dir, int how,
-    const mode_t *mkmode, unsigned int *created)
+    const struct plat_mkmode *mk, unsigned int *created)
 {
 	struct inroot *w;
 	size_t n;
@@ -182,7 +184,7 @@ plat_walk_in_root(const struct pfx_root *root, const char *dir, int how,
 	w->off = REM_END - n;
 	memcpy(w->rem + w->off, dir, n);
 	w->rem[REM_END] = '\0';
-	r = walk(w, mkmode, created);
+	r = walk(w, mk, created);
 	fd = -1;
 	if (r == 0) {
 		/* Where we are, opened as asked (the stack holds O_PATH). */

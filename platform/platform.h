@@ -77,14 +77,23 @@ int plat_path_parse(const char *rel, struct plat_path *p);
 int plat_resolve_dir(const struct pfx_root *root, const char *dir, int how);
 
 /*
+ * The modes of the directories a walk makes: DIR's last component, and
+ * the parents on the way to it.
+ */
+struct plat_mkmode {
+	mode_t leaf;
+	mode_t parents;
+};
+
+/*
  * Walk DIR from the root one component at a time with plat_step(), and
- * check the result is still beneath the root.  With MKMODE, a missing
- * component is made with that mode (and removed again if its parent turns
+ * check the result is still beneath the root.  With MK, a missing
+ * component is made with its mode (and removed again if its parent turns
  * out to be outside the root), and *CREATED counts those made.
  * Return: a descriptor opened as HOW says, or -errno.
  */
 int plat_walk(const struct pfx_root *root, const char *dir, int how,
-    const mode_t *mkmode, unsigned int *created);
+    const struct plat_mkmode *mk, unsigned int *created);
 
 /*
  * As plat_walk(), for a root made with pfx_root_in_root(): a symlink met
@@ -92,7 +101,7 @@ int plat_walk(const struct pfx_root *root, const char *dir, int how,
  * so that it works without openat2 too (inroot.c).
  */
 int plat_walk_in_root(const struct pfx_root *root, const char *dir, int how,
-    const mode_t *mkmode, unsigned int *created);
+    const struct plat_mkmode *mk, unsigned int *created);
 
 /*
  * Make directory NAME in DIRFD (DIRREL from the root, "" to prove it by
@@ -135,7 +144,14 @@ void plat_parent_cache_keep(const struct pfx_root *root,
     struct pfx_parent_cache *cache, const char *dir, int fd);
 
 /*
- * pfx_root_mkdirs_count(), but making REL in its parent as CACHE holds
+ * pfx_root_mkdirs_count(), with MK's modes: REL itself with MK->leaf,
+ * its missing parents with MK->parents.
+ */
+int plat_mkdirs_modes(const struct pfx_root *root, const char *rel,
+    const struct plat_mkmode *mk, unsigned int *created);
+
+/*
+ * plat_mkdirs_modes(), but making REL in its parent as CACHE holds
  * it, where ROOT lets a kept directory be used again, and keeping the
  * parent there for the next call: a directory entry then costs no
  * lookup.  A kept parent that fails is let go and looked up once more;
@@ -143,8 +159,8 @@ void plat_parent_cache_keep(const struct pfx_root *root,
  * Return: a descriptor open on REL (PLAT_DIR_READ), or -errno.
  */
 int plat_mkdirs_kept(const struct pfx_root *root,
-    struct pfx_parent_cache *cache, const char *rel, mode_t mode,
-    unsigned int *created);
+    struct pfx_parent_cache *cache, const char *rel,
+    const struct plat_mkmode *mk, unsigned int *created);
 
 /*
  * Open the parent of the directory held as DIRFD: the directory it is in

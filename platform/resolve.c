@@ -46,7 +46,7 @@ make_one_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
 /* see platform.h */
 int
 plat_walk(const struct pfx_root *root, const char *dir, int how,
-    const mode_t *mkmode, unsigned int *created)
+    const struct plat_mkmode *mk, unsigned int *created)
 {
 	char comp[PFX_NAME_MAX + 1], done[PFX_PATH_MAX];
 	const char *p = dir, *slash;
@@ -54,7 +54,7 @@ plat_walk(const struct pfx_root *root, const char *dir, int how,
 	int cur = -1, next, r, step_how;
 
 	if (root->in_root)
-		return plat_walk_in_root(root, dir, how, mkmode, created);
+		return plat_walk_in_root(root, dir, how, mk, created);
 	cur = openat(root->fd, ".", plat_dir_open_flags(root, *p == '\0' ? how :
 	    PLAT_DIR_SEARCH));
 	if (cur == -1)
@@ -75,9 +75,9 @@ plat_walk(const struct pfx_root *root, const char *dir, int how,
 		if (*p == '/')
 			p++;
 		step_how = *p == '\0' ? how : PLAT_DIR_SEARCH;
-		if (mkmode != NULL)
-			next = make_one_dir(root, cur, done, comp, *mkmode,
-			    step_how, created);
+		if (mk != NULL)
+			next = make_one_dir(root, cur, done, comp, *p == '\0' ?
+			    mk->leaf : mk->parents, step_how, created);
 		else
 			next = plat_step(root, cur, comp, step_how);
 		plat_close(cur);

@@ -1785,6 +1785,9 @@ ROOT_TEST(begin_cached_confined_removed)
 	    list);
 }
 
+/* The modes the kept-parent tests make directories with. */
+static const struct plat_mkmode mk = { 0700, 0700 };
+
 /* plat_mkdirs_kept() into CACHE: the descriptor, and what it made. */
 static int
 mkdirs_kept(struct fx *fx, struct pfx_parent_cache *cache, const char *rel,
@@ -1792,7 +1795,7 @@ mkdirs_kept(struct fx *fx, struct pfx_parent_cache *cache, const char *rel,
 {
 	int fd;
 
-	fd = plat_mkdirs_kept(&fx->root, cache, rel, 0700, made);
+	fd = plat_mkdirs_kept(&fx->root, cache, rel, &mk, made);
 	if (fd >= 0)
 		close(fd);
 	return fd < 0 ? fd : 0;
@@ -1821,7 +1824,7 @@ ROOT_TEST(mkdirs_kept_confined)
 	pfx_root_confined(&fx->root);
 	pfx_parent_cache_init(&top);
 	pfx_parent_cache_init(&in_a);
-	fd = plat_mkdirs_kept(&fx->root, &top, "a", 0700, &made);
+	fd = plat_mkdirs_kept(&fx->root, &top, "a", &mk, &made);
 	cr_assert(fd >= 0 && made == 1, "[%s] a: %d, %u made", fx->rname, fd,
 	    made);
 	plat_parent_cache_keep(&fx->root, &in_a, "a", fd);
