@@ -41,6 +41,7 @@
 #include "extract.h"
 #include "fail.h"
 #include "journal.h"
+#include "platform.h"
 #include "table.h"
 
 /* Where a listed name stands. */
@@ -786,9 +787,43 @@ xtr_journal_end(struct xtr *x)
 		rollback(x);
 }
 
-/* see journal.h */
-void
-xtr_unmake_dirs(struct xtr *x)
+/*
+ * xtr_unmake_dirs() where the kernel confines the run to the root: from
+ * the parents a chain holds (platform.h), each directory after the ones
+ * beneath it, O(1) steps a directory where a removal by name resolves
+ * O(its depth) components: a rollback of names of d new directories each
+ * cost O(d^2) (docs/security.md, the cost model).  Return: 0, or -ENOMEM
+ * (nothing done: remove by name).
+ */
+static int
+unmake_by_chain(struct xtr *x)
+{
+	struct plat_chain *c = plat_chain_new(&x->root);
+	struct xtr_slot **order;
+	struct plat_id id;
+	size_t i, n;
+
+	if (c == NULL)
+		return -ENOMEM;
+	if (xtr_table_by_branch(&x->dirs, &order, &n) < 0) {
+		plat_chain_free(c);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		/* Only the very directory made, where it is known. */
+		id.dev = order[i]->dev;
+		id.ino = order[i]->ino;
+		(void)plat_chain_rmdir(c, order[i]->key,
+		    order[i]->has_id ? &id : NULL);
+	}
+	free(order);
+	plat_chain_free(c);
+	return 0;
+}
+
+/* xtr_unmake_dirs() by name, deepest first: each resolved from the root. */
+static void
+unmake_by_name(struct xtr *x)
 {
 	struct xtr_slot **order;
 	struct stat st;
@@ -815,6 +850,14 @@ xtr_unmake_dirs(struct xtr *x)
 		(void)pfx_root_rmdir(&x->root, s->key);
 	}
 	free(order);
+}
+
+/* see journal.h */
+void
+xtr_unmake_dirs(struct xtr *x)
+{
+	if (unmake_by_chain(x) != 0)
+		unmake_by_name(x);
 	/* Nothing left to finish at the end. */
 	xtr_table_free(&x->dirs);
 	xtr_table_init(&x->dirs, x);

@@ -399,6 +399,48 @@ depth_of(const char *path)
 	return d;
 }
 
+/*
+ * Keys in descending order, '/' below every other byte: "a/b" and "a/c"
+ * before "a", and "a-" (a neighbour) before "a/b", so that what lies
+ * beneath "a" comes together, right before it.
+ */
+static int
+branch_first(const void *a, const void *b)
+{
+	const unsigned char *p = (const unsigned char *)
+	    (*(struct xtr_slot *const *)a)->key;
+	const unsigned char *q = (const unsigned char *)
+	    (*(struct xtr_slot *const *)b)->key;
+	unsigned int x, y;
+
+	for (; *p != '\0' && *p == *q; p++, q++)
+		continue;
+	x = *p == '/' ? 1u : *p == '\0' ? 0u : (unsigned int)*p + 1u;
+	y = *q == '/' ? 1u : *q == '\0' ? 0u : (unsigned int)*q + 1u;
+	return x == y ? 0 : x > y ? -1 : 1;
+}
+
+/* see table.h */
+int
+xtr_table_by_branch(const struct xtr_table *t, struct xtr_slot ***order,
+    size_t *n)
+{
+	size_t i;
+
+	*order = NULL;
+	*n = 0;
+	if (t->used == 0)
+		return 0;
+	*order = calloc(t->used, sizeof(**order));
+	if (*order == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++)
+		if (t->slots[i].key != NULL)
+			(*order)[(*n)++] = &t->slots[i];
+	qsort(*order, *n, sizeof(**order), branch_first);
+	return 0;
+}
+
 /* A slot and its key's depth, counted once: not per comparison. */
 struct by_depth {
 	size_t depth;

@@ -61,4 +61,14 @@ int xtr_table_by_depth(const struct xtr_table *t,
     bool (*keep)(const struct xtr_slot *), struct xtr_slot ***order,
     size_t *n);
 
+/*
+ * The used slots of T, each after every slot whose key lies beneath its
+ * own ("a/b" before "a"), and those beneath one key together: keys in
+ * descending byte order with '/' below every other byte.  In *ORDER (NULL
+ * when there is none; the caller frees it), their number in *N.
+ * Return: 0, or -ENOMEM.
+ */
+int xtr_table_by_branch(const struct xtr_table *t, struct xtr_slot ***order,
+    size_t *n);
+
 #endif /* XTR_TABLE_H */

@@ -163,6 +163,29 @@ int plat_mkdirs_kept(const struct pfx_root *root,
     const struct plat_mkmode *mk, unsigned int *created);
 
 /*
+ * A branch of ROOT's tree held open for removing many directories, each
+ * after everything beneath it (chain.c): only for a root the kernel
+ * confines and that follows no links (NULL otherwise, or out of memory:
+ * then remove by name).  One owner, one thread; ROOT outlives it.
+ */
+struct plat_chain;
+struct plat_chain *plat_chain_new(const struct pfx_root *root);
+void plat_chain_free(struct plat_chain *c);
+
+/*
+ * Remove the empty directory REL (beneath C's root), if ID is NULL or it
+ * is still that very directory (-ESTALE if not), from its parent as C
+ * holds it.  Cheap when REL comes after the directories beneath it and
+ * those beneath its neighbours: keys in descending order, '/' lowest.
+ * Return: 0, or -errno (-EXDEV: its parent was moved out of the root).
+ */
+int plat_chain_rmdir(struct plat_chain *c, const char *rel,
+    const struct plat_id *id);
+
+/* How many directories C has opened: the tests' measure of its cost. */
+uint64_t plat_chain_steps(const struct plat_chain *c);
+
+/*
  * Open the parent of the directory held as DIRFD: the directory it is in
  * now, whatever names lead to either (search-only, close-on-exec).
  * Return: a descriptor, or -errno.

@@ -197,15 +197,42 @@ for c in "truncated:Truncated:$T/p2cut.tar" \
 	same "populated $what"
 done
 
+# Deep names of new directories, the archive cut at its end (below): the
+# rollback removes every directory the run made, from a parent held open
+# where Landlock confines the run (each after the ones beneath it), and
+# not the old ones the names went through (usr/, usr/bin/).
+rm -rf "$T/deep" && mkdir -p "$T/deep"
+lv=""
+j=0
+while [ $j -lt 60 ]; do lv="${lv}x/"; j=$((j + 1)); done
+i=0
+while [ $i -lt 20 ]; do
+	mkdir -p "$T/deep/d$i/$lv" && echo "$i" > "$T/deep/d$i/${lv}f"
+	i=$((i + 1))
+done
+mkdir -p "$T/deep/usr/bin/$lv" && echo u > "$T/deep/usr/bin/${lv}f"
+(cd "$T/deep" && find . -type f | sort > "$T/deep.list") &&
+    tar -C "$T/deep" --no-recursion -cf "$T/deep.tar" -T "$T/deep.list"
+tar -C "$T/p2big" -rf "$T/deep.tar" ./usr/share/zbig
+sz=$(wc -c < "$T/deep.tar")
+head -c $((sz - 200000)) "$T/deep.tar" > "$T/deepcut.tar"
+# cut_short NAME ARCHIVE ARGS...: ARCHIVE, cut short, over a populated
+# DEST: the message says so, and DEST is as before.
+cut_short() {
+	name=$1 tarball=$2
+	shift 2
+	populated
+	run "$name" 2 -xf "$tarball" -C root --atomic "$@"
+	grep -q Truncated "$T/stderr" && ok ||
+	    bad "$name: $(head -3 "$T/stderr")"
+	same "$name"
+}
+
 # The same, confined (--sandbox=require) and without the decoder process.
 for c in "sandbox:--sandbox=require" "no sandbox:--no-sandbox"; do
 	what=${c%%:*} args=${c#*:}
-	populated
-	run "populated truncated, $what" 2 -xf "$T/p2cut.tar" -C root \
-	    --atomic $args
-	grep -q Truncated "$T/stderr" && ok ||
-	    bad "populated truncated, $what: $(head -3 "$T/stderr")"
-	same "populated truncated, $what"
+	cut_short "populated truncated, $what" "$T/p2cut.tar" "$args"
+	cut_short "deep names cut, $what" "$T/deepcut.tar" "$args"
 	run "populated, $what" 0 -xf "$T/p1v2.tar" -C root --atomic $args
 	[ "$(cat "$T/w/root/usr/bin/a")" = a2 ] && ok ||
 	    bad "populated, $what: not upgraded"

@@ -1855,6 +1855,77 @@ ROOT_TEST(mkdirs_kept_confined)
 }
 
 /*
+ * A chain (chain.c) removes a tree's directories, each after the ones
+ * beneath it, from parents it holds: one opening a directory, where a
+ * removal by name walks from the root, O(depth) each.  It removes only
+ * the very directory it is told of, never through a link, and exists
+ * only for a root the kernel confines.
+ *
+ *	dest/
+ *	|-- b0/d/d/.../d/	4 branches of 40 levels: removed
+ *	|-- s/			another than the one told of (s0/): kept
+ *	`-- l -> ../elsewhere	elsewhere/sub/ is not removed through it
+ */
+ROOT_TEST(chain_removes_branches)
+{
+	enum { BRANCHES = 4, LEVELS = 40 };
+	char rel[BRANCHES * LEVELS * 2 + 8];
+	struct plat_chain *c;
+	struct plat_id id;
+	struct stat st;
+	size_t len;
+	int b, k, fd, removed = 0;
+
+	cr_assert(plat_chain_new(&fx->root) == NULL, "[%s] a chain for a "
+	    "root the kernel does not confine", fx->rname);
+	for (b = 0; b < BRANCHES; b++) {
+		len = (size_t)snprintf(rel, sizeof(rel), "b%d", b);
+		for (k = 0; k < LEVELS; k++)
+			len += (size_t)snprintf(rel + len, sizeof(rel) - len,
+			    "/d");
+		fd = pfx_root_mkdirs(&fx->root, rel, 0700);
+		cr_assert(fd >= 0, "[%s] mkdirs: %d", fx->rname, fd);
+		close(fd);
+	}
+	put_dir(fx->dest, "s", 0700);
+	st = stat_at(fx->dest, "s");
+	id.dev = st.st_dev;
+	id.ino = st.st_ino;
+	cr_assert(renameat(fx->dest, "s", fx->dest, "s0") == 0);
+	put_dir(fx->dest, "s", 0700);
+	put_dir(fx->elsewhere, "sub", 0700);
+	put_link(fx->dest, "l", "../elsewhere");
+	pfx_root_confined(&fx->root);
+	c = plat_chain_new(&fx->root);
+	cr_assert(c != NULL);
+	/* Descending order, '/' lowest: each branch deepest first. */
+	for (b = BRANCHES - 1; b >= 0; b--) {
+		for (k = LEVELS; k >= 0; k--) {
+			len = (size_t)snprintf(rel, sizeof(rel), "b%d", b);
+			while (len < (size_t)k * 2 + 2)
+				len += (size_t)snprintf(rel + len,
+				    sizeof(rel) - len, "/d");
+			ASSERT_RET(plat_chain_rmdir(c, rel, NULL), 0);
+			removed++;
+		}
+	}
+	for (b = 0; b < BRANCHES; b++) {
+		snprintf(rel, sizeof(rel), "b%d", b);
+		cr_assert(!exists_at(fx->dest, rel), "[%s] %s left",
+		    fx->rname, rel);
+	}
+	cr_assert(plat_chain_steps(c) <= 2 * (uint64_t)removed, "[%s] %llu "
+	    "directories opened to remove %d", fx->rname,
+	    (unsigned long long)plat_chain_steps(c), removed);
+	ASSERT_RET(plat_chain_rmdir(c, "s", &id), -ESTALE);
+	cr_assert(exists_at(fx->dest, "s"), "[%s] s/ removed", fx->rname);
+	ASSERT_RET(plat_chain_rmdir(c, "l/sub", NULL), -ELOOP);
+	cr_assert(exists_at(fx->elsewhere, "sub"), "[%s] elsewhere/sub/ "
+	    "removed through a link", fx->rname);
+	plat_chain_free(c);
+}
+
+/*
  * A directory moved out of the root between begin and commit: the commit
  * notices, takes back what it made there and fails with -EXDEV.
  *
