@@ -322,6 +322,12 @@ struct xtr_meta {
  * mtime is not older than the entry's, and it is kept ("newer_exists").
  */
 #define XTR_KEPT_NEWER 5
+/*
+ * xtr_write_regular(): the entry's data failed its check or cannot be
+ * decoded (a zip member's CRC-32, an encrypted member): that entry failed
+ * ("bad_data"), never given its name; the archive's next entry is read.
+ */
+#define XTR_BAD_DATA 6
 
 /*
  * Does X's policy replace an existing name (PFX_EXISTING_REPLACE, or

@@ -168,8 +168,15 @@ copy_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 		/* SECURITY: a cancellation is noticed before each block. */
 		if (xtr_cancelled(x))
 			return XTR_CANCELLED;
-		/* SECURITY: a warning here is a failed check of the data
-		 * (a zip entry's CRC): such bytes never get a final name. */
+		/*
+		 * SECURITY: a failed check of the data (a zip member's
+		 * CRC-32): such bytes never get a final name.  The members
+		 * of a zip are independent, so only this entry fails, as
+		 * bsdtar and unzip go on; under PFX_OPT_STRICT the run.
+		 */
+		if (r == XTR_DATA_BAD &&
+		    (x->opt->flags & PFX_OPT_STRICT) == 0)
+			return XTR_BAD_DATA;
 		if (r != XTR_DATA_OK || offset < pos) {
 			xtr_fail_read(x, e->name);
 			return XTR_READ_FAILED;
@@ -620,6 +627,8 @@ xtr_finish_write_error(struct xtr *x, struct pfx_entry *e, int r)
 		xtr_finish_redirects(x, e);
 	else if (r == XTR_KEPT_NEWER)
 		xtr_finish_entry(x, e, PFX_ENTRY_SKIPPED, "newer_exists", 0);
+	else if (r == XTR_BAD_DATA)
+		xtr_finish_entry(x, e, PFX_ENTRY_FAILED, "bad_data", EBADMSG);
 	else
 		xtr_finish_error(x, e, r);
 }

@@ -62,7 +62,8 @@ int xtr_backup_judge(struct xtr *x, const char *rel, const char *bak,
  * missing parent), write ENTRY's data (or keep it in T->stash, if not
  * NULL, as far as it fits) and owner to it, and fill *T.
  * Return: 0 (finish *T with xtr_finish_data()), -errno, or
- * XTR_READ_FAILED, XTR_LIMIT or XTR_CANCELLED; on failure nothing is left.
+ * XTR_READ_FAILED, XTR_LIMIT, XTR_CANCELLED or XTR_BAD_DATA; on failure
+ * nothing is left.
  */
 int xtr_write_data(struct xtr *x, const struct xtr_meta *m,
     struct pfx_entry *entry, const char *rel, struct xtr_tail *t);

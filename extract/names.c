@@ -199,6 +199,8 @@ static const struct {
 	{ "limit", "a resource limit was reached (see pfx_options.limits)" },
 	{ "io_error", "I/O error" },
 	{ "read_error", "archive data could not be read" },
+	{ "bad_data", "its data fails the archive's check or cannot be "
+	  "decoded" },
 	{ "interrupted", "not finished: extraction was interrupted, and "
 	  "nothing was left under its name" },
 };
