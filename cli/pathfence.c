@@ -63,37 +63,46 @@ usage_error(const char *fmt, ...)
 
 /*
  * Turn DIR into a normalised absolute root in new memory: relative to BASE
- * if given, else to the current directory.
+ * if given (a ".." may not climb above it, as in a path), else to the
+ * current directory (a ".." may climb up to "/": "../x" from /a/b is
+ * /a/x, as pathfence(1) says).
  * Return: the span, with ptr NULL on failure (a message is printed).
  */
 static struct pfx_span
 make_root(const char *dir, const struct pfx_span *base)
 {
 	struct pfx_span out = { NULL, 0 };
-	char cwd[PFX_PATH_MAX];
-	const char *b = "";
+	char cwd[PFX_PATH_MAX], joined[2 * PFX_PATH_MAX];
+	const char *b = "", *in = dir;
 	size_t blen = 0;
 	enum pfx_reason r;
 	char *buf;
+	int n;
 
 	if (dir[0] != '/' && base != NULL) {
 		b = base->ptr;
 		blen = base->len;
-	} else if (dir[0] != '/') {
+	} else if (dir[0] != '/' && dir[0] != '\0') {
 		if (getcwd(cwd, sizeof(cwd)) == NULL) {
 			fprintf(stderr, "pathfence: getcwd: %s\n",
 			    strerror(errno));
 			return out;
 		}
-		b = cwd;
-		blen = strlen(cwd);
+		/* Joined, not taken as a base: a base is a floor. */
+		n = snprintf(joined, sizeof(joined), "%s/%s", cwd, dir);
+		if (n < 0 || (size_t)n >= sizeof(joined)) {
+			fprintf(stderr, "pathfence: bad directory '%s': %s\n",
+			    dir, pfx_reason_name(PFX_R_TOO_LONG));
+			return out;
+		}
+		in = joined;
 	}
 	buf = malloc(PFX_PATH_MAX);
 	if (buf == NULL) {
 		fprintf(stderr, "pathfence: %s\n", strerror(errno));
 		return out;
 	}
-	r = pfx_path_normalize(dir, strlen(dir), b, blen, 0, buf,
+	r = pfx_path_normalize(in, strlen(in), b, blen, 0, buf,
 	    PFX_PATH_MAX, &out.len);
 	if (r != PFX_R_NONE) {
 		fprintf(stderr, "pathfence: bad directory '%s': %s\n", dir,

@@ -13,10 +13,14 @@
  * pattern with a back-reference (\1 to \9 in the regex itself) is
  * refused: glibc's matcher then backtracks, in time exponential in the
  * name's length.  Without one, each regexec(3) is polynomial in the
- * name's length n (at most PFX_PATH_MAX - 1 bytes) and the pattern's
- * size; a rule calls it at most n + 1 times per name (once per match,
- * each match at least one byte further), and the new name is bounded by
- * the caller's buffer (PFX_PATH_MAX): a longer one is refused.
+ * name's length n and the pattern's size; a rule calls it at most n + 1
+ * times per name (once per match, each match at least one byte further),
+ * and the new name is bounded by the caller's buffer (PFX_PATH_MAX): a
+ * longer one is refused.  So n itself is bounded: an archive's names
+ * may be far longer (a GNU long name or a pax path, up to about 1 MiB),
+ * and one of PFX_PATH_MAX bytes or more is refused before any rule sees
+ * it: "s/a[^b]*b\|a//g" took over a minute on one 64 KiB name, and
+ * grows with the square of the length.
  */
 #include <ctype.h>
 #include <regex.h>
@@ -647,6 +651,10 @@ xtr_xform_apply(const struct xtr_xforms *xs, enum pfx_name_kind kind,
 
 	if (xs == NULL || cap == 0 || (size_t)kind >= 3)
 		return 0;
+	/* SECURITY: the archive picks the length, the cost is polynomial
+	 * in it (see the head comment); such a name is refused as too long. */
+	if (strnlen(name, PFX_PATH_MAX) >= PFX_PATH_MAX)
+		return 2;
 	for (i = 0; i < xs->n; i++) {
 		const struct rule *r = &xs->v[i];
 

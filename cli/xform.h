@@ -47,6 +47,8 @@ typedef void xtr_xform_say_fn(void *arg, const char *from, const char *to);
  * Apply *XS to NAME, of KIND, into OUT (CAP bytes).  Rules flagged 'p'
  * (bsdtar) call SAY(ARG, NAME, NEW) when SAY is not NULL.  --one-top-level
  * leaves an absolute name, or one whose ".." climbs above it, as it is.
+ * A NAME of PFX_PATH_MAX bytes or more is not given to the rules (their
+ * cost grows faster than its length): it "does not fit".
  * Return: 0 NAME unchanged, 1 OUT holds the new name, 2 it does not fit.
  */
 int xtr_xform_apply(const struct xtr_xforms *xs, enum pfx_name_kind kind,

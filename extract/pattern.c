@@ -246,13 +246,23 @@ element(const char *p, unsigned char c, const struct how *h)
 	}
 }
 
-/* Is [N, END) all '/' (or empty)? */
-static bool
-only_slashes(const char *n, const char *end)
+/* Where the run of '/'s that ends [NAME, END) starts (END if none). */
+static const char *
+trailing_slashes(const char *name, const char *end)
 {
-	while (n < end && *n == '/')
-		n++;
-	return n == end;
+	while (end > name && end[-1] == '/')
+		end--;
+	return end;
+}
+
+/* The last '/' in [NAME, END), or NULL. */
+static const char *
+last_slash(const char *name, const char *end)
+{
+	while (end > name)
+		if (*--end == '/')
+			return end;
+	return NULL;
 }
 
 /* see pattern.h */
@@ -273,13 +283,24 @@ xtr_glob(const char *pat, const char *name, unsigned int flags,
 	const char *p = pat, *n = name, *end = name + strlen(name), *next;
 	const char *sp = NULL, *sn = NULL;	/* the last '*': resume here */
 	const char *tn = NULL;	/* XTR_GLOB_TAIL: the tail being tried */
-	const char *slash;
+	const char *trail = NULL, *inner = NULL, *slash;
 	uint64_t count = 0;
 	bool ok;
 
 	if (flags & XTR_GLOB_TRIM)
 		while (end > name + 1 && end[-1] == '/')
 			end--;
+	/*
+	 * XTR_GLOB_WHOLE asks, wherever PAT may end, whether only '/'s
+	 * follow (TRAIL: where they start) and, at the end of a star under
+	 * XTR_GLOB_NOSLASH, whether a '/' comes before them (INNER: the
+	 * last one that does).  Found once here: a scan at each place,
+	 * each try, made a long run of '/'s quadratic.
+	 */
+	if (whole) {
+		trail = trailing_slashes(name, end);
+		inner = last_slash(name, trail);
+	}
 	/*
 	 * XTR_GLOB_TAIL: PAT matches a tail of NAME after a '/' iff
 	 * "*" "/" PAT matches NAME, since '*' matches '/' too.  That
@@ -311,11 +332,11 @@ xtr_glob(const char *pat, const char *name, unsigned int flags,
 			if (!h.noslash)
 				tn = NULL;
 			if (*p == '\0') {
-				/* FNM_LEADING_DIR, with FNM_PATHNAME. */
-				slash = h.noslash ? memchr(n, '/',
-				    (size_t)(end - n)) : NULL;
-				if (slash == NULL || !whole ||
-				    only_slashes(slash, end)) {
+				/* FNM_LEADING_DIR, with FNM_PATHNAME: the
+				 * star must not reach past a '/' that more
+				 * than '/'s follow. */
+				if (!h.noslash || !whole || inner == NULL ||
+				    n > inner) {
 					ok = true;
 					goto out;
 				}
@@ -333,8 +354,7 @@ xtr_glob(const char *pat, const char *name, unsigned int flags,
 		}
 		if (*p == '\0') {
 			/* FNM_LEADING_DIR: "a*" matches "ab/c". */
-			if (n == end || (*n == '/' &&
-			    (!whole || only_slashes(n, end)))) {
+			if (n == end || (*n == '/' && (!whole || n >= trail))) {
 				ok = true;
 				goto out;
 			}

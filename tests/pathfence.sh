@@ -550,6 +550,17 @@ expect_out "relative --allow= with . and .." <<EOF
 {"input":"x","decision":"allow","path":"$cwd/sub/x","root":"$cwd/sub","rel":"x"}
 EOF
 
+# The current directory is where a relative --allow starts, not a floor:
+# only "/" is (pathfence(1), "Directories").
+(cd "$T/cwd/sub" && "$PF" check --allow ../sub/. -- x >"$T/out" \
+    2>"$T/err")
+rc=$?
+cat "$T/out" >>"$T/all.json"
+expect_out "relative --allow climbing above the current directory" <<EOF
+{"input":"x","decision":"allow","path":"$cwd/sub/x","root":"$cwd/sub","rel":"x"}
+EOF
+expect_rc "relative --allow climbing above the current directory exit" 0
+
 run check --allow /srv --deny /srv/secret -- /srv/secret/key secret \
     /srv/secretive /srv/public
 expect_out "--deny absolute" <<'EOF'

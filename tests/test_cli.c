@@ -295,6 +295,35 @@ Test(cli_xform, too_long)
 }
 
 /*
+ * An archive's name may be far longer than PFX_PATH_MAX (a GNU long name
+ * or a pax path, up to about 1 MiB), and a rule's cost grows faster than
+ * the name: such a name is refused before any rule runs.  This rule took
+ * over a minute on one 64 KiB name, hours on a 1 MiB one.
+ */
+Test(cli_xform, name_past_path_max, .timeout = 20)
+{
+	struct xtr_xforms *xs = NULL;
+	char out[PFX_PATH_MAX], err[256];
+	size_t len = 1u << 20;
+	char *name = malloc(len + 1);
+
+	cr_assert_not_null(name);
+	memset(name, 'a', len);
+	name[len] = '\0';
+	cr_assert_eq(xtr_xform_add(&xs, "s/a[^b]*b\\|a//g", false, err,
+	    sizeof(err)), 0, "%s", err);
+	cr_expect_eq(xtr_xform_apply(xs, PFX_NAME_ENTRY, name, out,
+	    sizeof(out), NULL, NULL), 2);
+	/* The longest name a path may be is still transformed. */
+	name[PFX_PATH_MAX - 1] = '\0';
+	cr_expect_eq(xtr_xform_apply(xs, PFX_NAME_ENTRY, name, out,
+	    sizeof(out), NULL, NULL), 1);
+	cr_expect_str_empty(out);
+	xtr_xforms_free(xs);
+	free(name);
+}
+
+/*
  * What GNU tar 1.34 refuses when it parses --transform (exit 2 there,
  * before any archive is read), refused here at xtr_xform_add() too.
  * WANT is in the message; BACKREF rows must say GNU tar's words.

@@ -632,3 +632,42 @@ Test(match, work_is_linear_without_slashes)
 	free(s1);
 	free(s4);
 }
+
+/*
+ * A whole name (--no-recursion, --occurrence) asks wherever the pattern
+ * may end whether only '/'s follow, and under --no-wildcards-match-slash
+ * whether a star reached past a '/': asked by a scan at each try, a long
+ * run of '/'s or a long name before one made it quadratic (a 300 KiB
+ * name took 20 s).  The work counter does not see those scans: the time
+ * limit does.
+ */
+Test(match, whole_is_linear_in_the_name, .timeout = 20)
+{
+	size_t n = 1u << 20;
+	char *slashes = malloc(n + 3), *names = malloc(n + 5);
+
+	cr_assert(slashes != NULL && names != NULL);
+	slashes[0] = 'x';
+	memset(slashes + 1, '/', n);
+	memcpy(slashes + 1 + n, "y", 2);
+	memset(names, 'a', n);
+	memcpy(names + n, "/x/y", 5);
+	cr_expect(!xtr_glob("*/", slashes, XTR_GLOB_WHOLE | XTR_GLOB_TRIM,
+	    NULL));
+	cr_expect(!xtr_glob("*/", slashes, XTR_GLOB_WHOLE | XTR_GLOB_TRIM |
+	    XTR_GLOB_TAIL, NULL));
+	cr_expect(!xtr_glob("*a*", names, XTR_GLOB_WHOLE | XTR_GLOB_NOSLASH,
+	    NULL));
+	cr_expect(!xtr_glob("*a*", names, XTR_GLOB_WHOLE | XTR_GLOB_NOSLASH |
+	    XTR_GLOB_TAIL, NULL));
+	/* The answers themselves, on what follows the last '/'. */
+	cr_expect(xtr_glob("*a*", "x/ab//", XTR_GLOB_WHOLE | XTR_GLOB_NOSLASH |
+	    XTR_GLOB_TAIL, NULL));
+	cr_expect(!xtr_glob("x*", "x/ab//", XTR_GLOB_WHOLE | XTR_GLOB_NOSLASH,
+	    NULL));
+	cr_expect(xtr_glob("x/*", "x/ab//", XTR_GLOB_WHOLE | XTR_GLOB_NOSLASH,
+	    NULL));
+	cr_expect(xtr_glob("x/", "x//", XTR_GLOB_WHOLE, NULL));
+	free(slashes);
+	free(names);
+}
