@@ -609,23 +609,28 @@ send_note(struct out *o)
 }
 
 /*
- * Send the current entry's data, then DATA_END.  Return: 0; -1 when the
- * data could not be read (DATA_END says why; the run ends).  Data that
- * fails its check or cannot be decoded (ARCHIVE_WARN: a zip member's
- * CRC-32; ARCHIVE_FAILED: an encrypted member) ends only its entry, as
+ * Send the current entry's data (SPAN: begun for it), then DATA_END.
+ * Return: 0; -1 when the data could not be read (DATA_END says why; the
+ * run ends).  Data that fails its check or cannot be decoded
+ * (ARCHIVE_WARN: a zip member's CRC-32, a sparse map the data breaks
+ * (reader.h); ARCHIVE_FAILED: an encrypted member) ends only its entry, as
  * without a sandbox (source.c): the parent passes over a refused or
  * excluded entry and goes on, and ends the run on one it was writing.
  */
 static int
-send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec)
+send_data(struct out *o, struct archive *ar, struct xtr_decoder *dec,
+    struct xtr_span *span)
 {
 	const void *buf;
 	size_t size;
-	la_int64_t offset;
+	int64_t offset;
 	int r;
 
 	for (;;) {
-		r = archive_read_data_block(ar, &buf, &size, &offset);
+		/* SECURITY: held to what an entry's data is (reader.h): a
+		 * sparse map that goes back fails its entry here, not the
+		 * channel at the parent's check. */
+		r = xtr_reader_data(ar, span, &buf, &size, &offset);
 		send_note(o);
 		if (r == ARCHIVE_EOF)
 			break;
@@ -824,6 +829,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	struct archive_entry *ae;
 	struct archive *ar;
 	struct xtr_zip *zip;
+	struct xtr_span span;
 	struct place pl;
 	char msg[256];
 	bool list = (opt->flags & PFX_OPT_LIST) != 0;
@@ -906,7 +912,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 			send_end(&o, WIRE_DATA_END, WIRE_OK, 0, NULL);
 			continue;
 		}
-		if (send_data(&o, ar, dec) < 0)
+		xtr_span_begin(&span, ae);
+		if (send_data(&o, ar, dec, &span) < 0)
 			finish(&o, error_of(&o, ar), error_text(&o, ar,
 			    "truncated or corrupt"));
 	}

@@ -122,6 +122,17 @@ struct xtr_cpio_walk {
 	uint64_t key[2];	/* the hash key, drawn at the first group */
 };
 
+/*
+ * What one entry's data has given so far, as libarchive read it in this
+ * process (reader.h, xtr_reader_data()).
+ */
+struct xtr_span {
+	int64_t end;		/* where the last block ended */
+	uint64_t got;		/* the bytes of data given */
+	uint64_t want;		/* the bytes of data its sparse map holds
+				   (0: no map) */
+};
+
 /* --- the state of one extraction -------------------------------------- */
 
 /*
@@ -259,6 +270,8 @@ struct xtr {
 					   all have been read */
 	bool ar_entry;			/* libarchive (X->ar) read a header
 					   whose data it has not skipped */
+	struct xtr_span span;		/* ... and what of its data it
+					   gave (reader.h) */
 	char *pax_list;			/* owned: the current entry's data
 					   in place of libarchive's: a pax
 					   GNU.dumpdir (paxdump.c), or NULL */

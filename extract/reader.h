@@ -116,4 +116,21 @@ bool xtr_input_drained(int fd);
 int xtr_reader_next(struct archive *ar, struct xtr_head *head,
     struct xtr_cpio_walk *walk, bool *entry, struct archive_entry *ae);
 
+/* Begin SPAN for the data of AE, the entry just read. */
+void xtr_span_begin(struct xtr_span *span, struct archive_entry *ae);
+
+/*
+ * archive_read_data_block() of AR, for the entry SPAN was begun for, held
+ * to what an entry's data is whatever the format's reader lets through:
+ * SECURITY: its blocks only go forward (a sparse map whose segments
+ * overlap or go back gives blocks that go back), and a sparse entry's
+ * data ends only once all its map holds was given (libarchive ends it
+ * quietly at the bytes the entry stores, which would leave holes where
+ * the map says there is data).  Either is ARCHIVE_WARN, with AR's error
+ * set: data that fails its check, which ends its entry only.
+ * Return: libarchive's status.
+ */
+int xtr_reader_data(struct archive *ar, struct xtr_span *span,
+    const void **buf, size_t *size, int64_t *offset);
+
 #endif /* XTR_READER_H */

@@ -137,6 +137,8 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 		r = ARCHIVE_OK;
 	if (r == ARCHIVE_OK && x->ar != NULL && pax_list(x, ae) < 0)
 		r = ARCHIVE_FATAL;
+	if (r == ARCHIVE_OK && x->remote == NULL && x->zip == NULL)
+		xtr_span_begin(&x->span, ae);
 	x->in_data = r == ARCHIVE_OK;
 	if (r == ARCHIVE_OK && header_ratio(x, ae) != 0)
 		return ARCHIVE_FATAL;
@@ -150,7 +152,6 @@ int
 xtr_source_data(struct xtr *x, const void **buf, size_t *size,
     int64_t *offset)
 {
-	la_int64_t off;
 	int r;
 
 	if (!x->in_data)
@@ -169,8 +170,7 @@ xtr_source_data(struct xtr *x, const void **buf, size_t *size,
 	} else if (x->zip != NULL) {
 		r = xtr_zip_data(x->zip, buf, size, offset);
 	} else {
-		r = archive_read_data_block(x->ar, buf, size, &off);
-		*offset = off;
+		r = xtr_reader_data(x->ar, &x->span, buf, size, offset);
 	}
 	xtr_source_note(x);
 	if (r == ARCHIVE_OK) {
