@@ -331,11 +331,11 @@ plat_os_umask(void)
 
 /* see plat_thread.h */
 int
-plat_thread_batch(void)
+plat_thread_batch(pthread_t t)
 {
 	struct sched_param sp = { 0 };
 
-	return -pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+	return -pthread_setschedparam(t, SCHED_BATCH, &sp);
 }
 
 /* Cgroup depth walked for a quota: deeper trees are not made by hand. */

@@ -206,8 +206,9 @@ plat_os_dirent_type(const struct dirent *de)
 
 /* see plat_thread.h */
 int
-plat_thread_batch(void)
+plat_thread_batch(pthread_t t)
 {
+	(void)t;
 	return -ENOTSUP;
 }
 

@@ -6,16 +6,20 @@
 #ifndef PLAT_THREAD_H
 #define PLAT_THREAD_H
 
+#include <pthread.h>
+
 /*
- * Mark the calling thread as batch work: it gets its fair share of the
- * CPU as before, but waking up it no longer preempts the thread running
- * where it wakes (Linux: SCHED_BATCH, which needs no privilege).  Meant
- * for a helper thread that another wakes often: preempting its waker,
- * the thread the whole run waits on, only to find a little work, costs
- * the run more than the helper gains.
+ * Mark the thread T (one this process just started) as batch work: it
+ * gets its fair share of the CPU as before, but waking up it no longer
+ * preempts the thread running where it wakes (Linux: SCHED_BATCH, which
+ * needs no privilege).  Meant for a helper thread that another wakes
+ * often: preempting its waker, the thread the whole run waits on, only
+ * to find a little work, costs the run more than the helper gains.  Set
+ * by its creator, it holds from the thread's start, whenever the thread
+ * first runs.
  * Return: 0, or -errno (-ENOTSUP where the system has no such policy).
  */
-int plat_thread_batch(void);
+int plat_thread_batch(pthread_t t);
 
 /*
  * How many CPUs the calling process may really use: the CPUs of its
