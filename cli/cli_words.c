@@ -39,6 +39,8 @@ static const struct {
 	{ "PFX_OPT_STRICT", "--strict" },
 	{ "PFX_OPT_ATOMIC", "--atomic" },
 	{ "PFX_OPT_FSYNC", "--fsync" },
+	{ "pfx_options.backup", "--backup" },
+	{ "PFX_OPT_RECURSIVE_UNLINK", "--recursive-unlink" },
 	{ "PFX_SYMLINKS_CONTAIN", "--symlinks=contain" },
 	{ "PFX_EXISTING_KEEP was set", "--keep-old-files was given" },
 	{ "PFX_EXISTING_SKIP", "--skip-old-files" },

@@ -1567,8 +1567,11 @@ main(int argc, char **argv)
 		test_label_mismatch(&c);
 	finish_output(&c, &res, status);
 
+	/* A stop by signal says only that, unless the library had more to
+	 * say (--atomic: every file was in place already). */
 	if (status == PFX_FATAL && !(caught != 0 &&
-	    res.error == ECANCELED)) {
+	    res.error == ECANCELED && strcmp(res.message, "interrupted") ==
+	    0)) {
 		/* The library names its fields; the user knows options. */
 		error = res.message[0] != '\0' ? xtr_cli_words(res.message,
 		    words, sizeof(words)) : res.error != 0 ?

@@ -895,6 +895,7 @@ static enum pfx_status
 run(struct xtr *x)
 {
 	const struct pfx_options *opt = x->opt;
+	bool placed = false;	/* a journal put every name in place */
 
 	if (opt->ninclude + opt->nmembers > 0) {
 		x->include_hit = calloc(opt->ninclude + opt->nmembers,
@@ -930,12 +931,6 @@ run(struct xtr *x)
 	 * after a cancellation (they are reported as stopped). */
 	(void)xtr_cancelled(x);
 	/*
-	 * All or nothing over a populated destination: the names now, then
-	 * the links.  A failed run removes its links first (--symlinks=root
-	 * makes them at once), so that the journal finds the directories
-	 * it made empty, and gives back mtimes last.
-	 */
-	/*
 	 * SECURITY: all or nothing.  Links are judged (and those refused
 	 * reported) only after the journal has put every name in place,
 	 * where nothing can be taken back: under PFX_OPT_STRICT a refusal
@@ -950,15 +945,37 @@ run(struct xtr *x)
 		    "where a refusal could not be taken back; nothing was "
 		    "changed (extract into a new destination, or without "
 		    "PFX_OPT_STRICT)");
-	if (x->fatal) {
+	/*
+	 * All or nothing over a populated destination: the names now, then
+	 * the links.  A failed run removes its temporary names first, while
+	 * the links it made at once (--symlinks=root) still lead where
+	 * later entries were made through them, then its links, so that
+	 * the journal finds the directories it made empty, and gives back
+	 * mtimes last.
+	 */
+	placed = xtr_journal_put(x);
+	if (x->fatal && !placed) {
+		xtr_journal_undo_early(x);
 		xtr_finish_symlinks(x);
 		xtr_journal_end(x);
 	} else {
-		xtr_journal_end(x);
+		/* A failure after every name is in place says so itself. */
+		placed = placed && !x->fatal;
 		xtr_finish_symlinks(x);
 	}
 	/* Directories' own modes and times last of all, deepest first. */
 	xtr_finish_dirs(x);
+	/*
+	 * SECURITY: all or nothing is over once every name is in place: a
+	 * stop after that (a deadline or a cancellation in the passes
+	 * above, a limit while the links are judged) cannot take them back,
+	 * and must not read as a failure that left DEST as it was.
+	 */
+	if (placed && x->fatal)
+		xtr_append_notice(x->res, "PFX_OPT_ATOMIC: every file of the "
+		    "archive was in place in the destination before this: it "
+		    "is changed (symbolic links, or directories' modes and "
+		    "times, may be missing)");
 	if (!x->fatal && (x->res->stats.refused > 0 ||
 	    x->res->stats.failed > 0 || x->res->stats.unmatched > 0 ||
 	    x->unstored))

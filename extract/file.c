@@ -505,7 +505,8 @@ make_way(struct xtr *x, struct xtr_tail *t)
 	 */
 	if (x->journal != NULL && (x->opt->backup != PFX_BACKUP_NONE ||
 	    (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0))
-		return pfx_pending_existing(&t->pend, &st) == 0 ? -ENOTSUP : 0;
+		return pfx_pending_existing(&t->pend, &st) == 0 ?
+		    xtr_journal_no_backup(x, t->rel) : 0;
 	/* The backup's name once: the one judged is the one moved to. */
 	if (xtr_backup_how(x->opt) != 0) {
 		r = pfx_pending_backup_name(&t->pend, xtr_backup_how(x->opt),

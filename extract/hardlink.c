@@ -88,7 +88,7 @@ backup_link(struct xtr *x, const char *rel)
 	if (S_ISDIR(st.st_mode))
 		return 0;	/* never backed up; the link fails (EISDIR) */
 	if (x->journal != NULL)
-		return -ENOTSUP;
+		return xtr_journal_no_backup(x, rel);
 	/* The backup's name once: the one judged is the one moved to. */
 	r = pfx_root_backup_name(&x->root, rel, xtr_backup_how(x->opt),
 	    x->opt->backup_suffix, x->backup, sizeof(x->backup));

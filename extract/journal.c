@@ -6,18 +6,21 @@
  * beside its final name, under a fresh temporary name in the same
  * directory (pfx_root_commit_beside, pfx_root_link_beside), and listed
  * here; directories are made (dirs.c lists them in x->dirs).  No final
- * name changes.  At the end (xtr_journal_end), once the whole archive
- * was read and judged, every limit checked and the decoder process gone:
+ * name changes.  At the end, once the whole archive was read and
+ * judged, every limit checked and the decoder process gone:
  *
- *  - a run that did not fail puts every name in place, one directory at
- *    a time, through a descriptor of that directory opened beneath the
- *    root then and checked to be the one the name was made in: a new
- *    name by rename(NOREPLACE), an existing one by exchange, so that the
- *    old one waits at our temporary name until every name is in place
- *    (then it is removed), or is put back if any step fails;
+ *  - a run that did not fail puts every name in place (xtr_journal_put),
+ *    one directory at a time, deepest first, through a descriptor of
+ *    that directory opened beneath the root then and checked to be the
+ *    one the name was made in: a new name by rename(NOREPLACE), an
+ *    existing one by exchange, so that the old one waits at our
+ *    temporary name until every name is in place (then it is removed),
+ *    or is put back if any step fails or a stop is asked for;
  *  - a failed run removes every temporary name and every directory it
  *    made, and gives back to each directory that existed the mtime it
- *    had before the run wrote in it: DEST is as it was.
+ *    had before the run wrote in it (xtr_journal_undo_early, then
+ *    xtr_journal_end once the run's links are gone): DEST is as it
+ *    was.
  *
  * Symbolic links are made after that, as in every run (links.c), and the
  * directories' modes and times last (dirs.c).
@@ -29,6 +32,9 @@
  * Cost: the list is archive-controlled: one record and the final name per
  * file or hard link of the archive (at most max-entries), paid from the
  * memory budget (xtr_mem_take); a name given twice keeps one record.
+ * Each directory written in is kept twice (by path and by identity), in
+ * tables paid from the same budget.  The commit sorts the list twice:
+ * O(n log n).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,6 +63,8 @@ struct xtr_staged {
 	size_t cut;		/* rel[0, cut) is its directory */
 	struct pfx_beside b;
 	int state;
+	uint64_t seq;		/* when B was listed: the latest wins */
+	bool keep;		/* PFX_ROOT_NOREPLACE: replaces nothing */
 };
 
 struct xtr_journal {
@@ -65,10 +73,16 @@ struct xtr_journal {
 	struct xtr_table names;		/* final name -> index into v */
 	struct xtr_table touched;	/* directories that existed, written
 					   in: their identity and mtime */
+	struct xtr_table touched_ids;	/* the same, by identity ("dev:ino"):
+					   one directory reached by two
+					   paths (--symlinks=root) keeps the
+					   mtime of the first look */
 	struct xtr_table links;		/* --symlinks=root: links made at a
 					   new name and since forgotten by
 					   the queue (a later entry of the
 					   name): removed if the run fails */
+	uint64_t seq;			/* records listed so far */
+	bool placed;			/* every name was put in place */
 };
 
 /* The directory of S: "" for the root. */
@@ -133,6 +147,7 @@ xtr_journal_start(struct xtr *x)
 	}
 	xtr_table_init(&x->journal->names, x);
 	xtr_table_init(&x->journal->touched, x);
+	xtr_table_init(&x->journal->touched_ids, x);
 	xtr_table_init(&x->journal->links, x);
 	return 0;
 }
@@ -154,6 +169,7 @@ xtr_journal_free(struct xtr *x)
 	free(j->v);
 	xtr_table_free(&j->names);
 	xtr_table_free(&j->touched);
+	xtr_table_free(&j->touched_ids);
 	xtr_table_free(&j->links);
 	free(j);
 	x->journal = NULL;
@@ -167,11 +183,19 @@ static int
 touch(struct xtr *x, const char *dir, dev_t dev, ino_t ino,
     const struct timespec *mtime)
 {
-	struct xtr_slot *s = xtr_table_find(&x->journal->touched, dir);
+	struct xtr_journal *j = x->journal;
+	struct xtr_slot *s = xtr_table_find(&j->touched, dir);
+	char id[48];
 
 	if (s != NULL)
 		return 0;
-	s = xtr_table_add(&x->journal->touched, dir);
+	/* Written in already, by another path: its mtime then is later. */
+	snprintf(id, sizeof(id), "%jx:%jx", (uintmax_t)dev, (uintmax_t)ino);
+	if (xtr_table_find(&j->touched_ids, id) != NULL)
+		return 0;
+	if (xtr_table_add(&j->touched_ids, id) == NULL)
+		return -ENOMEM;
+	s = xtr_table_add(&j->touched, dir);
 	if (s == NULL)
 		return -ENOMEM;
 	s->dev = dev;
@@ -222,12 +246,13 @@ grow(struct xtr *x)
 }
 
 /*
- * List REL, made beside its name as B.  A name listed already loses its
- * earlier file, as the later entry wins in tar.  Return: 0, or -errno
- * (and B's temporary name is removed).
+ * List REL, made beside its name as B (with FLAGS, PFX_ROOT_*).  A name
+ * listed already loses its earlier file, as the later entry wins in tar.
+ * Return: 0, or -errno (and B's temporary name is removed).
  */
 static int
-record(struct xtr *x, const char *rel, const struct pfx_beside *b)
+record(struct xtr *x, const char *rel, const struct pfx_beside *b,
+    unsigned int flags)
 {
 	struct xtr_journal *j = x->journal;
 	const char *slash = strrchr(rel, '/');
@@ -246,6 +271,8 @@ record(struct xtr *x, const char *rel, const struct pfx_beside *b)
 		if (r == 0) {
 			s->b = *b;
 			s->state = ST_BESIDE;
+			s->seq = j->seq++;
+			s->keep = flags == PFX_ROOT_NOREPLACE;
 		}
 	} else if (r == 0) {
 		r = grow(x);
@@ -264,6 +291,8 @@ record(struct xtr *x, const char *rel, const struct pfx_beside *b)
 			s->cut = slash == NULL ? 0 : (size_t)(slash - rel);
 			s->b = *b;
 			s->state = ST_BESIDE;
+			s->seq = j->seq++;
+			s->keep = flags == PFX_ROOT_NOREPLACE;
 			slot->index = j->n++;
 			slot->has_id = true;
 		}
@@ -273,7 +302,8 @@ record(struct xtr *x, const char *rel, const struct pfx_beside *b)
 		    &b->dir_mtime);
 	if (r < 0 && (slot == NULL || !slot->has_id)) {
 		/* Not listed: nothing else would ever remove it. */
-		struct xtr_staged tmp = { (char *)rel, 0, *b, ST_BESIDE };
+		struct xtr_staged tmp = { (char *)rel, 0, *b, ST_BESIDE, 0,
+		    false };
 
 		tmp.cut = slash == NULL ? 0 : (size_t)(slash - rel);
 		(void)drop(x, &tmp);
@@ -334,8 +364,21 @@ unmake_links(struct xtr *x)
 	size_t i;
 
 	for (i = 0; i < t->cap; i++)
-		if (t->slots[i].key != NULL)
-			(void)pfx_root_unlink(&x->root, t->slots[i].key);
+		if (t->slots[i].key != NULL &&
+		    pfx_root_unlink(&x->root, t->slots[i].key) == 0)
+			xtr_journal_unmade_link(x, t->slots[i].key);
+}
+
+/* see journal.h */
+int
+xtr_journal_no_backup(struct xtr *x, const char *rel)
+{
+	xtr_fail(x, ENOTSUP, "%s: exists, and PFX_OPT_ATOMIC over a "
+	    "populated destination changes no name before the end: it "
+	    "cannot be backed up (pfx_options.backup) or its tree removed "
+	    "(PFX_OPT_RECURSIVE_UNLINK) now; nothing was changed (extract "
+	    "into a new destination, or without them)", rel);
+	return -ENOTSUP;
 }
 
 /* see journal.h */
@@ -354,7 +397,7 @@ xtr_journal_commit(struct xtr *x, struct pfx_pending *pend, const char *rel,
 	r = pfx_root_commit_beside(&x->root, pend, flags, &b);
 	if (r != 0)
 		return r;
-	return record(x, rel, &b);
+	return record(x, rel, &b, flags);
 }
 
 /* see journal.h */
@@ -371,7 +414,7 @@ xtr_link_file(struct xtr *x, int fd, const char *rel, unsigned int flags)
 	r = pfx_root_link_beside(&x->root, fd, rel, flags, &b);
 	if (r != 0)
 		return r;
-	return record(x, rel, &b);
+	return record(x, rel, &b, flags);
 }
 
 /* see journal.h */
@@ -464,7 +507,12 @@ xtr_journal_touch_parent(struct xtr *x, const char *rel)
 	return r;
 }
 
-/* Order of records: by directory, then as listed. */
+/*
+ * Order of records: by directory, a directory before the ones its path
+ * passes through, then as listed.  A name made through a link the run
+ * made at once (--symlinks=root: "l -> sub", "l/x") is put in place
+ * before a later file of the link's name replaces it ("l").
+ */
 static int
 by_dir(const void *a, const void *b)
 {
@@ -474,10 +522,40 @@ by_dir(const void *a, const void *b)
 	int c = memcmp(sa->rel, sb->rel, n);
 
 	if (c != 0)
-		return c;
+		return -c;
 	if (sa->cut != sb->cut)
-		return sa->cut < sb->cut ? -1 : 1;
+		return sa->cut > sb->cut ? -1 : 1;
 	return sa < sb ? -1 : sa > sb;
+}
+
+/*
+ * Order of records: by the name they will have on disk (the identity of
+ * the directory they were made in, and the last component), then as
+ * listed.
+ */
+static int
+by_place(const void *a, const void *b)
+{
+	const struct xtr_staged *sa = *(const struct xtr_staged *const *)a;
+	const struct xtr_staged *sb = *(const struct xtr_staged *const *)b;
+	int c;
+
+	if (sa->b.dir_dev != sb->b.dir_dev)
+		return sa->b.dir_dev < sb->b.dir_dev ? -1 : 1;
+	if (sa->b.dir_ino != sb->b.dir_ino)
+		return sa->b.dir_ino < sb->b.dir_ino ? -1 : 1;
+	c = strcmp(leaf_of(sa), leaf_of(sb));
+	if (c != 0)
+		return c;
+	return sa->seq < sb->seq ? -1 : sa->seq > sb->seq;
+}
+
+/* Will A and B have one name on disk? */
+static bool
+same_place(const struct xtr_staged *a, const struct xtr_staged *b)
+{
+	return a->b.dir_dev == b->b.dir_dev && a->b.dir_ino == b->b.dir_ino &&
+	    strcmp(leaf_of(a), leaf_of(b)) == 0;
 }
 
 /* Same directory? */
@@ -489,23 +567,44 @@ same_dir(const struct xtr_staged *a, const struct xtr_staged *b)
 }
 
 /*
- * The records in STATE, by directory, in *ORDER (freed by the caller),
- * their number in *N.  Return: 0, or -ENOMEM.
+ * The records beside their names, by directory, in *ORDER (freed by the
+ * caller), their number in *N.  Two archive names of one name on disk
+ * (--symlinks=root: "sub/s", then "l/s" through "l -> sub") are one name
+ * given twice: the later wins, and the earlier's file is removed -- but
+ * not over a name it was to keep (-k: both stay, and the second put
+ * fails, taking every name back).  Return: 0, or -errno (*ORDER freed).
  */
 static int
 sorted(struct xtr *x, struct xtr_staged ***order, size_t *n)
 {
 	struct xtr_journal *j = x->journal;
-	size_t i;
+	struct xtr_staged **v;
+	size_t i, k;
+	int r;
 
 	*n = 0;
-	*order = malloc((j->n + 1) * sizeof(**order));
-	if (*order == NULL)
+	*order = v = malloc((j->n + 1) * sizeof(*v));
+	if (v == NULL)
 		return -ENOMEM;
 	for (i = 0; i < j->n; i++)
 		if (j->v[i].state == ST_BESIDE)
-			(*order)[(*n)++] = &j->v[i];
-	qsort(*order, *n, sizeof(**order), by_dir);
+			v[(*n)++] = &j->v[i];
+	qsort(v, *n, sizeof(*v), by_place);
+	for (i = k = 0; i < *n; i++) {
+		if (i + 1 < *n && same_place(v[i], v[i + 1]) &&
+		    !v[i + 1]->keep) {
+			r = drop(x, v[i]);
+			if (r < 0) {
+				free(v);
+				*order = NULL;
+				return r;
+			}
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	*n = k;
+	qsort(v, *n, sizeof(*v), by_dir);
 	return 0;
 }
 
@@ -593,6 +692,15 @@ put_all(struct xtr *x, struct xtr_staged **order, size_t n,
 	*undone = 0;
 	for (i = 0; i < n && r == 0; i++) {
 		if (i == 0 || !same_dir(order[i - 1], order[i])) {
+			/*
+			 * A stop asked for (a signal, the deadline) while
+			 * names are put is still all or nothing: what was
+			 * put goes back, as after a failed step.
+			 */
+			if (i > 0 && xtr_out_of_time(x)) {
+				r = -ECANCELED;
+				break;
+			}
 			if (fd >= 0) {
 				r = pfx_root_still_beneath(&x->root, fd,
 				    dir_of(order[first], dir));
@@ -619,6 +727,9 @@ put_all(struct xtr *x, struct xtr_staged **order, size_t n,
 			    dir_of(order[first], dir));
 		(void)close(fd);
 	}
+	/* The last moment a stop can still take every name back. */
+	if (r == 0 && xtr_out_of_time(x))
+		r = -ECANCELED;
 	if (r == 0)
 		return 0;
 	/* SECURITY: all or nothing: every name put goes back. */
@@ -686,8 +797,10 @@ commit(struct xtr *x)
 	size_t n, undone, left;
 	int r;
 
-	if (sorted(x, &order, &n) < 0) {
-		xtr_fail(x, ENOMEM, "PFX_OPT_ATOMIC: %s", strerror(ENOMEM));
+	r = sorted(x, &order, &n);
+	if (r < 0) {
+		xtr_fail(x, -r, "PFX_OPT_ATOMIC: %s; nothing was changed",
+		    strerror(-r));
 		return -1;
 	}
 	r = 0;
@@ -701,6 +814,7 @@ commit(struct xtr *x)
 		return -1;
 	}
 	r = put_all(x, order, n, &bad, &undone);
+	x->journal->placed = r == 0;
 	if (r < 0) {
 		xtr_fail(x, -r, "%s: cannot be put in place: %s; %s", bad !=
 		    NULL ? bad->rel : "PFX_OPT_ATOMIC", strerror(-r), undone == 0 ?
@@ -723,30 +837,98 @@ commit(struct xtr *x)
 	return 0;
 }
 
+/* Give the directory DIR, if it existed and was written in, its mtime. */
+static void
+restore_time(struct xtr *x, const char *dir)
+{
+	const struct xtr_slot *s = xtr_table_find(&x->journal->touched, dir);
+	struct timespec ts[2];
+	int fd;
+
+	if (s == NULL)
+		return;
+	fd = open_dir_as(x, dir, s->dev, s->ino);
+	if (fd < 0)
+		return;		/* gone or replaced: not ours */
+	ts[0].tv_sec = 0;
+	ts[0].tv_nsec = UTIME_OMIT;
+	ts[1].tv_sec = s->mtime;
+	ts[1].tv_nsec = s->mtime_nsec;
+	(void)pfx_fd_set_times(fd, ts);
+	(void)close(fd);
+}
+
 /* Give each directory that existed the mtime it had before the run. */
 static void
 restore_times(struct xtr *x)
 {
 	const struct xtr_table *t = &x->journal->touched;
-	struct timespec ts[2];
 	size_t i;
+
+	for (i = 0; i < t->cap; i++)
+		if (t->slots[i].key != NULL)
+			restore_time(x, t->slots[i].key);
+}
+
+static void unmake_empty_dirs(struct xtr *x);
+
+/* see journal.h */
+void
+xtr_journal_unmade_link(struct xtr *x, const char *rel)
+{
+	char dir[PFX_PATH_MAX];
+	const struct xtr_slot *s;
+	struct stat st;
+	size_t n = strlen(rel);
 	int fd;
 
-	for (i = 0; i < t->cap; i++) {
-		const struct xtr_slot *s = &t->slots[i];
-
-		if (s->key == NULL)
-			continue;
-		fd = open_dir_as(x, s->key, s->dev, s->ino);
+	if (x->journal == NULL || n >= sizeof(dir))
+		return;
+	memcpy(dir, rel, n + 1);
+	for (;;) {
+		while (n > 0 && dir[n - 1] != '/')
+			n--;
+		dir[n > 0 ? --n : 0] = '\0';
+		/* A directory the run made, the very one, goes if empty. */
+		s = xtr_table_find(&x->dirs, dir);
+		if (n == 0 || s == NULL || !s->has_id)
+			break;
+		fd = pfx_root_open_dir(&x->root, dir);
 		if (fd < 0)
-			continue;	/* gone or replaced: not ours */
-		ts[0].tv_sec = 0;
-		ts[0].tv_nsec = UTIME_OMIT;
-		ts[1].tv_sec = s->mtime;
-		ts[1].tv_nsec = s->mtime_nsec;
-		(void)pfx_fd_set_times(fd, ts);
+			return;
+		if (fstat(fd, &st) == -1 || st.st_dev != s->dev ||
+		    st.st_ino != s->ino) {
+			(void)close(fd);
+			return;
+		}
 		(void)close(fd);
+		if (pfx_root_rmdir(&x->root, dir) < 0)
+			return;
 	}
+	restore_time(x, dir);
+}
+
+/* see journal.h */
+void
+xtr_journal_undo_early(struct xtr *x)
+{
+	struct xtr_journal *j = x->journal;
+	size_t i;
+
+	if (j == NULL)
+		return;
+	/*
+	 * SECURITY: all or nothing.  A name made through a link of the run
+	 * (--symlinks=root: "l -> sub", then "l/x") is found only through
+	 * it: once the link is gone, its temporary name, its directory and
+	 * the old directory's mtime would stay.  What cannot go now (a
+	 * directory holding a link) goes in rollback(), after the links.
+	 */
+	for (i = 0; i < j->n; i++)
+		if (j->v[i].state == ST_BESIDE)
+			(void)drop(x, &j->v[i]);
+	unmake_empty_dirs(x);
+	restore_times(x);
 }
 
 /*
@@ -772,18 +954,30 @@ rollback(struct xtr *x)
 	}
 	if (left > 0)
 		tell_left(x, left, first, "new files were", why);
+	/* While the links made at once still lead where names were made
+	 * through them (see xtr_journal_undo_early()). */
+	unmake_empty_dirs(x);
+	restore_times(x);
 	unmake_links(x);
 	xtr_unmake_dirs(x);
 	restore_times(x);
 }
 
 /* see journal.h */
+bool
+xtr_journal_put(struct xtr *x)
+{
+	if (x->journal == NULL || x->fatal)
+		return false;
+	(void)commit(x);
+	return x->journal->placed;
+}
+
+/* see journal.h */
 void
 xtr_journal_end(struct xtr *x)
 {
-	if (x->journal == NULL)
-		return;
-	if (x->fatal || commit(x) < 0)
+	if (x->journal != NULL && x->fatal && !x->journal->placed)
 		rollback(x);
 }
 
@@ -796,7 +990,7 @@ xtr_journal_end(struct xtr *x)
  * (nothing done: remove by name).
  */
 static int
-unmake_by_chain(struct xtr *x)
+unmake_by_chain(struct xtr *x, bool known_only)
 {
 	struct plat_chain *c = plat_chain_new(&x->root);
 	struct xtr_slot **order;
@@ -811,6 +1005,8 @@ unmake_by_chain(struct xtr *x)
 	}
 	for (i = 0; i < n; i++) {
 		/* Only the very directory made, where it is known. */
+		if (known_only && !order[i]->has_id)
+			continue;
 		id.dev = order[i]->dev;
 		id.ino = order[i]->ino;
 		(void)plat_chain_rmdir(c, order[i]->key,
@@ -821,9 +1017,12 @@ unmake_by_chain(struct xtr *x)
 	return 0;
 }
 
-/* xtr_unmake_dirs() by name, deepest first: each resolved from the root. */
+/*
+ * xtr_unmake_dirs() by name, deepest first: each resolved from the root;
+ * with KNOWN_ONLY, only those known by their identity.
+ */
 static void
-unmake_by_name(struct xtr *x)
+unmake_by_name(struct xtr *x, bool known_only)
 {
 	struct xtr_slot **order;
 	struct stat st;
@@ -836,6 +1035,8 @@ unmake_by_name(struct xtr *x)
 		const struct xtr_slot *s = order[i];
 
 		/* Only the very directory made, where it is known. */
+		if (known_only && !s->has_id)
+			continue;
 		if (s->has_id) {
 			fd = pfx_root_open_dir(&x->root, s->key);
 			if (fd < 0)
@@ -852,12 +1053,25 @@ unmake_by_name(struct xtr *x)
 	free(order);
 }
 
+/*
+ * Remove every directory X made, known by its identity, that is empty
+ * now, each after the ones beneath it, and keep them listed: one that
+ * still holds a link of the run is removed by xtr_unmake_dirs() once the
+ * link is gone.
+ */
+static void
+unmake_empty_dirs(struct xtr *x)
+{
+	if (unmake_by_chain(x, true) != 0)
+		unmake_by_name(x, true);
+}
+
 /* see journal.h */
 void
 xtr_unmake_dirs(struct xtr *x)
 {
-	if (unmake_by_chain(x) != 0)
-		unmake_by_name(x);
+	if (unmake_by_chain(x, false) != 0)
+		unmake_by_name(x, false);
 	/* Nothing left to finish at the end. */
 	xtr_table_free(&x->dirs);
 	xtr_table_init(&x->dirs, x);

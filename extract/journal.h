@@ -58,11 +58,43 @@ int xtr_journal_mkdir(struct xtr *x, const char *dir);
 int xtr_journal_touch_parent(struct xtr *x, const char *rel);
 
 /*
- * The end of X's run, once the archive was read whole (engine.c): put
- * every listed name in place, or, when the run failed or cannot put
- * them, undo it all (xtr_unmake_dirs() included).
+ * REL exists, and the run asks for its backup or its tree's removal
+ * before it is replaced, which a journal cannot take back: fail the run,
+ * saying so.  Return: -ENOTSUP.
+ */
+int xtr_journal_no_backup(struct xtr *x, const char *rel);
+
+/*
+ * Once X's archive was read whole and the run did not fail (engine.c):
+ * put every listed name in place.  Return: true if every name is in
+ * place (the run may still have failed after: a file replaced not
+ * removed, PFX_OPT_FSYNC), false if not (the run failed, every name put
+ * taken back).
+ */
+bool xtr_journal_put(struct xtr *x);
+
+/*
+ * The end of X's run: if it failed before every name was in place,
+ * undo it all (xtr_unmake_dirs() included), after its links are gone.
  */
 void xtr_journal_end(struct xtr *x);
+
+/*
+ * A failed run, before its links go (xtr_finish_symlinks()): remove the
+ * temporary names and the directories made, and give back the old
+ * directories' mtimes, while every path still leads where they were
+ * made (--symlinks=root makes links at once, and later entries may be
+ * made through them).  xtr_journal_end() finishes the undoing.
+ */
+void xtr_journal_undo_early(struct xtr *x);
+
+/*
+ * A failed run removed its link REL: remove the directories the run made
+ * that it left empty, upwards, and give the first old directory its
+ * mtime back, while REL's path still leads there (links are removed
+ * last made first).
+ */
+void xtr_journal_unmade_link(struct xtr *x, const char *rel);
 
 /* dirs.c: remove every directory X made, deepest first, and forget them. */
 void xtr_unmake_dirs(struct xtr *x);

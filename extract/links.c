@@ -985,6 +985,23 @@ static int make_link(struct xtr *x, const struct xtr_symlink *l,
 static unsigned int replace_flags(const struct xtr *x);
 
 /*
+ * Why link L could not be made (error R): a refusal, or an I/O error
+ * (a full disk), which stops the run as it does for a file
+ * (xtr_finish_error()): with --atomic, a tree missing links it could not
+ * write is not published.  Return: the reason.
+ */
+static const char *
+not_made(struct xtr *x, const struct xtr_symlink *l, int r)
+{
+	bool io;
+	const char *why = xtr_errno_reason(-r, &io);
+
+	if (io)
+		xtr_fail(x, -r, "%s: %s", l->name, strerror(-r));
+	return why;
+}
+
+/*
  * --symlinks=root: make queued link I at once, as tar does, so that the
  * entries after it reach their parents through it.  That is safe in a
  * root: parents are resolved in it (RESOLVE_IN_ROOT), where no link
@@ -1000,7 +1017,6 @@ make_now(struct xtr *x, size_t i)
 {
 	struct xtr_symlink *l = &x->links[i];
 	const char *why;
-	bool io;
 	int r;
 
 	if (x->link_step_budget == 0)
@@ -1041,7 +1057,7 @@ make_now(struct xtr *x, size_t i)
 		    x->opt->existing == PFX_EXISTING_SKIP)
 			why = "skipped_existing";
 		else
-			why = xtr_errno_reason(-r, &io);
+			why = not_made(x, l, r);
 	}
 	l->why = why;
 	if (why != NULL)
@@ -1300,7 +1316,6 @@ static void
 make_deferred(struct xtr *x)
 {
 	struct xtr_symlink *l;
-	bool io;
 	size_t i;
 	int r;
 
@@ -1314,8 +1329,7 @@ make_deferred(struct xtr *x)
 			(void)link_meta(x, l);
 			continue;
 		}
-		l->why = r == -ECANCELED ? "stopped" :
-		    xtr_errno_reason(-r, &io);
+		l->why = r == -ECANCELED ? "stopped" : not_made(x, l, r);
 		unqueue(x, i);
 	}
 }
@@ -1324,13 +1338,20 @@ make_deferred(struct xtr *x)
 static void
 make_links(struct xtr *x, const char **outcome)
 {
-	bool io;
 	size_t i;
 	int r;
 
 	for (i = 0; i < x->nlinks; i++) {
 		if (x->links[i].path == NULL || outcome[i] != NULL)
 			continue;
+		/* After an I/O error the rest are not made: stopped, and not
+		 * removed with the made ones (unmake_all()), since what
+		 * stands at their names is not theirs. */
+		if (x->fatal) {
+			outcome[i] = "stopped";
+			unqueue(x, i);
+			continue;
+		}
 		r = make_link(x, &x->links[i], replace_flags(x));
 		/* The link's own owner and time are best effort: the link is
 		 * made and contained whatever happens to them. */
@@ -1339,7 +1360,7 @@ make_links(struct xtr *x, const char **outcome)
 		if (r == -EEXIST && x->opt->existing == PFX_EXISTING_SKIP)
 			outcome[i] = "skipped_existing";
 		else if (r < 0)
-			outcome[i] = xtr_errno_reason(-r, &io);
+			outcome[i] = not_made(x, &x->links[i], r);
 		if (outcome[i] != NULL)
 			unqueue(x, i);
 	}
@@ -1348,17 +1369,20 @@ make_links(struct xtr *x, const char **outcome)
 /*
  * The run stopped while the links made were still being checked against
  * the disk: remove every one not refused yet (SECURITY: none is left
- * unchecked), as stopped.
+ * unchecked), as stopped.  Last made first: --symlinks=root makes a link
+ * at once, and a later one may be made through it ("l -> sub", then
+ * "l/k"), reached by its name only while the earlier one stands.
  */
 static void
 unmake_all(struct xtr *x, const char **outcome)
 {
 	size_t i;
 
-	for (i = 0; i < x->nlinks; i++) {
+	for (i = x->nlinks; i-- > 0;) {
 		if (x->links[i].path == NULL || outcome[i] != NULL)
 			continue;
-		(void)pfx_root_unlink(&x->root, x->links[i].path);
+		if (pfx_root_unlink(&x->root, x->links[i].path) == 0)
+			xtr_journal_unmade_link(x, x->links[i].path);
 		unqueue(x, i);
 		outcome[i] = "stopped";
 	}
@@ -1512,6 +1536,9 @@ xtr_finish_symlinks(struct xtr *x)
 		else if (strcmp(outcome[i], "skipped_existing") == 0 ||
 		    strcmp(outcome[i], "stopped") == 0)
 			report_link(x, &x->links[i], PFX_ENTRY_SKIPPED,
+			    outcome[i], 0);
+		else if (strcmp(outcome[i], "io_error") == 0)
+			report_link(x, &x->links[i], PFX_ENTRY_FAILED,
 			    outcome[i], 0);
 		else
 			report_link(x, &x->links[i], PFX_ENTRY_REFUSED,

@@ -186,7 +186,9 @@ for c in "truncated:Truncated:$T/p2cut.tar" \
     "limit:max-entries=300:$T/p2.tar --max-entries=300" \
     "bytes:max-bytes=3000:$T/p2.tar --max-bytes=3000" \
     "strict:ro2:$T/link.tar --strict" \
-    "upgrade limit:max-entries=4:$T/p1v2.tar --max-entries=4"; do
+    "upgrade limit:max-entries=4:$T/p1v2.tar --max-entries=4" \
+    "backup:cannot be backed up (--backup):$T/p1v2.tar --backup" \
+    "recursive unlink:removed (--recursive-unlink):$T/p1v2.tar --recursive-unlink"; do
 	what=${c%%:*} rest=${c#*:}
 	why=${rest%%:*} args=${rest#*:}
 	populated
@@ -316,13 +318,18 @@ head -c 100000 /dev/urandom > "$T/rl/src/bin/big"
 tar -C "$T/rl/src" -cf "$T/rl/p.tar" ./bin/z ./bin/new ./bin/big
 head -c 20000 "$T/rl/p.tar" > "$T/rl/cut.tar"
 rlsnap() { (cd "$T/rl/root" && find . -printf '%p %i %y %l %T@\n' | sort); }
-rlsnap > "$T/rl/before"
-"$pfx" --symlinks=root --atomic -xf "$T/rl/cut.tar" -C "$T/rl/root" \
-    2> "$T/stderr"
-rc=$?
-rlsnap > "$T/rl/after"
-[ "$rc" -eq 2 ] && cmp -s "$T/rl/before" "$T/rl/after" && ok ||
-    bad "root, populated, truncated: exit $rc: $(diff "$T/rl/before" "$T/rl/after" | head -4)"
+# rl_cut_same NAME: $T/rl/cut.tar into $T/rl/root under --symlinks=root
+# fails (exit 2) and leaves it as it was, mtimes included.
+rl_cut_same() {
+	rlsnap > "$T/rl/before"
+	"$pfx" --symlinks=root --atomic -xf "$T/rl/cut.tar" -C "$T/rl/root" \
+	    2> "$T/stderr"
+	rc=$?
+	rlsnap > "$T/rl/after"
+	[ "$rc" -eq 2 ] && cmp -s "$T/rl/before" "$T/rl/after" && ok ||
+	    bad "$1: exit $rc: $(diff "$T/rl/before" "$T/rl/after" | head -6)"
+}
+rl_cut_same "root, populated, truncated"
 "$pfx" --symlinks=root --atomic -xf "$T/rl/p.tar" -C "$T/rl/root" \
     2> "$T/stderr"
 rc=$?
@@ -330,18 +337,14 @@ rc=$?
     [ -L "$T/rl/root/usr/bin/new" ] && [ -f "$T/rl/root/usr/bin/big" ] &&
     ok || bad "root, populated: exit $rc: $(cat "$T/stderr")"
 
-# --symlinks=root: a link made at once and taken over by a later entry of
-# its name (a file, a link, a directory through it) is still the run's:
-# a failed run removes it.  A file then a link of one name: the link wins.
-for c in "file:l:n:k f:n:new" "link:l:n:k l:n:a" "dir:l:n:usr d:n"; do
-	what=${c%%:*} spec=${c#*:}
-	rm -rf "$T/rl" && mkdir -p "$T/rl/root/usr" "$T/rl/src"
-	echo old > "$T/rl/root/usr/z"
-	python3 - "$T/rl/p.tar" $spec <<'PY'
+# rltar OUT SPEC...: a GNU tar of SPECs, each KIND:NAME[:VALUE]: a file
+# holding VALUE (f), a symlink to VALUE (l), a directory (d).
+rltar() {
+	python3 - "$@" <<'PY'
 import io, sys, tarfile
 with tarfile.open(sys.argv[1], 'w', format=tarfile.GNU_FORMAT) as t:
-    for a in sys.argv[2:] + ['f:zz:x']:
-        k, n, v = (a.split(':') + [''])[:3]
+    for a in sys.argv[2:]:
+        k, n, v = (a.split(':', 2) + [''])[:3]
         i = tarfile.TarInfo(n)
         if k == 'l':
             i.type, i.linkname = tarfile.SYMTYPE, v
@@ -351,6 +354,17 @@ with tarfile.open(sys.argv[1], 'w', format=tarfile.GNU_FORMAT) as t:
             i.size = len(v)
         t.addfile(i, io.BytesIO(v.encode()))
 PY
+}
+
+# --symlinks=root: a link made at once and taken over by a later entry of
+# its name (a file, a link, a directory through it) is still the run's:
+# a failed run removes it.  A file then a link of one name: the link wins.
+for c in "file:l:n:k f:n:new" "link:l:n:k l:n:a" "dir:l:n:usr d:n"; do
+	what=${c%%:*} spec=${c#*:}
+	rm -rf "$T/rl" && mkdir -p "$T/rl/root/usr" "$T/rl/src"
+	echo old > "$T/rl/root/usr/z"
+	# shellcheck disable=SC2086
+	rltar "$T/rl/p.tar" $spec f:zz:x
 	touch -d @1000000000 "$T/rl/root"
 	rlsnap > "$T/rl/before"
 	"$pfx" --symlinks=root --atomic --max-entries=2 -xf "$T/rl/p.tar" \
@@ -360,15 +374,59 @@ PY
 	[ "$rc" -eq 2 ] && cmp -s "$T/rl/before" "$T/rl/after" && ok ||
 	    bad "root, populated, $what taken over, failed: exit $rc: $(diff "$T/rl/before" "$T/rl/after" | head -4)"
 done
+
+# --symlinks=root: names made through a link the run made at once ("l ->
+# usr", then l/x, l/d/, l/d/y, l/k, l/e/ holding a link) are reached only
+# through it: a failed run removes them all before the link, and gives
+# usr its mtime back.
 rm -rf "$T/rl" && mkdir -p "$T/rl/root/usr"
-python3 - "$T/rl/p.tar" <<'PY'
-import io, sys, tarfile
-with tarfile.open(sys.argv[1], 'w', format=tarfile.GNU_FORMAT) as t:
-    i = tarfile.TarInfo('n'); i.size = 3
-    t.addfile(i, io.BytesIO(b'new'))
-    i = tarfile.TarInfo('n'); i.type, i.linkname = tarfile.SYMTYPE, 'usr'
-    t.addfile(i)
-PY
+echo old > "$T/rl/root/usr/z"
+rltar "$T/rl/p.tar" l:l:usr f:l/x:x d:l/d f:l/d/y:y l:l/k:z d:l/e \
+    l:l/e/k:../z "f:big:$(head -c 100000 /dev/zero | tr '\0' b)"
+head -c 20000 "$T/rl/p.tar" > "$T/rl/cut.tar"
+touch -d @1000000000 "$T/rl/root/usr" "$T/rl/root"
+rl_cut_same "root, populated, names through a new link, failed"
+
+# --symlinks=root: one file on disk named twice by the archive, through a
+# link made at once (usr/z, then l/z with l -> usr), is a name given
+# twice: the later wins, nothing is left beside it, exit 0.  A name made
+# through a link that a later file of its name replaces (l/x, then l) is
+# put in place before it.  As without --atomic.
+for c in "twice:f:usr/z:one l:l:usr f:l/z:two" \
+    "replaced:l:l:usr f:l/x:x f:l:file"; do
+	what=${c%%:*} spec=${c#*:}
+	for m in plain atomic; do
+		rm -rf "$T/rl/$m" && mkdir -p "$T/rl/$m/usr"
+		echo old > "$T/rl/$m/usr/z"
+	done
+	# shellcheck disable=SC2086
+	rltar "$T/rl/p.tar" $spec
+	"$pfx" --symlinks=root -xf "$T/rl/p.tar" -C "$T/rl/plain"
+	"$pfx" --symlinks=root --atomic -xf "$T/rl/p.tar" -C "$T/rl/atomic" \
+	    2> "$T/stderr"
+	rc=$?
+	(cd "$T/rl/plain" && find . -printf '%p %y %l\n' | sort) > "$T/rl/want"
+	(cd "$T/rl/atomic" && find . -printf '%p %y %l\n' | sort) > "$T/rl/got"
+	[ "$rc" -eq 0 ] && cmp -s "$T/rl/want" "$T/rl/got" &&
+	    [ "$(cat "$T/rl/atomic/usr/z")" = "$(cat "$T/rl/plain/usr/z")" ] &&
+	    ok || bad "root, populated, $what through a new link: exit $rc: $(head -2 "$T/stderr") $(diff "$T/rl/want" "$T/rl/got" | head -4)"
+done
+# The same with --skip-old-files: the second name cannot be put in place
+# (the first holds it), so every name is taken back, the directory made
+# through the link (holding a link) goes, and usr's mtime, looked at
+# through both names, is the one from before the run.
+rm -rf "$T/rl/atomic" && mkdir -p "$T/rl/atomic/usr"
+rltar "$T/rl/p.tar" f:usr/new:one l:l:usr d:l/d l:l/d/k:../new f:l/new:two
+touch -d @1000000000 "$T/rl/atomic/usr" "$T/rl/atomic"
+(cd "$T/rl/atomic" && find . -printf '%p %i %y %l %T@\n' | sort) > "$T/rl/before"
+"$pfx" --symlinks=root --atomic --skip-old-files -xf "$T/rl/p.tar" \
+    -C "$T/rl/atomic" 2> "$T/stderr"
+rc=$?
+(cd "$T/rl/atomic" && find . -printf '%p %i %y %l %T@\n' | sort) > "$T/rl/after"
+[ "$rc" -eq 2 ] && cmp -s "$T/rl/before" "$T/rl/after" && ok ||
+    bad "root, populated, kept name twice: exit $rc: $(diff "$T/rl/before" "$T/rl/after" | head -4)"
+rm -rf "$T/rl" && mkdir -p "$T/rl/root/usr"
+rltar "$T/rl/p.tar" f:n:new l:n:usr
 "$pfx" --symlinks=root --atomic -xf "$T/rl/p.tar" -C "$T/rl/root" \
     2> "$T/stderr"
 rc=$?

@@ -185,6 +185,30 @@ shim_case "write ENOSPC" write:ENOSPC:min=4096:after=1 '^pfextract: d/f[123]: .*
 # back.
 shim_case "openat EMFILE" openat:EMFILE:dir=d:after=2:times=3 '^pfextract: d/f2: .*Too many open files'
 shim_case "fsync EIO" fsync:EIO:after=2 'Input/output error' --fsync
+# A full disk when the links are made, at the end: fatal as for a file,
+# so --atomic publishes no tree that lacks them.
+ln -s f1 "$T/src/d/l1" && ln -s f2 "$T/src/d/l2"
+tar --sort=name -C "$T/src" -cf "$T/links.tar" d/a-small d/f1 d/f2 d/l1 \
+    d/l2
+for mode in $modes; do
+	rm -rf "$T/w" && mkdir -p "$T/w/dest"
+	prepare "$T/w/dest"
+	FAULTSHIM=symlinkat:ENOSPC:after=1 LD_PRELOAD=$shim "$pfx" \
+	    --symlinks=contain -xf "$T/links.tar" -C "$DEST" $(opt $mode) \
+	    2> "$T/err"
+	judge "symlinkat ENOSPC" $mode $? 2 \
+	    '^pfextract: d/l2: .*No space left on device'
+done
+# The links after it are not made, and what stands at their names stays.
+rm -rf "$T/w" && mkdir -p "$T/w/dest/d"
+echo keep > "$T/w/dest/d/l1" && echo keep > "$T/w/dest/d/l2"
+FAULTSHIM=symlinkat:ENOSPC:after=0:times=1 LD_PRELOAD=$shim "$pfx" \
+    --symlinks=contain -xf "$T/links.tar" -C "$T/w/dest" 2> "$T/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(cat "$T/w/dest/d/l1")" = keep ] &&
+    [ "$(cat "$T/w/dest/d/l2")" = keep ] && ok ||
+    bad "symlinkat ENOSPC, old names: exit $rc: $(ls -l "$T/w/dest/d")"
+rm "$T/src/d/l1" "$T/src/d/l2"
 
 # --- EMLINK: a hard link the file system refuses is one entry refused -------
 # (65,001 links to one file on ext4.)  The archive: f, h -> f, g; the

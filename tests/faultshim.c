@@ -259,6 +259,15 @@ mkdirat(int dirfd, const char *path, mode_t mode)
 }
 
 int
+symlinkat(const char *target, int dirfd, const char *path)
+{
+	REAL(symlinkat);
+	if (shim_fail("symlinkat"))
+		return -1;
+	return real_symlinkat(target, dirfd, path);
+}
+
+int
 unlinkat(int dirfd, const char *path, int flags)
 {
 	REAL(unlinkat);

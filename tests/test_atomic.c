@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -990,5 +991,59 @@ Test(atomic, remove_tree_wide)
 	(void)close(fd);
 	cr_expect(pfx_remove_tree(fx.topfd, "victim") == 0);
 	cr_expect_str_eq(top_names(&fx), "outside");
+	fx_end(&fx);
+}
+
+/* --- a stop once every name is in place --------------------------------- */
+
+static volatile sig_atomic_t stop_flag;
+
+/* report(): ask the run to stop once a link is made (after the commit). */
+static void
+stop_at_link(void *arg, const struct pfx_entry *e)
+{
+	(void)arg;
+	if (e->type == PFX_TYPE_SYMLINK && e->status == PFX_ENTRY_EXTRACTED)
+		stop_flag = 1;
+}
+
+/*
+ * Into a populated DEST, a stop after the journal put every name in
+ * place (links and the directories' modes come last) cannot take them
+ * back: the run is fatal, and its message must say that DEST changed
+ * rather than read as a failure that left it as it was.
+ */
+Test(atomic, populated_stopped_after_commit)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct ab ab;
+	struct fx fx;
+	int dfd;
+
+	fx_begin(&fx, PFX_RESOLVER_AUTO);
+	cr_assert(mkdirat(fx.topfd, "pop", 0755) == 0);
+	dfd = openat(fx.topfd, "pop", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(dfd >= 0);
+	put_file(dfd, "old", "old\n");
+	(void)close(dfd);
+	ab_open(&ab);
+	ab_add(&ab, "new/", AE_IFDIR, 0755, NULL, NULL);
+	ab_add(&ab, "new/f", AE_IFREG, 0644, "f\n", NULL);
+	ab_add(&ab, "new/link", AE_IFLNK, 0777, NULL, "f");
+	ab_close(&ab);
+	pfx_options_init(&opt);
+	opt.flags &= ~PFX_OPT_SANDBOX;
+	opt.symlinks = PFX_SYMLINKS_CONTAIN;
+	stop_flag = 0;
+	opt.cancel = &stop_flag;
+	opt.hooks.report = stop_at_link;
+	cr_assert(fx_run(&fx, &ab, ab.used, "pop", &opt, &res) == PFX_FATAL,
+	    "%s", res.message);
+	cr_expect(stop_flag == 1);
+	expect_file(&fx, "pop/new/f", "f\n", 0644);
+	cr_expect(strstr(res.message, "every file of the archive was in "
+	    "place") != NULL, "%s", res.message);
+	free(ab.buf);
 	fx_end(&fx);
 }
