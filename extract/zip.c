@@ -105,6 +105,8 @@ struct xtr_zip {
 	struct slot *cs;	/* its slot, when the pool took it */
 	bool data_given;	/* a pooled member's buffer was handed on */
 	bool data_end;
+	bool bad_link;		/* the current member, a symlink, has data
+				   that failed its check (xtr_zip_next()) */
 	struct stream st;
 	char *link;		/* a symlink's target */
 	uint64_t raw;		/* input bytes up to the entry's end */
@@ -733,7 +735,8 @@ final_mode(uint32_t mode, const char *name, size_t nlen)
 }
 
 /* The target of the symlink M: its data, whole (pooled in S, or read
- * now).  Return: ARCHIVE_OK with Z->link set, or FATAL. */
+ * now).  Return: ARCHIVE_OK with Z->link set, ARCHIVE_WARN when the data
+ * fails its check (Z's text says why), or FATAL. */
 static int
 read_link(struct xtr_zip *z, const struct zip_member *m, struct slot *s)
 {
@@ -768,7 +771,7 @@ read_link(struct xtr_zip *z, const struct zip_member *m, struct slot *s)
 		}
 		/* Z->error and Z->text already say why. */
 		if (r != ARCHIVE_EOF)
-			return ARCHIVE_FATAL;
+			return r == ARCHIVE_WARN ? r : ARCHIVE_FATAL;
 	}
 	z->link[at] = '\0';
 	return ARCHIVE_OK;
@@ -801,7 +804,13 @@ fill_entry(struct xtr_zip *z, const struct zip_member *m,
 	    zip_dos_time(z->loc.dos_time)), 0);
 	archive_entry_set_ctime(ae, (time_t)z->loc.ctime, 0);
 	archive_entry_set_atime(ae, (time_t)z->loc.atime, 0);
-	if ((mode & M_IFMT) == M_IFLNK) {
+	if ((mode & M_IFMT) == M_IFLNK && z->bad_link) {
+		/* SECURITY: no link from data that failed its check: given
+		 * as a file whose data fails at once, it fails alone (the
+		 * writer's bad_data), and is passed over if refused. */
+		archive_entry_set_mode(ae, (mode_t)((mode & ~M_IFMT) | M_IFREG));
+		archive_entry_set_size(ae, (la_int64_t)m->usize);
+	} else if ((mode & M_IFMT) == M_IFLNK) {
 		archive_entry_set_size(ae, 0);
 		archive_entry_copy_symlink(ae, z->link);
 	} else {
@@ -828,6 +837,7 @@ xtr_zip_next(struct xtr_zip *z, struct archive_entry *ae)
 	m = &z->d.m[z->cur];
 	z->data_given = false;
 	z->data_end = false;
+	z->bad_link = false;
 	if (z->nth > 0)
 		s = pool_wait(z, z->cur);
 	/* A pooled member was read whole, a streamed one as it goes. */
@@ -854,11 +864,17 @@ xtr_zip_next(struct xtr_zip *z, struct archive_entry *ae)
 	    m->name_len) & M_IFMT) == M_IFLNK) {
 		if (s != NULL && s->verdict == V_BAD_DATA) {
 			member_name(z, m, name, sizeof(name));
-			return fail(z, EILSEQ, "%s: %s", name, s->why);
+			z->error = EILSEQ;
+			snprintf(z->text, sizeof(z->text), "%s: %s", name,
+			    s->why);
+			z->bad_link = true;
+		} else {
+			r = read_link(z, m, s);
+			if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+				return ARCHIVE_FATAL;
+			z->bad_link = r == ARCHIVE_WARN;
 		}
-		if (read_link(z, m, s) != ARCHIVE_OK)
-			return ARCHIVE_FATAL;
-		z->data_end = true;
+		z->data_end = !z->bad_link;
 	} else if (s == NULL && !z->list) {
 		if (stream_begin(z, m) != ARCHIVE_OK)
 			return ARCHIVE_FATAL;
@@ -878,6 +894,11 @@ xtr_zip_data(struct xtr_zip *z, const void **buf, size_t *size,
 
 	if (!z->started || z->cur >= z->d.n || z->data_end)
 		return ARCHIVE_EOF;
+	/* A symlink whose data failed its check (xtr_zip_next()). */
+	if (z->bad_link) {
+		z->data_end = true;
+		return ARCHIVE_WARN;
+	}
 	*offset = z->cs != NULL ? (z->data_given ? (int64_t)z->cs->made : 0) :
 	    (int64_t)z->st.made;
 	if (z->cs == NULL) {

@@ -155,6 +155,21 @@ else
 				    "and '${h#*:}': $(cat "$T/err")"
 			fi
 		done
+		# A symlink member whose data fails its CRC-32: no link is
+		# made from it, and the member after it is.
+		fresh
+		"$PFX" $sb --symlinks=contain -xf \
+		    "$T/zips/hostile-link-crc-lies-then-good.zip" -C "$T/out" \
+		    2> "$T/err"
+		st=$?
+		if [ $st -eq 1 ] && grep -q "lnk: its data fails" "$T/err" &&
+		    [ -s "$T/out/good.txt" ] && [ ! -e "$T/out/lnk" ] &&
+		    [ ! -L "$T/out/lnk" ]; then
+			ok
+		else
+			bad "zip link-crc-lies ($sb): exit $st, want 1 and" \
+			    "good.txt: $(ls "$T/out") $(cat "$T/err")"
+		fi
 		# A member whose data fails its CRC-32 fails alone: never
 		# given its name, and the members around it are made (exit
 		# 1, as bsdtar; unzip goes on too).

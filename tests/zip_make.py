@@ -329,6 +329,10 @@ def hostile(out):
     # A symlink whose data fails its CRC: the message says so.
     put("link-crc-lies", raw_zip([
         (b"lnk", b"target", b"", b"", {"crc": 5, "mode": link})]))
+    # The same, a good member after it: the link fails alone.
+    put("link-crc-lies-then-good", raw_zip([
+        (b"lnk", b"target", b"", b"", {"crc": 5, "mode": link}),
+        (b"good.txt", b"good\n", b"", b"")]))
     # A refused member whose data fails its CRC: refused, and the next
     # member is read (its data is drained, never written).
     put("refused-crc-lies", raw_zip([
