@@ -178,6 +178,13 @@ obj/tests/tsan_caller: tests/tsan_caller.c obj/$(SONAME)
 	$(CC) $(DEFS) $(INCLUDES) $(CPPFLAGS) $(TSANFLAGS) $(WARN) -o $@ \
 	    tests/tsan_caller.c obj/$(SONAME) -Wl,-rpath,$(CURDIR)/obj
 
+# The same caller around the library built with ThreadSanitizer itself:
+# tests/tsan.sh runs many calls at once under a low RLIMIT_NOFILE.
+obj/tsan/tests/tsan_calls: tests/tsan_caller.c obj/tsan/libpfextract.a
+	@mkdir -p $(@D)
+	$(CC) $(DEFS) $(INCLUDES) $(CPPFLAGS) $(TSANFLAGS) $(WARN) -o $@ \
+	    tests/tsan_caller.c obj/tsan/libpfextract.a $(LDFLAGS) $(LIBS)
+
 # The hostile-decoder build (tests/hostile.sh): the library compiled
 # again with -DPFX_HOSTILE_TEST, so that the decoder process runs
 # tests/hostile.c's xtr_hostile() once it is confined -- what an exploit
@@ -234,7 +241,7 @@ check: deps
 	    obj/hostile/tests/hostile_lib obj/tests/confine_probe \
 	    obj/tests/inroot_check obj/tests/pfextract-push \
 	    obj/tsan/tests/pfextract-push obj/tests/tsan_caller \
-	    obj/bench/measure obj/bench/floor
+	    obj/tsan/tests/tsan_calls obj/bench/measure obj/bench/floor
 	sh mk/lint.sh
 	sh bench/selftest.sh
 	TMPDIR=$(TEST_TMPDIR) sh tests/lint_layers.sh
@@ -252,7 +259,8 @@ check: deps
 	sh tests/sandbox.sh obj/pfextract obj/mkdemo
 	sh tests/sandbox.sh obj/san/pfextract obj/mkdemo
 	TMPDIR=$(TEST_TMPDIR) sh tests/tsan.sh obj/tsan/pfextract \
-	    obj/tsan/tests/pfextract-push obj/tests/tsan_caller
+	    obj/tsan/tests/pfextract-push obj/tests/tsan_caller \
+	    obj/tsan/tests/tsan_calls
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/atomic.sh obj/san/pfextract
 	TMPDIR=$(TEST_TMPDIR) sh tests/faults.sh obj/pfextract \

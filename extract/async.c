@@ -64,7 +64,11 @@
  * one directory share it: pfx_root_begin_cached); fewer when
  * RLIMIT_NOFILE leaves less room (fdbudget.c), and none, no worker, when
  * it leaves room for less than two.  When one cannot be opened for want
- * of descriptors, the queue is emptied and the open tried once more.
+ * of descriptors, the queue is emptied and the open tried again
+ * (xtr_fd_relieve), and fewer are queued from then on (async_fewer).
+ * That needs the worker to finish the queue without a descriptor of its
+ * own: a commit's check beneath the root, which opens the parents it
+ * climbs, climbs without them when none is left (beneath.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -429,6 +433,7 @@ static void async_drain(struct xtr *x);
 static int async_segment(struct xtr *x, int fd, const void *buf, size_t len,
     uint64_t off);
 static int async_settle(struct xtr *x);
+static void async_fewer(struct xtr *x);
 
 /*
  * The slots' stashes, one buffer of XTR_STASH_MAX a slot (2 MiB, one huge
@@ -445,7 +450,7 @@ stash_arena(void)
 /* The worker's calls, as those below it make them (worker.c). */
 static const struct xtr_worker worker_calls = {
 	async_ready, async_dir_ready, async_defer, async_write, async_drain,
-	async_segment, async_settle
+	async_segment, async_settle, async_fewer
 };
 
 /* see async.h */
@@ -965,4 +970,14 @@ async_defer(struct xtr *x, struct pfx_entry *e,
 	j->error = error;
 	publish(a);
 	return true;
+}
+
+/* xtr_async_fewer(), worker.h */
+static void
+async_fewer(struct xtr *x)
+{
+	struct xtr_async *a = x->async;
+
+	if (a != NULL && a->cap > 2)
+		a->cap /= 2;
 }

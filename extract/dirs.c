@@ -28,6 +28,7 @@
 #include "dumprename.h"
 #include "extract.h"
 #include "fail.h"
+#include "fdbudget.h"
 #include "journal.h"
 #include "kept.h"
 #include "links.h"
@@ -155,6 +156,7 @@ finish_one(struct xtr *x, const struct xtr_slot *s)
 	struct timespec ts[2];
 	struct pfx_root strict;
 	struct stat st;
+	unsigned int tries = 0;
 	int fd;
 
 	/*
@@ -170,6 +172,11 @@ finish_one(struct xtr *x, const struct xtr_slot *s)
 	if (!s->has_id && xtr_dumpdir_moved(x, s->key))
 		return;
 	fd = pfx_root_open_dir(s->has_id ? &x->root : &strict, s->key);
+	/* Another thread of the caller holds the descriptors: not gone,
+	 * and it must not keep its private mode for that. */
+	while (xtr_fd_relieve(x, fd, &tries))
+		fd = pfx_root_open_dir(s->has_id ? &x->root : &strict,
+		    s->key);
 	if (fd < 0)
 		return;		/* gone or replaced by a link: leave it */
 	if (fstat(fd, &st) == 0 && (!s->has_id ||
@@ -193,9 +200,12 @@ finish_one(struct xtr *x, const struct xtr_slot *s)
 static int
 sync_one(struct xtr *x, const char *rel)
 {
+	unsigned int tries = 0;
 	int fd, r;
 
 	fd = pfx_root_open_dir(&x->root, rel);
+	while (xtr_fd_relieve(x, fd, &tries))
+		fd = pfx_root_open_dir(&x->root, rel);
 	if (fd == -ENOENT || fd == -ELOOP || fd == -ENOTDIR)
 		return 0;
 	r = fd < 0 ? fd : fsync(fd) == -1 ? -errno : 0;

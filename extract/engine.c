@@ -993,6 +993,7 @@ static int
 begin(struct xtr *x, int dirfd, const char *dest,
     const struct pfx_options *opt, struct pfx_result *result)
 {
+	unsigned int tries = 0;
 	int r;
 
 	memset(result, 0, sizeof(*result));
@@ -1027,6 +1028,10 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	if ((opt->flags & (PFX_OPT_LIST | PFX_OPT_TO_FD)) != 0)
 		return 0;
 	r = pfx_root_open(&x->root, dirfd, dest, opt->resolver);
+	/* Another thread of the caller holds every descriptor for a
+	 * moment: this run waits for one, as it would later on. */
+	while (xtr_fd_relieve(x, r, &tries))
+		r = pfx_root_open(&x->root, dirfd, dest, opt->resolver);
 	if (r < 0) {
 		xtr_fail(x, -r, "%s: cannot use as destination: %s%s",
 		    dest, strerror(-r), r == -ELOOP ? " (it is a "

@@ -11,15 +11,22 @@
  * (async.c), two each.  Those
  * are sized from RLIMIT_NOFILE at the start (xtr_fd_queue_slots), and when
  * the system still says EMFILE or ENFILE (another thread of a library
- * caller took some), given back and the step tried again
- * (xtr_fd_relieve): a shortage of descriptors slows a run, never fails it,
- * unless even the ones it needs cannot be had.
+ * caller took some), given back by the reading thread, which owns the
+ * kept directories and the queue, and the step tried again, after a nap
+ * while other threads hold what is left, up to XTR_FD_WAIT_MS
+ * (xtr_fd_relieve); the run keeps half as many for speed from then on.
+ * The worker needs no descriptor of its own to empty the queue: a
+ * commit's check beneath the root climbs without opening when none is
+ * left (platform/beneath.c).  So a shortage of descriptors slows a run,
+ * never fails it, unless even the ones it needs cannot be had.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
+#include "budget.h"
 #include "extract.h"
 #include "fdbudget.h"
 #include "kept.h"
@@ -66,14 +73,65 @@ xtr_fd_queue_slots(size_t most)
 	return n < most ? n : most;
 }
 
+/* The longest of xtr_fd_relieve()'s naps, in ms. */
+#define XTR_FD_NAP_MAX 64
+
+/* The nap before the TRIES-th retry but one, in ms: 1, 2, 4 ... 64. */
+static long
+nap_ms(unsigned int tries)
+{
+	return tries < 6 ? 1L << tries : XTR_FD_NAP_MAX;
+}
+
+/*
+ * Nap before the TRIES-th retry but one, unless the naps before it lasted
+ * XTR_FD_WAIT_MS in all.  Return: whether it napped.
+ */
+static bool
+nap(unsigned int tries)
+{
+	struct timespec ts;
+	long ms = 0;
+	unsigned int i;
+
+	for (i = 0; i < tries && ms < XTR_FD_WAIT_MS; i++)
+		ms += nap_ms(i);
+	if (ms >= XTR_FD_WAIT_MS)
+		return false;
+	ts.tv_sec = 0;
+	ts.tv_nsec = nap_ms(tries) * 1000000L;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		continue;
+	return true;
+}
+
 /* see fdbudget.h */
 bool
-xtr_fd_relieve(struct xtr *x, int r)
+xtr_fd_relieve(struct xtr *x, int r, unsigned int *tries)
 {
 	if (r != -EMFILE && r != -ENFILE)
 		return false;
-	xtr_async_drain(x);
-	xtr_parents_drop(x);
+	if (*tries == 0) {
+		/* Fewer kept from now on: room for the caller's others. */
+		xtr_async_drain(x);
+		xtr_async_fewer(x);
+		xtr_parents_drop(x);
+		if (x->parent_slots > 1)
+			x->parent_slots /= 2;
+	} else if (xtr_cancelled(x) || !nap(*tries - 1)) {
+		return false;	/* a stop asked for ends the wait too */
+	}
+	(*tries)++;
+	return true;
+}
+
+/* see fdbudget.h */
+bool
+xtr_fd_nap(int r, unsigned int *tries)
+{
+	if ((r != -EMFILE && r != -ENFILE) || !nap(*tries))
+		return false;
+	(*tries)++;
 	return true;
 }
 

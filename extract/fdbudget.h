@@ -53,10 +53,33 @@ int xtr_fd_check(const struct pfx_options *opt, size_t volumes,
     struct pfx_result *res);
 
 /*
- * If R is -EMFILE or -ENFILE, give back every descriptor held only for
- * speed (the worker's queue is emptied, the kept directories let go) and
- * return true: the caller tries once more.  Else false.
+ * How long a step short of descriptors waits for them, in all, before
+ * it fails with EMFILE or ENFILE: another thread of a library caller
+ * may hold them for a moment.
  */
-bool xtr_fd_relieve(struct xtr *x, int r);
+#define XTR_FD_WAIT_MS 1000
+
+/*
+ * On the reading thread, a step that needs no more than the descriptors
+ * a run cannot do without (a file and its parent, a walk) met R, with
+ * nothing done.  If R is -EMFILE or -ENFILE: the first time (*TRIES 0),
+ * give back every descriptor held only for speed (the worker's queue is
+ * emptied, the kept directories let go) and keep half as many from then
+ * on, so that the caller's other calls have room; after that, wait a
+ * little, longer each time, while other threads hold what is left.
+ * Return: true (*TRIES counted) while the caller should try again;
+ * false for any other R, or once XTR_FD_WAIT_MS went by.
+ */
+bool xtr_fd_relieve(struct xtr *x, int r, unsigned int *tries);
+
+/*
+ * On either thread, a step met R with nothing done.  If R is -EMFILE or
+ * -ENFILE, wait a little, longer each time, and return true (*TRIES
+ * counted): the caller tries again.  False for any other R, or once
+ * XTR_FD_WAIT_MS went by.  For the worker's steps (a commit's backup or
+ * removal), which cannot give back what the reading thread keeps; the
+ * caller's other threads and calls give back theirs.
+ */
+bool xtr_fd_nap(int r, unsigned int *tries);
 
 #endif /* XTR_FDBUDGET_H */

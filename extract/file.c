@@ -299,6 +299,7 @@ int
 xtr_write_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
     const char *rel, struct xtr_tail *t)
 {
+	unsigned int tries = 0;
 	int r;
 
 	if (rel[0] == '\0')
@@ -310,8 +311,8 @@ xtr_write_data(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	 */
 	t->mode = xtr_entry_mode(x, e);
 	r = begin_file(x, rel, t);
-	/* Short of descriptors: those kept for speed go, and once more. */
-	if (xtr_fd_relieve(x, r))
+	/* Short of descriptors: those kept for speed go, and again. */
+	while (xtr_fd_relieve(x, r, &tries))
 		r = begin_file(x, rel, t);
 	if (r < 0)
 		return r;
@@ -402,6 +403,7 @@ xtr_seal_data(struct xtr_tail *t)
 static bool
 kept_newer(struct xtr *x, const struct xtr_tail *t)
 {
+	unsigned int tries = 0;
 	struct stat st;
 	int fd, r;
 
@@ -411,6 +413,8 @@ kept_newer(struct xtr *x, const struct xtr_tail *t)
 		/* --atomic over a populated DEST: an earlier entry of the
 		 * name waits beside it, and is what the name will hold. */
 		fd = xtr_open_made(x, t->rel);
+		while (xtr_fd_nap(fd, &tries))
+			fd = xtr_open_made(x, t->rel);
 		if (fd < 0)
 			return false;
 		r = fstat(fd, &st);
@@ -493,7 +497,9 @@ way_removable(struct xtr *x, const struct xtr_tail *t, bool unlink_dir)
 static int
 make_way(struct xtr *x, struct xtr_tail *t)
 {
+	unsigned int tries = 0;
 	struct stat st;
+	bool unlink_dir = (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0;
 	int r;
 
 	if (t->flags == PFX_ROOT_NOREPLACE)
@@ -507,25 +513,38 @@ make_way(struct xtr *x, struct xtr_tail *t)
 	    (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0))
 		return pfx_pending_existing(&t->pend, &st) == 0 ?
 		    xtr_journal_no_backup(x, t->rel) : 0;
-	/* The backup's name once: the one judged is the one moved to. */
+	/*
+	 * The backup's name once: the one judged is the one moved to.
+	 * Each step opens descriptors (the directory listed, the tree
+	 * walked) and, short of them, waits for some: nothing is changed
+	 * before it is through (xtr_fd_nap).
+	 */
 	if (xtr_backup_how(x->opt) != 0) {
-		r = pfx_pending_backup_name(&t->pend, xtr_backup_how(x->opt),
-		    x->opt->backup_suffix, t->backup, sizeof(t->backup));
+		do
+			r = pfx_pending_backup_name(&t->pend,
+			    xtr_backup_how(x->opt), x->opt->backup_suffix,
+			    t->backup, sizeof(t->backup));
+		while (xtr_fd_nap(r, &tries));
 		if (r < 0)
 			return r;
 	}
-	r = way_removable(x, t,
-	    (x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0);
+	do
+		r = way_removable(x, t, unlink_dir);
+	while (xtr_fd_nap(r, &tries));
 	if (r == 0 && t->backup[0] != '\0')
 		r = pfx_pending_backup_as(&t->pend, t->backup);
 	if (r != 0) {
 		t->backup[0] = '\0';	/* none made */
 		return r;
 	}
-	if ((x->opt->flags & PFX_OPT_RECURSIVE_UNLINK) != 0) {
+	if (unlink_dir) {
 		/* SECURITY: proved beneath the root before each removal,
-		 * the entry's parent too (remove.c). */
-		r = pfx_pending_remove_dir_beneath(&x->root, &t->pend);
+		 * the entry's parent too (remove.c).  What a shortage left
+		 * of the tree goes on the next try. */
+		do
+			r = pfx_pending_remove_dir_beneath(&x->root,
+			    &t->pend);
+		while (xtr_fd_nap(r, &tries));
 		if (r < 0 && r != -ENOENT && r != -ENOTDIR)
 			return r;
 	}

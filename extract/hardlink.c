@@ -15,6 +15,7 @@
 
 #include "extract.h"
 #include "fail.h"
+#include "fdbudget.h"
 #include "file.h"
 #include "hardlink.h"
 #include "journal.h"
@@ -113,7 +114,7 @@ xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
 {
 	const struct xtr_slot *s;
 	struct stat st;
-	unsigned int flags;
+	unsigned int flags, tries = 0;
 	int fd, r;
 
 	xtr_table_settle(&x->files);
@@ -129,7 +130,10 @@ xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
 		xtr_finish_entry(x, e, PFX_ENTRY_REFUSED, "hardlink_target", 0);
 		return;
 	}
+	/* Short of descriptors: those kept for speed go, and again. */
 	fd = xtr_open_made(x, target_rel);
+	while (xtr_fd_relieve(x, fd, &tries))
+		fd = xtr_open_made(x, target_rel);
 	/* A later entry made a directory where the file was: not ours. */
 	if (fd == -EISDIR) {
 		e->decision = PFX_DENY;
@@ -170,8 +174,13 @@ xtr_make_hardlink(struct xtr *x, const struct xtr_meta *m,
 	if (flags == PFX_ROOT_REPLACE &&
 	    x->opt->symlinks != PFX_SYMLINKS_REFUSE)
 		flags = PFX_ROOT_REPLACE_FILE;
-	if (r == 0)
+	if (r == 0) {
 		r = xtr_link_file(x, fd, rel, flags);
+		/* Its parent could not be opened: nothing was linked. */
+		tries = 0;
+		while (xtr_fd_relieve(x, r, &tries))
+			r = xtr_link_file(x, fd, rel, flags);
+	}
 	if (r == PFX_ROOT_SYMLINK_HELD) {
 		r = xtr_symlink_removable(x, rel);
 		if (r == 0)

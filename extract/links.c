@@ -39,6 +39,7 @@
 #include "budget.h"
 #include "extract.h"
 #include "fail.h"
+#include "fdbudget.h"
 #include "journal.h"
 #include "linkcheck.h"
 #include "links.h"
@@ -1300,12 +1301,18 @@ replace_flags(const struct xtr *x)
 static int
 make_link(struct xtr *x, const struct xtr_symlink *l, unsigned int flags)
 {
+	unsigned int tries = 0;
 	int r;
 
 	r = xtr_make_parents(x, l->path);
 	if (r < 0)
 		return r;
-	return pfx_root_symlink_flags(&x->root, l->target, l->path, flags);
+	r = pfx_root_symlink_flags(&x->root, l->target, l->path, flags);
+	/* Its parent could not be opened: nothing was made. */
+	while (xtr_fd_relieve(x, r, &tries))
+		r = pfx_root_symlink_flags(&x->root, l->target, l->path,
+		    flags);
+	return r;
 }
 
 /*

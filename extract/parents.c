@@ -97,7 +97,7 @@ xtr_make_parents(struct xtr *x, const char *rel)
 {
 	char parent[PFX_PATH_MAX];
 	const char *slash = strrchr(rel, '/');
-	unsigned int created = 0;
+	unsigned int created = 0, more = 0, tries = 0;
 	size_t n;
 	int fd, r;
 
@@ -112,9 +112,12 @@ xtr_make_parents(struct xtr *x, const char *rel)
 	if (fd == 0) {
 		fd = pfx_root_mkdirs_count(&x->root, parent,
 		    XTR_IMPLICIT_DIR_MODE, &created);
-		if (xtr_fd_relieve(x, fd))
+		/* Those made before the shortage count too. */
+		while (xtr_fd_relieve(x, fd, &tries)) {
 			fd = pfx_root_mkdirs_count(&x->root, parent,
-			    XTR_IMPLICIT_DIR_MODE, &created);
+			    XTR_IMPLICIT_DIR_MODE, &more);
+			created += more;
+		}
 	}
 	if (fd < 0)
 		return fd;
@@ -131,12 +134,16 @@ xtr_make_parents(struct xtr *x, const char *rel)
 int
 xtr_mkdirs(struct xtr *x, const char *rel, unsigned int *created)
 {
+	unsigned int tries = 0, more;
 	int fd;
 
 	fd = plat_mkdirs_kept(&x->root, xtr_parent_cache(x, rel), rel,
 	    &xtr_dir_modes, created);
-	if (xtr_fd_relieve(x, fd))
+	/* Those made before the shortage count too. */
+	while (xtr_fd_relieve(x, fd, &tries)) {
 		fd = plat_mkdirs_kept(&x->root, xtr_parent_cache(x, rel), rel,
-		    &xtr_dir_modes, created);
+		    &xtr_dir_modes, &more);
+		*created += more;
+	}
 	return fd;
 }

@@ -71,3 +71,11 @@ xtr_async_settle(struct xtr *x)
 {
 	return x->worker != NULL ? x->worker->settle(x) : 0;
 }
+
+/* see worker.h */
+void
+xtr_async_fewer(struct xtr *x)
+{
+	if (x->worker != NULL)
+		x->worker->fewer(x);
+}

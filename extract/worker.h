@@ -24,6 +24,7 @@ struct xtr_worker {
 	int (*segment)(struct xtr *x, int fd, const void *buf, size_t len,
 	    uint64_t off);
 	int (*settle)(struct xtr *x);
+	void (*fewer)(struct xtr *x);
 };
 
 /*
@@ -77,5 +78,11 @@ int xtr_async_segment(struct xtr *x, int fd, const void *buf, size_t len,
  * After it, the file they were for may be closed.
  */
 int xtr_async_settle(struct xtr *x);
+
+/*
+ * Queue half as many files as before (two at least): a run short of
+ * descriptors keeps fewer for speed.  Reading thread only.
+ */
+void xtr_async_fewer(struct xtr *x);
 
 #endif /* XTR_WORKER_H */

@@ -9,10 +9,15 @@
  * root's, until it meets the root (beneath) or the top of the filesystem or
  * another filesystem (not beneath).  A concurrent rename can only make the
  * answer describe a moment during the climb, never a state that did not
- * exist.
+ * exist.  When no descriptor is left to open the next parent with
+ * (another thread of the process holds them all), the climb goes on
+ * without opening: each parent is looked at as "..", "../.." ... from the
+ * last one held (climb_unopened), so that the worker's commits, which
+ * end with this check, never fail for want of a descriptor.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -25,6 +30,45 @@ plat_open_parent(int dirfd)
 	    O_CLOEXEC);
 
 	return up == -1 ? -errno : up;
+}
+
+/*
+ * The rest of plat_check_beneath()'s climb from directory FD, identity
+ * ID, DEPTH levels up, when opening its parent failed with SHORT
+ * (-EMFILE or -ENFILE): each parent is looked at as "..", "../.." ...
+ * from FD, opening nothing.  ".." is never a symlink, and each look is a
+ * walk up from FD at that moment: as with the open climb, a concurrent
+ * rename can only make the answer describe a moment during the climb.
+ * O(depth^2) lookups, only while descriptors are short.
+ * Return: 0 if beneath, -EXDEV if not, or -errno (SHORT when the parents'
+ * path would be too long).
+ */
+static int
+climb_unopened(const struct pfx_root *root, int fd, struct plat_id id,
+    size_t depth, int short_r)
+{
+	char up[PFX_PATH_MAX];
+	struct plat_id up_id;
+	size_t n = 0;
+	int r;
+
+	for (; depth < PLAT_MAX_DEPTH; depth++) {
+		if (plat_is_root(&id, root))
+			return 0;
+		if (!plat_same_mount(&id, root))
+			return -EXDEV;	/* left the root's mount: outside */
+		if (n + 4 > sizeof(up))
+			return short_r;
+		memcpy(up + n, n == 0 ? ".." : "/..", n == 0 ? 3 : 4);
+		n += n == 0 ? 2 : 3;
+		r = plat_os_identify_at(fd, up, &up_id);
+		if (r < 0)
+			return r;
+		if (up_id.dev == id.dev && up_id.ino == id.ino)
+			return -EXDEV;	/* ".." of the top is itself */
+		id = up_id;
+	}
+	return -EXDEV;
 }
 
 /* see platform.h */
@@ -47,6 +91,10 @@ plat_check_beneath(const struct pfx_root *root, int dirfd)
 		if (!plat_same_mount(&id, root))
 			break;	/* left the root's mount: outside */
 		up = plat_open_parent(fd);
+		if (up == -EMFILE || up == -ENFILE) {
+			r = climb_unopened(root, fd, id, depth, up);
+			break;
+		}
 		if (up < 0) {
 			r = up;
 			break;

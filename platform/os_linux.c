@@ -36,10 +36,19 @@
 int
 plat_os_identify(int fd, struct plat_id *id)
 {
+	return plat_os_identify_at(fd, "", id);
+}
+
+/* see platform.h */
+int
+plat_os_identify_at(int dirfd, const char *path, struct plat_id *id)
+{
 	struct statx stx;
 
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-	    STATX_TYPE | STATX_MODE | STATX_INO | STATX_MNT_ID, &stx) == -1)
+	/* "" is DIRFD itself (AT_EMPTY_PATH); never through a symlink. */
+	if (statx(dirfd, path, (path[0] == '\0' ? AT_EMPTY_PATH : 0) |
+	    AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MODE | STATX_INO |
+	    STATX_MNT_ID, &stx) == -1)
 		return -errno;
 	id->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	id->ino = (ino_t)stx.stx_ino;

@@ -42,6 +42,21 @@ plat_os_identify(int fd, struct plat_id *id)
 
 /* see platform.h */
 int
+plat_os_identify_at(int dirfd, const char *path, struct plat_id *id)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -errno;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->mode = st.st_mode;
+	id->mnt = 0;
+	return 0;
+}
+
+/* see platform.h */
+int
 plat_os_search_flag(void)
 {
 	return SEARCH_FLAG;

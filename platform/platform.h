@@ -251,6 +251,12 @@ int plat_temp_name(char *name, size_t cap, int attempt, const void *salt);
 /* Read the identity of the file open as FD.  0 or -errno. */
 int plat_os_identify(int fd, struct plat_id *id);
 
+/*
+ * Read the identity of PATH from DIRFD, its last component not followed,
+ * opening nothing.  0 or -errno.
+ */
+int plat_os_identify_at(int dirfd, const char *path, struct plat_id *id);
+
 /* The open flag for a search-only directory descriptor. */
 int plat_os_search_flag(void);
 

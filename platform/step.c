@@ -83,6 +83,36 @@ plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
 	return fd;
 }
 
+/*
+ * Open NAME in DIRFD, the directory just made (*CREATED counted it), as
+ * plat_step().  When no descriptor is left for it (EMFILE, ENFILE:
+ * another thread of the process holds them for a moment), it is taken
+ * back, uncounted: the caller's retry then makes it again as this run's,
+ * where it would find it there and leave it as it found it (private,
+ * 0700, for a directory entry whose mode is set at the end).  rmdir(2)
+ * takes only an empty directory; and only the one made, MADE, unless
+ * MADE is NULL: under the kernel's confinement to the root, where
+ * nothing outside it can be removed.
+ */
+static int
+open_made(const struct pfx_root *root, int dirfd, const char *name,
+    int how, const struct stat *made, unsigned int *created)
+{
+	struct stat now;
+	int fd;
+
+	fd = plat_step(root, dirfd, name, how);
+	if (fd != -EMFILE && fd != -ENFILE)
+		return fd;
+	if (made != NULL && (made->st_ino == 0 || fstatat(dirfd, name, &now,
+	    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISDIR(now.st_mode) ||
+	    now.st_ino != made->st_ino || now.st_dev != made->st_dev))
+		return fd;
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0)
+		(*created)--;
+	return fd;
+}
+
 /* see platform.h; a new directory is removed again if DIRFD turns out
  * to be outside the root. */
 int
@@ -104,7 +134,7 @@ plat_make_new_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
 	 * check, nor to undo.
 	 */
 	if (root->kernel_confined)
-		return plat_step(root, dirfd, name, how);
+		return open_made(root, dirfd, name, how, NULL, created);
 	/* Note what we made, so that an undo removes only that. */
 	if (fstatat(dirfd, name, &made, AT_SYMLINK_NOFOLLOW) == -1)
 		made.st_ino = 0;
@@ -117,5 +147,5 @@ plat_make_new_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
 			(void)unlinkat(dirfd, name, AT_REMOVEDIR);
 		return r;
 	}
-	return plat_step(root, dirfd, name, how);
+	return open_made(root, dirfd, name, how, &made, created);
 }

@@ -35,6 +35,7 @@
  * without it, one drops root to mean something (a read-only directory).
  */
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -5126,4 +5127,168 @@ Test(extract_formats, two_threads)
 	case_threads(&fx);
 	fx_end(&fx);
 	expect_no_leaks("two_threads");
+}
+
+/*
+ * Many calls at once under a low RLIMIT_NOFILE, which each sizes what it
+ * keeps open for speed from (kept directories, queued files): together
+ * they want more than the limit, and each call's threads meet EMFILE
+ * while the others hold the descriptors.  That slows a call, never fails
+ * it: every call extracts its whole tree, every directory entry with its
+ * own mode (not left private for a directory made, then not opened).
+ * Each archive: FEW_DIRS directory entries of mode 0751, each with a
+ * subdirectory of FEW_FILES files, a hard link, and one file of 1.5 MiB
+ * (written by the worker in segments).
+ */
+#define FEW_THREADS 8
+#define FEW_DIRS 24
+#define FEW_FILES 30
+#define FEW_LIMIT 128
+#define FEW_BIG (3u << 19)
+
+struct few_job {
+	struct ab ab;
+	int dirfd;
+	struct pfx_result res;
+	pthread_barrier_t *start;
+	enum pfx_status st;
+};
+
+static void *
+few_run(void *arg)
+{
+	struct few_job *j = arg;
+	struct pfx_options opt;
+	struct pfx_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.fd = -1;
+	in.buf = j->ab.buf;
+	in.len = j->ab.used;
+	pfx_options_init(&opt);
+	(void)pthread_barrier_wait(j->start);
+	j->st = pfx_extract(&in, j->dirfd, ".", &opt, &j->res);
+	return NULL;
+}
+
+/* The archive of one call: see above. */
+static void
+few_archive(struct ab *ab, const char *big)
+{
+	char name[64], data[64];
+	struct archive_entry *e;
+	int d, i;
+
+	ab_pax(ab);
+	for (d = 0; d < FEW_DIRS; d++) {
+		(void)snprintf(name, sizeof(name), "d%02d/", d);
+		ab_dir(ab, name, 0751);
+		for (i = 0; i < FEW_FILES; i++) {
+			(void)snprintf(name, sizeof(name), "d%02d/s/f%02d", d,
+			    i);
+			(void)snprintf(data, sizeof(data), "%d %d\n", d, i);
+			ab_file(ab, name, data, 0640);
+		}
+		(void)snprintf(name, sizeof(name), "d%02d/s/link", d);
+		(void)snprintf(data, sizeof(data), "d%02d/s/f00", d);
+		ab_hardlink(ab, name, data);
+	}
+	e = ent_new("big", AE_IFREG, 0644);
+	archive_entry_set_size(e, (la_int64_t)FEW_BIG);
+	ab_write(ab, e, big, FEW_BIG);
+	ab_close(ab);
+}
+
+/* Did job J extract its whole tree into J->dirfd? */
+static void
+few_check(struct fx *fx, struct few_job *j, int n)
+{
+	char name[64], data[64], buf[64];
+	struct stat st;
+	ssize_t got;
+	int d, i, fd;
+
+	CHECK(j->st == PFX_OK, "call %d: status %s: %s", n,
+	    status_name(j->st), j->res.message);
+	for (d = 0; d < FEW_DIRS; d++) {
+		(void)snprintf(name, sizeof(name), "d%02d", d);
+		CHECK(fstatat(j->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0751,
+		    "call %d: %s: mode %04o, want 0751", n, name,
+		    (unsigned int)st.st_mode & 07777);
+		for (i = 0; i < FEW_FILES; i++) {
+			(void)snprintf(name, sizeof(name), "d%02d/s/f%02d", d,
+			    i);
+			(void)snprintf(data, sizeof(data), "%d %d\n", d, i);
+			fd = openat(j->dirfd, name, O_RDONLY | O_NOFOLLOW |
+			    O_CLOEXEC);
+			CHECK(fd >= 0, "call %d: open %s: %s", n, name,
+			    strerror(errno));
+			got = pread(fd, buf, sizeof(buf) - 1, 0);
+			(void)close(fd);
+			buf[got > 0 ? got : 0] = '\0';
+			CHECK(strcmp(buf, data) == 0, "call %d: %s holds "
+			    "\"%s\"", n, name, buf);
+		}
+		(void)snprintf(name, sizeof(name), "d%02d/s/link", d);
+		CHECK(fstatat(j->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_nlink == 2, "call %d: %s: not a second link", n,
+		    name);
+	}
+	CHECK(fstatat(j->dirfd, "big", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    st.st_size == (off_t)FEW_BIG, "call %d: big: %lld bytes", n,
+	    (long long)st.st_size);
+}
+
+static void
+case_few_descriptors(struct fx *fx)
+{
+	static struct few_job jobs[FEW_THREADS];
+	pthread_barrier_t start;
+	pthread_t t[FEW_THREADS];
+	struct rlimit old, low;
+	char name[16], *big;
+	int i;
+
+	big = malloc(FEW_BIG);
+	cr_assert(big != NULL, "malloc");
+	memset(big, 'b', FEW_BIG);
+	cr_assert(pthread_barrier_init(&start, NULL, FEW_THREADS) == 0,
+	    "barrier");
+	for (i = 0; i < FEW_THREADS; i++) {
+		memset(&jobs[i], 0, sizeof(jobs[i]));
+		(void)snprintf(name, sizeof(name), "dest%d", i);
+		put_dir(fx->topfd, name, 0755);
+		jobs[i].dirfd = open_dir(fx->topfd, name);
+		jobs[i].start = &start;
+		few_archive(&jobs[i].ab, big);
+	}
+	free(big);
+	cr_assert(getrlimit(RLIMIT_NOFILE, &old) == 0, "getrlimit");
+	low = old;
+	if (low.rlim_cur > FEW_LIMIT)
+		low.rlim_cur = FEW_LIMIT;
+	cr_assert(setrlimit(RLIMIT_NOFILE, &low) == 0, "setrlimit");
+	for (i = 0; i < FEW_THREADS; i++)
+		cr_assert(pthread_create(&t[i], NULL, few_run, &jobs[i]) == 0,
+		    "pthread_create");
+	for (i = 0; i < FEW_THREADS; i++)
+		cr_assert(pthread_join(t[i], NULL) == 0, "join");
+	cr_assert(setrlimit(RLIMIT_NOFILE, &old) == 0, "setrlimit");
+	(void)pthread_barrier_destroy(&start);
+	for (i = 0; i < FEW_THREADS; i++) {
+		few_check(fx, &jobs[i], i);
+		(void)close(jobs[i].dirfd);
+		ab_free(&jobs[i].ab);
+	}
+}
+
+Test(extract_formats, many_calls_few_descriptors)
+{
+	struct fx fx;
+
+	fx_begin(&fx, "many_calls_few_descriptors", PFX_RESOLVER_AUTO);
+	case_few_descriptors(&fx);
+	fx_end(&fx);
+	expect_no_leaks("many_calls_few_descriptors");
 }

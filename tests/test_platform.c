@@ -32,6 +32,7 @@
  * them they are skipped.
  */
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1962,6 +1963,90 @@ PENDING_TEST(commit_in_moved_out_directory)
 	pfx_root_abort(&pend);
 	list_at(fx->elsewhere, "a", list, sizeof(list));
 	cr_assert_str_eq(list, "", "[%s] abort left \"%s\"", fx->rname, list);
+}
+
+/* Descriptors a test may take at most to leave none free. */
+#define FILLERS 256
+
+/*
+ * Take every free descriptor: RLIMIT_NOFILE is lowered to LIMIT (or left
+ * where it is lower: *OLD keeps it) and /dev/null opened until EMFILE.
+ * Return: how many FILL holds, for give_fds().
+ */
+static size_t
+take_fds(int *fill, struct rlimit *old, rlim_t limit)
+{
+	struct rlimit low;
+	size_t n = 0;
+
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, old), 0);
+	low = *old;
+	if (low.rlim_cur > limit)
+		low.rlim_cur = limit;
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (n < FILLERS && (fill[n] = open("/dev/null",
+	    O_RDONLY | O_CLOEXEC)) != -1)
+		n++;
+	cr_assert(n < FILLERS && errno == EMFILE, "took %zu: %s", n,
+	    strerror(errno));
+	return n;
+}
+
+/* Give back the N descriptors of FILL, and RLIMIT_NOFILE *OLD. */
+static void
+give_fds(int *fill, size_t n, const struct rlimit *old)
+{
+	while (n > 0)
+		(void)close(fill[--n]);
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, old), 0);
+}
+
+/*
+ * The commit's check beneath the root, after the rename, when another
+ * thread of the process holds every descriptor for a moment (the worker
+ * of a library call commits while its caller's other threads hold
+ * them): the check climbs without opening, so the file is committed,
+ * not undone with EMFILE; and a directory moved out of the root is
+ * still caught, the file taken back.
+ *
+ *	dest/
+ *	`-- a/
+ *	    `-- b/		f committed; moved out with a: g refused
+ */
+PENDING_TEST(commit_without_free_descriptors)
+{
+	static int fill[FILLERS];
+	struct pfx_pending pend;
+	struct rlimit old;
+	char list[64];
+	size_t n;
+	int r;
+
+	put_dir(fx->dest, "a", 0755);
+	put_dir(fx->dest, "a/b", 0755);
+	ASSERT_RET(pfx_root_begin(&fx->root, "a/b/f", 0644, &pend), 0);
+	write_all(pend.fd, "committed\n");
+	n = take_fds(fill, &old, 64);
+	r = pfx_root_commit(&fx->root, &pend, PFX_ROOT_REPLACE);
+	give_fds(fill, n, &old);
+	ASSERT_RET(r, 0);
+	expect_content(fx, fx->dest, "a/b/f", "committed\n");
+	cr_assert(count_temps(fx->dest, "a/b") == 0, "[%s] temporary left",
+	    fx->rname);
+
+	ASSERT_RET(pfx_root_begin(&fx->root, "a/b/g", 0644, &pend), 0);
+	write_all(pend.fd, "escaped?\n");
+	cr_assert(renameat(fx->dest, "a", fx->elsewhere, "a") == 0,
+	    "rename: %s", strerror(errno));
+	n = take_fds(fill, &old, 64);
+	r = pfx_root_commit(&fx->root, &pend, PFX_ROOT_NOREPLACE);
+	give_fds(fill, n, &old);
+	ASSERT_RET(r, -EXDEV);
+	list_at(fx->elsewhere, "a/b", list, sizeof(list));
+	cr_assert_str_eq(list, "f", "[%s] the commit left \"%s\" in the "
+	    "moved directory", fx->rname, list);
+	cr_assert(renameat(fx->elsewhere, "a", fx->dest, "a") == 0,
+	    "rename back: %s", strerror(errno));
 }
 
 /*
