@@ -125,6 +125,11 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 		if (r == 0 && !made_here(x, s, rel, &st))
 			s = NULL;
 	}
+	/* SECURITY: a directory moved to the name since it was made, or
+	 * reached through a link, that was there before the run: used,
+	 * never changed (xtr_born_in_run()). */
+	if (r == 0 && s != NULL && !xtr_born_in_run(x, fd))
+		s = NULL;
 	if (r == 0 && s != NULL) {
 		r = xtr_apply_owner_xattrs(x, e, m, fd);
 		if (r == 0) {
@@ -179,8 +184,11 @@ finish_one(struct xtr *x, const struct xtr_slot *s)
 		    s->key);
 	if (fd < 0)
 		return;		/* gone or replaced by a link: leave it */
+	/* SECURITY: and never one that was there before the run, however
+	 * it came to be noted (xtr_born_in_run()). */
 	if (fstat(fd, &st) == 0 && (!s->has_id ||
-	    (st.st_dev == s->dev && st.st_ino == s->ino))) {
+	    (st.st_dev == s->dev && st.st_ino == s->ino)) &&
+	    xtr_born_in_run(x, fd)) {
 		(void)pfx_fd_chmod(fd, s->mode);
 		if (s->has_time) {
 			ts[0].tv_sec = 0;

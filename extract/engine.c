@@ -1032,6 +1032,10 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	 * moment: this run waits for one, as it would later on. */
 	while (xtr_fd_relieve(x, r, &tries))
 		r = pfx_root_open(&x->root, dirfd, dest, opt->resolver);
+	/* Before the first directory this run makes, by DEST's own clock
+	 * (xtr_born_in_run()); none: identities only. */
+	x->born_known = r == 0 &&
+	    plat_os_fs_now(x->root.fd, &x->born_after) == 0;
 	if (r < 0) {
 		xtr_fail(x, -r, "%s: cannot use as destination: %s%s",
 		    dest, strerror(-r), r == -ELOOP ? " (it is a "

@@ -251,6 +251,9 @@ struct xtr {
 					   replacement, under OLD_MU: for
 					   the tests' cost count (links.c) */
 	uint64_t queued_bytes;		/* written by files queued there */
+	struct timespec born_after;	/* the run's start, by DEST's
+					   clock (xtr_born_in_run()) */
+	bool born_known;		/* BORN_AFTER is known */
 	struct timespec deadline;	/* pfx_options.timeout, monotonic;
 					   tv_sec 0: none */
 	struct xtr_stop stop;		/* the cancel flag and DEADLINE, for

@@ -532,7 +532,10 @@ make_way(struct xtr *x, struct xtr_tail *t)
 		r = way_removable(x, t, unlink_dir);
 	while (xtr_fd_nap(r, &tries));
 	if (r == 0 && t->backup[0] != '\0')
-		r = pfx_pending_backup_as(&t->pend, t->backup);
+		/* SECURITY: the parent, resolved before the data was
+		 * written, is proved still beneath the root (replaced.c). */
+		r = pfx_pending_backup_as_beneath(&x->root, &t->pend,
+		    t->backup);
 	if (r != 0) {
 		t->backup[0] = '\0';	/* none made */
 		return r;

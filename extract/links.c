@@ -45,6 +45,7 @@
 #include "links.h"
 #include "meta.h"
 #include "parents.h"
+#include "platform.h"
 #include "report.h"
 #include "table.h"
 
@@ -69,7 +70,11 @@ xtr_note_file(struct xtr *x, const char *rel, const struct stat *st)
 	(void)xtr_table_note(&x->files, rel, st->st_dev, st->st_ino);
 }
 
-/* Give the link L just made its owner and mtime, on the link itself. */
+/*
+ * Give the link L just made its owner and mtime, on the link itself.
+ * SECURITY: by its name, made a moment ago; an old link someone moved
+ * to the name since is left as it was (born before the run).
+ */
 static int
 link_meta(struct xtr *x, const struct xtr_symlink *l)
 {
@@ -78,7 +83,8 @@ link_meta(struct xtr *x, const struct xtr_symlink *l)
 	ts[0].tv_sec = 0;
 	ts[0].tv_nsec = UTIME_OMIT;
 	ts[1] = l->mtime;
-	return pfx_root_link_meta(&x->root, l->path, l->uid, l->gid, ts);
+	return plat_root_link_meta_since(&x->root, l->path, l->uid, l->gid,
+	    ts, x->born_known ? &x->born_after : NULL);
 }
 
 /* Report queued link L with STATUS and REASON. */

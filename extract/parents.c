@@ -32,6 +32,53 @@ const struct plat_mkmode xtr_dir_modes = {
 	XTR_PRIVATE_DIR_MODE, XTR_IMPLICIT_DIR_MODE
 };
 
+/* see parents.h */
+bool
+xtr_born_in_run(const struct xtr *x, int fd)
+{
+	int r;
+
+	if (!x->born_known)
+		return true;
+	r = plat_os_born_since(fd, &x->born_after);
+	return r == 1 || r == -ENOTSUP;
+}
+
+/*
+ * Is ".." of FD, made at DIR in a root that follows links
+ * (--symlinks=root), the directory DIR's parent names, through no link?
+ * The walk may have reached FD through a link (l/c with l -> n/../x: its
+ * ".." is x, an old directory, not one made at "l").  One lookup of
+ * DIR's parent, paid only where more than one component was made.
+ */
+static bool
+parent_by_name(const struct xtr *x, const char *dir, int fd)
+{
+	struct pfx_root strict = x->root;
+	struct plat_id named, up_id;
+	char parent[PFX_PATH_MAX];
+	const char *slash = strrchr(dir, '/');
+	int pfd, up;
+	bool same;
+
+	if (slash == NULL || (size_t)(slash - dir) >= sizeof(parent))
+		return false;
+	memcpy(parent, dir, (size_t)(slash - dir));
+	parent[slash - dir] = '\0';
+	strict.in_root = 0;
+	pfd = pfx_root_open_dir(&strict, parent);
+	if (pfd < 0)
+		return false;
+	up = plat_open_parent(fd);
+	same = up >= 0 && plat_os_identify(pfd, &named) == 0 &&
+	    plat_os_identify(up, &up_id) == 0 && named.dev == up_id.dev &&
+	    named.ino == up_id.ino;
+	if (up >= 0)
+		plat_close(up);
+	plat_close(pfd);
+	return same;
+}
+
 /*
  * Remember that this run made the last CREATED components of DIR, with
  * nothing to set at the end unless an entry says otherwise later.  Each is known by
@@ -56,7 +103,19 @@ xtr_note_made(struct xtr *x, const char *dir, unsigned int created, int fd)
 	if (n >= sizeof(buf))
 		return -ENAMETOOLONG;
 	memcpy(buf, dir, n + 1);
+	/* SECURITY: in a root, the parents climbed to are DIR's by name
+	 * only if no link was followed on the way: else FD alone is known. */
+	if (created > 1 && x->root.in_root && !parent_by_name(x, dir, fd))
+		created = 1;
 	while (created > 0 && n > 0) {
+		/*
+		 * SECURITY: ".." may not be what the walk made -- a link
+		 * followed in a root (n/../x), or a directory moved since --
+		 * and one that was there before the run is not ours: it and
+		 * what is above it are left out.
+		 */
+		if (at >= 0 && !xtr_born_in_run(x, at))
+			break;
 		known = at >= 0 && plat_os_identify(at, &id) == 0;
 		s = xtr_table_find(&x->dirs, buf);
 		if (s == NULL) {

@@ -600,6 +600,22 @@ holds_symlink(int dirfd, const char *name)
 	    S_ISLNK(st.st_mode);
 }
 
+/*
+ * Is PEND's parent still beneath ROOT, right before a commit replaces
+ * what its name holds?  0, -EXDEV, or -errno.
+ * SECURITY: the parent was resolved when PEND was begun, and may have
+ * been moved out of the root while its data was written -- for as long
+ * as whoever feeds the archive likes.  A name replaced is a removal,
+ * which the check after the commit cannot undo (it undoes only what the
+ * commit made); so, as remove.c does before each removal, prove first,
+ * and leave only the moment between the proof and the call.
+ */
+static int
+pending_beneath(const struct pfx_root *root, const struct pfx_pending *pend)
+{
+	return plat_check_beneath_at(root, pend->dirfd, pend->dir);
+}
+
 /* Link FD at a temporary name in DIRFD, then rename it over NAME. */
 static int
 link_replacing(int fd, int dirfd, const char *name)
@@ -626,13 +642,15 @@ link_replacing(int fd, int dirfd, const char *name)
 }
 
 /*
- * Give the unnamed file of PEND its name: a link, which fails with EEXIST
- * where the name is taken; with MODE (replace_mode) 1, a link at a
- * temporary name renamed over it then; with 2, the same unless the name
- * holds a symlink (PFX_ROOT_SYMLINK_HELD).
+ * Give the unnamed file of PEND, begun beneath ROOT, its name: a link,
+ * which fails with EEXIST where the name is taken; with MODE
+ * (replace_mode) 1, a link at a temporary name renamed over it then;
+ * with 2, the same unless the name holds a symlink
+ * (PFX_ROOT_SYMLINK_HELD).
  */
 static int
-name_unnamed(struct pfx_pending *pend, int mode)
+name_unnamed(const struct pfx_root *root, struct pfx_pending *pend,
+    int mode)
 {
 	int r;
 
@@ -640,26 +658,30 @@ name_unnamed(struct pfx_pending *pend, int mode)
 	if (r == -EEXIST && mode == 2 &&
 	    holds_symlink(pend->dirfd, pend->name))
 		return PFX_ROOT_SYMLINK_HELD;
-	if (r == -EEXIST && mode != 0)
-		r = link_replacing(pend->fd, pend->dirfd, pend->name);
+	if (r == -EEXIST && mode != 0) {
+		r = pending_beneath(root, pend);
+		if (r == 0)
+			r = link_replacing(pend->fd, pend->dirfd, pend->name);
+	}
 	return r;
 }
 
 /* As name_unnamed(), for a file PEND made under a temporary name. */
 static int
-rename_pending(struct pfx_pending *pend, int mode)
+rename_pending(const struct pfx_root *root, struct pfx_pending *pend,
+    int mode)
 {
 	int r;
 
-	if (mode == 1)
-		return renameat(pend->dirfd, pend->tmp, pend->dirfd,
-		    pend->name) == -1 ? -errno : 0;
 	r = plat_os_rename_noreplace(pend->dirfd, pend->tmp, pend->dirfd,
 	    pend->name);
 	if (r != -EEXIST || mode == 0)
 		return r;
-	if (holds_symlink(pend->dirfd, pend->name))
+	if (mode == 2 && holds_symlink(pend->dirfd, pend->name))
 		return PFX_ROOT_SYMLINK_HELD;
+	r = pending_beneath(root, pend);
+	if (r < 0)
+		return r;
 	return renameat(pend->dirfd, pend->tmp, pend->dirfd,
 	    pend->name) == -1 ? -errno : 0;
 }
@@ -673,9 +695,9 @@ pfx_root_commit(const struct pfx_root *root, struct pfx_pending *pend,
 
 	r = replace_mode(flags);
 	if (r >= 0 && pend->tmp[0] == '\0')
-		r = name_unnamed(pend, r);
+		r = name_unnamed(root, pend, r);
 	else if (r >= 0)
-		r = rename_pending(pend, r);
+		r = rename_pending(root, pend, r);
 	/* Nothing done: the caller commits again or aborts. */
 	if (r == PFX_ROOT_SYMLINK_HELD)
 		return r;

@@ -198,13 +198,22 @@ int
 pfx_root_link_meta(const struct pfx_root *root, const char *rel, uid_t uid,
     gid_t gid, const struct timespec *times)
 {
+	return plat_root_link_meta_since(root, rel, uid, gid, times, NULL);
+}
+
+/* see platform.h */
+int
+plat_root_link_meta_since(const struct pfx_root *root, const char *rel,
+    uid_t uid, gid_t gid, const struct timespec *times,
+    const struct timespec *since)
+{
 	struct plat_path p;
 	int pfd, r;
 
 	pfd = open_parent(root, rel, &p);
 	if (pfd < 0)
 		return pfd;
-	r = plat_os_link_meta(pfd, p.leaf, uid, gid, times);
+	r = plat_os_link_meta(pfd, p.leaf, uid, gid, times, since);
 	plat_close(pfd);
 	return r;
 }

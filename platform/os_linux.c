@@ -60,6 +60,48 @@ plat_os_identify_at(int dirfd, const char *path, struct plat_id *id)
 
 /* see platform.h */
 int
+plat_os_fs_now(int dirfd, struct timespec *t)
+{
+	struct statx stx;
+	int fd, r = 0;
+
+	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd == -1)
+		return errno == EISDIR || errno == EOPNOTSUPP ||
+		    errno == EINVAL ? -ENOTSUP : -errno;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &stx) == -1)
+		r = -errno;
+	else if ((stx.stx_mask & STATX_BTIME) == 0 ||
+	    (stx.stx_btime.tv_sec == 0 && stx.stx_btime.tv_nsec == 0))
+		r = -ENOTSUP;
+	plat_close(fd);
+	if (r == 0) {
+		t->tv_sec = (time_t)stx.stx_btime.tv_sec;
+		t->tv_nsec = (long)stx.stx_btime.tv_nsec;
+	}
+	return r;
+}
+
+/* see platform.h */
+int
+plat_os_born_since(int fd, const struct timespec *t)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BTIME,
+	    &stx) == -1)
+		return -errno;
+	/* Some filesystems claim a birth time and give 0: none. */
+	if ((stx.stx_mask & STATX_BTIME) == 0 ||
+	    (stx.stx_btime.tv_sec == 0 && stx.stx_btime.tv_nsec == 0))
+		return -ENOTSUP;
+	if (stx.stx_btime.tv_sec != t->tv_sec)
+		return stx.stx_btime.tv_sec > t->tv_sec;
+	return stx.stx_btime.tv_nsec >= (uint32_t)t->tv_nsec;
+}
+
+/* see platform.h */
+int
 plat_os_search_flag(void)
 {
 	return O_PATH;
@@ -264,7 +306,7 @@ plat_os_fsetxattr(int fd, const char *name, const void *value, size_t size)
 /* see platform.h */
 int
 plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
-    const struct timespec *times)
+    const struct timespec *times, const struct timespec *since)
 {
 	struct stat st;
 	int fd, r = 0;
@@ -278,6 +320,10 @@ plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
 		r = -errno;
 	else if (!S_ISLNK(st.st_mode))
 		r = -EINVAL;
+	/* SECURITY: an old link moved to NAME since ours was made there
+	 * is not ours to change. */
+	else if (since != NULL && plat_os_born_since(fd, since) == 0)
+		r = -ESTALE;
 	if (r == 0 && (uid != (uid_t)-1 || gid != (gid_t)-1) &&
 	    fchownat(fd, "", uid, gid, AT_EMPTY_PATH) == -1)
 		r = -errno;

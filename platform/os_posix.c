@@ -40,6 +40,24 @@ plat_os_identify(int fd, struct plat_id *id)
 	return 0;
 }
 
+/* see platform.h: no portable birth time. */
+int
+plat_os_fs_now(int dirfd, struct timespec *t)
+{
+	(void)dirfd;
+	(void)t;
+	return -ENOTSUP;
+}
+
+/* see platform.h: no portable birth time. */
+int
+plat_os_born_since(int fd, const struct timespec *t)
+{
+	(void)fd;
+	(void)t;
+	return -ENOTSUP;
+}
+
 /* see platform.h */
 int
 plat_os_identify_at(int dirfd, const char *path, struct plat_id *id)
@@ -164,10 +182,11 @@ plat_os_fsetxattr(int fd, const char *name, const void *value, size_t size)
 /* see platform.h */
 int
 plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
-    const struct timespec *times)
+    const struct timespec *times, const struct timespec *since)
 {
 	struct stat st;
 
+	(void)since;	/* no portable birth time */
 	/*
 	 * Without O_PATH a link cannot be pinned: this check and the change
 	 * are two steps, and a swap between them is not detected here.

@@ -200,7 +200,12 @@ PFX_API int pfx_root_mkdirs(const struct pfx_root *root, const char *rel,
 /*
  * As pfx_root_mkdirs(), and set *CREATED (if not NULL) to how many
  * components of REL this call made: always the last *CREATED ones, since
- * once one is missing every later one is new.
+ * once one is missing every later one is new -- unless someone else puts
+ * a directory in one just made, or a link in a root (pfx_root_in_root())
+ * leads out of one.  A directory another moved to a name right after it
+ * was made there is not counted (the call fails, -ENOENT, or uses it as
+ * one that was there): the descriptor returned is of the very directory
+ * made, where *CREATED > 0.
  */
 PFX_API int pfx_root_mkdirs_count(const struct pfx_root *root,
     const char *rel, mode_t mode, unsigned int *created);
@@ -471,9 +476,20 @@ PFX_API int pfx_pending_backup_name(const struct pfx_pending *pend, int how,
 PFX_API int pfx_pending_backup_as(const struct pfx_pending *pend, char *bak);
 
 /*
+ * pfx_pending_backup_as() for PEND begun beneath ROOT: its parent is
+ * proved beneath ROOT right before the move, and again after it (the
+ * move undone if not).  PEND's parent was resolved when PEND was begun
+ * and may have been moved out of the root since, while the data was
+ * written: pfx_pending_backup_as() would then rename outside the root.
+ * Use this one.  Return: 0, -EXDEV (nothing moved; BAK ""), or -errno.
+ */
+PFX_API int pfx_pending_backup_as_beneath(const struct pfx_root *root,
+    const struct pfx_pending *pend, char *bak);
+
+/*
  * pfx_pending_existing(), pfx_pending_backup_name() and
- * pfx_pending_backup_as() for the name REL beneath ROOT, for what is
- * put there with no pending file (a hard link, pfx_root_link()): its
+ * pfx_pending_backup_as_beneath() for the name REL beneath ROOT, for what
+ * is put there with no pending file (a hard link, pfx_root_link()): its
  * parent is resolved beneath ROOT, its last component never followed.
  * REL "" (the root) gives -EISDIR, and no backup.  Return: 0, or -errno.
  */

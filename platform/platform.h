@@ -106,8 +106,9 @@ int plat_walk_in_root(const struct pfx_root *root, const char *dir, int how,
 /*
  * Make directory NAME in DIRFD (DIRREL from the root, "" to prove it by
  * climbing) and open it as plat_step() does; one that appeared meanwhile
- * is opened as it is.  Adds 1 to *CREATED if this call made it.
- * Return: a descriptor, or -errno.
+ * is opened as it is.  Adds 1 to *CREATED if this call made it and the
+ * descriptor is of the very directory made (-ENOENT if another was moved
+ * to the name in between: step.c).  Return: a descriptor, or -errno.
  */
 int plat_make_new_dir(const struct pfx_root *root, int dirfd,
     const char *dirrel, const char *name, mode_t mode, int how,
@@ -257,6 +258,24 @@ int plat_os_identify(int fd, struct plat_id *id);
  */
 int plat_os_identify_at(int dirfd, const char *path, struct plat_id *id);
 
+/*
+ * The time by the clock of DIRFD's filesystem, which may not be ours (a
+ * server's): the birth time of a file made in DIRFD without a name
+ * (O_TMPFILE), never seen, never linked.  For plat_os_born_since(), as
+ * is a file time of that filesystem.
+ * Return: 0, -ENOTSUP (no such file, or no birth time), or -errno.
+ */
+int plat_os_fs_now(int dirfd, struct timespec *t);
+
+/*
+ * Was the file open as FD made at T (a time by its filesystem's clock:
+ * plat_os_fs_now(), a change time) or later, by its birth time, which
+ * no one can set?
+ * Return: 1 yes, 0 no (it existed before T), -ENOTSUP (the filesystem
+ * keeps no birth time), or -errno.
+ */
+int plat_os_born_since(int fd, const struct timespec *t);
+
 /* The open flag for a search-only directory descriptor. */
 int plat_os_search_flag(void);
 
@@ -312,11 +331,22 @@ int plat_os_fsetxattr(int fd, const char *name, const void *value,
  * Set the owner (-1: leave) and times (NULL: leave) of the symbolic link
  * NAME in DIRFD itself.  SECURITY: whatever NAME is when the change is
  * made must be a symlink (-EINVAL otherwise), so a file swapped in for it
- * -- perhaps a hard link to a file outside the root -- is never changed.
- * Return: 0, or -errno.
+ * -- perhaps a hard link to a file outside the root -- is never changed;
+ * and with SINCE (from plat_os_fs_now(); NULL: any), one born at
+ * SINCE or later (-ESTALE otherwise), so an old link swapped in for it is
+ * not either.  Return: 0, or -errno.
  */
 int plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
-    const struct timespec *times);
+    const struct timespec *times, const struct timespec *since);
+
+/*
+ * pfx_root_link_meta() on a link born at SINCE or later only (as
+ * plat_os_link_meta() says): for the extractor, which gives a link it
+ * made its owner and time after it made it, by its name.
+ */
+int plat_root_link_meta_since(const struct pfx_root *root, const char *rel,
+    uid_t uid, gid_t gid, const struct timespec *times,
+    const struct timespec *since);
 
 /* Fill BUF with LEN unpredictable bytes.  0 or -errno. */
 int plat_os_random(void *buf, size_t len);

@@ -158,6 +158,40 @@ move_to_backup(int dirfd, const char *name, char *bak)
 	return 0;
 }
 
+/*
+ * move_to_backup() in DIRFD, the directory DIR beneath ROOT, proved
+ * beneath ROOT right before the move and again after it.
+ * SECURITY: DIRFD may have been resolved long ago -- a pending file's
+ * parent was, before its data was written -- and moved out of the root
+ * since: renaming in it then renames outside.  The proof before keeps
+ * that from happening at all unless the move lands in the instant
+ * between the two calls; the proof after undoes the rename then.  What
+ * such a simple backup replaced cannot be given back, as with any
+ * rename (modify.c).  Return: 0, -EXDEV (nothing moved), or -errno.
+ */
+static int
+backup_beneath(const struct pfx_root *root, int dirfd, const char *dir,
+    const char *name, char *bak)
+{
+	int r;
+
+	r = plat_check_beneath_at(root, dirfd, dir);
+	if (r == 0)
+		r = move_to_backup(dirfd, name, bak);
+	if (r < 0) {
+		bak[0] = '\0';
+		return plat_confined_error(root, dirfd, r);
+	}
+	if (bak[0] == '\0')
+		return 0;	/* nothing there any more: nothing moved */
+	r = plat_check_beneath_at(root, dirfd, dir);
+	if (r < 0) {
+		(void)plat_os_rename_noreplace(dirfd, bak, dirfd, name);
+		bak[0] = '\0';
+	}
+	return r;
+}
+
 /* see pfx_root.h */
 int
 pfx_pending_backup_name(const struct pfx_pending *pend, int how,
@@ -176,6 +210,16 @@ pfx_pending_backup_as(const struct pfx_pending *pend, char *bak)
 	if (pend->dirfd < 0)
 		return -EBADF;
 	return move_to_backup(pend->dirfd, pend->name, bak);
+}
+
+/* see pfx_root.h */
+int
+pfx_pending_backup_as_beneath(const struct pfx_root *root,
+    const struct pfx_pending *pend, char *bak)
+{
+	if (pend->dirfd < 0)
+		return -EBADF;
+	return backup_beneath(root, pend->dirfd, pend->dir, pend->name, bak);
 }
 
 /* see pfx_root.h */
@@ -254,7 +298,7 @@ pfx_root_backup_as(const struct pfx_root *root, const char *rel, char *bak)
 	pfd = open_parent(root, rel, &p);
 	if (pfd < 0)
 		return pfd;
-	r = move_to_backup(pfd, p.leaf, bak);
+	r = backup_beneath(root, pfd, p.parent, p.leaf, bak);
 	plat_close(pfd);
 	return r;
 }

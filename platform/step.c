@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -84,33 +85,54 @@ plat_step(const struct pfx_root *root, int dirfd, const char *name, int how)
 }
 
 /*
- * Open NAME in DIRFD, the directory just made (*CREATED counted it), as
- * plat_step().  When no descriptor is left for it (EMFILE, ENFILE:
- * another thread of the process holds them for a moment), it is taken
- * back, uncounted: the caller's retry then makes it again as this run's,
- * where it would find it there and leave it as it found it (private,
- * 0700, for a directory entry whose mode is set at the end).  rmdir(2)
- * takes only an empty directory; and only the one made, MADE, unless
- * MADE is NULL: under the kernel's confinement to the root, where
- * nothing outside it can be removed.
+ * Take back the directory made at NAME in DIRFD, MADE (looked at right
+ * after the mkdirat): when its parent turned out to be outside the root,
+ * or no descriptor is left to open it with (EMFILE, ENFILE: another
+ * thread of the process holds them for a moment), so that the caller's
+ * retry makes it again as this run's, where it would find it there and
+ * leave it as it found it (private, 0700, for a directory entry whose
+ * mode is set at the end).  rmdir(2) takes only an empty directory, and
+ * only the one made is taken.
  */
-static int
-open_made(const struct pfx_root *root, int dirfd, const char *name,
-    int how, const struct stat *made, unsigned int *created)
+static void
+take_back(int dirfd, const char *name, const struct stat *made)
 {
 	struct stat now;
-	int fd;
 
-	fd = plat_step(root, dirfd, name, how);
-	if (fd != -EMFILE && fd != -ENFILE)
-		return fd;
-	if (made != NULL && (made->st_ino == 0 || fstatat(dirfd, name, &now,
-	    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISDIR(now.st_mode) ||
-	    now.st_ino != made->st_ino || now.st_dev != made->st_dev))
-		return fd;
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) == 0)
-		(*created)--;
-	return fd;
+	if (made->st_ino != 0 && fstatat(dirfd, name, &now,
+	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(now.st_mode) &&
+	    now.st_ino == made->st_ino && now.st_dev == made->st_dev)
+		(void)unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/*
+ * Is FD, opened at the name where we made a directory, the directory we
+ * made: MADE, looked at right after the mkdirat, and born at BEFORE or
+ * later, the change time of its parent before the mkdirat?
+ * SECURITY: mkdirat(2) gives no descriptor; the name is opened again,
+ * and by then someone may have moved another directory to it, one that
+ * was there before the run.  Whoever uses FD as new gives it the
+ * archive's owner, mode and times (extract/dirs.c).  The identity alone
+ * leaves the instant between the mkdirat and the look, and someone who
+ * watches the parent (inotify) is woken inside the mkdirat: the tests'
+ * attacker won that instant 99 times in 100.  A birth time, which no one
+ * can set, no older than the parent's last change -- a time by the
+ * filesystem's own clock, which may be a server's, not ours -- closes it
+ * where the filesystem keeps one: an old directory moved in was made
+ * before that change, unless it was made elsewhere since the parent last
+ * changed (extract/parents.c xtr_born_in_run() bounds that by the run).
+ */
+static bool
+is_made(int fd, const struct stat *made, const struct timespec *before)
+{
+	struct plat_id id;
+	int r;
+
+	if (made->st_ino == 0 || plat_os_identify(fd, &id) < 0 ||
+	    id.dev != made->st_dev || id.ino != made->st_ino)
+		return false;
+	r = plat_os_born_since(fd, before);
+	return r == 1 || r == -ENOTSUP;
 }
 
 /* see platform.h; a new directory is removed again if DIRFD turns out
@@ -119,33 +141,51 @@ int
 plat_make_new_dir(const struct pfx_root *root, int dirfd, const char *dirrel,
     const char *name, mode_t mode, int how, unsigned int *created)
 {
-	struct stat made, now;
-	int r;
+	struct stat made, parent;
+	int fd, r;
 
+	if (fstat(dirfd, &parent) == -1)
+		return -errno;
 	if (mkdirat(dirfd, name, mode) == -1) {
 		if (errno != EEXIST)
 			return plat_confined_error(root, dirfd, -errno);
 		return plat_step(root, dirfd, name, how);
 	}
-	(*created)++;
+	/* Note what we made: to know it again, and so that an undo
+	 * removes only that. */
+	if (fstatat(dirfd, name, &made, AT_SYMLINK_NOFOLLOW) == -1)
+		made.st_ino = 0;
 	/*
 	 * SECURITY: under the kernel's confinement a directory moved out has
 	 * refused the mkdirat itself (plat_check_beneath_at): nothing to
 	 * check, nor to undo.
 	 */
-	if (root->kernel_confined)
-		return open_made(root, dirfd, name, how, NULL, created);
-	/* Note what we made, so that an undo removes only that. */
-	if (fstatat(dirfd, name, &made, AT_SYMLINK_NOFOLLOW) == -1)
-		made.st_ino = 0;
-	r = plat_check_beneath_at(root, dirfd, dirrel);
+	r = root->kernel_confined ? 0 :
+	    plat_check_beneath_at(root, dirfd, dirrel);
 	if (r < 0) {
-		if (made.st_ino != 0 &&
-		    fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISDIR(now.st_mode) && now.st_ino == made.st_ino &&
-		    now.st_dev == made.st_dev)
-			(void)unlinkat(dirfd, name, AT_REMOVEDIR);
+		take_back(dirfd, name, &made);
 		return r;
 	}
-	return open_made(root, dirfd, name, how, &made, created);
+	fd = plat_step(root, dirfd, name, how);
+	if (fd == -EMFILE || fd == -ENFILE)
+		take_back(dirfd, name, &made);
+	if (fd < 0)
+		return fd;
+	/*
+	 * Counted only now: *CREATED says which directories the caller may
+	 * give the archive's mode, and a caller that tries again after a
+	 * failure (create.c, mkdir_in_kept()) must not count one twice.
+	 */
+	if (is_made(fd, &made, &parent.st_ctim)) {
+		(*created)++;
+		return fd;
+	}
+	/*
+	 * Ours was moved away, as if removed (-ENOENT: only a concurrent
+	 * writer does that), and what stands at its name now is not ours
+	 * to change: a caller that looks again finds it there, and uses
+	 * it as a directory that was there, uncounted.
+	 */
+	plat_close(fd);
+	return -ENOENT;
 }

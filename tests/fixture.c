@@ -9,8 +9,10 @@
  * group, the mtime in nanoseconds, the FNV-1a hash of a regular file's
  * whole content and a symlink's target; an entry that cannot be read
  * gets a line saying why.  Two snapshots of a tree are equal only if
- * nothing in it that a test watches has changed.
+ * nothing in it that a test watches has changed.  And a racer that
+ * swaps old entries in where a run makes new ones (tfx_swapper).
  */
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -522,4 +524,71 @@ tfx_temp_end(int *fd, const char *top)
 		(void)close(*fd);
 	*fd = -1;
 	(void)tfx_rm_tree(top);
+}
+
+/* tfx_swapper: the racer's thread. */
+static void *
+swapper_main(void *arg)
+{
+	struct tfx_swapper *s = arg;
+	char buf[4096] __attribute__((aligned(8))), old[32];
+	const struct inotify_event *ev;
+	ssize_t n;
+	char *p;
+
+	for (;;) {
+		/* Blocking: woken inside the call that made the name. */
+		n = read(s->inotifyfd, buf, sizeof(buf));
+		if (n <= 0)
+			continue;
+		for (p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)(void *)p;
+			if (ev->len == 0)
+				continue;
+			if (strcmp(ev->name, "wake") == 0)
+				return NULL;	/* tfx_swapper_stop(): done */
+			if (ev->name[0] != 'n' ||
+			    (s->dirs_only && (ev->mask & IN_ISDIR) == 0))
+				continue;
+			(void)snprintf(old, sizeof(old), "%s%s", s->old,
+			    ev->name + 1);
+			if (renameat2(s->dirfd, ev->name, s->dirfd, old,
+			    RENAME_EXCHANGE) == 0)
+				atomic_fetch_add(&s->exchanges, 1);
+			atomic_fetch_add(&s->seen, 1);
+		}
+	}
+}
+
+void
+tfx_swapper_start(struct tfx_swapper *s, int dirfd, const char *path,
+    const char *old, bool dirs_only)
+{
+	s->dirfd = dirfd;
+	s->old = old;
+	s->dirs_only = dirs_only;
+	atomic_store(&s->exchanges, 0);
+	atomic_store(&s->seen, 0);
+	s->inotifyfd = inotify_init1(IN_CLOEXEC);
+	cr_assert(s->inotifyfd >= 0, "inotify_init1: %s", strerror(errno));
+	cr_assert(inotify_add_watch(s->inotifyfd, path, IN_CREATE |
+	    (dirs_only ? IN_ONLYDIR : 0)) >= 0, "inotify_add_watch %s: %s",
+	    path, strerror(errno));
+	cr_assert(pthread_create(&s->tid, NULL, swapper_main, s) == 0);
+	s->started = true;
+}
+
+void
+tfx_swapper_stop(struct tfx_swapper *s)
+{
+	if (s->started) {
+		/* Blocked in read(2) or not, it sees this name last. */
+		(void)mkdirat(s->dirfd, "wake", 0700);
+		(void)unlinkat(s->dirfd, "wake", AT_REMOVEDIR);
+		(void)pthread_join(s->tid, NULL);
+		s->started = false;
+	}
+	if (s->inotifyfd >= 0)
+		(void)close(s->inotifyfd);
+	s->inotifyfd = -1;
 }

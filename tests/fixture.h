@@ -11,7 +11,9 @@
 #ifndef TESTS_FIXTURE_H
 #define TESTS_FIXTURE_H
 
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,5 +50,28 @@ struct tfx_arena {
 
 void	 tfx_format_name(char *, const char *, unsigned int);
 bool	 tfx_arena_list(struct tfx_arena *, int, char *, size_t, size_t *);
+
+/*
+ * A racer: each new name "nK" in a directory, as soon as inotify shows
+ * it -- woken inside the mkdir(2) or symlink(2) that made it -- is
+ * exchanged (RENAME_EXCHANGE) with OLD "K" ("oK", "oldK"), an old entry
+ * moved in where a run just made its own.  With DIRS_ONLY, directories
+ * only.  Start it with tfx_swapper_start() (DIRFD borrowed, PATH its
+ * path for inotify), stop it with tfx_swapper_stop().
+ */
+struct tfx_swapper {
+	int dirfd;
+	int inotifyfd;
+	pthread_t tid;
+	bool started;
+	bool dirs_only;
+	const char *old;
+	atomic_uint exchanges;
+	atomic_uint seen;		/* names nK seen */
+};
+
+void	 tfx_swapper_start(struct tfx_swapper *, int, const char *,
+	    const char *, bool);
+void	 tfx_swapper_stop(struct tfx_swapper *);
 
 #endif /* TESTS_FIXTURE_H */

@@ -624,5 +624,31 @@ PY
 	done
 fi
 
+# Without the sandbox: the parent of a file is resolved when its header
+# comes, and moved out of DEST while its data flows.  Neither the file's
+# commit over the old d/f nor --backup's move of it may touch it there
+# (before: outside/d/f was removed, or became outside/d/f~).  The archive
+# comes down a pipe, paused for the move.
+mkdir -p "$T/bk/d"
+dd if=/dev/zero of="$T/bk/d/f" bs=1048576 count=4 2> /dev/null
+tar -C "$T/bk" -cf "$T/bk.tar" d
+for res in walk openat2; do
+	for opt in --overwrite --backup; do
+		rm -rf "$T/out" "$T/away" && mkdir -p "$T/out/d" "$T/away"
+		printf 'old\n' > "$T/out/d/f"
+		{ head -c 1048576 "$T/bk.tar"; sleep 1
+		    mv "$T/out/d" "$T/away/d"
+		    tail -c +1048577 "$T/bk.tar"; } |
+		    PFEXTRACT_RESOLVER=$res "$pfx" -x --no-sandbox $opt \
+		    -C "$T/out" -f - 2> "$T/stderr"
+		[ "$(ls -A "$T/away/d")" = f ] &&
+		    [ "$(cat "$T/away/d/f")" = old ] && ok ||
+		    bad "$opt, parent moved out ($res): away/d holds $(ls -A "$T/away/d")"
+		grep -q "d/f: its directory left the destination" \
+		    "$T/stderr" && ok ||
+		    bad "$opt, parent moved out ($res): $(cat "$T/stderr")"
+	done
+done
+
 echo "pfextract: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

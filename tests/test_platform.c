@@ -3598,6 +3598,87 @@ PENDING_TEST(pending_backup)
 	pfx_root_abort(&pend);
 }
 
+/*
+ * As below, for the commit itself: a file that replaces its name, in a
+ * parent moved out of the root while its data was written, would remove
+ * what the name held there (a rename over it), which the check after the
+ * commit cannot give back.  The parent is proved first: -EXDEV, and
+ * elsewhere/a/f stays as it was, whichever way a name is replaced.
+ *
+ *	dest/
+ *	`-- a/			f "old", moved to elsewhere/a after the begin
+ */
+PENDING_TEST(pending_commit_parent_moved_out)
+{
+	static const unsigned int flags[] = { PFX_ROOT_REPLACE,
+	    PFX_ROOT_REPLACE_FILE };
+	struct pfx_pending pend;
+	char list[64];
+	size_t i;
+
+	put_dir(fx->dest, "a", 0755);
+	put_file(fx->dest, "a/f", "old\n", 0644);
+	for (i = 0; i < NELEM(flags); i++) {
+		ASSERT_RET(pfx_root_begin(&fx->root, "a/f", 0644, &pend), 0);
+		write_all(pend.fd, "new\n");
+		cr_assert(renameat(fx->dest, "a", fx->elsewhere, "a") == 0,
+		    "rename: %s", strerror(errno));
+		ASSERT_RET(pfx_root_commit(&fx->root, &pend, flags[i]),
+		    -EXDEV);
+		list_at(fx->elsewhere, "a", list, sizeof(list));
+		cr_assert_str_eq(list, "f", "[%s] elsewhere/a holds \"%s\"",
+		    fx->rname, list);
+		expect_content(fx, fx->elsewhere, "a/f", "old\n");
+		cr_assert(renameat(fx->elsewhere, "a", fx->dest, "a") == 0,
+		    "rename: %s", strerror(errno));
+	}
+}
+
+/*
+ * A pending file's parent is resolved when it is begun; its data takes
+ * time, and the parent may be moved out of the root meanwhile.  The
+ * backup made at the commit renames nothing there: -EXDEV, and
+ * elsewhere/a holds f as it was, no f~.  Beneath the root, it is made.
+ *
+ *	dest/
+ *	`-- a/			f "old", moved to elsewhere/a after the begin
+ */
+PENDING_TEST(pending_backup_parent_moved_out)
+{
+	struct pfx_pending pend;
+	char bak[256], list[64];
+
+	put_dir(fx->dest, "a", 0755);
+	put_file(fx->dest, "a/f", "old\n", 0644);
+	ASSERT_RET(pfx_root_begin(&fx->root, "a/f", 0644, &pend), 0);
+	write_all(pend.fd, "new\n");
+	ASSERT_RET(pfx_pending_backup_name(&pend, PFX_PENDING_BACKUP_SIMPLE,
+	    NULL, bak, sizeof(bak)), 0);
+	cr_assert_str_eq(bak, "f~");
+	cr_assert(renameat(fx->dest, "a", fx->elsewhere, "a") == 0,
+	    "rename: %s", strerror(errno));
+	ASSERT_RET(pfx_pending_backup_as_beneath(&fx->root, &pend, bak),
+	    -EXDEV);
+	cr_assert_str_eq(bak, "", "[%s] a backup is reported", fx->rname);
+	pfx_root_abort(&pend);
+	list_at(fx->elsewhere, "a", list, sizeof(list));
+	cr_assert_str_eq(list, "f", "[%s] elsewhere/a holds \"%s\"",
+	    fx->rname, list);
+	expect_content(fx, fx->elsewhere, "a/f", "old\n");
+
+	/* Back beneath the root: the backup is made. */
+	cr_assert(renameat(fx->elsewhere, "a", fx->dest, "a") == 0,
+	    "rename: %s", strerror(errno));
+	ASSERT_RET(pfx_root_begin(&fx->root, "a/f", 0644, &pend), 0);
+	write_all(pend.fd, "new\n");
+	strcpy(bak, "f~");
+	ASSERT_RET(pfx_pending_backup_as_beneath(&fx->root, &pend, bak), 0);
+	cr_assert_str_eq(bak, "f~");
+	ASSERT_RET(pfx_root_commit(&fx->root, &pend, PFX_ROOT_REPLACE), 0);
+	expect_content(fx, fx->dest, "a/f~", "old\n");
+	expect_content(fx, fx->dest, "a/f", "new\n");
+}
+
 /* A directory in the way goes with its tree; what a link in it points
  * to stays; a file at the name is not a directory. */
 PENDING_TEST(pending_remove_dir)

@@ -86,6 +86,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -1841,4 +1842,127 @@ Test(platform_race_remove, move_out, .timeout = 120.,
 	e = tfx_count_fds();
 	cr_expect(e == fds, "%d descriptors before, %d after", fds, e);
 	rm_teardown();
+}
+
+/*
+ * A directory swapped in right after mkdir(2).
+ *
+ * Threat: mkdirat(2) gives no descriptor, so the directory made is
+ * opened again by its name; an attacker who watches the parent with
+ * inotify(7) exchanges (renameat2 RENAME_EXCHANGE) the new name with an
+ * old directory of the destination at once.  The caller then held the
+ * old directory, told it was new (*created), and the extractor gave it
+ * the archive's owner, mode and times: before, 400 to 990 of 1,000 here
+ * (both resolvers; the attacker is woken inside the mkdirat and wins the
+ * instant before the look nearly always).  Now a directory counted as
+ * made is the one made, born since its parent last changed (step.c):
+ * the call fails (-ENOENT, ours vanished from its name) or uses what is
+ * there as a directory that was there, and counts nothing.
+ *
+ *	TOP/dest/
+ *	|-- oldK/		made before the run, one per trial
+ *	`-- nK/			made by pfx_root_mkdirs_count()
+ */
+#define SWAP_TRIALS 1000
+
+struct swap_race {
+	char top[TOP_MAX];
+	int destfd;
+	struct tfx_swapper sw;	/* the attacker: nK with oldK */
+};
+
+static struct swap_race *swap_current;
+
+/*
+ * Wait, a little, for the attacker to have seen N names: on a busy
+ * machine it may fall behind, and a race it never joins proves nothing.
+ */
+static void
+swap_pace(struct swap_race *r, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2000 && atomic_load(&r->sw.seen) < n; i++)
+		(void)usleep(10);
+}
+
+static void
+swap_teardown(void)
+{
+	struct swap_race *r = swap_current;
+
+	if (r == NULL)
+		return;
+	tfx_swapper_stop(&r->sw);
+	tfx_temp_end(&r->destfd, r->top);
+	free(r);
+	swap_current = NULL;
+}
+
+static void
+run_swap_race(enum pfx_resolver how)
+{
+	struct stat olds[SWAP_TRIALS], st;
+	struct swap_race *r;
+	struct pfx_root root;
+	unsigned int k, created, counted = 0, wrong = 0;
+	char name[32], dest[TOP_MAX + 8];
+	int fd, e;
+
+	r = calloc(1, sizeof(*r));
+	cr_assert(r != NULL);
+	swap_current = r;
+	r->sw.inotifyfd = -1;
+	r->destfd = tfx_temp_dest("swap", r->top, sizeof(r->top));
+	for (k = 0; k < SWAP_TRIALS; k++) {
+		(void)snprintf(name, sizeof(name), "old%u", k);
+		cr_assert(mkdirat(r->destfd, name, 0700) == 0);
+		cr_assert(fstatat(r->destfd, name, &olds[k], 0) == 0);
+	}
+	/* A tick or more of the clock older than the race. */
+	(void)usleep(100000);
+	e = pfx_root_open(&root, r->destfd, ".", how);
+	cr_assert(e == 0, "pfx_root_open: %s", strerror(-e));
+	(void)snprintf(dest, sizeof(dest), "%s/dest", r->top);
+	tfx_swapper_start(&r->sw, r->destfd, dest, "old", true);
+	for (k = 0; k < SWAP_TRIALS; k++) {
+		(void)snprintf(name, sizeof(name), "n%u", k);
+		fd = pfx_root_mkdirs_count(&root, name, 0700, &created);
+		swap_pace(r, k + 1);
+		if (fd < 0)
+			continue;
+		cr_assert(fstat(fd, &st) == 0);
+		(void)close(fd);
+		if (created == 0)
+			continue;
+		counted++;
+		if (st.st_ino == olds[k].st_ino && st.st_dev == olds[k].st_dev)
+			wrong++;
+	}
+	tfx_swapper_stop(&r->sw);
+	pfx_root_close(&root);
+	cr_log_info("%u exchanges, %u made", atomic_load(&r->sw.exchanges),
+	    counted);
+	cr_expect(atomic_load(&r->sw.exchanges) >= SWAP_TRIALS / 2,
+	    "the race was not real: %u exchanges",
+	    atomic_load(&r->sw.exchanges));
+	cr_expect(wrong == 0, "%u old directories of %u were counted as "
+	    "made", wrong, SWAP_TRIALS);
+	swap_teardown();
+}
+
+TestSuite(platform_race_mkdir, .fini = swap_teardown);
+
+Test(platform_race_mkdir, swapped_walk, .timeout = 60.,
+    .description = "a directory swapped in after mkdir is not counted "
+    "as made (walk)")
+{
+	run_swap_race(PFX_RESOLVER_WALK);
+}
+
+Test(platform_race_mkdir, swapped_openat2, .timeout = 60.,
+    .description = "a directory swapped in after mkdir is not counted "
+    "as made (openat2)")
+{
+	run_swap_race(PFX_RESOLVER_OPENAT2);
 }

@@ -591,3 +591,37 @@ Test(root, a_name_turned_to_an_old_directory_leaves_it_alone)
 		rfx_end(&fx);
 	}
 }
+
+/*
+ * A name whose walk made a directory and left it again: l/c/ with
+ * l -> n/../x makes n, climbs back out of it, and makes c in x, a
+ * directory that was in dest before.  x is c's parent, but not the
+ * directory made at "l": it keeps its mode.  Before, the run took the
+ * last two components of l/c for the two it made, climbed ".." from c
+ * for their identities, and gave x the mode of a directory it made
+ * (0700 to 0755, at once, no race needed).
+ */
+Test(root, a_walk_that_left_what_it_made_leaves_the_old_parent_alone)
+{
+	struct rfx fx;
+	struct stat st;
+
+	EACH_RESOLVER(ri) {
+		rfx_begin(&fx, ri, false);
+		cr_assert(mkdirat(fx.destfd, "x", 0700) == 0);
+		cr_assert(fchmodat(fx.destfd, "x", 0700, 0) == 0);
+		LINK_(&fx, "l", "n/../x");
+		DIR_(&fx, "l/c/");
+		cr_assert(rfx_run(&fx) == PFX_OK, "[%s] %s", fx.rname,
+		    fx.res.message);
+		cr_assert(fstatat(fx.destfd, "x", &st,
+		    AT_SYMLINK_NOFOLLOW) == 0);
+		cr_expect((st.st_mode & 07777) == 0700,
+		    "[%s] x: mode %o, was 0700", fx.rname,
+		    (unsigned)(st.st_mode & 07777));
+		cr_assert(fstatat(fx.destfd, "x/c", &st,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode),
+		    "[%s] x/c is made", fx.rname);
+		rfx_end(&fx);
+	}
+}
