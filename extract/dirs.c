@@ -42,22 +42,22 @@
 #define FINISH_LOOK 64
 
 /*
- * Is the directory ST, found at REL without making it, the one this run
+ * Is the directory ID, found at REL without making it, the one this run
  * made there (slot S)?  By its identity where S has one; else (a parent
  * noted by name) only if REL leads to it through no symlink, as the
  * final pass opens it (finish_one()).
  */
 static bool
 made_here(const struct xtr *x, const struct xtr_slot *s, const char *rel,
-    const struct stat *st)
+    const struct plat_id *id)
 {
 	struct pfx_root strict;
-	struct stat cur;
+	struct plat_id cur;
 	bool same;
 	int fd;
 
 	if (s->has_id)
-		return st->st_dev == s->dev && st->st_ino == s->ino;
+		return id->dev == s->dev && id->ino == s->ino;
 	if (xtr_dumpdir_moved(x, rel))
 		return false;
 	strict = x->root;
@@ -65,8 +65,8 @@ made_here(const struct xtr *x, const struct xtr_slot *s, const char *rel,
 	fd = pfx_root_open_dir(&strict, rel);
 	if (fd < 0)
 		return false;
-	same = fstat(fd, &cur) == 0 && cur.st_dev == st->st_dev &&
-	    cur.st_ino == st->st_ino;
+	same = plat_os_identify(fd, &cur) == 0 && cur.dev == id->dev &&
+	    cur.ino == id->ino;
 	(void)close(fd);
 	return same;
 }
@@ -78,7 +78,7 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 {
 	unsigned int created = 0;
 	struct xtr_slot *s;
-	struct stat st;
+	struct plat_id id;
 	int fd, r;
 
 	if (rel[0] == '\0') {
@@ -114,28 +114,29 @@ xtr_make_dir(struct xtr *x, const struct xtr_meta *m, struct pfx_entry *e,
 	/* Only directories this run made are ever changed at the end. */
 	r = 0;
 	if (created > 0)
-		r = fstat(fd, &st) == -1 ? -errno :
-		    xtr_note_made(x, rel, created, fd);
+		r = plat_os_identify(fd, &id);
+	if (r == 0 && created > 0)
+		r = xtr_note_made(x, rel, created, fd);
 	s = r == 0 ? xtr_table_find(&x->dirs, rel) : NULL;
 	if (s != NULL && created == 0) {
-		r = fstat(fd, &st) == -1 ? -errno : 0;
+		r = plat_os_identify(fd, &id);
 		/* SECURITY: the name may lead elsewhere by now (a link
 		 * replaced under --symlinks=root): a directory that
 		 * existed before is used, never changed. */
-		if (r == 0 && !made_here(x, s, rel, &st))
+		if (r == 0 && !made_here(x, s, rel, &id))
 			s = NULL;
 	}
 	/* SECURITY: a directory moved to the name since it was made, or
 	 * reached through a link, that was there before the run: used,
 	 * never changed (xtr_born_in_run()). */
-	if (r == 0 && s != NULL && !xtr_born_in_run(x, fd))
+	if (r == 0 && s != NULL && !xtr_born_in_run(x, &id))
 		s = NULL;
 	if (r == 0 && s != NULL) {
 		r = xtr_apply_owner_xattrs(x, e, m, fd);
 		if (r == 0) {
 			s->mode = xtr_entry_mode(x, e);
-			s->dev = st.st_dev;
-			s->ino = st.st_ino;
+			s->dev = id.dev;
+			s->ino = id.ino;
 			s->has_id = true;
 			s->has_time = (x->opt->flags & PFX_OPT_NO_MTIME) == 0;
 			s->mtime = e->mtime;
@@ -160,7 +161,7 @@ finish_one(struct xtr *x, const struct xtr_slot *s)
 {
 	struct timespec ts[2];
 	struct pfx_root strict;
-	struct stat st;
+	struct plat_id id;
 	unsigned int tries = 0;
 	int fd;
 
@@ -186,9 +187,9 @@ finish_one(struct xtr *x, const struct xtr_slot *s)
 		return;		/* gone or replaced by a link: leave it */
 	/* SECURITY: and never one that was there before the run, however
 	 * it came to be noted (xtr_born_in_run()). */
-	if (fstat(fd, &st) == 0 && (!s->has_id ||
-	    (st.st_dev == s->dev && st.st_ino == s->ino)) &&
-	    xtr_born_in_run(x, fd)) {
+	if (plat_os_identify(fd, &id) == 0 && (!s->has_id ||
+	    (id.dev == s->dev && id.ino == s->ino)) &&
+	    xtr_born_in_run(x, &id)) {
 		(void)pfx_fd_chmod(fd, s->mode);
 		if (s->has_time) {
 			ts[0].tv_sec = 0;

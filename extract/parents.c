@@ -34,13 +34,13 @@ const struct plat_mkmode xtr_dir_modes = {
 
 /* see parents.h */
 bool
-xtr_born_in_run(const struct xtr *x, int fd)
+xtr_born_in_run(const struct xtr *x, const struct plat_id *id)
 {
 	int r;
 
 	if (!x->born_known)
 		return true;
-	r = plat_os_born_since(fd, &x->born_after);
+	r = plat_born_since(id, &x->born_after);
 	return r == 1 || r == -ENOTSUP;
 }
 
@@ -114,9 +114,9 @@ xtr_note_made(struct xtr *x, const char *dir, unsigned int created, int fd)
 		 * and one that was there before the run is not ours: it and
 		 * what is above it are left out.
 		 */
-		if (at >= 0 && !xtr_born_in_run(x, at))
-			break;
 		known = at >= 0 && plat_os_identify(at, &id) == 0;
+		if (at >= 0 && (!known || !xtr_born_in_run(x, &id)))
+			break;
 		s = xtr_table_find(&x->dirs, buf);
 		if (s == NULL) {
 			s = xtr_table_add(&x->dirs, buf);

@@ -19,11 +19,12 @@ int xtr_note_made(struct xtr *x, const char *dir, unsigned int created,
     int fd);
 
 /*
- * May the directory open as FD be one this run made, by its birth time?
- * False for one that existed before the run; true where the filesystem
- * keeps no birth time (its identity is all there is to go by).
+ * May the directory of identity ID (plat_os_identify()) be one this run
+ * made, by its birth time?  False for one that existed before the run;
+ * true where the filesystem keeps no birth time (its identity is all
+ * there is to go by).
  */
-bool xtr_born_in_run(const struct xtr *x, int fd);
+bool xtr_born_in_run(const struct xtr *x, const struct plat_id *id);
 
 /* Make the parent directories of REL; remember the ones made. 0/-errno */
 int xtr_make_parents(struct xtr *x, const char *rel);

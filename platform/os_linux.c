@@ -48,13 +48,20 @@ plat_os_identify_at(int dirfd, const char *path, struct plat_id *id)
 	/* "" is DIRFD itself (AT_EMPTY_PATH); never through a symlink. */
 	if (statx(dirfd, path, (path[0] == '\0' ? AT_EMPTY_PATH : 0) |
 	    AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MODE | STATX_INO |
-	    STATX_MNT_ID, &stx) == -1)
+	    STATX_MNT_ID | STATX_BTIME, &stx) == -1)
 		return -errno;
 	id->dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	id->ino = (ino_t)stx.stx_ino;
 	id->mode = stx.stx_mode;
 	/* Linux before 5.8 has no mount ID: st_dev is then all we have. */
 	id->mnt = (stx.stx_mask & STATX_MNT_ID) != 0 ? stx.stx_mnt_id : 0;
+	/* Some filesystems claim a birth time and give 0: none, as 0. */
+	id->btime.tv_sec = 0;
+	id->btime.tv_nsec = 0;
+	if ((stx.stx_mask & STATX_BTIME) != 0) {
+		id->btime.tv_sec = (time_t)stx.stx_btime.tv_sec;
+		id->btime.tv_nsec = (long)stx.stx_btime.tv_nsec;
+	}
 	return 0;
 }
 
@@ -62,42 +69,21 @@ plat_os_identify_at(int dirfd, const char *path, struct plat_id *id)
 int
 plat_os_fs_now(int dirfd, struct timespec *t)
 {
-	struct statx stx;
-	int fd, r = 0;
+	struct plat_id id;
+	int fd, r;
 
 	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd == -1)
 		return errno == EISDIR || errno == EOPNOTSUPP ||
 		    errno == EINVAL ? -ENOTSUP : -errno;
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &stx) == -1)
-		r = -errno;
-	else if ((stx.stx_mask & STATX_BTIME) == 0 ||
-	    (stx.stx_btime.tv_sec == 0 && stx.stx_btime.tv_nsec == 0))
-		r = -ENOTSUP;
+	r = plat_os_identify(fd, &id);
 	plat_close(fd);
-	if (r == 0) {
-		t->tv_sec = (time_t)stx.stx_btime.tv_sec;
-		t->tv_nsec = (long)stx.stx_btime.tv_nsec;
-	}
-	return r;
-}
-
-/* see platform.h */
-int
-plat_os_born_since(int fd, const struct timespec *t)
-{
-	struct statx stx;
-
-	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BTIME,
-	    &stx) == -1)
-		return -errno;
-	/* Some filesystems claim a birth time and give 0: none. */
-	if ((stx.stx_mask & STATX_BTIME) == 0 ||
-	    (stx.stx_btime.tv_sec == 0 && stx.stx_btime.tv_nsec == 0))
+	if (r < 0)
+		return r;
+	if (id.btime.tv_sec == 0 && id.btime.tv_nsec == 0)
 		return -ENOTSUP;
-	if (stx.stx_btime.tv_sec != t->tv_sec)
-		return stx.stx_btime.tv_sec > t->tv_sec;
-	return stx.stx_btime.tv_nsec >= (uint32_t)t->tv_nsec;
+	*t = id.btime;
+	return 0;
 }
 
 /* see platform.h */
@@ -308,21 +294,20 @@ int
 plat_os_link_meta(int dirfd, const char *name, uid_t uid, gid_t gid,
     const struct timespec *times, const struct timespec *since)
 {
-	struct stat st;
-	int fd, r = 0;
+	struct plat_id id;
+	int fd, r;
 
 	/* An O_PATH descriptor pins the link's own inode: check, then act
 	 * on that very inode, never on whatever has the name by then. */
 	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1)
 		return -errno;
-	if (fstat(fd, &st) == -1)
-		r = -errno;
-	else if (!S_ISLNK(st.st_mode))
+	r = plat_os_identify(fd, &id);
+	if (r == 0 && !S_ISLNK(id.mode))
 		r = -EINVAL;
 	/* SECURITY: an old link moved to NAME since ours was made there
 	 * is not ours to change. */
-	else if (since != NULL && plat_os_born_since(fd, since) == 0)
+	else if (r == 0 && since != NULL && plat_born_since(&id, since) == 0)
 		r = -ESTALE;
 	if (r == 0 && (uid != (uid_t)-1 || gid != (gid_t)-1) &&
 	    fchownat(fd, "", uid, gid, AT_EMPTY_PATH) == -1)

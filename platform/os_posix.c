@@ -37,6 +37,8 @@ plat_os_identify(int fd, struct plat_id *id)
 	id->ino = st.st_ino;
 	id->mode = st.st_mode;
 	id->mnt = 0;	/* no portable mount ID: st_dev only */
+	id->btime.tv_sec = 0;	/* nor a birth time */
+	id->btime.tv_nsec = 0;
 	return 0;
 }
 
@@ -45,15 +47,6 @@ int
 plat_os_fs_now(int dirfd, struct timespec *t)
 {
 	(void)dirfd;
-	(void)t;
-	return -ENOTSUP;
-}
-
-/* see platform.h: no portable birth time. */
-int
-plat_os_born_since(int fd, const struct timespec *t)
-{
-	(void)fd;
 	(void)t;
 	return -ENOTSUP;
 }
@@ -70,6 +63,8 @@ plat_os_identify_at(int dirfd, const char *path, struct plat_id *id)
 	id->ino = st.st_ino;
 	id->mode = st.st_mode;
 	id->mnt = 0;
+	id->btime.tv_sec = 0;
+	id->btime.tv_nsec = 0;
 	return 0;
 }
 

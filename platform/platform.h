@@ -15,6 +15,7 @@
 #define PLATFORM_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,6 +46,9 @@ struct plat_id {
 	ino_t ino;
 	mode_t mode;
 	unsigned long long mnt;
+	struct timespec btime;	/* its birth time by its filesystem's
+				   clock, which no one can set; 0 where
+				   none is kept (plat_born_since()) */
 };
 
 /* Is A on the same mount as B (the root)? */
@@ -52,6 +56,22 @@ int plat_same_mount(const struct plat_id *a, const struct pfx_root *root);
 
 /* Is A the root itself? */
 int plat_is_root(const struct plat_id *a, const struct pfx_root *root);
+
+/*
+ * Was the file of identity ID made at T (a time by its filesystem's
+ * clock: plat_os_fs_now(), a change time) or later, by its birth time?
+ * Return: 1 yes, 0 no (it existed before T), -ENOTSUP (the filesystem
+ * keeps no birth time).  A comparison: below the os_*.c files too.
+ */
+static inline int
+plat_born_since(const struct plat_id *id, const struct timespec *t)
+{
+	if (id->btime.tv_sec == 0 && id->btime.tv_nsec == 0)
+		return -ENOTSUP;
+	if (id->btime.tv_sec != t->tv_sec)
+		return id->btime.tv_sec > t->tv_sec;
+	return id->btime.tv_nsec >= t->tv_nsec;
+}
 
 /* A relative name, checked and split: PARENT/LEAF is FULL. */
 struct plat_path {
@@ -261,20 +281,12 @@ int plat_os_identify_at(int dirfd, const char *path, struct plat_id *id);
 /*
  * The time by the clock of DIRFD's filesystem, which may not be ours (a
  * server's): the birth time of a file made in DIRFD without a name
- * (O_TMPFILE), never seen, never linked.  For plat_os_born_since(), as
+ * (O_TMPFILE), never seen, never linked.  For plat_born_since(), as
  * is a file time of that filesystem.
  * Return: 0, -ENOTSUP (no such file, or no birth time), or -errno.
  */
 int plat_os_fs_now(int dirfd, struct timespec *t);
 
-/*
- * Was the file open as FD made at T (a time by its filesystem's clock:
- * plat_os_fs_now(), a change time) or later, by its birth time, which
- * no one can set?
- * Return: 1 yes, 0 no (it existed before T), -ENOTSUP (the filesystem
- * keeps no birth time), or -errno.
- */
-int plat_os_born_since(int fd, const struct timespec *t);
 
 /* The open flag for a search-only directory descriptor. */
 int plat_os_search_flag(void);

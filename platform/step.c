@@ -131,7 +131,7 @@ is_made(int fd, const struct stat *made, const struct timespec *before)
 	if (made->st_ino == 0 || plat_os_identify(fd, &id) < 0 ||
 	    id.dev != made->st_dev || id.ino != made->st_ino)
 		return false;
-	r = plat_os_born_since(fd, before);
+	r = plat_born_since(&id, before);
 	return r == 1 || r == -ENOTSUP;
 }
 
