@@ -965,6 +965,23 @@ refuse_calls(struct sb_prog *p, const int *nr, size_t n, int e)
 }
 
 /*
+ * Call NR, whose argument 0 says what argument 1 names: allowed only with
+ * WHO (a process, not a group or a user) and argument 1 the process
+ * itself, or 0.
+ */
+static void
+refuse_unless_process_self(struct sb_prog *p, int nr, uint32_t who,
+    uint32_t pid)
+{
+	struct sb_block b;
+
+	block_begin(p, &b, nr, EPERM);
+	refuse_unless_eq(p, &b, 0, who);
+	refuse_unless_self(p, &b, 1, pid);
+	block_end(p, &b);
+}
+
+/*
  * SECURITY: no change to another process's scheduling (see the head
  * comment): each call names the process itself, or 0, or is refused.
  */
@@ -981,16 +998,11 @@ build_sched_rules(struct sb_prog *p, uint32_t pid)
 	}
 	refuse_calls(p, sb_sched_denied, NELEM(sb_sched_denied), EPERM);
 #ifdef SYS_setpriority
-	block_begin(p, &b, SYS_setpriority, EPERM);
-	refuse_unless_eq(p, &b, 0, SB_PRIO_PROCESS);
-	refuse_unless_self(p, &b, 1, pid);
-	block_end(p, &b);
+	refuse_unless_process_self(p, SYS_setpriority, SB_PRIO_PROCESS, pid);
 #endif
 #ifdef SYS_ioprio_set
-	block_begin(p, &b, SYS_ioprio_set, EPERM);
-	refuse_unless_eq(p, &b, 0, SB_IOPRIO_WHO_PROCESS);
-	refuse_unless_self(p, &b, 1, pid);
-	block_end(p, &b);
+	refuse_unless_process_self(p, SYS_ioprio_set, SB_IOPRIO_WHO_PROCESS,
+	    pid);
 #endif
 }
 
