@@ -870,7 +870,90 @@ restore_times(struct xtr *x)
 			restore_time(x, t->slots[i].key);
 }
 
-static void unmake_empty_dirs(struct xtr *x);
+/*
+ * xtr_unmake_dirs() where the kernel confines the run to the root: from
+ * the parents a chain holds (platform.h), each directory after the ones
+ * beneath it, O(1) steps a directory where a removal by name resolves
+ * O(its depth) components: a rollback of names of d new directories each
+ * cost O(d^2) (docs/security.md, the cost model).  Return: 0, or -ENOMEM
+ * (nothing done: remove by name).
+ */
+static int
+unmake_by_chain(struct xtr *x, bool known_only)
+{
+	struct plat_chain *c = plat_chain_new(&x->root);
+	struct xtr_slot **order;
+	struct plat_id id;
+	size_t i, n;
+
+	if (c == NULL)
+		return -ENOMEM;
+	if (xtr_table_by_branch(&x->dirs, &order, &n) < 0) {
+		plat_chain_free(c);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		/* Only the very directory made, where it is known. */
+		if (known_only && !order[i]->has_id)
+			continue;
+		id.dev = order[i]->dev;
+		id.ino = order[i]->ino;
+		(void)plat_chain_rmdir(c, order[i]->key,
+		    order[i]->has_id ? &id : NULL);
+	}
+	free(order);
+	plat_chain_free(c);
+	return 0;
+}
+
+/*
+ * xtr_unmake_dirs() by name, deepest first: each resolved from the root;
+ * with KNOWN_ONLY, only those known by their identity.
+ */
+static void
+unmake_by_name(struct xtr *x, bool known_only)
+{
+	struct xtr_slot **order;
+	struct stat st;
+	size_t i, n;
+	int fd;
+
+	if (xtr_table_by_depth(&x->dirs, NULL, &order, &n) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct xtr_slot *s = order[i];
+
+		/* Only the very directory made, where it is known. */
+		if (known_only && !s->has_id)
+			continue;
+		if (s->has_id) {
+			fd = pfx_root_open_dir(&x->root, s->key);
+			if (fd < 0)
+				continue;
+			if (fstat(fd, &st) == -1 || st.st_dev != s->dev ||
+			    st.st_ino != s->ino) {
+				(void)close(fd);
+				continue;
+			}
+			(void)close(fd);
+		}
+		(void)pfx_root_rmdir(&x->root, s->key);
+	}
+	free(order);
+}
+
+/*
+ * Remove every directory X made, known by its identity, that is empty
+ * now, each after the ones beneath it, and keep them listed: one that
+ * still holds a link of the run is removed by xtr_unmake_dirs() once the
+ * link is gone.
+ */
+static void
+unmake_empty_dirs(struct xtr *x)
+{
+	if (unmake_by_chain(x, true) != 0)
+		unmake_by_name(x, true);
+}
 
 /* see journal.h */
 void
@@ -979,91 +1062,6 @@ xtr_journal_end(struct xtr *x)
 {
 	if (x->journal != NULL && x->fatal && !x->journal->placed)
 		rollback(x);
-}
-
-/*
- * xtr_unmake_dirs() where the kernel confines the run to the root: from
- * the parents a chain holds (platform.h), each directory after the ones
- * beneath it, O(1) steps a directory where a removal by name resolves
- * O(its depth) components: a rollback of names of d new directories each
- * cost O(d^2) (docs/security.md, the cost model).  Return: 0, or -ENOMEM
- * (nothing done: remove by name).
- */
-static int
-unmake_by_chain(struct xtr *x, bool known_only)
-{
-	struct plat_chain *c = plat_chain_new(&x->root);
-	struct xtr_slot **order;
-	struct plat_id id;
-	size_t i, n;
-
-	if (c == NULL)
-		return -ENOMEM;
-	if (xtr_table_by_branch(&x->dirs, &order, &n) < 0) {
-		plat_chain_free(c);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		/* Only the very directory made, where it is known. */
-		if (known_only && !order[i]->has_id)
-			continue;
-		id.dev = order[i]->dev;
-		id.ino = order[i]->ino;
-		(void)plat_chain_rmdir(c, order[i]->key,
-		    order[i]->has_id ? &id : NULL);
-	}
-	free(order);
-	plat_chain_free(c);
-	return 0;
-}
-
-/*
- * xtr_unmake_dirs() by name, deepest first: each resolved from the root;
- * with KNOWN_ONLY, only those known by their identity.
- */
-static void
-unmake_by_name(struct xtr *x, bool known_only)
-{
-	struct xtr_slot **order;
-	struct stat st;
-	size_t i, n;
-	int fd;
-
-	if (xtr_table_by_depth(&x->dirs, NULL, &order, &n) < 0)
-		return;
-	for (i = 0; i < n; i++) {
-		const struct xtr_slot *s = order[i];
-
-		/* Only the very directory made, where it is known. */
-		if (known_only && !s->has_id)
-			continue;
-		if (s->has_id) {
-			fd = pfx_root_open_dir(&x->root, s->key);
-			if (fd < 0)
-				continue;
-			if (fstat(fd, &st) == -1 || st.st_dev != s->dev ||
-			    st.st_ino != s->ino) {
-				(void)close(fd);
-				continue;
-			}
-			(void)close(fd);
-		}
-		(void)pfx_root_rmdir(&x->root, s->key);
-	}
-	free(order);
-}
-
-/*
- * Remove every directory X made, known by its identity, that is empty
- * now, each after the ones beneath it, and keep them listed: one that
- * still holds a link of the run is removed by xtr_unmake_dirs() once the
- * link is gone.
- */
-static void
-unmake_empty_dirs(struct xtr *x)
-{
-	if (unmake_by_chain(x, true) != 0)
-		unmake_by_name(x, true);
 }
 
 /* see journal.h */
