@@ -191,6 +191,7 @@ struct cli {
 	size_t not_found;	/* member operands that selected nothing */
 	size_t kept_old;	/* -k: entries refused as they exist */
 	size_t warnings;	/* the library's (report_warning()) */
+	size_t damaged;		/* of them, headers read with a part ignored */
 	bool warned;		/* the wildcards warning was given */
 	bool started;		/* -K: the starting member was seen */
 	const struct pfx_entry *said;	/* -v: a dump directory whose line
@@ -563,6 +564,8 @@ report_warning(void *arg, const char *what, const char *name)
 	struct cli *c = arg;
 
 	c->warnings++;
+	if (strcmp(what, "header_damaged") == 0)
+		c->damaged++;
 	progress_clear(&c->prog);
 	put_prog(stderr);
 	/* GNU tar's numbers are not in the library's words: the name is. */
@@ -582,6 +585,12 @@ report_warning(void *arg, const char *what, const char *name)
 		fputs(": Cannot set extended attributes: the filesystem "
 		    "refused one (name or value too long, or no room); the "
 		    "file is extracted without it\n", stderr);
+	else if (strcmp(what, "header_damaged") == 0)
+		fputs(": Damaged header: a malformed part of it was "
+		    "ignored\n", stderr);
+	else if (strcmp(what, "name_not_converted") == 0)
+		fputs(": Name not in its header's character set: taken as "
+		    "its bytes\n", stderr);
 	else
 		fprintf(stderr, ": warning: %s\n", what);
 }
@@ -1595,9 +1604,10 @@ main(int argc, char **argv)
 
 	/* Listing and -v are output: losing them is an error too. */
 	rc = (int)status;
-	/* As GNU tar: a member operand not found, or -k over an existing
-	 * file, is a failure once the rest is extracted. */
-	if (c.not_found > 0 || c.kept_old > 0)
+	/* As GNU tar: a member operand not found, -k over an existing
+	 * file, or a damaged header, is a failure once the rest is
+	 * extracted. */
+	if (c.not_found > 0 || c.kept_old > 0 || c.damaged > 0)
 		rc = PFX_FATAL;
 	/* As tar: a failure it went on after is named at the end. */
 	if (as_tar() && rc == PFX_FATAL && (status != PFX_FATAL ||

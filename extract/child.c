@@ -279,6 +279,8 @@ struct place {
 	int format;
 	uint64_t raw;
 	int64_t pos;
+	enum xtr_header_warn warn;	/* libarchive's ARCHIVE_WARN on the
+					   header: what it was */
 };
 
 /* Where libarchive's AR is, with its decoder DEC, joiner VOLS and bytes
@@ -290,6 +292,7 @@ ar_place(struct archive *ar, struct xtr_decoder *dec,
 	struct place pl;
 
 	pl.format = archive_format(ar);
+	pl.warn = XTR_WARN_NONE;
 	pl.raw = xtr_reader_raw_bytes(ar, dec, head);
 	pl.pos = archive_read_header_position(ar);
 	if (pl.pos < 0)
@@ -319,6 +322,10 @@ send_header(struct out *o, const struct place *pl, struct archive_entry *ae)
 	}
 	if (archive_entry_sparse_count(ae) > 0)
 		h.flags |= WIRE_SPARSE;
+	if (pl->warn == XTR_WARN_DAMAGED)
+		h.flags |= WIRE_DAMAGED;
+	else if (pl->warn == XTR_WARN_UNCONVERTED)
+		h.flags |= WIRE_UNCONVERTED;
 	h.mtime = archive_entry_mtime(ae);
 	h.mtime_nsec = archive_entry_mtime_nsec(ae);
 	if (h.mtime_nsec < 0 || h.mtime_nsec > 999999999)
@@ -783,6 +790,7 @@ decode_zip(struct out *o, struct xtr_zip *zip)
 	if (ae == NULL || o->buf == NULL)
 		finish(o, ENOMEM, strerror(ENOMEM));
 	pl.format = ARCHIVE_FORMAT_ZIP;
+	pl.warn = XTR_WARN_NONE;
 	for (;;) {
 		r = xtr_zip_next(zip, ae);
 		if (r == ARCHIVE_EOF)
@@ -893,6 +901,8 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 			o.reads = true;
 		take_pax_list(&o, ar, ae, &head, &pax, &pax_len);
 		pl = ar_place(ar, dec, vols, &head);
+		if (r == ARCHIVE_WARN)
+			pl.warn = xtr_reader_warning(ar);
 		r = send_header(&o, &pl, ae);
 		if (r < 0)
 			finish(&o, -r, r == -E2BIG ? "an entry's header is "

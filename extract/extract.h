@@ -135,6 +135,14 @@ struct xtr_span {
 
 /* --- the state of one extraction -------------------------------------- */
 
+/* What libarchive's ARCHIVE_WARN on a header was. */
+enum xtr_header_warn {
+	XTR_WARN_NONE,
+	XTR_WARN_DAMAGED,	/* a malformed part ignored (a pax record) */
+	XTR_WARN_UNCONVERTED	/* a name not in its header's character
+				   set, kept as its bytes */
+};
+
 /*
  * A symlink queued for the end.  Its three strings share one allocation,
  * "path\0target\0name\0" (name left out and pointing at path when they

@@ -580,6 +580,13 @@ struct pfx_options {
 	 * of NAME's attributes (too long, malformed, no room); NAME is made
 	 * without it and the status is PFX_REFUSED (under PFX_OPT_STRICT,
 	 * an I/O error instead);
+	 * "header_damaged": NAME's header was read whole, but a part of it
+	 * malformed and ignored (a pax record: bsdtar's "Ignoring
+	 * malformed pax extended attribute"); NAME is extracted as the
+	 * rest of the header says, and its status is not changed by this;
+	 * "name_not_converted": NAME is not in the character set its
+	 * header says (invalid UTF-8 in a pax path) and is taken as its
+	 * bytes, as GNU tar takes it;
 	 * and, all of PFX_OPT_MULTI_VOLUME:
 	 * "truncated_name": a later volume's 'M' header continues NAME,
 	 * longer than the 100 bytes it holds of it, and is taken by those

@@ -923,6 +923,34 @@ xtr_reader_next(struct archive *ar, struct xtr_head *head,
 	return r;
 }
 
+/* libarchive's ARCHIVE_ERRNO_FILE_FORMAT, which archive.h does not give. */
+#ifdef EFTYPE
+#define LA_FILE_FORMAT	EFTYPE
+#else
+#define LA_FILE_FORMAT	EILSEQ
+#endif
+
+/* see reader.h */
+enum xtr_header_warn
+xtr_reader_warning(struct archive *ar)
+{
+	const char *why = archive_error_string(ar);
+
+	/*
+	 * libarchive gives a name it cannot convert (invalid UTF-8 in a
+	 * pax path, say) as its bytes, with its ARCHIVE_ERRNO_FILE_FORMAT
+	 * (EFTYPE, or EILSEQ where there is none) and "... can't be
+	 * converted ..." or "cannot be converted" (tar, pax, cpio, zip):
+	 * GNU tar takes such a name as it is, with no word.  Anything
+	 * else, a pax record malformed and dropped among them, is damage;
+	 * so is a message this does not know.
+	 */
+	if (archive_errno(ar) == LA_FILE_FORMAT && why != NULL &&
+	    strstr(why, " be converted ") != NULL)
+		return XTR_WARN_UNCONVERTED;
+	return XTR_WARN_DAMAGED;
+}
+
 /* see reader.h */
 void
 xtr_span_begin(struct xtr_span *span, struct archive_entry *ae)

@@ -116,6 +116,9 @@ bool xtr_input_drained(int fd);
 int xtr_reader_next(struct archive *ar, struct xtr_head *head,
     struct xtr_cpio_walk *walk, bool *entry, struct archive_entry *ae);
 
+/* What the ARCHIVE_WARN that AR's last header read returned was. */
+enum xtr_header_warn xtr_reader_warning(struct archive *ar);
+
 /* Begin SPAN for the data of AE, the entry just read. */
 void xtr_span_begin(struct xtr_span *span, struct archive_entry *ae);
 

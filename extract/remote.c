@@ -99,6 +99,8 @@ struct xtr_remote {
 	uint64_t archive_bytes;	/* TOTAL's count */
 	bool total_seen;
 	bool sparse;
+	enum xtr_header_warn warn;	/* the header's WIRE_DAMAGED or
+					   WIRE_UNCONVERTED */
 	int64_t data_end;	/* where the entry's last block ended */
 	/* scratch for a header's strings, terminated */
 	char *str;
@@ -474,6 +476,9 @@ fill_entry(struct xtr_remote *rm, const struct wire_header *h,
 	rm->format = h->format;
 	rm->header_pos = h->pos;
 	rm->sparse = (h->flags & WIRE_SPARSE) != 0;
+	rm->warn = (h->flags & WIRE_DAMAGED) != 0 ? XTR_WARN_DAMAGED :
+	    (h->flags & WIRE_UNCONVERTED) != 0 ? XTR_WARN_UNCONVERTED :
+	    XTR_WARN_NONE;
 	rm->data_end = 0;
 	return 0;
 }
@@ -602,7 +607,15 @@ xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae)
 	if (fill_entry(rm, &h, ae) != 0)
 		return ARCHIVE_FATAL;
 	rm->state = S_ENTRY;
-	return ARCHIVE_OK;
+	/* As xtr_reader_next() in this process says it. */
+	return rm->warn != XTR_WARN_NONE ? ARCHIVE_WARN : ARCHIVE_OK;
+}
+
+/* see remote.h */
+enum xtr_header_warn
+xtr_remote_warning(const struct xtr_remote *rm)
+{
+	return rm->warn;
 }
 
 /* see remote.h */

@@ -29,6 +29,8 @@ int xtr_remote_open_fd(struct xtr_remote **out, int fd, const char *who,
     const struct pfx_options *opt, struct pfx_result *res);
 
 int xtr_remote_next(struct xtr_remote *rm, struct archive_entry *ae);
+/* What the ARCHIVE_WARN xtr_remote_next() returned was. */
+enum xtr_header_warn xtr_remote_warning(const struct xtr_remote *rm);
 int xtr_remote_data(struct xtr_remote *rm, const void **buf, size_t *size,
     int64_t *offset);
 int xtr_remote_format(const struct xtr_remote *rm);

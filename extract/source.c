@@ -114,6 +114,27 @@ header_ratio(struct xtr *x, struct archive_entry *ae)
 	return xtr_check_bytes(x, name != NULL ? name : "", 0, 0);
 }
 
+/*
+ * Tell of AE's header that libarchive read with a warning (ARCHIVE_WARN,
+ * in this process or in the decoder's: wire.h WIRE_DAMAGED and
+ * WIRE_UNCONVERTED): a part of it malformed and ignored (a pax record, as
+ * bsdtar says "Ignoring malformed pax extended attribute"), or a name not
+ * in its character set, kept as its bytes.
+ */
+static void
+warn_header(struct xtr *x, struct archive_entry *ae)
+{
+	const char *name = archive_entry_pathname(ae);
+	enum xtr_header_warn w;
+
+	if (x->opt->warning == NULL)
+		return;
+	w = x->remote != NULL ? xtr_remote_warning(x->remote) :
+	    x->ar != NULL ? xtr_reader_warning(x->ar) : XTR_WARN_DAMAGED;
+	x->opt->warning(x->opt->hooks.arg, w == XTR_WARN_UNCONVERTED ?
+	    "name_not_converted" : "header_damaged", name != NULL ? name : "");
+}
+
 /* see source.h */
 int
 xtr_source_next(struct xtr *x, struct archive_entry *ae)
@@ -132,9 +153,12 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 		r = xtr_reader_next(x->ar, &x->head, &x->cpio_walk,
 		    &x->ar_entry, ae);
 	xtr_source_note(x);
-	/* WARN is a header read whole (a name not in the locale...). */
-	if (r == ARCHIVE_WARN)
+	/* WARN is a header read whole, but a part of it ignored or a
+	 * name not converted: said, never silent, and the entry goes on. */
+	if (r == ARCHIVE_WARN) {
+		warn_header(x, ae);
 		r = ARCHIVE_OK;
+	}
 	if (r == ARCHIVE_OK && x->ar != NULL && pax_list(x, ae) < 0)
 		r = ARCHIVE_FATAL;
 	if (r == ARCHIVE_OK && x->remote == NULL && x->zip == NULL)

@@ -104,7 +104,11 @@ enum wire_str {
 #define WIRE_SIZE_SET	0x1u
 #define WIRE_ATIME_SET	0x2u
 #define WIRE_SPARSE	0x4u
-#define WIRE_FLAGS	0x7u
+#define WIRE_DAMAGED	0x8u	/* libarchive read it whole, but a part of
+				   it malformed and ignored */
+#define WIRE_UNCONVERTED 0x10u	/* ... or a name not in its character set,
+				   kept as its bytes */
+#define WIRE_FLAGS	0x1fu
 
 /* Outcomes of DATA_END and END. */
 #define WIRE_OK		0	/* the data, or the archive, ended well */

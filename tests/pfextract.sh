@@ -141,6 +141,23 @@ grep -q '^pfextract: ' "$T/stderr" && ok || bad "no message for a corrupt archiv
 head -c 1030 "$T/a.tar" > "$T/cut.tar"
 run "truncated archive: exit 2" 2 "$pfx" -xf cut.tar -C out
 ls -A "$T/out/d" 2>/dev/null | grep -q "^\.pfx-" && bad "truncated: a temporary file was left" || ok
+# A header read with a part of it ignored (a pax record whose length
+# runs past the header's data) is said with the entry's name, the entry
+# is extracted as the rest of the header says, and the exit status is 2,
+# as GNU tar's (bsdtar's is 1): never a silent 0.
+tar --format=pax --pax-option='comment:=hello' -C "$T/src" -cf "$T/pax.tar" d/a.txt
+sed 's/[0-9][0-9] comment=hello/99 comment=hello/' "$T/pax.tar" > "$T/badpax.tar"
+cmp -s "$T/pax.tar" "$T/badpax.tar" && bad "badpax.tar: no record to damage"
+for m in --sandbox=auto --no-sandbox; do
+	run "damaged pax header ($m)" 2 "$pfx" -xf badpax.tar -C out $m
+	grep -q "a.txt.*Damaged header" "$T/stderr" && ok ||
+	    bad "damaged pax header ($m): not told: $(cat "$T/stderr")"
+	[ "$(cat "$T/out/d/a.txt" 2>/dev/null)" = one ] && ok ||
+	    bad "damaged pax header ($m): d/a.txt not extracted"
+	run "damaged pax header -t ($m)" 2 "$pfx" -tf badpax.tar $m
+	grep -qx 'd/a.txt' "$T/stdout" && ok ||
+	    bad "damaged pax header -t ($m): not listed"
+done
 # An archive cut where pfextract skips rather than reads (an entry's
 # padding, an excluded member's data, every member's data when listing)
 # is cut all the same, from a file or a pipe: exit 2, nothing made of the

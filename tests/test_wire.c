@@ -69,9 +69,11 @@ put_confined(struct stream *s)
 	s->len += wire_put_confined(s->buf + s->len, 0, &info);
 }
 
-/* A regular file's header, NAME of LEN bytes (NUL bytes and all). */
+/* A regular file's header, NAME of LEN bytes (NUL bytes and all), with
+ * FLAGS besides WIRE_SIZE_SET. */
 static void
-put_file(struct stream *s, const char *name, uint32_t len, int64_t size)
+put_file_flags(struct stream *s, const char *name, uint32_t len,
+    int64_t size, uint32_t flags)
 {
 	struct wire_header h;
 	size_t n;
@@ -80,7 +82,7 @@ put_file(struct stream *s, const char *name, uint32_t len, int64_t size)
 	h.format = 0x30002;	/* pax */
 	h.filetype = AE_IFREG;
 	h.perm = 0644;
-	h.flags = WIRE_SIZE_SET;
+	h.flags = WIRE_SIZE_SET | flags;
 	h.size = size;
 	h.str[WIRE_NAME] = name;
 	h.len[WIRE_NAME] = len;
@@ -88,6 +90,13 @@ put_file(struct stream *s, const char *name, uint32_t len, int64_t size)
 	    NULL);
 	cr_assert(n > 0);
 	s->len += n;
+}
+
+/* The same with no other flag. */
+static void
+put_file(struct stream *s, const char *name, uint32_t len, int64_t size)
+{
+	put_file_flags(s, name, len, size, 0);
 }
 
 static void
@@ -429,6 +438,36 @@ Test(wire, note_reaches_the_warning_hook)
 	cr_assert_eq(play_warned(&s, &res), PFX_OK, "%s", res.message);
 	cr_assert_str_eq(warned, "truncated_name f\n"
 	    "truncated_name long/name\n");
+}
+
+/* A HEADER that says WIRE_DAMAGED or WIRE_UNCONVERTED (libarchive read
+ * it whole but warned) reaches the warning hook as "header_damaged" or
+ * "name_not_converted" with its name; a flag bit past WIRE_FLAGS is a
+ * protocol error, never ignored. */
+Test(wire, warned_header_reaches_the_warning_hook)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_result res;
+
+	put_confined(&s);
+	put_file_flags(&s, "f", 1, 3, WIRE_DAMAGED);
+	put_data(&s, 0, "abc");
+	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
+	put_file(&s, "g", 1, 0);
+	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
+	put_file_flags(&s, "h", 1, 0, WIRE_UNCONVERTED);
+	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
+	put_end(&s, WIRE_END, WIRE_OK, 0);
+	cr_assert_eq(play_warned(&s, &res), PFX_OK, "%s", res.message);
+	cr_assert_str_eq(warned, "header_damaged f\nname_not_converted h\n");
+
+	s.len = 0;
+	put_confined(&s);
+	put_file_flags(&s, "f", 1, 0, (WIRE_FLAGS + 1) & ~WIRE_FLAGS);
+	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
+	put_end(&s, WIRE_END, WIRE_OK, 0);
+	cr_assert_eq(play_warned(&s, &res), PFX_FATAL);
+	cr_assert_eq(res.error, EPROTO, "%s", res.message);
 }
 
 /* SKIPs (a volume out of sequence skipped: another member's, from
