@@ -319,6 +319,7 @@ next_header(struct src *s, struct hdr *h)
 	int64_t v;
 	ssize_t n;
 	int r;
+	bool pax_seen = false;
 
 	memset(h, 0, sizeof(*h));
 	h->size = -1;
@@ -341,6 +342,11 @@ next_header(struct src *s, struct hdr *h)
 			return 2;
 		if (h->type != 'L' && h->type != 'K' && h->type != 'x')
 			break;
+		/* Two 'x' headers for one entry: libarchive's to judge (a
+		 * damaged header, pfextract.1). */
+		if (h->type == 'x' && pax_seen)
+			return 2;
+		pax_seen = pax_seen || h->type == 'x';
 		if (read_body(s, v, &body) < 0)
 			return -1;
 		r = 0;
