@@ -326,8 +326,9 @@ too_many_links(struct xtr *x, struct pfx_entry *e)
 }
 
 /*
- * Is NAME one of an ar archive's own tables, "/" (symbols) or "//" (long
- * names), which some readers pass through as entries?
+ * Is NAME one of an ar archive's own tables, "/" (symbols), "/SYM64/"
+ * (GNU ar's 64-bit symbols, for an archive past 4 GiB) or "//" (long
+ * names), which libarchive passes through as entries?
  */
 static bool
 is_ar_index(const struct xtr *x, const char *name)
@@ -335,7 +336,8 @@ is_ar_index(const struct xtr *x, const char *name)
 	int fmt = xtr_source_format(x) & ARCHIVE_FORMAT_BASE_MASK;
 
 	return fmt == ARCHIVE_FORMAT_AR && name != NULL &&
-	    (strcmp(name, "/") == 0 || strcmp(name, "//") == 0);
+	    (strcmp(name, "/") == 0 || strcmp(name, "//") == 0 ||
+	    strcmp(name, "/SYM64/") == 0);
 }
 
 /*

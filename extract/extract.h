@@ -131,6 +131,8 @@ struct xtr_span {
 	uint64_t got;		/* the bytes of data given */
 	uint64_t want;		/* the bytes of data its sparse map holds
 				   (0: no map) */
+	int64_t size;		/* a sparse entry's size, which its map
+				   must stay inside (-1: no map, or none) */
 };
 
 /* --- the state of one extraction -------------------------------------- */

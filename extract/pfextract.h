@@ -513,8 +513,9 @@ struct pfx_options {
 	 * a read of a stalled pipe too: past it the run stops as a
 	 * cancellation does, with error ETIMEDOUT.  IDLE_TIMEOUT bounds,
 	 * with a sandbox, how long the decoder process may send nothing
-	 * (it waits for a slow input too): past it the process is killed
-	 * and the run fails with ETIMEDOUT.
+	 * while the run waits for it (it waits for a slow input too; the
+	 * run's own time, in hooks, does not count): past it the process
+	 * is killed and the run fails with ETIMEDOUT.
 	 */
 	unsigned int timeout;
 	unsigned int idle_timeout;
@@ -583,7 +584,8 @@ struct pfx_options {
 	 * "header_damaged": NAME's header was read whole, but a part of it
 	 * malformed and ignored (a pax record: bsdtar's "Ignoring
 	 * malformed pax extended attribute"); NAME is extracted as the
-	 * rest of the header says, and its status is not changed by this;
+	 * rest of the header says, and its status is not changed by this
+	 * (under PFX_OPT_STRICT the run stops there instead, EILSEQ);
 	 * "name_not_converted": NAME is not in the character set its
 	 * header says (invalid UTF-8 in a pax path) and is taken as its
 	 * bytes, as GNU tar takes it;
@@ -726,11 +728,15 @@ PFX_API enum pfx_status pfx_extract(const struct pfx_input *in, int dirfd,
  * flags (EINVAL): they confine the archive's parser, which is the
  * caller.  Every call but finish returns 0 or an errno: EINVAL for a bad
  * argument or call order; EPIPE when the run has stopped (a fatal error,
- * a limit, a veto), whose reason pfx_writer_finish() gives.
+ * a limit, a veto, data past an entry's size or short of a file's),
+ * whose reason pfx_writer_finish() gives; EDEADLK, nothing done, when
+ * a hook of the writer's own run calls it (finish too: PFX_FATAL, and
+ * the writer is still the caller's to finish).
  *
  * pfx_writer_open(): begin a run beneath DEST, resolved from DIRFD, as
  * pfx_extract() would (DEST NULL with PFX_OPT_LIST or PFX_OPT_TO_FD, as
- * there); *W is the writer.
+ * there); *W is the writer.  DIRFD and (with PFX_OPT_TO_FD) OPT's OUT_FD
+ * are copied (dup): the caller may close its own once this returns.
  */
 struct pfx_writer;
 PFX_API int pfx_writer_open(int dirfd, const char *dest,
@@ -738,8 +744,8 @@ PFX_API int pfx_writer_open(int dirfd, const char *dest,
 
 /*
  * The next entry: NAME as the archive stores it, TYPE, MODE, SIZE (a
- * file's data length, which must then be given whole: -1 when unknown;
- * below -1, EINVAL),
+ * file's data length, which must then be given whole, whatever becomes
+ * of the entry, or the run fails, EIO: -1 when unknown; below -1, EINVAL),
  * MTIME and MTIME_NSEC (0 to 999999999), UNAME, GNAME, UID, GID,
  * LINK_TARGET (a symlink's target, or a hard link's archive name),
  * DEVMAJOR and DEVMINOR (a device's, 0 to 2^32-1).  The rest of E is

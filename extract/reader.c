@@ -38,6 +38,7 @@
 #include "placed.h"
 #include "reader.h"
 #include "readfd.h"
+#include "sevenzipfit.h"
 #include "stage.h"
 #include "volumes.h"
 #include "plat_thread.h"
@@ -522,7 +523,31 @@ struct opening {
 	const struct xtr_dec_mem *mem;	/* what xz may take */
 	const struct xtr_read_place *place;	/* a plain file's blocks,
 						   or NULL (placed.h) */
+	uint64_t budget_7z;	/* a 7z's header's, or 0: none looked at */
+	char *msg;		/* set: why the input is refused ... */
+	size_t cap;
+	int limit_err;		/* ... and this error (a limit) */
 };
+
+/*
+ * SECURITY: does the header of the raw input (LEN bytes at BUF, or the
+ * file FD from BASE), if it is a 7z, fit in O's budget (sevenzipfit.c)?
+ * Looked at through what libarchive is given, before it reads a byte.
+ * If not, O says why.
+ */
+static bool
+fits_7z(struct opening *o, const void *buf, size_t len, int fd, off_t base)
+{
+	int r;
+
+	if (o->budget_7z == 0)
+		return true;
+	r = xtr_7z_fits(buf, len, fd, base, o->budget_7z, o->msg, o->cap);
+	if (r == 0)
+		return true;
+	o->limit_err = -r;
+	return false;
+}
 
 /*
  * Does a -G run read this input (HEAD has a window)?  Then an input that
@@ -715,6 +740,10 @@ open_path(struct archive *a, const char *path, struct opening *o)
 		return open_decoded_fd(a, fd, true, codec, o);
 	if (staging(o))
 		return open_stream(a, fd, true, o);	/* every byte seen */
+	if (!fits_7z(o, NULL, 0, fd, 0)) {
+		(void)close(fd);
+		return ARCHIVE_FATAL;
+	}
 	/* The label is read from this open of PATH; the blocks are ours
 	 * to read (placed.c), as libarchive's file reader would, so that
 	 * each header read is counted (decode.h). */
@@ -791,6 +820,8 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 			    inner, in->buf, in->len), o->head);
 		}
 		if (codec == XTR_CODEC_NONE) {
+			if (!fits_7z(o, in->buf, in->len, -1, 0))
+				return ARCHIVE_FATAL;
 			xtr_head_add(o->head, in->buf, in->len);
 			return open_mem(a, in->buf, in->len, o->head);
 		}
@@ -816,6 +847,8 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 		return open_decoded_fd(a, in->fd, false, codec, o);
 	if (staging(o))
 		return open_stream(a, in->fd, false, o);	/* every byte seen */
+	if (!fits_7z(o, NULL, 0, in->fd, lseek(in->fd, 0, SEEK_CUR)))
+		return ARCHIVE_FATAL;
 	keep_head(o->head, in->fd, lseek(in->fd, 0, SEEK_CUR));
 	/* Into PLACE's buffers if it has them; read by us either way, as
 	 * libarchive's fd reader would, so that each header read is
@@ -960,10 +993,14 @@ xtr_span_begin(struct xtr_span *span, struct archive_entry *ae)
 	span->end = 0;
 	span->got = 0;
 	span->want = 0;
-	/* libarchive's list of the map keeps only segments in order,
-	 * inside the size, and none that overflows: the sum cannot. */
+	span->size = -1;
+	/* libarchive's list of the map keeps only segments in order and
+	 * none that overflows: the sum cannot.  It keeps one past the
+	 * size, though, checked as the data comes. */
 	if (archive_entry_sparse_reset(ae) <= 0)
 		return;
+	if (archive_entry_size_is_set(ae))
+		span->size = archive_entry_size(ae);
 	while (archive_entry_sparse_next(ae, &off, &len) == ARCHIVE_OK)
 		if (len > 0)
 			span->want += (uint64_t)len;
@@ -1000,6 +1037,16 @@ xtr_reader_data(struct archive *ar, struct xtr_span *span, const void **buf,
 		return ARCHIVE_WARN;
 	}
 	end = (uint64_t)off + *size;
+	/* SECURITY: as a map that goes back, a map that runs past the
+	 * entry's size fails that entry, not the archive: its data was
+	 * read whole, and the entries after it are intact. */
+	if (span->size >= 0 && end > (uint64_t)span->size) {
+		(void)snprintf(msg, sizeof(msg), "the entry's sparse map "
+		    "runs past its size (data at %lld, size %lld)",
+		    (long long)off, (long long)span->size);
+		archive_set_error(ar, EILSEQ, "%s", msg);
+		return ARCHIVE_WARN;
+	}
 	span->end = end > INT64_MAX ? INT64_MAX : (int64_t)end;
 	span->got += *size;
 	return ARCHIVE_OK;
@@ -1103,13 +1150,51 @@ deb_close(struct archive *inner, void *arg)
 	return ARCHIVE_OK;
 }
 
-/* Is NAME the data member: "data.tar", or "data.tar." and a suffix? */
+/*
+ * Is NAME the member PREFIX ("control.tar", "data.tar") with a
+ * compression dpkg-deb reads: none, ".gz", ".xz", ".zst", ".bz2" or
+ * ".lzma"?
+ */
 static bool
-is_deb_data(const char *name)
+is_deb_member(const char *name, const char *prefix)
 {
-	return strncmp(name, "data.tar", 8) == 0 &&
-	    (name[8] == '\0' || (name[8] == '.' && strchr(name + 9, '/') ==
-	    NULL));
+	static const char *const suffixes[] = { "", ".gz", ".xz", ".zst",
+	    ".bz2", ".lzma" };
+	size_t n = strlen(prefix), i;
+
+	if (strncmp(name, prefix, n) != 0)
+		return false;
+	for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+		if (strcmp(name + n, suffixes[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Is the package's member NAME, after "debian-binary", where dpkg-deb
+ * takes it?  *CONTROL: the control member came.  SECURITY: --deb reads
+ * the data member dpkg-deb would install, or none: members whose names
+ * begin with '_' are passed over, and otherwise "control.tar" comes
+ * first and "data.tar" next, each with a compression dpkg-deb knows
+ * (dpkg-deb refuses the package else: a member "premature" before one
+ * of them, or an unknown compression).  Return: 1 for the data member,
+ * 0 to go on, -1 with MSG set to refuse the package.
+ */
+static int
+deb_member(const char *name, bool *control, char *msg, size_t cap)
+{
+	if (name[0] == '_')
+		return 0;
+	if (!*control && is_deb_member(name, "control.tar")) {
+		*control = true;
+		return 0;
+	}
+	if (*control && is_deb_member(name, "data.tar"))
+		return 1;
+	snprintf(msg, cap, "not a Debian package as dpkg-deb reads it: "
+	    "member '%.64s' where %s was due", name, *control ?
+	    "data.tar (with a compression dpkg-deb knows)" : "control.tar");
+	return -1;
 }
 
 /*
@@ -1140,7 +1225,7 @@ open_deb(struct archive *outer, struct xtr_head *tap, char *msg, size_t cap,
 	struct deb *d;
 	const char *name;
 	char member[64];
-	bool first = true;
+	bool first = true, control = false;
 	int r;
 
 	for (;;) {
@@ -1167,9 +1252,14 @@ open_deb(struct archive *outer, struct xtr_head *tap, char *msg, size_t cap,
 			archive_read_free(outer);
 			return NULL;
 		}
+		if (!first && (r = deb_member(name, &control, msg, cap)) != 0) {
+			if (r == 1)
+				break;
+			*error = EILSEQ;
+			archive_read_free(outer);
+			return NULL;
+		}
 		first = false;
-		if (is_deb_data(name))
-			break;
 	}
 	/* The name is the package reader's, gone with it. */
 	snprintf(member, sizeof(member), "%s", name);
@@ -1212,7 +1302,8 @@ open_multivolume(const struct pfx_input *in,
     struct xtr_volumes **vols, struct xtr_head *head, char *msg, size_t cap,
     int *error)
 {
-	struct opening o = { stop, 0, NULL, false, head, 0, NULL, NULL };
+	struct opening o = { stop, 0, NULL, false, head, 0, NULL, NULL, 0,
+	    NULL, 0, 0 };
 	struct xtr_volumes *joiner;
 	struct archive *a;
 	int r;
@@ -1341,7 +1432,7 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 {
 	struct opening o = { stop, dec_flags & ~(XTR_READ_CONCAT |
 	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head, 0, mem,
-	    place };
+	    place, 0, msg, cap, 0 };
 	struct archive *a;
 	bool seekable;
 	off_t start;
@@ -1373,6 +1464,10 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 	a = new_reader(names, seekable, dec_flags, msg, cap);
 	if (a == NULL)
 		return NULL;
+	/* A 7z's header, which libarchive decodes and lists whole before
+	 * the first entry, is looked at first (fits_7z()). */
+	if (mem != NULL && format_named(names, "7zip"))
+		o.budget_7z = mem->budget;
 	/*
 	 * A compressed stream that holds nothing (`gzip </dev/null`) is an
 	 * empty archive, as for bsdtar and GNU tar; an input of no byte at
@@ -1387,6 +1482,10 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 	start = in->buf == NULL && in->fd >= 0 && seekable ?
 	    lseek(in->fd, 0, SEEK_CUR) : -1;
 	r = open_input(a, in, seekable, &o);
+	if (o.limit_err != 0) {
+		*error = o.limit_err;
+		goto fail;
+	}
 	if (o.open_err != 0) {
 		snprintf(msg, cap, "%s: cannot open archive: %s",
 		    in->path != NULL ? in->path : "input",

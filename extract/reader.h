@@ -129,8 +129,10 @@ void xtr_span_begin(struct xtr_span *span, struct archive_entry *ae);
  * overlap or go back gives blocks that go back), and a sparse entry's
  * data ends only once all its map holds was given (libarchive ends it
  * quietly at the bytes the entry stores, which would leave holes where
- * the map says there is data).  Either is ARCHIVE_WARN, with AR's error
- * set: data that fails its check, which ends its entry only.
+ * the map says there is data), and a sparse entry's data ends inside its
+ * size (libarchive keeps a segment that runs past it).  Each is
+ * ARCHIVE_WARN, with AR's error set: data that fails its check, which
+ * ends its entry only.
  * Return: libarchive's status.
  */
 int xtr_reader_data(struct archive *ar, struct xtr_span *span,

@@ -12,12 +12,13 @@
  *
  * SECURITY: the parent owns the child's whole life.  Every wait here is
  * a poll(2) with a timeout: an overall deadline (pfx_options.timeout), an
- * idle one (idle_timeout: nothing received), the caller's cancel flag
- * looked at every POLL_MS.  The child gets SIGTERM, then SIGKILL after
- * GRACE_MS; its process group is killed before it is reaped (so its pid,
- * the group's id, cannot have been reused), and the call never returns
- * while the child may still run -- except when the kernel does not let
- * a SIGKILLed process die (then the message says so).
+ * idle one (idle_timeout: nothing received while it waits), the caller's
+ * cancel flag looked at every POLL_MS.  The child gets SIGTERM, then
+ * SIGKILL after GRACE_MS; its process group is killed before it is
+ * reaped (so its pid, the group's id, cannot have been reused), and the
+ * call never returns while the child may still run -- except when the
+ * kernel does not let a SIGKILLed process die (then the message says
+ * so).
  */
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -75,7 +76,7 @@ struct xtr_remote {
 	bool reaped_elsewhere;	/* by the host: WSTATUS is not known */
 	int wstatus;
 	const volatile sig_atomic_t *cancel;
-	struct timespec start, last;	/* CLOCK_MONOTONIC */
+	struct timespec start;	/* CLOCK_MONOTONIC */
 	unsigned int timeout, idle;	/* seconds; 0: none */
 	unsigned int stall;		/* CPU seconds; 0: none */
 	uint64_t raw_max;	/* the input's size when known */
@@ -222,6 +223,20 @@ child_gone(struct xtr_remote *rm)
 		return broken(rm, ECHILD, "the decoder process was killed by "
 		    "signal %d (%s) before the end of the archive",
 		    WTERMSIG(rm->wstatus), strsignal(WTERMSIG(rm->wstatus)));
+	/*
+	 * Status 1 with the channel whole: libarchive's own end where an
+	 * allocation fails (__archive_errx(1, "Out of memory"), its message
+	 * on the decoder process's closed standard error), which an archive
+	 * that needs more than RLIMIT_DATA brings about.  Said so, not as a
+	 * bare status.
+	 */
+	if (rm->reaped && WIFEXITED(rm->wstatus) &&
+	    WEXITSTATUS(rm->wstatus) == 1)
+		return broken(rm, ENOMEM, "the decoder process exited with "
+		    "status 1 before the end of the archive: libarchive ends "
+		    "so when it runs out of memory, here past the decoder "
+		    "process's limit (pfx_options.limits.max_memory, and "
+		    "512 MiB)");
 	if (rm->reaped && WIFEXITED(rm->wstatus))
 		return broken(rm, ECHILD, "the decoder process exited with "
 		    "status %d before the end of the archive",
@@ -239,9 +254,17 @@ static int
 wait_bytes(struct xtr_remote *rm)
 {
 	struct pollfd p[2];
+	struct timespec since;
 	long left, step;
 	int n;
 
+	/* Idle counts from when this wait began, not from the last bytes
+	 * read: the time the run spent in between (a hook that asks its
+	 * user, a slow disk) is not the sender's silence -- the next entry
+	 * of a pfx_writer_*() caller may be waiting in the socket all along.
+	 * Nothing unread is left behind by this: a child's bytes are taken
+	 * without a wait (fill()), and readable ones end it at once. */
+	(void)clock_gettime(CLOCK_MONOTONIC, &since);
 	for (;;) {
 		if (rm->cancel != NULL && *rm->cancel != 0)
 			return broken(rm, ECANCELED, "interrupted");
@@ -251,7 +274,7 @@ wait_bytes(struct xtr_remote *rm)
 			    "reached (pfx_options.timeout)", rm->timeout);
 		step = POLL_MS;
 		if (rm->idle != 0) {
-			left = (long)rm->idle * 1000 - ms_since(&rm->last);
+			left = (long)rm->idle * 1000 - ms_since(&since);
 			if (left <= 0)
 				return broken(rm, ETIMEDOUT, "%s sent "
 				    "nothing for %u s "
@@ -323,7 +346,6 @@ fill(struct xtr_remote *rm, size_t need)
 		if (n == 0)
 			return child_gone(rm);
 		rm->len += (size_t)n;
-		(void)clock_gettime(CLOCK_MONOTONIC, &rm->last);
 	}
 	return 0;
 }
@@ -757,7 +779,6 @@ remote_new(int fd, const struct pfx_options *opt)
 	/* Without it the data goes through the socket: only slower. */
 	rm->ring = plat_os_shared_map(sizeof(*rm->ring));
 	(void)clock_gettime(CLOCK_MONOTONIC, &rm->start);
-	rm->last = rm->start;
 	return rm;
 }
 

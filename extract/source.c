@@ -117,22 +117,36 @@ header_ratio(struct xtr *x, struct archive_entry *ae)
 /*
  * Tell of AE's header that libarchive read with a warning (ARCHIVE_WARN,
  * in this process or in the decoder's: wire.h WIRE_DAMAGED and
- * WIRE_UNCONVERTED): a part of it malformed and ignored (a pax record, as
- * bsdtar says "Ignoring malformed pax extended attribute"), or a name not
- * in its character set, kept as its bytes.
+ * WIRE_UNCONVERTED): a name not in its character set, kept as its bytes;
+ * or a part of it malformed and ignored (a pax record whose length lies,
+ * as bsdtar says "Ignoring malformed pax extended attribute"), which
+ * SECURITY: leaves an entry that is not what GNU tar reads (its ustar
+ * name where GNU tar takes the pax path before the bad record): told,
+ * never silent, and under PFX_OPT_STRICT the run stops here.  The run's
+ * status stays what its entries make it: PFX_REFUSED says an entry was
+ * refused, and this one is not.  Return: 0, or -1 when it stopped.
  */
-static void
+static int
 warn_header(struct xtr *x, struct archive_entry *ae)
 {
 	const char *name = archive_entry_pathname(ae);
 	enum xtr_header_warn w;
+	char nb[XTR_SHORT_MAX];
 
-	if (x->opt->warning == NULL)
-		return;
+	if (name == NULL)
+		name = "";
 	w = x->remote != NULL ? xtr_remote_warning(x->remote) :
 	    x->ar != NULL ? xtr_reader_warning(x->ar) : XTR_WARN_DAMAGED;
-	x->opt->warning(x->opt->hooks.arg, w == XTR_WARN_UNCONVERTED ?
-	    "name_not_converted" : "header_damaged", name != NULL ? name : "");
+	if (w == XTR_WARN_DAMAGED &&
+	    (x->opt->flags & PFX_OPT_STRICT) != 0) {
+		xtr_fail(x, EILSEQ, "%s: a damaged header (a malformed part "
+		    "of it ignored)", xtr_short_name(name, nb));
+		return -1;
+	}
+	if (x->opt->warning != NULL)
+		x->opt->warning(x->opt->hooks.arg, w == XTR_WARN_UNCONVERTED ?
+		    "name_not_converted" : "header_damaged", name);
+	return 0;
 }
 
 /* see source.h */
@@ -155,10 +169,8 @@ xtr_source_next(struct xtr *x, struct archive_entry *ae)
 	xtr_source_note(x);
 	/* WARN is a header read whole, but a part of it ignored or a
 	 * name not converted: said, never silent, and the entry goes on. */
-	if (r == ARCHIVE_WARN) {
-		warn_header(x, ae);
-		r = ARCHIVE_OK;
-	}
+	if (r == ARCHIVE_WARN)
+		r = warn_header(x, ae) == 0 ? ARCHIVE_OK : ARCHIVE_FATAL;
 	if (r == ARCHIVE_OK && x->ar != NULL && pax_list(x, ae) < 0)
 		r = ARCHIVE_FATAL;
 	if (r == ARCHIVE_OK && x->remote == NULL && x->zip == NULL)

@@ -17,11 +17,23 @@
  * its end, so that the caller's next call fails with EPIPE at once and
  * pfx_writer_finish() says why.
  *
+ * The entry's size is held to here, on the caller's side, whatever the
+ * run makes of the entry: the run checks the data of a file it writes,
+ * but drains that of one it lists, excludes or refuses unread, and a
+ * caller whose reader lost its place must not have the rest taken as
+ * an archive that ended well.
+ *
+ * A hook runs on the writer's thread, the only reader of the socket:
+ * its calls on its own writer are refused (EDEADLK), as a push there
+ * would wait for ever and a finish would free the writer under the run.
+ *
  * Bounded: one message buffer (a header of WIRE_MSG_MAX bytes at most,
- * grown once), two descriptors and one thread per writer.
+ * grown once), two descriptors (and copies of the caller's two) and one
+ * thread per writer.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,15 +54,18 @@ struct pfx_writer {
 	int run_fd;		/* the run's end, read by the thread */
 	pthread_t thread;
 	/* The run: what the thread is given, and what it returns. */
-	struct pfx_options opt;
+	struct pfx_options opt;	/* OUT_FD, with PFX_OPT_TO_FD, ours */
 	char *dest;
-	int dirfd;
+	int dirfd;		/* ours when >= 0 */
 	struct pfx_result res;
 	/* The stream. */
 	bool in_entry;		/* a HEADER was sent, its DATA_END not */
 	bool sparse;		/* ... of a sparse file: data may skip */
 	bool ended;		/* END was sent */
 	int64_t offset;		/* data bytes of the entry so far */
+	int64_t size;		/* the entry's size, -1 when not known */
+	bool whole;		/* ... which its data must reach (a
+				   regular file, not sparse) */
 	/* Bytes given in all, headers as much as data: the input, as an
 	 * archive's holds its headers.  What the ratio limit divides by:
 	 * counting the data alone, a push of many entries with little data
@@ -61,6 +76,20 @@ struct pfx_writer {
 	unsigned char *buf;	/* one message */
 	size_t cap;
 };
+
+/*
+ * The writer whose run this thread runs (run_main), else NULL: a hook's
+ * call on it is refused.  One per thread, set only on the writer's own:
+ * no state shared between writers or with the caller's threads.
+ */
+static _Thread_local const struct pfx_writer *running;
+
+/* Is this call a hook's, on W's own thread? */
+static bool
+from_hook(const struct pfx_writer *w)
+{
+	return w != NULL && running == w;
+}
 
 /* Send LEN bytes of P whole.  Return: 0, or the errno that stopped it. */
 static int
@@ -97,7 +126,9 @@ run_main(void *arg)
 	struct pfx_writer *w = arg;
 	struct xtr_in src = { NULL, w->run_fd, "the caller (pfx_writer_*)" };
 
+	running = w;
 	(void)xtr_extract_any(&src, w->dirfd, w->dest, &w->opt, &w->res);
+	running = NULL;
 	/* The caller's next send fails now, whatever the run read.
 	 * SECURITY: shut the socket itself down, not only this descriptor:
 	 * a process the caller forked holds a copy of it, which would keep
@@ -117,9 +148,37 @@ writer_free(struct pfx_writer *w)
 		(void)close(w->fd);
 	if (w->run_fd >= 0)
 		(void)close(w->run_fd);
+	if (w->dirfd >= 0)
+		(void)close(w->dirfd);
+	if ((w->opt.flags & PFX_OPT_TO_FD) != 0 && w->opt.out_fd >= 0)
+		(void)close(w->opt.out_fd);
 	free(w->dest);
 	free(w->buf);
 	free(w);
+}
+
+/*
+ * The run's own copy of the caller's descriptor FD, in *COPY: the run
+ * uses it on its thread until pfx_writer_finish(), long after
+ * pfx_writer_open() returned, and the caller may close its own then.
+ * SECURITY: were the number kept, a descriptor the caller opened
+ * meanwhile would take it, and the run would extract beneath a
+ * directory it was never given.  AT_FDCWD stays as it is; a number that
+ * is not open becomes -1, which fails in the run as it would have.
+ * Return: 0, or an errno.
+ */
+static int
+own_fd(int fd, int *copy)
+{
+	*copy = fd;
+	if (fd < 0)
+		return 0;
+	*copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (*copy >= 0)
+		return 0;
+	if (errno == EBADF)
+		return 0;
+	return errno;
 }
 
 /* The first message: no decoder process, and nothing it confined. */
@@ -168,12 +227,20 @@ pfx_writer_open(int dirfd, const char *dest, const struct pfx_options *opt,
 	w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return ENOMEM;
-	w->fd = w->run_fd = -1;
+	w->fd = w->run_fd = w->dirfd = -1;
 	if (opt != NULL)
 		w->opt = *opt;
 	else
 		pfx_options_init(&w->opt);
-	w->dirfd = dirfd;
+	r = 0;
+	if ((w->opt.flags & PFX_OPT_TO_FD) != 0)
+		r = own_fd(w->opt.out_fd, &w->opt.out_fd);
+	if (r == 0)
+		r = own_fd(dirfd, &w->dirfd);
+	if (r != 0) {
+		writer_free(w);
+		return r;
+	}
 	w->dest = dest != NULL ? strdup(dest) : NULL;
 	if (dest != NULL && w->dest == NULL) {
 		writer_free(w);
@@ -197,15 +264,57 @@ pfx_writer_open(int dirfd, const char *dest, const struct pfx_options *opt,
 	return 0;
 }
 
-/* Close the entry being given, if any: its data has ended well. */
-static int
-end_entry(struct pfx_writer *w)
+/*
+ * Stop the run as a damaged archive stops it: the entry being given, if
+ * any, fails to be read (EIO, WHY), then the archive.
+ */
+static void
+fail_stream(struct pfx_writer *w, const char *why)
 {
 	unsigned char msg[WIRE_HEAD + 8 + WIRE_TEXT_MAX];
 	size_t len;
 
+	if (w->in_entry) {
+		w->in_entry = false;
+		len = wire_put_end(msg, WIRE_DATA_END, WIRE_FATAL, EIO, why);
+		(void)send_all(w, msg, len);
+	}
+	if (w->ended)
+		return;
+	w->ended = true;
+	len = wire_put_end(msg, WIRE_END, WIRE_FATAL, EIO, why);
+	(void)send_all(w, msg, len);
+}
+
+/*
+ * The caller broke the entry's size (WHY says how): the run stops, EIO.
+ * Return: EPIPE, which every later call returns too.
+ */
+static int
+broken_size(struct pfx_writer *w, const char *why)
+{
+	fail_stream(w, why);
+	w->error = EPIPE;
+	return EPIPE;
+}
+
+/* Close the entry being given, if any: its data has ended well, or
+ * short of its size. */
+static int
+end_entry(struct pfx_writer *w)
+{
+	unsigned char msg[WIRE_HEAD + 8 + WIRE_TEXT_MAX];
+	char why[128];
+	size_t len;
+
 	if (!w->in_entry)
 		return 0;
+	if (w->whole && w->offset < w->size) {
+		(void)snprintf(why, sizeof(why), "the entry's data ends "
+		    "short of its size (%" PRId64 " of %" PRId64 " bytes)",
+		    w->offset, w->size);
+		return broken_size(w, why);
+	}
 	w->in_entry = false;
 	len = wire_put_end(msg, WIRE_DATA_END, WIRE_OK, 0, "");
 	return send_all(w, msg, len);
@@ -350,7 +459,14 @@ pfx_writer_entry_ext(struct pfx_writer *w, const struct pfx_entry *e,
 	size_t len, i;
 	int r;
 
-	if (w == NULL || e == NULL || e->name == NULL || w->ended)
+	if (from_hook(w))
+		return EDEADLK;
+	if (w == NULL || e == NULL || e->name == NULL)
+		return EINVAL;
+	/* A run stopped by a size the caller broke: EPIPE, not EINVAL. */
+	if (w->error != 0)
+		return w->error;
+	if (w->ended)
 		return EINVAL;
 	if (!entry_ok(e) || !ext_ok(e, xattrs, nxattrs, flags))
 		return EINVAL;
@@ -382,6 +498,9 @@ pfx_writer_entry_ext(struct pfx_writer *w, const struct pfx_entry *e,
 		w->in_entry = true;
 		w->sparse = (flags & PFX_WRITER_SPARSE) != 0;
 		w->offset = 0;
+		w->size = e->size;
+		w->whole = e->type == PFX_TYPE_FILE && !w->sparse &&
+		    e->size >= 0;
 	}
 	return r;
 }
@@ -399,12 +518,19 @@ send_data(struct pfx_writer *w, const void *buf, size_t len)
 {
 	unsigned char head[WIRE_HEAD + 16];
 	const unsigned char *b = buf;
+	char why[128];
 	size_t n, hl;
 	int r;
 
 	/* An entry's data ends by INT64_MAX, as the run holds it to. */
 	if ((uint64_t)len > (uint64_t)(INT64_MAX - w->offset))
 		return EINVAL;
+	if (w->size >= 0 && (w->offset > w->size ||
+	    (uint64_t)len > (uint64_t)(w->size - w->offset))) {
+		(void)snprintf(why, sizeof(why), "the entry's data runs past "
+		    "its size (%" PRId64 " bytes)", w->size);
+		return broken_size(w, why);
+	}
 	while (len > 0) {
 		n = len < WIRE_DATA_MAX ? len : WIRE_DATA_MAX;
 		/* RAW: all given so far, this block's bytes included. */
@@ -425,7 +551,13 @@ send_data(struct pfx_writer *w, const void *buf, size_t len)
 int
 pfx_writer_data(struct pfx_writer *w, const void *buf, size_t len)
 {
-	if (w == NULL || (buf == NULL && len > 0) || !w->in_entry)
+	if (from_hook(w))
+		return EDEADLK;
+	if (w == NULL || (buf == NULL && len > 0))
+		return EINVAL;
+	if (w->error != 0)
+		return w->error;
+	if (!w->in_entry)
 		return EINVAL;
 	return send_data(w, buf, len);
 }
@@ -435,6 +567,10 @@ int
 pfx_writer_data_at(struct pfx_writer *w, int64_t offset, const void *buf,
     size_t len)
 {
+	if (from_hook(w))
+		return EDEADLK;
+	if (w != NULL && w->error != 0)
+		return w->error;
 	if (w == NULL || (buf == NULL && len > 0) || !w->in_entry ||
 	    !w->sparse || offset < w->offset ||
 	    (uint64_t)len > (uint64_t)(INT64_MAX - offset))
@@ -463,22 +599,18 @@ send_end(struct pfx_writer *w, int status, int error, const char *why)
 int
 pfx_writer_fail(struct pfx_writer *w, const char *why)
 {
-	/* As a decoder's failed read: the run's error is EIO, the text
-	 * the caller's. */
-	const int error = EIO;
-
-	if (w == NULL || w->ended)
+	if (from_hook(w))
+		return EDEADLK;
+	if (w == NULL)
 		return EINVAL;
-	/* The entry being given ends as a failed read, then the run. */
-	if (w->in_entry) {
-		unsigned char msg[WIRE_HEAD + 8 + WIRE_TEXT_MAX];
-		size_t len = wire_put_end(msg, WIRE_DATA_END, WIRE_FATAL,
-		    error, why != NULL ? why : "");
-
-		w->in_entry = false;
-		(void)send_all(w, msg, len);
-	}
-	return send_end(w, WIRE_FATAL, error, why != NULL ? why : "");
+	if (w->error != 0)
+		return w->error;
+	if (w->ended)
+		return EINVAL;
+	/* As a decoder's failed read: the entry being given, then the
+	 * run, EIO, the text the caller's. */
+	fail_stream(w, why != NULL ? why : "");
+	return w->error;
 }
 
 /* see pfextract.h */
@@ -489,6 +621,19 @@ pfx_writer_finish(struct pfx_writer *w, struct pfx_result *result)
 
 	if (w == NULL)
 		return PFX_FATAL;
+	/* Not freed under its own run: the caller's finish comes later. */
+	if (from_hook(w)) {
+		if (result != NULL) {
+			memset(result, 0, sizeof(*result));
+			result->status = PFX_FATAL;
+			result->error = EDEADLK;
+			result->resolver = "none";
+			(void)snprintf(result->message, sizeof(result->message),
+			    "pfx_writer_finish: called from a hook of the "
+			    "writer's own run");
+		}
+		return PFX_FATAL;
+	}
 	if (!w->ended && end_entry(w) == 0)
 		(void)send_end(w, WIRE_OK, 0, "");
 	/* The run reads to END, or has stopped; either way it ends. */

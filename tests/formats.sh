@@ -385,6 +385,26 @@ else
 	    ar qc "$T/baddata.deb" debian-binary control.tar.* data.tar.gz)
 	refused "data.tar.gz that is no tar" "$T/baddata.deb" \
 	    "cannot read the package's data.tar.gz"
+	# Members where dpkg-deb does not take them ("premature member",
+	# "unknown compression"), which --deb read as a package: data.tar
+	# before control.tar, another member before either, a data member
+	# of an unknown compression.  One whose name begins with '_' is
+	# passed over, as dpkg-deb passes it over.
+	mkdir "$T/order"
+	(cd "$T/order" && ar x "$T/d-gzip.deb" && printf 'x\n' > zzz &&
+	    printf 'x\n' > _extra && cp data.tar.gz data.tar.evil &&
+	    ar qc "$T/o-data.deb" debian-binary data.tar.gz control.tar.* &&
+	    ar qc "$T/o-junk.deb" debian-binary zzz control.tar.* data.tar.gz &&
+	    ar qc "$T/o-mid.deb" debian-binary control.tar.* zzz data.tar.gz &&
+	    ar qc "$T/o-comp.deb" debian-binary control.tar.* data.tar.evil &&
+	    ar qc "$T/o-under.deb" debian-binary _extra control.tar.* \
+	    _extra data.tar.gz)
+	for d in data junk mid comp; do
+		refused "members out of dpkg-deb's order ($d)" \
+		    "$T/o-$d.deb" "not a Debian package as dpkg-deb reads it"
+	done
+	deb_case "a member beginning with '_'" "$T/o-under.deb" \
+	    --symlinks=contain
 	# Real packages, when the package registry can be reached.
 	mkdir "$T/dl"
 	(cd "$T/dl" && timeout 60 apt-get download -q coreutils tzdata) \

@@ -510,7 +510,14 @@ fi
 # and the good entries after it, when the entry was refused or not
 # asked for); a map that holds more data than the entry stores fails it
 # alone, bad_data, and the run goes on (its holes were filled with zeros
-# and the run exited 0), the run with --strict; a negative
+# and the run exited 0), the run with --strict; so does a map whose data
+# runs past the entry's size (it ended the run, and the good entries
+# after it, though the listing read them all).  A pax header with a
+# record whose length lies is told of, naming the entry, exit 2 as GNU
+# tar's, and with --strict stops the run (libarchive drops the records
+# from there on, and the entry was made under its ustar name in silence,
+# exit 0, where GNU tar makes it under the pax path record before the bad
+# one); a negative
 # GNU.sparse.size is refused (the decoder process extracted the entry).
 if command -v python3 > /dev/null; then
 	python3 - "$T" <<'PY'
@@ -553,6 +560,11 @@ open(t + '/sp-back.tar', 'wb').write(sparse('../bad', [(0, 1024), (512, 512)],
     4096, b'A' * 1536) + good + end)
 open(t + '/sp-short.tar', 'wb').write(sparse('f', [(0, 512), (8192, 4096)],
     12288, b'A' * 1024) + good + end)
+open(t + '/sp-over.tar', 'wb').write(sparse('f', [(0, 512), (8192, 512)],
+    4096, b'A' * 1024) + good + end)
+bad = rec(b'path=long/' + b'n' * 120) + b'99 mtime=1\n'
+open(t + '/pax-bad.tar', 'wb').write(header('PaxHeaders/x', len(bad), b'x') +
+    pad(bad) + entry('short', b'short\n') + good + end)
 open(t + '/sp-neg.tar', 'wb').write(pax([b'GNU.sparse.size=-5',
     b'GNU.sparse.numblocks=1', b'GNU.sparse.offset=0',
     b'GNU.sparse.numbytes=512']) + entry('f', b'A' * 512) + good + end)
@@ -591,6 +603,31 @@ PY
 			    grep -q "ends short of its sparse map" \
 			    "$T/stderr" && ok ||
 			    bad "$w: --strict: $(cat "$T/stderr")"
+			run "$w: a map past the size" 1 sp sp-over.tar $how $m &&
+			    [ ! -e "$T/out/f" ] &&
+			    [ "$(cat "$T/out/good")" = good ] &&
+			    grep -q "f: its data fails the archive's check" \
+			    "$T/stderr" && ok ||
+			    bad "$w: a map past the size: $(cat "$T/stderr")"
+			run "$w: a map past the size, --strict" 2 \
+			    sp sp-over.tar $how "$m --strict" &&
+			    [ ! -e "$T/out/f" ] &&
+			    grep -q "sparse map runs past its size" \
+			    "$T/stderr" && ok ||
+			    bad "$w: past the size, --strict: $(cat "$T/stderr")"
+			run "$w: a malformed pax header" 2 \
+			    sp pax-bad.tar $how $m &&
+			    [ "$(cat "$T/out/short")" = short ] &&
+			    [ "$(cat "$T/out/good")" = good ] &&
+			    grep -q "short.: Damaged header" \
+			    "$T/stderr" && ok ||
+			    bad "$w: a malformed pax header: $(cat "$T/stderr")"
+			run "$w: a malformed pax header, --strict" 2 \
+			    sp pax-bad.tar $how "$m --strict" &&
+			    [ ! -e "$T/out/short" ] &&
+			    grep -q "short: a damaged header" \
+			    "$T/stderr" && ok ||
+			    bad "$w: malformed, --strict: $(cat "$T/stderr")"
 			run "$w: a negative size" 2 sp sp-neg.tar $how $m &&
 			    [ ! -e "$T/out/f" ] &&
 			    grep -q "f: the entry's size is negative" \

@@ -1826,12 +1826,13 @@ record_warning(void *arg, const char *what, const char *name)
 
 /*
  * An entry behind a pax header of the record REC, extracted in both
- * processes: the warning hook is told TOLD, the entry is NAME, and the
- * entry after it, g, is extracted too.
+ * processes: the warning hook is told TOLD, the entry is NAME, the entry
+ * after it, g, is extracted too, and the status is STATUS.  NAME NULL:
+ * nothing is made.
  */
 static void
 expect_pax_told(struct fx *fx, const char *rec, const char *told,
-    const char *name)
+    const char *name, enum pfx_status status)
 {
 	static const unsigned int flags[] = { 0, PFX_OPT_SANDBOX_CHILD };
 	struct raw r = { NULL, 0, 0 };
@@ -1845,15 +1846,19 @@ expect_pax_told(struct fx *fx, const char *rec, const char *told,
 	raw_entry(&r, "g", '0', "ok\n", "");
 	(void)raw_block(&r);
 	(void)raw_block(&r);
-	(void)snprintf(list, sizeof(list), "%s g", name);
+	(void)snprintf(list, sizeof(list), "%s g", name != NULL ? name : "");
 	fx->opt.warning = record_warning;
 	for (k = 0; k < NELEM(flags); k++) {
 		fx->opt.flags = (fx->opt.flags & ~PFX_OPT_SANDBOX_CHILD) |
 		    flags[k];
 		warned[0] = '\0';
-		EXPECT_STATUS(fx_extract_bytes(fx, r.buf, r.len), PFX_OK);
+		EXPECT_STATUS(fx_extract_bytes(fx, r.buf, r.len), status);
 		CHECK(strcmp(warned, told) == 0, "flags %#x: told \"%s\", "
 		    "want \"%s\"", flags[k], warned, told);
+		if (name == NULL) {
+			EXPECT_LIST("", "");
+			continue;
+		}
 		EXPECT_FILE(name, "hi\n", 0644);
 		EXPECT_FILE("g", "ok\n", 0644);
 		EXPECT_LIST("", list);
@@ -1865,18 +1870,34 @@ expect_pax_told(struct fx *fx, const char *rec, const char *told,
  * A header libarchive reads whole but with a part ignored (a pax record
  * longer than the header's data) is told on the warning hook, parsed here
  * or in the decoder process, and its entry extracted as the rest of it
- * says: never a silent exit 0 (GNU tar exits 2, bsdtar 1, on it).
+ * says: never a silent success (GNU tar exits 2, bsdtar 1, on it).  Under
+ * PFX_OPT_STRICT it stops the run.
  */
 static void
 case_header_damaged(struct fx *fx)
 {
 	expect_pax_told(fx, "99 path=zzz\ngarbage record\n",
-	    "header_damaged f\n", "f");
+	    "header_damaged f\n", "f", PFX_OK);
 }
 
 Test(extract, header_damaged)
 {
 	each_resolver("header_damaged", case_header_damaged);
+}
+
+static void
+case_header_damaged_strict(struct fx *fx)
+{
+	fx->opt.flags |= PFX_OPT_STRICT;
+	expect_pax_told(fx, "99 path=zzz\ngarbage record\n", "", NULL,
+	    PFX_FATAL);
+	CHECK(strstr(fx->res.message, "f: a damaged header") != NULL,
+	    "strict: %s", fx->res.message);
+}
+
+Test(extract, header_damaged_strict)
+{
+	each_resolver("header_damaged_strict", case_header_damaged_strict);
 }
 
 /*
@@ -1887,7 +1908,7 @@ static void
 case_name_not_converted(struct fx *fx)
 {
 	expect_pax_told(fx, "13 path=a-\xff\xfe\n",
-	    "name_not_converted a-\xff\xfe\n", "a-\xff\xfe");
+	    "name_not_converted a-\xff\xfe\n", "a-\xff\xfe", PFX_OK);
 }
 
 Test(extract, name_not_converted)
@@ -4475,6 +4496,41 @@ Test(extract_formats, ar_bsd)
 Test(extract_formats, ar_svr4)
 {
 	round_trip(10);
+}
+
+/*
+ * The tables of an SVR4/GNU ar, as libarchive passes them through: the
+ * symbol table "/", its 64-bit form "/SYM64/" (GNU ar's for an archive
+ * past 4 GiB) and the long-name table "//" are no members.  "/SYM64/"
+ * was refused as an absolute name: a good archive exited 1.
+ */
+static const char ar_tables[] =
+    "!<arch>\n"
+    "/               0           0     0     100644  4         `\n"
+    "\0\0\0\0"
+    "/SYM64/         0           0     0     100644  8         `\n"
+    "\0\0\0\0\0\0\0\0"
+    "//              0           0     0     100644  18        `\n"
+    "long_member.name/\n"
+    "/0              0           0     0     100644  5         `\n"
+    "long\n\n"
+    "short/          0           0     0     100644  6         `\n"
+    "short\n";
+
+static void
+case_ar_tables(struct fx *fx)
+{
+	EXPECT_STATUS(fx_extract_bytes(fx, ar_tables, sizeof(ar_tables) - 1),
+	    PFX_OK);
+	EXPECT_ENTRY("/SYM64/", PFX_ENTRY_SKIPPED, "ar_index");
+	EXPECT_FILE("long_member.name", "long\n", 0644);
+	EXPECT_FILE("short", "short\n", 0644);
+	EXPECT_ABSENT("SYM64");
+}
+
+Test(extract_formats, ar_tables)
+{
+	each_resolver("ar_tables", case_ar_tables);
 }
 
 /* --- sparse files ------------------------------------------------------ */

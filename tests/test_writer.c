@@ -278,7 +278,8 @@ Test(writer, data_past_size)
 }
 
 /* Less data than the entry said, then the next entry: a short file is
- * a read error, never a file cut short. */
+ * a read error, never a file cut short; the caller learns it at the next
+ * entry (EPIPE). */
 Test(writer, data_short)
 {
 	struct pfx_options opt;
@@ -295,8 +296,13 @@ Test(writer, data_short)
 	e = entry("short", PFX_TYPE_FILE, 100);
 	cr_assert_eq(pfx_writer_entry(w, &e), 0);
 	cr_assert_eq(pfx_writer_data(w, "abc", 3), 0);
-	put_file(w, "next", "n\n");
+	e = entry("next", PFX_TYPE_FILE, 0);
+	cr_expect_eq(pfx_writer_entry(w, &e), EPIPE);
 	cr_assert_eq(pfx_writer_finish(w, &res), PFX_FATAL);
+	cr_expect_eq(res.error, EIO, "%s", res.message);
+	cr_expect(strstr(res.message, "short: archive data cannot be read: "
+	    "the entry's data ends short of its size (3 of 100 bytes)") !=
+	    NULL, "%s", res.message);
 	cr_expect_eq(content(&t, "short", buf, sizeof(buf)), -1);
 	cr_expect_eq(content(&t, "next", buf, sizeof(buf)), -1);
 	tree_end(&t);
@@ -751,5 +757,206 @@ Test(writer, stop_seen_past_a_fork)
 	    "the forked process ended (%ld s)", (long)(t1.tv_sec - t0.tv_sec));
 	cr_assert_eq(pfx_writer_finish(w, &res), PFX_FATAL);
 	cr_expect_eq(res.error, EFBIG, "%s", res.message);
+	tree_end(&t);
+}
+
+/* What a hook that calls the writer back got. */
+struct reentry {
+	struct pfx_writer *w;
+	unsigned char *block;	/* more than a socket buffer holds */
+	size_t len;
+	int calls, data, fail;
+	enum pfx_status finish;
+	struct pfx_result res;
+};
+
+static int
+decide_reenters(void *arg, const struct pfx_entry *e, char *rename,
+    size_t cap)
+{
+	struct reentry *r = arg;
+
+	(void)e;
+	(void)rename;
+	(void)cap;
+	if (r->calls++ > 0)
+		return PFX_HOOK_CONTINUE;
+	/* The run's own thread is in this hook: nothing reads what these
+	 * would send, and the caller's thread may be in a call on W. */
+	r->data = pfx_writer_data(r->w, r->block, r->len);
+	r->fail = pfx_writer_fail(r->w, "from a hook");
+	r->finish = pfx_writer_finish(r->w, &r->res);
+	return PFX_HOOK_CONTINUE;
+}
+
+/*
+ * A hook that calls its own writer back (to push more, to fail it, to
+ * finish it) is refused, EDEADLK: nothing on the run's own thread reads
+ * what it would send, so a push past the socket's buffer waited for
+ * ever, and pfx_writer_finish() freed the writer under the run still
+ * using it.  The run goes on, and the caller's own calls work.
+ */
+Test(writer, hook_calls_back, .timeout = 20)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct reentry r;
+	struct pfx_entry e;
+	struct seen s;
+	struct tree t;
+	char buf[16];
+
+	tree_begin(&t);
+	options(&opt, &s);
+	memset(&r, 0, sizeof(r));
+	r.len = 4u << 20;
+	r.block = calloc(1, r.len);
+	cr_assert_not_null(r.block);
+	opt.hooks.decide = decide_reenters;
+	opt.hooks.arg = &r;
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &r.w), 0);
+	e = entry("a", PFX_TYPE_FILE, 3);
+	cr_assert_eq(pfx_writer_entry(r.w, &e), 0);
+	cr_assert_eq(pfx_writer_data(r.w, "abc", 3), 0);
+	cr_assert_eq(pfx_writer_finish(r.w, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(r.calls, 1);
+	cr_expect_eq(r.data, EDEADLK, "%s", strerror(r.data));
+	cr_expect_eq(r.fail, EDEADLK, "%s", strerror(r.fail));
+	cr_expect_eq(r.finish, PFX_FATAL);
+	cr_expect_eq(r.res.error, EDEADLK, "%s", r.res.message);
+	cr_expect_eq(content(&t, "a", buf, sizeof(buf)), 3);
+	free(r.block);
+	tree_end(&t);
+}
+
+/*
+ * The entry's size is held to whatever becomes of the entry: data past
+ * it, or short of it, fails the run (EIO) for an entry listed, excluded,
+ * refused or vetoed as for one written -- the caller's reader lost its
+ * place in its archive, and what it gives next is not what it thinks.
+ */
+static void
+size_held(unsigned int flags, const char *name, size_t given)
+{
+	static const char *const exclude[] = { "excluded" };
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct pfx_entry e;
+	struct seen s;
+	struct tree t;
+	int r;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	opt.flags |= flags;
+	opt.exclude = exclude;
+	opt.nexclude = 1;
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	e = entry(name, PFX_TYPE_FILE, 5);
+	cr_assert_eq(pfx_writer_entry(w, &e), 0);
+	r = pfx_writer_data(w, "0123456789", given);
+	cr_expect(r == 0 || r == EPIPE, "%s", strerror(r));
+	e = entry("next", PFX_TYPE_FILE, 0);
+	r = pfx_writer_entry(w, &e);
+	cr_expect(r == 0 || r == EPIPE, "%s", strerror(r));
+	cr_expect_eq(pfx_writer_finish(w, &res), PFX_FATAL,
+	    "%s with %zu bytes of 5 (flags %#x): %s", name, given, flags,
+	    res.message);
+	cr_expect_eq(res.error, EIO, "%s", res.message);
+	cr_expect_eq(content(&t, "next", (char[8]){ 0 }, 8), -1);
+	tree_end(&t);
+}
+
+Test(writer, size_held_listed)
+{
+	size_held(PFX_OPT_LIST, "listed", 2);
+	size_held(PFX_OPT_LIST, "listed", 9);
+}
+
+Test(writer, size_held_excluded)
+{
+	size_held(0, "excluded", 2);
+	size_held(0, "excluded", 9);
+}
+
+Test(writer, size_held_refused)
+{
+	size_held(0, "../up", 2);
+	size_held(0, "../up", 9);
+	size_held(PFX_OPT_ATOMIC, "../up", 9);
+}
+
+/*
+ * DIRFD is the caller's to close once pfx_writer_open() returned: the
+ * run, which opens DEST later on its own thread, uses a copy.  With the
+ * number kept, a directory the caller opened meanwhile took it, and the
+ * entries were made beneath that directory -- here, beside DEST.
+ */
+Test(writer, dirfd_closed_after_open)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct seen s;
+	struct tree t;
+	char buf[16];
+	int dfd, other;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	dfd = open(t.dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(dfd, 0);
+	cr_assert_eq(pfx_writer_open(dfd, ".", &opt, &w), 0);
+	cr_assert_eq(close(dfd), 0);
+	/* The caller goes on: the lowest number free is the one closed. */
+	other = open(t.top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(other, 0);
+	put_file(w, "f", "hi\n");
+	cr_assert_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	(void)close(other);
+	cr_expect_eq(content(&t, "f", buf, sizeof(buf)), 3, "the file is not "
+	    "in DEST");
+	tree_end(&t);
+}
+
+static int
+decide_slowly(void *arg, const struct pfx_entry *e, char *rename,
+    size_t cap)
+{
+	(void)arg;
+	(void)rename;
+	(void)cap;
+	if (strcmp(e->name, "slow") == 0)
+		(void)nanosleep(&(struct timespec){ 2, 0 }, NULL);
+	return PFX_HOOK_CONTINUE;
+}
+
+/*
+ * idle_timeout bounds how long the run waits for the caller, not the
+ * time the run itself spends between two reads: a hook that takes
+ * longer (an installer asking its user about a file) while the caller's
+ * next entry already waits in the socket is no idle caller.  The run
+ * counted from the last bytes it had read, and failed, ETIMEDOUT.
+ */
+Test(writer, idle_not_the_runs_time, .timeout = 30)
+{
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_writer *w;
+	struct seen s;
+	struct tree t;
+
+	tree_begin(&t);
+	options(&opt, &s);
+	opt.idle_timeout = 1;
+	opt.hooks.decide = decide_slowly;
+	cr_assert_eq(pfx_writer_open(AT_FDCWD, t.dest, &opt, &w), 0);
+	put_file(w, "slow", "a\n");
+	/* The run has read it, and is in the hook for 2 s. */
+	(void)nanosleep(&(struct timespec){ 0, 300000000 }, NULL);
+	put_file(w, "next", "b\n");
+	cr_expect_eq(pfx_writer_finish(w, &res), PFX_OK, "%s", res.message);
+	cr_expect_eq(s.extracted, 2, "%s", s.reasons);
 	tree_end(&t);
 }

@@ -1,0 +1,23 @@
+/*
+ * sevenzipfit.h -- whether what libarchive's 7z reader would hold for a
+ * 7z input's header fits in the memory budget, looked at before
+ * libarchive reads it (sevenzipfit.c).
+ */
+#ifndef XTR_SEVENZIPFIT_H
+#define XTR_SEVENZIPFIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Does what libarchive's 7z reader allocates for the header of the input
+ * (the LEN bytes at BUF, or else the regular file FD from offset BASE),
+ * if it is a 7z, fit in BUDGET bytes (0: no budget)?  An input that is
+ * no 7z, or cannot be read, fits: libarchive says what it makes of it.
+ * Return: 0, or -EFBIG with what to say in MSG (CAP bytes).
+ */
+int xtr_7z_fits(const void *buf, size_t len, int fd, off_t base,
+    uint64_t budget, char *msg, size_t cap);
+
+#endif
