@@ -9,7 +9,8 @@
  *
  *	- keeps two descriptors, the socket to its parent and a read-only
  *	  one of the archive (platform/process.c), with /dev/null as its
- *	  standard input, output and error;
+ *	  standard input, output and error, and of the memory it shares
+ *	  with others only the ring (plat_os_unmap_shared());
  *	- confines itself with PFX_SANDBOX_NO_DEST (pfx_sandbox.h): no
  *	  write, create, remove, rename, chmod or chown anywhere, no new
  *	  process, no signal to another, no exec, no socket;
@@ -1095,6 +1096,26 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 		rl.rlim_cur = (rlim_t)lim;
 		rl.rlim_max = rl.rlim_cur;
 		(void)setrlimit(RLIMIT_DATA, &rl);
+	}
+	/*
+	 * SECURITY: the caller's memory that another process or a file
+	 * shares (a database's pages mapped MAP_SHARED from a descriptor
+	 * open for writing: a store through it, after an mprotect(2), is a
+	 * write to the file) goes before anything is decoded; no Landlock
+	 * rule or filter sees such writes.  Only the ring stays.  Where
+	 * the maps cannot be read (no /proc), a gap in the sandbox: fatal
+	 * when it is required, as the others are.
+	 */
+	r = plat_os_unmap_shared(ring, ring != NULL ? sizeof(*ring) : 0,
+	    in->buf, in->buf != NULL ? in->len : 0);
+	/* The caller's buffer is such memory: it cannot be read safely. */
+	if (r == -EBUSY || (r < 0 &&
+	    (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)) {
+		memset(&info, 0, sizeof(info));
+		(void)snprintf(info.text, sizeof(info.text), "none: cannot "
+		    "unmap shared memory: %s", strerror(-r));
+		send_buf(fd, m, wire_put_confined(m, r, &info));
+		_exit(0);
 	}
 	/* SECURITY: confined before the first archive byte is read. */
 	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)

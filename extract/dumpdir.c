@@ -215,9 +215,18 @@ xtr_dumpdir_read(struct xtr *x, struct archive_entry *ae,
 			    "its size", archive_entry_pathname(ae));
 			return -1;
 		}
+		/*
+		 * SECURITY: a list is no sparse file.  A block past the last
+		 * (a hole: a decoder process's, or a sparse map on a 'D')
+		 * would leave bytes of this process's heap in the list,
+		 * handed to the hooks and judged as names.
+		 */
+		if ((size_t)offset != d->len) {
+			*reason = "dumpdir_bad";
+			return 1;
+		}
 		memcpy(d->buf + offset, buf, n);
-		if ((size_t)offset + n > d->len)
-			d->len = (size_t)offset + n;
+		d->len += n;
 		if (xtr_cancelled(x) || xtr_check_bytes(x,
 		    archive_entry_pathname(ae), 0, 0) != 0)
 			return -1;

@@ -207,6 +207,33 @@ format_named(const char *names, const char *name)
 	return false;
 }
 
+/* The comma-separated format NAMES but NAME (heap), or NULL. */
+static char *
+without_format(const char *names, const char *name)
+{
+	size_t len = strlen(name), n;
+	const char *p = names, *end;
+	char *out = malloc(strlen(names) + 1), *q = out;
+
+	if (out == NULL)
+		return NULL;
+	while (*p != '\0') {
+		end = strchr(p, ',');
+		n = end != NULL ? (size_t)(end - p) : strlen(p);
+		if (n != len || strncmp(p, name, len) != 0) {
+			if (q != out)
+				*q++ = ',';
+			memcpy(q, p, n);
+			q += n;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	*q = '\0';
+	return out;
+}
+
 /*
  * Does the input start as a zip does (a local file header)?  Then a
  * failure to open it is a zip without a readable central directory.
@@ -523,28 +550,37 @@ struct opening {
 	const struct xtr_dec_mem *mem;	/* what xz may take */
 	const struct xtr_read_place *place;	/* a plain file's blocks,
 						   or NULL (placed.h) */
-	uint64_t budget_7z;	/* a 7z's header's, or 0: none looked at */
+	uint64_t budget_7z;	/* a 7z's header's, or 0: none looked at,
+				   and the 7z reader enabled as named */
 	char *msg;		/* set: why the input is refused ... */
 	size_t cap;
 	int limit_err;		/* ... and this error (a limit) */
+	bool read_7z;		/* the 7z reader enabled by fits_7z() */
 };
 
 /*
  * SECURITY: does the header of the raw input (LEN bytes at BUF, or the
  * file FD from BASE), if it is a 7z, fit in O's budget (sevenzipfit.c)?
  * Looked at through what libarchive is given, before it reads a byte.
- * If not, O says why.
+ * Then A's 7z reader is enabled, here only, and for an input that starts
+ * as a 7z (xtr_7z_candidate()): an input not looked at so (a pipe, one
+ * compressed, by us or libarchive's filters, or staged) is read with
+ * none, as libarchive would list such a 7z's header unbounded before it
+ * found it cannot seek to the data.  If not, O says why.
  */
 static bool
-fits_7z(struct opening *o, const void *buf, size_t len, int fd, off_t base)
+fits_7z(struct archive *a, struct opening *o, const void *buf, size_t len,
+    int fd, off_t base)
 {
 	int r;
 
-	if (o->budget_7z == 0)
+	if (o->budget_7z == 0 || !xtr_7z_candidate(buf, len, fd, base))
 		return true;
 	r = xtr_7z_fits(buf, len, fd, base, o->budget_7z, o->msg, o->cap);
-	if (r == 0)
-		return true;
+	if (r == 0) {
+		o->read_7z = true;
+		return archive_read_support_format_7zip(a) == ARCHIVE_OK;
+	}
 	o->limit_err = -r;
 	return false;
 }
@@ -740,7 +776,7 @@ open_path(struct archive *a, const char *path, struct opening *o)
 		return open_decoded_fd(a, fd, true, codec, o);
 	if (staging(o))
 		return open_stream(a, fd, true, o);	/* every byte seen */
-	if (!fits_7z(o, NULL, 0, fd, 0)) {
+	if (!fits_7z(a, o, NULL, 0, fd, 0)) {
 		(void)close(fd);
 		return ARCHIVE_FATAL;
 	}
@@ -820,7 +856,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 			    inner, in->buf, in->len), o->head);
 		}
 		if (codec == XTR_CODEC_NONE) {
-			if (!fits_7z(o, in->buf, in->len, -1, 0))
+			if (!fits_7z(a, o, in->buf, in->len, -1, 0))
 				return ARCHIVE_FATAL;
 			xtr_head_add(o->head, in->buf, in->len);
 			return open_mem(a, in->buf, in->len, o->head);
@@ -847,7 +883,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 		return open_decoded_fd(a, in->fd, false, codec, o);
 	if (staging(o))
 		return open_stream(a, in->fd, false, o);	/* every byte seen */
-	if (!fits_7z(o, NULL, 0, in->fd, lseek(in->fd, 0, SEEK_CUR)))
+	if (!fits_7z(a, o, NULL, 0, in->fd, lseek(in->fd, 0, SEEK_CUR)))
 		return ARCHIVE_FATAL;
 	keep_head(o->head, in->fd, lseek(in->fd, 0, SEEK_CUR));
 	/* Into PLACE's buffers if it has them; read by us either way, as
@@ -1303,7 +1339,7 @@ open_multivolume(const struct pfx_input *in,
     int *error)
 {
 	struct opening o = { stop, 0, NULL, false, head, 0, NULL, NULL, 0,
-	    NULL, 0, 0 };
+	    NULL, 0, 0, false };
 	struct xtr_volumes *joiner;
 	struct archive *a;
 	int r;
@@ -1432,8 +1468,11 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 {
 	struct opening o = { stop, dec_flags & ~(XTR_READ_CONCAT |
 	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head, 0, mem,
-	    place, 0, msg, cap, 0 };
+	    place, 0, msg, cap, 0, false };
+	static const unsigned char magic_7z[6] = { '7', 'z', 0xbc, 0xaf,
+	    0x27, 0x1c };
 	struct archive *a;
+	char *plain = NULL;
 	bool seekable;
 	off_t start;
 	int r;
@@ -1461,13 +1500,23 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 	 * fd only if it can seek. */
 	seekable = in->path != NULL || in->buf != NULL ||
 	    (in->fd >= 0 && lseek(in->fd, 0, SEEK_CUR) != -1);
-	a = new_reader(names, seekable, dec_flags, msg, cap);
-	if (a == NULL)
-		return NULL;
 	/* A 7z's header, which libarchive decodes and lists whole before
-	 * the first entry, is looked at first (fits_7z()). */
-	if (mem != NULL && format_named(names, "7zip"))
+	 * the first entry, is looked at first, and its reader enabled only
+	 * where it was (fits_7z()). */
+	if (mem != NULL && mem->budget != 0 && format_named(names, "7zip")) {
 		o.budget_7z = mem->budget;
+		if ((plain = without_format(names, "7zip")) == NULL) {
+			snprintf(msg, cap, "%s", strerror(ENOMEM));
+			*error = ENOMEM;
+			return NULL;
+		}
+		names = plain;
+	}
+	a = new_reader(names, seekable, dec_flags, msg, cap);
+	if (a == NULL) {
+		free(plain);
+		return NULL;
+	}
 	/*
 	 * A compressed stream that holds nothing (`gzip </dev/null`) is an
 	 * empty archive, as for bsdtar and GNU tar; an input of no byte at
@@ -1503,8 +1552,10 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 	    (start < 0 || lseek(in->fd, start, SEEK_SET) == start)) {
 		archive_read_free(a);
 		a = new_reader(names, false, 0, msg, cap);
-		if (a == NULL)
+		if (a == NULL) {
+			free(plain);
 			return NULL;
+		}
 		if (head != NULL)
 			head->len = 0;
 		r = open_input(a, in, seekable, &o);
@@ -1521,6 +1572,16 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 		*error = EIO;
 		goto fail;
 	}
+	if (r != ARCHIVE_OK && o.budget_7z != 0 && head != NULL &&
+	    head->len >= sizeof(magic_7z) &&
+	    memcmp(head->buf, magic_7z, sizeof(magic_7z)) == 0) {
+		snprintf(msg, cap, "cannot read archive: a 7z archive is read "
+		    "only from a file or a buffer, uncompressed, where its "
+		    "header is costed before libarchive lists it (not from a "
+		    "pipe, a compressed input or with -G)");
+		*error = EILSEQ;
+		goto fail;
+	}
 	if (r != ARCHIVE_OK) {
 		/* No format reader took it ("Unrecognized archive
 		 * format"): open_errno() says PFX_ENOTARCHIVE (EILSEQ). */
@@ -1533,6 +1594,16 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 		*error = open_errno(archive_errno(a));
 		goto fail;
 	}
+	/* A 7z candidate that one of libarchive's filters decodes (a
+	 * uuencoded part after a program's first bytes): what the 7z
+	 * reader would read was not looked at. */
+	if (o.read_7z && archive_filter_count(a) > 1) {
+		snprintf(msg, cap, "cannot read archive: an input that starts "
+		    "as a 7z or a program, which libarchive decodes (%s)",
+		    archive_filter_name(a, 0));
+		*error = EILSEQ;
+		goto fail;
+	}
 	if (head != NULL && mem != NULL && !dict_fits(a, head, mem, msg,
 	    cap)) {
 		*error = ENOMEM;
@@ -1543,12 +1614,14 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 	if (head != NULL && ((dec_flags & XTR_READ_DEB) != 0 ||
 	    (*dec == NULL && archive_filter_count(a) > 1)))
 		head->unseen = true;
+	free(plain);
 	if ((dec_flags & XTR_READ_DEB) != 0) {
 		*dec = NULL;	/* an ar is never ours to decode */
 		return open_deb(a, head, msg, cap, error);
 	}
 	return a;
 fail:
+	free(plain);
 	*dec = NULL;
 	archive_read_free(a);
 	errno = *error;

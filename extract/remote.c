@@ -542,12 +542,15 @@ get_block(struct xtr_remote *rm, int type, const unsigned char *body,
  * The errno E that the child names for its archive or its confinement.
  * SECURITY: EPROTO is this file's word for a child that broke the
  * contract (protocol(), with a message that says so); a child naming it
- * itself would have its failure told as one, so it is told as EIO.
+ * itself would have its failure told as one, so it is told as EIO.  So
+ * is ECANCELED, the caller's own stop (pfx_options.cancel, a hook): the
+ * child never sees the caller's flag set, and one that named it would
+ * have its failure taken for the caller's ("interrupted").
  */
 static int
 child_errno(int e)
 {
-	return e == EPROTO ? EIO : e;
+	return e == EPROTO || e == ECANCELED ? EIO : e;
 }
 
 /* Take a DATA_END or END body; set the archive's error if it has one.
@@ -811,6 +814,12 @@ take_confined(struct xtr_remote *rm, const struct pfx_options *opt,
 		snprintf(res->message, sizeof(res->message), "sandbox "
 		    "required, but the kernel cannot enforce it: %s",
 		    res->sandbox.text);
+	else if (r == -EBUSY)
+		snprintf(res->message, sizeof(res->message), "cannot confine "
+		    "the decoder process: pfx_input.buf is in memory mapped "
+		    "MAP_SHARED from a descriptor open for writing, which the "
+		    "decoder process gives up (map it MAP_PRIVATE or from a "
+		    "read-only descriptor, or give the descriptor)");
 	else
 		snprintf(res->message, sizeof(res->message), "cannot confine "
 		    "the decoder process: %s", strerror(res->error));

@@ -64,7 +64,10 @@ xtr_7z_signature(const unsigned char *p, uint64_t *off, uint64_t *len)
 	uint32_t crc;
 	int i;
 
-	if (memcmp(p, magic, sizeof(magic)) != 0 || p[6] != 0)
+	/* SECURITY: no version is asked: libarchive reads a header whatever
+	 * its version bytes say, and a fitter that passed over a version
+	 * it did not know let libarchive list the header unchecked. */
+	if (memcmp(p, magic, sizeof(magic)) != 0)
 		return false;
 	crc = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 |
 	    (uint32_t)p[11] << 24;

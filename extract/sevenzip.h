@@ -24,9 +24,9 @@
 
 /*
  * Is P (XTR_7Z_SIG_LEN bytes) a 7z signature header, its CRC right, as
- * libarchive's bidder checks it?  Then *OFF is where the next header
- * starts, counted from the end of the signature header, and *LEN its
- * length.
+ * libarchive's reader checks it (its magic and CRC, any version)?  Then
+ * *OFF is where the next header starts, counted from the end of the
+ * signature header, and *LEN its length.
  */
 bool xtr_7z_signature(const unsigned char *p, uint64_t *off, uint64_t *len);
 

@@ -14,8 +14,10 @@
  * write), and the counts read from it (sevenzip.c); a header that cannot
  * be read so is costed as if every bit of it listed a file.  Read through
  * the descriptor or buffer libarchive is given, never by name again; only
- * a regular file or a buffer (libarchive reads no 7z from a pipe, nor
- * inside a compression).
+ * a regular file or a buffer, and the caller enables libarchive's 7z
+ * reader for such an input alone (reader.c, fits_7z()): libarchive lists
+ * a header it finds in a pipe or behind a compression too, before it
+ * finds it cannot seek to the data.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -137,11 +139,16 @@ encoded_cost(const struct src *s, uint64_t sig_end, const unsigned char *p,
 	unsigned char *packed = NULL, *out = NULL;
 	uint64_t cost;
 
-	if (xtr_7z_encoding(p, n, &c) != 0 || c.cost > budget)
+	if (xtr_7z_encoding(p, n, &c) != 0 || c.cost > budget ||
+	    c.size == 0)
 		return c.cost;
-	/* Held whole by libarchive: more than the budget fits in none. */
-	if (c.size > budget || c.size == 0)
-		return c.size;
+	/* SECURITY: libarchive holds no less than three times the decoded
+	 * header (xtr_7z_header_cost()).  A header past a third of the
+	 * budget is refused undecoded: decoding it here, into a buffer as
+	 * large and with a dictionary as large, would itself hold up to
+	 * twice the budget (8.6 KB of 7z held 120 MB under 64M). */
+	if (c.size > budget / 3)
+		return c.size > UINT64_MAX / 3 ? UINT64_MAX : 3 * c.size;
 	cost = xtr_7z_cost_bound(c.size);
 	if (c.one_coder && c.packed_len <= budget &&
 	    sig_end <= UINT64_MAX - c.packed_at) {
@@ -159,31 +166,38 @@ encoded_cost(const struct src *s, uint64_t sig_end, const unsigned char *p,
 
 /*
  * What libarchive would hold for the header of the 7z whose signature
- * header S holds at AT.  Return: the bytes (0: nothing to hold, or a
- * header that cannot be read, which libarchive cannot read either).
+ * header S holds at AT.  SECURITY: libarchive reads a plain header as it
+ * parses it, and allocates for each count as it meets it: a header cut
+ * short by the end of the input (its length in the signature header
+ * past it) is listed as far as it goes before libarchive finds it short.
+ * So what the input holds of the header is costed, a header cut short
+ * as one this parser does not follow whole.  Return: the bytes (0:
+ * nothing to hold, or a header that starts past the input's end, which
+ * libarchive cannot read either).
  */
 static uint64_t
 header_cost(const struct src *s, uint64_t at, uint64_t budget)
 {
 	unsigned char sig[XTR_7Z_SIG_LEN], *p;
-	uint64_t off, len, end = at + XTR_7Z_SIG_LEN, cost;
+	uint64_t off, len, end = at + XTR_7Z_SIG_LEN, cost, n;
 
 	if (!src_read(s, at, sig, sizeof(sig)) ||
 	    !xtr_7z_signature(sig, &off, &len) || len == 0)
 		return 0;
 	if (len > budget)
 		return len;	/* held whole */
-	if (off > UINT64_MAX - end)
+	if (off > UINT64_MAX - end || end + off >= s->len)
 		return 0;
-	p = malloc(len);
+	n = s->len - (end + off) < len ? s->len - (end + off) : len;
+	p = malloc(n);
 	if (p == NULL)
 		return len;
-	if (!src_read(s, end + off, p, len))
-		cost = 0;
+	if (!src_read(s, end + off, p, n))
+		cost = xtr_7z_cost_bound(n);
 	else if (p[0] == 0x01)
-		cost = xtr_7z_header_cost(p, len);
+		cost = xtr_7z_header_cost(p, n);
 	else
-		cost = encoded_cost(s, end, p, len, budget);
+		cost = encoded_cost(s, end, p, n, budget);
 	free(p);
 	return cost;
 }
@@ -223,6 +237,29 @@ worst_cost(const struct src *s, uint64_t budget)
 	}
 	free(w);
 	return worst;
+}
+
+/* see sevenzipfit.h */
+bool
+xtr_7z_candidate(const void *buf, size_t len, int fd, off_t base)
+{
+	static const unsigned char magic[6] = { '7', 'z', 0xbc, 0xaf, 0x27,
+	    0x1c };
+	struct src s = { buf, len, fd, base < 0 ? 0 : base };
+	unsigned char head[6];
+	struct stat st;
+
+	if (buf == NULL) {
+		if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+		    st.st_size < s.base)
+			return false;
+		s.len = (uint64_t)(st.st_size - s.base);
+	}
+	if (src_read(&s, 0, head, sizeof(head)))
+		return memcmp(head, magic, sizeof(magic)) == 0 ||
+		    memcmp(head, "MZ", 2) == 0 ||
+		    memcmp(head, "\177ELF", 4) == 0;
+	return false;
 }
 
 /* see sevenzipfit.h */

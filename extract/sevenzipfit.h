@@ -6,6 +6,7 @@
 #ifndef XTR_SEVENZIPFIT_H
 #define XTR_SEVENZIPFIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -19,5 +20,14 @@
  */
 int xtr_7z_fits(const void *buf, size_t len, int fd, off_t base,
     uint64_t budget, char *msg, size_t cap);
+
+/*
+ * Does the input (as for xtr_7z_fits()) start as libarchive's 7z bidder
+ * looks for, raw: a 7z's signature, or a PE or ELF program (a
+ * self-extractor)?  Only such an input is read with libarchive's 7z
+ * reader: any other may be one of libarchive's filters (bzip2, lz4, ...),
+ * behind which a 7z's header is not looked at.
+ */
+bool xtr_7z_candidate(const void *buf, size_t len, int fd, off_t base);
 
 #endif

@@ -681,6 +681,87 @@ plat_os_shared_unmap(void *p, size_t len)
 		(void)munmap(p, len);
 }
 
+/* How many shared mappings one look at the maps collects. */
+#define SHARED_BATCH 64
+
+/*
+ * The mappings of this process that may write to what another process
+ * or a file sees: shared ("sh") and writable or able to become so
+ * ("mw": mprotect(2) may add PROT_WRITE, as for a file open for
+ * writing), but those inside [KEEP, KEEP_END) (one mapping, or its
+ * parts if it was ever split).  Not glibc's gconv cache, shared but from
+ * a read-only descriptor.  Up to CAP of them into LO and HI, their count
+ * into *N.  Return: 0, or -errno.
+ */
+static int
+shared_maps(uintptr_t keep, uintptr_t keep_end, uintptr_t *lo,
+    uintptr_t *hi, size_t cap, size_t *n)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	unsigned long a = 0, b = 0;
+	char line[512], perms[5];
+	bool start = true, have = false;
+
+	*n = 0;
+	if (f == NULL)
+		return -errno;
+	while (*n < cap && fgets(line, sizeof(line), f) != NULL) {
+		/* A long line (a path) comes in pieces: only a line's first
+		 * piece is read.  A mapping's line starts with its address
+		 * (lowercase hex), its fields with a capital. */
+		if (start && ((line[0] >= '0' && line[0] <= '9') ||
+		    (line[0] >= 'a' && line[0] <= 'f')))
+			have = sscanf(line, "%lx-%lx %4s", &a, &b,
+			    perms) == 3 && b > a &&
+			    !(a >= keep && b <= keep_end);
+		else if (start && have &&
+		    strncmp(line, "VmFlags:", 8) == 0 &&
+		    strstr(line, " sh") != NULL &&
+		    strstr(line, " mw") != NULL) {
+			lo[*n] = a;
+			hi[*n] = b;
+			(*n)++;
+			have = false;
+		}
+		start = strchr(line, '\n') != NULL;
+	}
+	(void)fclose(f);
+	return 0;
+}
+
+/* see platform.h */
+int
+plat_os_unmap_shared(const void *keep, size_t keep_len, const void *need,
+    size_t need_len)
+{
+	uintptr_t lo[SHARED_BATCH], hi[SHARED_BATCH];
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t end = (uintptr_t)keep + keep_len;
+	size_t n, i;
+	int round, r;
+
+	/* A mapping ends on a page: so does what is kept. */
+	if (page > 0 && keep_len > 0)
+		end = (end + page - 1) & ~(page - 1);
+
+	/* Read whole before any is unmapped (the list changes), then
+	 * again, until none is left. */
+	for (round = 0; round < 1024; round++) {
+		r = shared_maps((uintptr_t)keep, end, lo, hi, SHARED_BATCH,
+		    &n);
+		if (r < 0 || n == 0)
+			return r;
+		for (i = 0; i < n; i++)
+			if (need_len > 0 && lo[i] < (uintptr_t)need + need_len &&
+			    hi[i] > (uintptr_t)need)
+				return -EBUSY;
+		for (i = 0; i < n; i++)
+			if (munmap((void *)lo[i], hi[i] - lo[i]) == -1)
+				return -errno;
+	}
+	return -E2BIG;
+}
+
 /* Not in every libc's headers yet (Linux 5.14). */
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23

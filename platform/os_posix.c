@@ -318,6 +318,19 @@ plat_os_shared_unmap(void *p, size_t len)
 }
 
 /* see platform.h */
+int
+plat_os_unmap_shared(const void *keep, size_t keep_len, const void *need,
+    size_t need_len)
+{
+	/* No portable list of a process's mappings. */
+	(void)keep;
+	(void)keep_len;
+	(void)need;
+	(void)need_len;
+	return 0;
+}
+
+/* see platform.h */
 void
 plat_os_prefault(void *p, size_t len)
 {

@@ -424,6 +424,21 @@ void *plat_os_shared_map(size_t len);
 void plat_os_shared_unmap(void *p, size_t len);
 
 /*
+ * In a process just forked to run untrusted code: unmap every mapping
+ * through which it could write what a file or another process sees
+ * (MAP_SHARED from a descriptor open for writing, even if mapped
+ * read-only: mprotect(2) adds the write; System V or POSIX shared
+ * memory) but those inside the KEEP_LEN bytes at KEEP (NULL, 0: none).
+ * One that holds a byte of the NEED_LEN bytes at NEED, which the process
+ * must read, is not unmapped: the call fails, -EBUSY.
+ * SECURITY: such a write
+ * needs no descriptor and no system call: no Landlock rule or seccomp
+ * filter sees it.  Return: 0, or -errno (the maps cannot be read).
+ */
+int plat_os_unmap_shared(const void *keep, size_t keep_len,
+    const void *need, size_t need_len);
+
+/*
  * Give the LEN bytes at P, about to be written for the first time, their
  * pages now, in one call, instead of a page fault each (Linux 5.14's
  * MADV_POPULATE_WRITE; on a virtual machine a fault costs tens of

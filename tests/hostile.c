@@ -11,7 +11,8 @@
  *	fds		chmod, chown, write, truncate, set xattrs on, send
  *			on, push keys (TIOCSTI) into and read from every
  *			descriptor 0..1023 but its socket, and the
- *			controlling terminal; return
+ *			controlling terminal; write into the caller's
+ *			shared mapping of a file (PFX_HOSTILE_MAP); return
  *	setid:N[,E...]	create N set-id (open, mkdir), chmod and chown
  *			each existing E by absolute path; return
  *	hardlink:P	open P (a hard link to an outside file) for
@@ -51,6 +52,7 @@
 #define _GNU_SOURCE
 #endif
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -65,6 +67,7 @@
 #include <glob.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -109,13 +112,39 @@ push_keys(int fd)
 		(void)ioctl(fd, TIOCSTI, k);
 }
 
+/*
+ * The memory the caller shares with a file (hostile_lib maps the file
+ * it holds, MAP_SHARED, and says where in PFX_HOSTILE_MAP: an exploit
+ * finds it in its copy of the caller's memory): made writable again if
+ * need be, and FORGED written into it, which writes the file.  Probed
+ * first (madvise says ENOMEM where nothing is mapped), not faulted on.
+ */
+static void
+harm_shared(void)
+{
+	const char *v = getenv("PFX_HOSTILE_MAP");
+	unsigned long addr;
+	void *p;
+
+	if (v == NULL || sscanf(v, "%lx", &addr) != 1)
+		return;
+	p = (void *)addr;
+	if (madvise(p, 4096, MADV_NORMAL) != 0)
+		return;
+	(void)mprotect(p, 4096, PROT_READ | PROT_WRITE);
+	memcpy(p, FORGED, FORGED_LEN);
+}
+
 /* Every harm that can be done through a descriptor, on 0..1023, and
- * through the controlling terminal, if there still is one. */
+ * through the controlling terminal, if there still is one; and through
+ * memory shared with the caller. */
 static void
 harm_fds(int self)
 {
 	char buf[4096];
 	int fd;
+
+	harm_shared();
 
 	fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0) {

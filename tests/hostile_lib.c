@@ -11,7 +11,9 @@
  * PFX_HOSTILE_STALL change them), timeout 20 s, while holding HELD_FILE open O_RDWR,
  * HELD_DIR open as a directory, and one end of a socket pair with unread
  * bytes queued for it (none close-on-exec).  The decoder process runs
- * whatever PFX_HOSTILE says (tests/hostile.c).  It prints
+ * whatever PFX_HOSTILE says (tests/hostile.c); HELD_FILE is also mapped
+ * MAP_SHARED, read-only, at the address PFX_HOSTILE_MAP tells it.  It
+ * prints
  *
  *	entry STATUS TYPE PATH		for each report()
  *	status S error E ms MS		the call's outcome and duration
@@ -29,6 +31,7 @@
  * prints each PATH's extended attributes, names and values in hex (the
  * script's snapshot; no getfattr needed).
  */
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -156,6 +159,8 @@ extract(char **argv)
 	struct pfx_input in;
 	struct timespec t0;
 	const char *idle, *stall;
+	char where[32];
+	void *map;
 	int held, dir, sv[2];
 
 	held = open(argv[4], O_RDWR);
@@ -166,6 +171,15 @@ extract(char **argv)
 		perror("hostile_lib: setup");
 		return 2;
 	}
+	/* HELD_FILE mapped shared, read-only (an mprotect(2) away from
+	 * writable), as a database's pages are: where, for the attacker. */
+	map = mmap(NULL, 4096, PROT_READ, MAP_SHARED, held, 0);
+	if (map == MAP_FAILED) {
+		perror("hostile_lib: mmap");
+		return 2;
+	}
+	(void)snprintf(where, sizeof(where), "%lx", (unsigned long)map);
+	(void)setenv("PFX_HOSTILE_MAP", where, 1);
 	memset(&in, 0, sizeof(in));
 	/* Both ways a caller names its archive: what the decoder process
 	 * says it read must not count for more than either holds. */

@@ -12,6 +12,7 @@
  *	|-- dest/		the destination
  *	`-- outside/keep	must be unchanged afterwards
  */
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -360,6 +361,53 @@ Test(child, input_by_path)
 	cr_expect_eq(pfx_extract(&in, fx->topfd, "dest", &opt, &res),
 	    PFX_REFUSED, "%s", res.message);
 	cr_expect_eq(res.stats.extracted, 1);
+	fx_end(fx);
+	free(buf);
+}
+
+/*
+ * The decoder process gives up the memory it shares writable with a file
+ * (platform.h, plat_os_unmap_shared()).  An archive buffer in such memory
+ * is refused with a message that says so, nothing made, not a decoder
+ * killed by the signal of a read through what it unmapped; mapped
+ * privately, the same file's bytes extract.
+ */
+Test(child, buffer_in_shared_writable_memory)
+{
+	static const char *const names[] = { "a", NULL };
+	static const int how[] = { MAP_SHARED, MAP_PRIVATE };
+	struct fx *fx = &the_fx;
+	struct pfx_result res;
+	char *buf = malloc(ARCHIVE_CAP), *map;
+	size_t len, i;
+	int fd;
+
+	cr_assert(buf != NULL);
+	fx_begin(fx);
+	len = build(buf, names);
+	fd = openat(fx->topfd, "outside/a.tar", O_RDWR | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0644);
+	cr_assert(fd >= 0 && write(fd, buf, len) == (ssize_t)len);
+	free(fx->outside);
+	fx->outside = snap_outside(fx);
+	for (i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
+		map = mmap(NULL, len, PROT_READ, how[i], fd, 0);
+		cr_assert(map != MAP_FAILED);
+		if (how[i] == MAP_SHARED) {
+			cr_expect_eq(run(fx, map, len, 0, &res), PFX_FATAL);
+			cr_expect_eq(res.error, EBUSY, "%s", res.message);
+			cr_expect(strstr(res.message, "MAP_SHARED") != NULL,
+			    "%s", res.message);
+			cr_expect_eq(res.stats.extracted, 0);
+		} else {
+			/* REFUSED: run()'s patterns that match nothing. */
+			cr_expect_eq(run(fx, map, len, 0, &res), PFX_REFUSED,
+			    "%s", res.message);
+			cr_expect_eq(res.stats.extracted, 1);
+		}
+		cr_assert(munmap(map, len) == 0);
+	}
+	cr_assert(close(fd) == 0);
 	fx_end(fx);
 	free(buf);
 }

@@ -11,6 +11,7 @@
  */
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -759,6 +760,17 @@ put_le(unsigned char *p, uint64_t v, size_t n)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
+/* A 7z LZMA coder (lc 3, lp 0, pb 2) of dictionary DICT at P: its bytes
+ * (10). */
+static size_t
+put_lzma_coder(unsigned char *p, uint32_t dict)
+{
+	p[0] = 0x23;
+	memcpy(p + 1, "\x03\x01\x01\x05\x5d", 5);
+	put_le(p + 6, dict, 4);
+	return 10;
+}
+
 /*
  * A 7z (heap, *LEN bytes) whose header lists FILES empty files and
  * nothing more: a bit each (their "empty stream" flags), no name.  Plain
@@ -815,11 +827,7 @@ hollow_7z(uint64_t files, int encoded, size_t *len)
 			enc[e++] = 0x01;
 			enc[e++] = 0x00;
 		} else {		/* LZMA: lc 3, lp 0, pb 2 */
-			enc[e++] = 0x23;
-			memcpy(enc + e, "\x03\x01\x01\x05\x5d", 5);
-			e += 5;
-			put_le(enc + e, lz.dict_size, 4);
-			e += 4;
+			e += put_lzma_coder(enc + e, lz.dict_size);
 		}
 		enc[e++] = 0x0c;
 		e += put_7z_number(enc + e, h);
@@ -964,6 +972,250 @@ Test(cost, sevenzip_header_counts, .timeout = 120)
 		}
 		free(buf);
 	}
+}
+
+/*
+ * libarchive's 7z reader asks no version of the signature header, and
+ * reads a plain header as it parses it, allocating for each count as it
+ * meets it, before it finds the header cut short.  The fitter passed over
+ * a signature whose version byte was not 0, and a header whose length
+ * ran past the input's end (it read nothing of it): 5 million nameless
+ * files in 625 KB held 438 MB under --max-memory=64M, and the streams'
+ * 88 bytes 198 MB.  Now each is costed as the others.
+ */
+Test(cost, sevenzip_header_any_version_or_cut, .timeout = 120)
+{
+	struct pfx_result res;
+	unsigned char *buf;
+	uint64_t hlen;
+	size_t len;
+	int sandbox, encoded, how;
+
+	for (encoded = 0; encoded <= 3; encoded++)
+		for (how = 0; how < 2; how++) {
+			buf = encoded == 3 ? streams_7z(4, 10000000, &len) :
+			    hollow_7z(1000000, encoded, &len);
+			if (how == 0) {
+				buf[6] = 1;	/* a major version 1 */
+			} else {	/* a header one byte past the end */
+				hlen = 0;
+				for (int i = 7; i >= 0; i--)
+					hlen = hlen << 8 | buf[20 + i];
+				put_le(buf + 20, hlen + 1, 8);
+				put_le(buf + 8, crc32(0, buf + 12, 20), 4);
+			}
+			for (sandbox = 1; sandbox >= 0; sandbox--) {
+				run_7z(buf, len, sandbox, &res);
+				cr_expect_eq(res.error, EFBIG, "%d %d %d: %d "
+				    "%s", encoded, how, sandbox, res.status,
+				    res.message);
+				cr_expect_eq(res.stats.entries, 0, "%d %d %d",
+				    encoded, how, sandbox);
+			}
+			free(buf);
+		}
+}
+
+/*
+ * A 7z (heap, *LEN bytes) whose header, behind a kEncodedHeader, is N
+ * bytes LZMA'd ("kHeader kEnd" and zeros), encoded a piece at a time so
+ * that this process never holds N bytes.
+ */
+static unsigned char *
+long_header_7z(size_t n, size_t *len)
+{
+	static unsigned char zero[65536];
+	size_t cap = 1u << 20, e = 0, fed = 0, piece;
+	unsigned char *out = malloc(cap), enc[64], head[2] = { 0x01, 0x00 };
+	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_options_lzma lz;
+	lzma_filter f[2];
+	lzma_ret r;
+
+	cr_assert(out != NULL);
+	cr_assert(lzma_lzma_preset(&lz, 0) == 0);
+	lz.dict_size = 1u << 16;	/* little for the encoder to hold */
+	f[0].id = LZMA_FILTER_LZMA1;
+	f[0].options = &lz;
+	f[1].id = LZMA_VLI_UNKNOWN;
+	cr_assert(lzma_raw_encoder(&s, f) == LZMA_OK);
+	s.next_out = out + 32;
+	s.avail_out = cap - 32 - sizeof(enc);
+	do {
+		piece = n - fed < sizeof(zero) ? n - fed : sizeof(zero);
+		s.next_in = fed == 0 ? head : zero;
+		s.avail_in = fed == 0 ? sizeof(head) : piece;
+		fed += s.avail_in;
+		r = lzma_code(&s, fed == n ? LZMA_FINISH : LZMA_RUN);
+		while (r == LZMA_OK && fed == n)
+			r = lzma_code(&s, LZMA_FINISH);
+		cr_assert(r == LZMA_OK || r == LZMA_STREAM_END, "%d", r);
+		cr_assert(s.avail_in == 0 || r == LZMA_STREAM_END);
+	} while (fed < n);
+	lzma_end(&s);
+	enc[e++] = 0x17;	/* kEncodedHeader */
+	enc[e++] = 0x06;	/* kPackInfo: at 0, one stream */
+	enc[e++] = 0;
+	enc[e++] = 1;
+	enc[e++] = 0x09;
+	e += put_7z_number(enc + e, s.total_out);
+	enc[e++] = 0x00;
+	enc[e++] = 0x07;	/* kUnPackInfo: one folder, one LZMA coder */
+	enc[e++] = 0x0b;
+	enc[e++] = 1;
+	enc[e++] = 0;
+	enc[e++] = 1;
+	e += put_lzma_coder(enc + e, lz.dict_size);
+	enc[e++] = 0x0c;
+	e += put_7z_number(enc + e, n);
+	enc[e++] = 0x00;
+	enc[e++] = 0x00;
+	memcpy(out + 32 + s.total_out, enc, e);
+	memcpy(out, "7z\xbc\xaf\x27\x1c\x00\x04", 8);
+	put_le(out + 12, s.total_out, 8);
+	put_le(out + 20, e, 8);
+	put_le(out + 28, crc32(0, enc, (uInt)e), 4);
+	put_le(out + 8, crc32(0, out + 12, 20), 4);
+	*len = 32 + s.total_out + e;
+	return out;
+}
+
+/*
+ * The fitter decoded an encoded header of up to the budget, into a
+ * buffer as large and with a dictionary as large, before it found that
+ * libarchive would hold three times it: 8.6 KB of 7z made it hold 120 MB
+ * under --max-memory=64M (here, 15 MiB under a 16 MiB budget: 15 MB).
+ * Now a header whose decoded size alone puts libarchive past the budget
+ * is refused undecoded, and this process grows by little (72 KB).
+ */
+Test(cost, sevenzip_fitter_within_budget, .timeout = 120)
+{
+	struct pfx_result res;
+	struct rusage before, after;
+	unsigned char *buf;
+	size_t len;
+
+	buf = long_header_7z(15u << 20, &len);
+	cr_assert(len < 65536, "%zu bytes", len);
+	cr_assert(getrusage(RUSAGE_SELF, &before) == 0);
+	run_7z(buf, len, 0, &res);
+	cr_assert(getrusage(RUSAGE_SELF, &after) == 0);
+	cr_expect_eq(res.error, EFBIG, "%d %s", res.status, res.message);
+	cr_expect(after.ru_maxrss - before.ru_maxrss < 4 * 1024, "grew by "
+	    "%ld KB", after.ru_maxrss - before.ru_maxrss);
+	free(buf);
+}
+
+/* BUF (LEN bytes) through libarchive's FILTER (heap, *OUT_LEN bytes). */
+static unsigned char *
+filtered(const void *buf, size_t len, int (*filter)(struct archive *),
+    size_t *out_len)
+{
+	size_t cap = len + 65536;
+	unsigned char *out = malloc(cap);
+	struct archive *a = archive_write_new();
+	struct archive_entry *e = archive_entry_new();
+
+	cr_assert(out != NULL && a != NULL && e != NULL);
+	cr_assert(archive_write_set_format_raw(a) == ARCHIVE_OK);
+	cr_assert(filter(a) == ARCHIVE_OK);
+	cr_assert(archive_write_open_memory(a, out, cap, out_len) ==
+	    ARCHIVE_OK);
+	archive_entry_set_pathname(e, "x");
+	archive_entry_set_filetype(e, AE_IFREG);
+	archive_entry_set_size(e, (la_int64_t)len);
+	cr_assert(archive_write_header(a, e) == ARCHIVE_OK);
+	cr_assert(archive_write_data(a, buf, len) == (la_ssize_t)len);
+	cr_assert(archive_write_close(a) == ARCHIVE_OK);
+	archive_write_free(a);
+	archive_entry_free(e);
+	return out;
+}
+
+/*
+ * Extract the 7z BUF (LEN bytes) from a pipe (HOW 0), or gzip'd (1) or
+ * bzip2'd (2), under a 16 MiB budget, in a child process of its own (a
+ * peak of memory is a process's once).  Return: what it grew by, in KB
+ * (-1: it failed to run), and *STATUS the run's.
+ */
+static long
+unlooked_growth(const unsigned char *buf, size_t len, int how, int *status)
+{
+	struct pfx_options opt;
+	struct pfx_input in;
+	struct pfx_result res;
+	struct rusage before, after;
+	unsigned char *wrapped = NULL;
+	size_t wlen = 0;
+	long out[2] = { -1, -1 };
+	char dir[256];
+	int fd, p[2], r[2];
+	pid_t pid;
+
+	if (how != 0)
+		wrapped = filtered(buf, len, how == 1 ?
+		    archive_write_add_filter_gzip :
+		    archive_write_add_filter_bzip2, &wlen);
+	cr_assert(pipe(r) == 0);
+	pid = fork();
+	cr_assert(pid != -1);
+	if (pid == 0) {
+		memset(&in, 0, sizeof(in));
+		in.fd = -1;
+		if (how == 0) {
+			if (pipe(p) != 0 || write(p[1], buf, len) !=
+			    (ssize_t)len)
+				_exit(1);
+			(void)close(p[1]);
+			in.fd = p[0];
+		} else {
+			in.buf = wrapped;
+			in.len = wlen;
+		}
+		fd = fresh_dest(dir, sizeof(dir));
+		pfx_options_init(&opt);
+		opt.limits.max_memory = 16u << 20;
+		(void)getrusage(RUSAGE_SELF, &before);
+		(void)pfx_extract(&in, fd, ".", &opt, &res);
+		(void)getrusage(RUSAGE_SELF, &after);
+		(void)tfx_rm_tree(dir);
+		out[0] = after.ru_maxrss - before.ru_maxrss;
+		out[1] = res.status;
+		_exit(write(r[1], out, sizeof(out)) == sizeof(out) ? 0 : 1);
+	}
+	(void)close(r[1]);
+	if (read(r[0], out, sizeof(out)) != sizeof(out))
+		out[0] = -1;
+	(void)close(r[0]);
+	(void)waitpid(pid, NULL, 0);
+	free(wrapped);
+	*status = (int)out[1];
+	return out[0];
+}
+
+/*
+ * The fitter looks at a raw file or buffer only, but libarchive's 7z
+ * reader lists a header it finds in a pipe, or behind a compression
+ * (ours, gzip, or libarchive's filters, bzip2), before it finds it
+ * cannot seek to the data: the streams' 88 bytes held 198 MB under
+ * --max-memory=64M so.  Now the 7z reader is enabled only where the
+ * fitter looked: none of them is read, and the run grows by little.
+ */
+Test(cost, sevenzip_unlooked_inputs, .timeout = 120)
+{
+	unsigned char *buf;
+	size_t len;
+	long grew;
+	int how, status;
+
+	buf = streams_7z(4, 10000000, &len);
+	for (how = 0; how < 3; how++) {
+		grew = unlooked_growth(buf, len, how, &status);
+		cr_expect(grew >= 0 && grew < 8 * 1024, "%d: grew by %ld KB",
+		    how, grew);
+		cr_expect_eq(status, PFX_FATAL, "%d", how);
+	}
+	free(buf);
 }
 
 /*

@@ -5,10 +5,13 @@
  * must leave the result's sandbox report zeroed), a data block that goes
  * back (a protocol error, EPROTO, with no file left under any name), and
  * an archive error the child names EPROTO (told as EIO: EPROTO is the
- * parent's word for a broken contract).  The streams are made with
+ * parent's word for a broken contract; ECANCELED too: the caller's stop).
+ * The streams are made with
  * wire.c's own encoders and played through xtr_extract_wire() from a
  * pipe, with no child.  Data that ends short of its header's size is a
- * read error (file.c), and one of its size is extracted.
+ * read error (file.c), and one of its size is extracted.  A GNU dump
+ * directory whose data has a hole is refused (dumpdir.c), never handed
+ * on with the heap's bytes in the hole.
  *
  * The extraction cases run in a fresh directory:
  *
@@ -18,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +234,46 @@ Test(wire, archive_error_named_eproto_is_eio)
 	cr_assert_eq(res.error, EIO, "error %d: %s", res.error, res.message);
 	cr_assert(strncmp(res.message, EPROTO_PREFIX,
 	    strlen(EPROTO_PREFIX)) != 0, "%s", res.message);
+}
+
+/* The report hook of the test below: the last entry's reason. */
+static char last_reason[64];
+
+static void
+keep_reason(void *arg, const struct pfx_entry *e)
+{
+	(void)arg;
+	(void)snprintf(last_reason, sizeof(last_reason), "%s",
+	    e->reason != NULL ? e->reason : "");
+}
+
+/* ECANCELED is the caller's stop: a child that names it, for the archive
+ * or for an entry's data, is told as EIO, and the entry failed as a read
+ * error, not "interrupted". */
+Test(wire, archive_error_named_ecanceled_is_eio)
+{
+	struct stream s = { .len = 0 };
+	struct pfx_result res;
+
+	put_confined(&s);
+	s.len += wire_put_end(s.buf + s.len, WIRE_END, WIRE_FATAL, ECANCELED,
+	    "interrupted");
+	cr_assert_eq(play(&s, &res), PFX_FATAL);
+	cr_assert_eq(res.error, EIO, "error %d: %s", res.error, res.message);
+	cr_assert_str_neq(res.message, "interrupted");
+
+	s.len = 0;
+	put_confined(&s);
+	put_file(&s, "f", 1, 10);
+	put_data(&s, 0, "first");
+	s.len += wire_put_end(s.buf + s.len, WIRE_DATA_END, WIRE_FATAL,
+	    ECANCELED, "interrupted");
+	put_end(&s, WIRE_END, WIRE_FATAL, EIO);
+	last_reason[0] = '\0';
+	cr_assert_eq(play_with(&s, 0, keep_reason, &res), PFX_FATAL);
+	cr_assert_eq(res.error, EIO, "error %d: %s", res.error, res.message);
+	cr_assert_str_eq(last_reason, "read_error");
+	cr_assert(dest_empty(), "the file, or its temporary, was left");
 }
 
 /* A whole stream of one file F, its header saying SIZE, its data BYTES
@@ -538,4 +582,65 @@ Test(wire, note_out_of_contract_is_a_protocol_error)
 		if (round != 2)
 			cr_assert_str_eq(warned, "");
 	}
+}
+
+/* What the report hook of play_dumpdir() was told: the dump list, and
+ * the entry's reason. */
+static char dumped[8192];
+static size_t dumped_len;
+static char dumped_reason[64];
+
+static void
+keep_dumpdir(void *arg, const struct pfx_entry *e)
+{
+	(void)arg;
+	dumped_len = 0;
+	if (e->dumpdir != NULL && e->dumpdir_len <= sizeof(dumped)) {
+		memcpy(dumped, e->dumpdir, e->dumpdir_len);
+		dumped_len = e->dumpdir_len;
+	}
+	(void)snprintf(dumped_reason, sizeof(dumped_reason), "%s",
+	    e->reason != NULL ? e->reason : "");
+}
+
+/*
+ * A GNU dump directory "d" of 4096 bytes whose one block is its last two
+ * (a hole before them) must not hand the hooks the bytes of the heap the
+ * list was read into: malloc(3) fills them with 'Y' here (M_PERTURB), a
+ * list of one name "YYY..." that check_records() found good.  Refused
+ * as a malformed list.
+ */
+Test(wire, dumpdir_with_a_hole_is_refused)
+{
+	struct stream s = { .len = 0 };
+	struct wire_header h;
+	struct pfx_result res;
+	size_t n;
+
+	cr_assert(mallopt(M_PERTURB, 'Y' ^ 0xff) == 1);
+	put_confined(&s);
+	memset(&h, 0, sizeof(h));
+	h.format = 0x30004;	/* GNU tar */
+	h.filetype = AE_IFDIR;
+	h.perm = 0755;
+	h.flags = WIRE_SIZE_SET;
+	h.size = 4096;
+	h.str[WIRE_NAME] = "d";
+	h.len[WIRE_NAME] = 1;
+	n = wire_put_header(s.buf + s.len, sizeof(s.buf) - s.len, &h, NULL);
+	cr_assert(n > 0);
+	s.len += n;
+	s.len += wire_put_data_head(s.buf + s.len, 4094, 0, 2);
+	memcpy(s.buf + s.len, "\0\0", 2);
+	s.len += 2;
+	put_end(&s, WIRE_DATA_END, WIRE_OK, 0);
+	put_end(&s, WIRE_END, WIRE_OK, 0);
+	dumped_len = 0;
+	dumped_reason[0] = '\0';
+	(void)play_with(&s, PFX_OPT_LIST | PFX_OPT_INCREMENTAL, keep_dumpdir,
+	    &res);
+	cr_assert(dumped_len == 0 || memchr(dumped, 'Y', dumped_len) == NULL,
+	    "the heap's bytes were handed over as the dump list (%zu bytes)",
+	    dumped_len);
+	cr_assert_str_eq(dumped_reason, "dumpdir_bad");
 }
