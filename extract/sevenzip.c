@@ -31,6 +31,9 @@
 #define COST_FOLDER 256u
 #define COST_STREAM 16u
 #define COST_PACK 16u
+/* The most in or out streams of one folder's coders together: 7-Zip's
+ * largest folder, BCJ2's, has 7 in and 4 out. */
+#define FOLDER_STREAMS_MAX 32u
 
 enum {
 	K_END = 0x00, K_HEADER = 0x01, K_ARCHIVE_PROPERTIES = 0x02,
@@ -52,6 +55,7 @@ struct cur {
 /* The counts libarchive allocates by, and what an encoded header needs. */
 struct counts {
 	uint64_t files, folders, streams, packs;
+	bool absurd;	/* a folder no coder makes: refused at any cost */
 	struct xtr_7z_coding *coding;	/* or NULL: a plain header */
 };
 
@@ -233,6 +237,15 @@ folder(struct cur *c, struct counts *k, bool first, uint64_t *outs)
 	}
 	if (out == 0 || in + 1 < out)
 		c->bad = true;
+	/*
+	 * SECURITY: libarchive looks through every bind pair (OUT - 1) for
+	 * each in stream, O(IN * OUT) from O(IN + OUT) bytes of header: 50 s
+	 * of CPU for 2 MB.  No real coder comes near the bound.
+	 */
+	if (in > FOLDER_STREAMS_MAX || out > FOLDER_STREAMS_MAX) {
+		k->absurd = true;
+		c->bad = true;
+	}
 	for (i = 0; i + 1 < out && !c->bad; i++) {
 		(void)count(c);
 		(void)count(c);
@@ -409,6 +422,8 @@ cost_of(size_t n, const struct counts *k, bool bad)
 {
 	uint64_t bytes = 0, bound;
 
+	if (k->absurd)
+		return UINT64_MAX;	/* refused past any budget */
 	/* Each count at most MAX_COUNT (streams, folders of them): no
 	 * product overflows. */
 	add(&bytes, n > UINT64_MAX / 3 ? UINT64_MAX : 3 * (uint64_t)n);

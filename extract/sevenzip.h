@@ -61,7 +61,9 @@ int xtr_7z_encoding(const unsigned char *p, size_t n,
  * copied), and a record for each file, folder and stream it lists
  * (whose counts a few bytes of header may give).  A header this parser
  * does not follow whole costs no less than xtr_7z_cost_bound(N), nor
- * than the counts it read before.
+ * than the counts it read before.  One with a folder of more streams than
+ * any coder makes, on which libarchive spends time as their square, costs
+ * UINT64_MAX: past any budget.
  */
 uint64_t xtr_7z_header_cost(const unsigned char *p, size_t n);
 

@@ -284,6 +284,15 @@ xtr_7z_fits(const void *buf, size_t len, int fd, off_t base,
 	cost = worst_cost(&s, budget);
 	if (cost <= budget)
 		return 0;
+	/* sevenzip.c's word for a folder no coder makes. */
+	if (cost == UINT64_MAX) {
+		(void)snprintf(msg, cap, "limit max-memory=%llu reached: this "
+		    "7z archive's header lists a folder of more streams than "
+		    "any coder makes, on which libarchive's time grows as "
+		    "their square (raise limits.max_memory, or set it to 0)",
+		    (unsigned long long)budget);
+		return -EFBIG;
+	}
 	(void)snprintf(msg, cap, "limit max-memory=%llu reached: libarchive "
 	    "would hold about %llu MiB for this 7z archive's header (a "
 	    "record for each file, folder and stream it lists) before its "

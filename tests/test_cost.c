@@ -853,6 +853,19 @@ hollow_7z(uint64_t files, int encoded, size_t *len)
 	return out;
 }
 
+/* Put the start header of a 7z before its plain header of N bytes at
+ * OUT + 32.  Return: the archive's size. */
+static size_t
+seal_7z(unsigned char *out, size_t n)
+{
+	memcpy(out, "7z\xbc\xaf\x27\x1c\x00\x04", 8);
+	put_le(out + 12, 0, 8);
+	put_le(out + 20, n, 8);
+	put_le(out + 28, crc32(0, out + 32, (uInt)n), 4);
+	put_le(out + 8, crc32(0, out + 12, 20), 4);
+	return 32 + n;
+}
+
 /*
  * A 7z (heap, *LEN bytes) whose plain header lists FOLDERS stored folders
  * of STREAMS streams each, and one file: libarchive allocates 13 bytes
@@ -898,12 +911,40 @@ streams_7z(unsigned int folders, uint64_t streams, size_t *len)
 	h[n++] = 0x05;		/* kFilesInfo: one */
 	h[n++] = 1;
 	h[n++] = 0x00;
-	memcpy(out, "7z\xbc\xaf\x27\x1c\x00\x04", 8);
-	put_le(out + 12, 0, 8);
-	put_le(out + 20, n, 8);
-	put_le(out + 28, crc32(0, h, (uInt)n), 4);
-	put_le(out + 8, crc32(0, out + 12, 20), 4);
-	*len = 32 + n;
+	*len = seal_7z(out, n);
+	return out;
+}
+
+/*
+ * A 7z (heap, *LEN bytes) whose one folder is one coder of PAIRS + 1 in
+ * and out streams, bound in PAIRS pairs: libarchive looks through every
+ * pair for each stream, O(PAIRS^2) from O(PAIRS) bytes.
+ */
+static unsigned char *
+pairs_7z(uint64_t pairs, size_t *len)
+{
+	unsigned char *out = malloc(64 + 24 * (size_t)pairs), *h;
+	size_t n = 0;
+	uint64_t j;
+
+	cr_assert(out != NULL);
+	h = out + 32;
+	memcpy(h, "\x01\x04\x06\x00\x01\x09\x00\x00", 8);
+	n = 8;			/* kHeader, kMainStreamsInfo, one stream */
+	memcpy(h + n, "\x07\x0b\x01\x00\x01\x11\x00", 7);
+	n += 7;			/* one folder, one coder: copy, complex */
+	n += put_7z_number(h + n, pairs + 1);
+	n += put_7z_number(h + n, pairs + 1);
+	for (j = 0; j < pairs; j++) {
+		n += put_7z_number(h + n, pairs - 1 - j);
+		n += put_7z_number(h + n, 0);
+	}
+	h[n++] = 0x0c;
+	memset(h + n, 0, (size_t)pairs + 1);
+	n += (size_t)pairs + 1;
+	memcpy(h + n, "\x00\x00\x05\x00\x00\x00", 6);
+	n += 6;			/* kEnd, kEnd, no file, kEnd */
+	*len = seal_7z(out, n);
 	return out;
 }
 
@@ -930,6 +971,29 @@ run_7z(const void *buf, size_t len, int sandbox, struct pfx_result *res)
 	(void)pfx_extract(&in, fd, ".", &opt, res);
 	(void)close(fd);
 	(void)tfx_rm_tree(dir);
+}
+
+/*
+ * A 7z folder of more streams than any coder has (7-Zip's largest,
+ * BCJ2's, takes 7) is refused from its header, past any budget: libarchive
+ * would spend O(streams^2) on it (50 s of CPU for a 2 MB header).
+ */
+Test(cost, sevenzip_folder_streams_bounded, .timeout = 120)
+{
+	struct pfx_result res;
+	unsigned char *buf;
+	size_t len;
+	int sandbox;
+
+	buf = pairs_7z(20000, &len);
+	for (sandbox = 1; sandbox >= 0; sandbox--) {
+		run_7z(buf, len, sandbox, &res);
+		cr_expect_eq(res.status, PFX_FATAL, "%d: status %d: %s",
+		    sandbox, res.status, res.message);
+		cr_expect_eq(res.error, EFBIG, "%d: %s", sandbox,
+		    res.message);
+	}
+	free(buf);
 }
 /*
  * libarchive's 7z reader decodes the header and fills a record of some 90
