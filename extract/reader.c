@@ -38,6 +38,7 @@
 #include "placed.h"
 #include "reader.h"
 #include "readfd.h"
+#include "sevenzip.h"
 #include "sevenzipfit.h"
 #include "stage.h"
 #include "volumes.h"
@@ -563,7 +564,7 @@ struct opening {
  * file FD from BASE), if it is a 7z, fit in O's budget (sevenzipfit.c)?
  * Looked at through what libarchive is given, before it reads a byte.
  * Then A's 7z reader is enabled, here only, and for an input that starts
- * as a 7z (xtr_7z_candidate()): an input not looked at so (a pipe, one
+ * as a 7z (xtr_7z_fits()): an input not looked at so (a pipe, one
  * compressed, by us or libarchive's filters, or staged) is read with
  * none, as libarchive would list such a 7z's header unbounded before it
  * found it cannot seek to the data.  If not, O says why.
@@ -574,15 +575,17 @@ fits_7z(struct archive *a, struct opening *o, const void *buf, size_t len,
 {
 	int r;
 
-	if (o->budget_7z == 0 || !xtr_7z_candidate(buf, len, fd, base))
+	if (o->budget_7z == 0)
 		return true;
 	r = xtr_7z_fits(buf, len, fd, base, o->budget_7z, o->msg, o->cap);
-	if (r == 0) {
-		o->read_7z = true;
-		return archive_read_support_format_7zip(a) == ARCHIVE_OK;
+	if (r < 0) {
+		o->limit_err = -r;
+		return false;
 	}
-	o->limit_err = -r;
-	return false;
+	if (r == 0)
+		return true;
+	o->read_7z = true;
+	return archive_read_support_format_7zip(a) == ARCHIVE_OK;
 }
 
 /*
@@ -842,6 +845,7 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	struct xtr_dec_input di;
 	enum xtr_codec codec;
 	struct archive *inner;
+	off_t at;
 
 	if (in->path != NULL)
 		return open_path(a, in->path, o);
@@ -883,9 +887,11 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 		return open_decoded_fd(a, in->fd, false, codec, o);
 	if (staging(o))
 		return open_stream(a, in->fd, false, o);	/* every byte seen */
-	if (!fits_7z(a, o, NULL, 0, in->fd, lseek(in->fd, 0, SEEK_CUR)))
+	/* The 7z look reads with pread(2): where it starts stays. */
+	at = lseek(in->fd, 0, SEEK_CUR);
+	if (!fits_7z(a, o, NULL, 0, in->fd, at))
 		return ARCHIVE_FATAL;
-	keep_head(o->head, in->fd, lseek(in->fd, 0, SEEK_CUR));
+	keep_head(o->head, in->fd, at);
 	/* Into PLACE's buffers if it has them; read by us either way, as
 	 * libarchive's fd reader would, so that each header read is
 	 * counted (decode.h). */
@@ -1469,8 +1475,6 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 	struct opening o = { stop, dec_flags & ~(XTR_READ_CONCAT |
 	    XTR_READ_DEB | XTR_READ_MULTIVOL), dec, false, head, 0, mem,
 	    place, 0, msg, cap, 0, false };
-	static const unsigned char magic_7z[6] = { '7', 'z', 0xbc, 0xaf,
-	    0x27, 0x1c };
 	struct archive *a;
 	char *plain = NULL;
 	bool seekable;
@@ -1573,8 +1577,7 @@ xtr_reader_open_head(const struct pfx_input *in, const char *names,
 		goto fail;
 	}
 	if (r != ARCHIVE_OK && o.budget_7z != 0 && head != NULL &&
-	    head->len >= sizeof(magic_7z) &&
-	    memcmp(head->buf, magic_7z, sizeof(magic_7z)) == 0) {
+	    head->len >= XTR_7Z_MAGIC_LEN && xtr_7z_magic(head->buf)) {
 		snprintf(msg, cap, "cannot read archive: a 7z archive is read "
 		    "only from a file or a buffer, uncompressed, where its "
 		    "header is costed before libarchive lists it (not from a "

@@ -61,17 +61,25 @@ struct counts {
 
 /* see sevenzip.h */
 bool
-xtr_7z_signature(const unsigned char *p, uint64_t *off, uint64_t *len)
+xtr_7z_magic(const unsigned char *p)
 {
 	static const unsigned char magic[6] = { '7', 'z', 0xbc, 0xaf, 0x27,
 	    0x1c };
+
+	return memcmp(p, magic, sizeof(magic)) == 0;
+}
+
+/* see sevenzip.h */
+bool
+xtr_7z_signature(const unsigned char *p, uint64_t *off, uint64_t *len)
+{
 	uint32_t crc;
 	int i;
 
 	/* SECURITY: no version is asked: libarchive reads a header whatever
 	 * its version bytes say, and a fitter that passed over a version
 	 * it did not know let libarchive list the header unchecked. */
-	if (memcmp(p, magic, sizeof(magic)) != 0)
+	if (!xtr_7z_magic(p))
 		return false;
 	crc = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 |
 	    (uint32_t)p[11] << 24;

@@ -22,6 +22,10 @@
 #define XTR_7Z_SFX_MIN 0x27000u
 #define XTR_7Z_SFX_MAX 0x60000u
 
+/* Do the XTR_7Z_MAGIC_LEN bytes at P hold a 7z's magic? */
+#define XTR_7Z_MAGIC_LEN 6u
+bool xtr_7z_magic(const unsigned char *p);
+
 /*
  * Is P (XTR_7Z_SIG_LEN bytes) a 7z signature header, its CRC right, as
  * libarchive's reader checks it (its magic and CRC, any version)?  Then

@@ -202,64 +202,45 @@ header_cost(const struct src *s, uint64_t at, uint64_t budget)
 	return cost;
 }
 
+/* Do the 4 bytes at P start a PE or ELF program (a self-extractor)? */
+static bool
+is_program(const unsigned char *p)
+{
+	return memcmp(p, "MZ", 2) == 0 || memcmp(p, "\177ELF", 4) == 0;
+}
+
 /*
- * The most libarchive would hold for any 7z its bidder may find in S: at
- * the start, or in a self-extractor (one that starts as a PE or ELF
- * program) at any offset of its range, as the bidder looks.
+ * What libarchive would hold for the 7z its bidder finds in S, whose
+ * first bytes are HEAD: at the start, or in a self-extractor (one that
+ * starts as a PE or ELF program) the first signature of its range whose
+ * CRC holds, as the bidder and the reader look for it (a later one is
+ * never read: costing each would cost O(signatures x header)).
  */
 static uint64_t
-worst_cost(const struct src *s, uint64_t budget)
+first_cost(const struct src *s, const unsigned char *head, uint64_t budget)
 {
-	static const unsigned char magic[6] = { '7', 'z', 0xbc, 0xaf, 0x27,
-	    0x1c };
 	enum { SPAN = XTR_7Z_SFX_MAX - XTR_7Z_SFX_MIN + XTR_7Z_SIG_LEN };
-	unsigned char head[4], *w;
-	uint64_t worst, c;
+	unsigned char *w;
+	uint64_t cost = 0, off, len;
 	size_t i, n;
 
-	worst = header_cost(s, 0, budget);
-	if (!src_read(s, 0, head, sizeof(head)) ||
-	    (memcmp(head, "MZ", 2) != 0 && memcmp(head, "\177ELF", 4) != 0))
-		return worst;
+	if (!is_program(head))
+		return header_cost(s, 0, budget);
 	w = malloc(SPAN);
 	if (w == NULL)
-		return worst;
+		return 0;
 	/* A shorter input: as much of the range as it holds. */
 	n = s->len <= XTR_7Z_SFX_MIN ? 0 : s->len - XTR_7Z_SFX_MIN < SPAN ?
 	    (size_t)(s->len - XTR_7Z_SFX_MIN) : SPAN;
 	if (!src_read(s, XTR_7Z_SFX_MIN, w, n))
 		n = 0;
-	for (i = 0; i + XTR_7Z_SIG_LEN <= n; i++) {
-		if (memcmp(w + i, magic, sizeof(magic)) != 0)
-			continue;
-		c = header_cost(s, XTR_7Z_SFX_MIN + i, budget);
-		worst = c > worst ? c : worst;
-	}
+	for (i = 0; i + XTR_7Z_SIG_LEN <= n; i++)
+		if (xtr_7z_signature(w + i, &off, &len)) {
+			cost = header_cost(s, XTR_7Z_SFX_MIN + i, budget);
+			break;
+		}
 	free(w);
-	return worst;
-}
-
-/* see sevenzipfit.h */
-bool
-xtr_7z_candidate(const void *buf, size_t len, int fd, off_t base)
-{
-	static const unsigned char magic[6] = { '7', 'z', 0xbc, 0xaf, 0x27,
-	    0x1c };
-	struct src s = { buf, len, fd, base < 0 ? 0 : base };
-	unsigned char head[6];
-	struct stat st;
-
-	if (buf == NULL) {
-		if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-		    st.st_size < s.base)
-			return false;
-		s.len = (uint64_t)(st.st_size - s.base);
-	}
-	if (src_read(&s, 0, head, sizeof(head)))
-		return memcmp(head, magic, sizeof(magic)) == 0 ||
-		    memcmp(head, "MZ", 2) == 0 ||
-		    memcmp(head, "\177ELF", 4) == 0;
-	return false;
+	return cost;
 }
 
 /* see sevenzipfit.h */
@@ -268,11 +249,10 @@ xtr_7z_fits(const void *buf, size_t len, int fd, off_t base,
     uint64_t budget, char *msg, size_t cap)
 {
 	struct src s = { buf, len, fd, base < 0 ? 0 : base };
+	unsigned char head[XTR_7Z_MAGIC_LEN];
 	struct stat st;
 	uint64_t cost;
 
-	if (budget == 0)
-		return 0;
 	/* A FIFO read twice would lose what was read; a device's size is
 	 * not its st_size. */
 	if (buf == NULL) {
@@ -281,9 +261,12 @@ xtr_7z_fits(const void *buf, size_t len, int fd, off_t base,
 			return 0;
 		s.len = (uint64_t)(st.st_size - s.base);
 	}
-	cost = worst_cost(&s, budget);
-	if (cost <= budget)
+	if (!src_read(&s, 0, head, sizeof(head)) ||
+	    (!xtr_7z_magic(head) && !is_program(head)))
 		return 0;
+	cost = budget == 0 ? 0 : first_cost(&s, head, budget);
+	if (cost <= budget)
+		return 1;
 	/* sevenzip.c's word for a folder no coder makes. */
 	if (cost == UINT64_MAX) {
 		(void)snprintf(msg, cap, "limit max-memory=%llu reached: this "
