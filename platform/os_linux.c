@@ -699,7 +699,7 @@ shared_maps(uintptr_t keep, uintptr_t keep_end, uintptr_t *lo,
 {
 	FILE *f = fopen("/proc/self/smaps", "re");
 	unsigned long a = 0, b = 0;
-	char line[512], perms[5];
+	char line[512];
 	bool start = true, have = false;
 
 	*n = 0;
@@ -711,9 +711,8 @@ shared_maps(uintptr_t keep, uintptr_t keep_end, uintptr_t *lo,
 		 * (lowercase hex), its fields with a capital. */
 		if (start && ((line[0] >= '0' && line[0] <= '9') ||
 		    (line[0] >= 'a' && line[0] <= 'f')))
-			have = sscanf(line, "%lx-%lx %4s", &a, &b,
-			    perms) == 3 && b > a &&
-			    !(a >= keep && b <= keep_end);
+			have = sscanf(line, "%lx-%lx", &a, &b) == 2 &&
+			    b > a && !(a >= keep && b <= keep_end);
 		else if (start && have &&
 		    strncmp(line, "VmFlags:", 8) == 0 &&
 		    strstr(line, " sh") != NULL &&
