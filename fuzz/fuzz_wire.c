@@ -272,17 +272,22 @@ on_unmatched(void *arg, const char *pattern)
 		die("unmatched() with a pattern not ours");
 }
 
-/* A NOTE or SKIP told: its code is ours, its name a string of at most
- * PFX_PATH_MAX bytes. */
+/* A warning told: its code one of those pfextract.h lists, its name a
+ * string of at most PFX_PATH_MAX bytes. */
 static void
 on_warning(void *arg, const char *what, const char *name)
 {
+	static const char *const codes[] = { "xattr_not_stored",
+		"header_damaged", "name_not_converted", "truncated_name",
+		"not_continued", "out_of_sequence", "wrong_size" };
+	size_t i;
+
 	(void)arg;
-	if (strcmp(what, "truncated_name") != 0 &&
-	    strcmp(what, "not_continued") != 0 &&
-	    strcmp(what, "out_of_sequence") != 0 &&
-	    strcmp(what, "wrong_size") != 0)
-		die("warning() with a code not ours");
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (strcmp(what, codes[i]) == 0)
+			break;
+	if (i == sizeof(codes) / sizeof(codes[0]))
+		die("warning() with a code not ours: %s", what);
 	if (name == NULL || name[0] == '\0' ||
 	    strnlen(name, PFX_PATH_MAX + 1) > PFX_PATH_MAX)
 		die("warning() with a name outside the contract");

@@ -82,6 +82,7 @@ struct hdr {
 	uint32_t nxattr;
 	uint32_t name_len;	/* 0: strlen(name) */
 	int64_t devmajor, devminor;
+	uint32_t flags;		/* WIRE_DAMAGED, WIRE_UNCONVERTED */
 };
 
 static void
@@ -95,7 +96,7 @@ header(struct seed *s, const struct hdr *e)
 	    ARCHIVE_FORMAT_TAR_PAX_RESTRICTED;
 	h.filetype = e->type;
 	h.perm = e->perm;
-	h.flags = WIRE_SIZE_SET | (e->sparse ? WIRE_SPARSE : 0);
+	h.flags = WIRE_SIZE_SET | (e->sparse ? WIRE_SPARSE : 0) | e->flags;
 	h.size = e->size;
 	h.mtime = 1700000000;
 	h.uid = e->uid;
@@ -223,6 +224,26 @@ links(struct seed *s, unsigned char opts)
 	}
 	/* Through the link "l" once it is made: must not write d/f. */
 	file(s, "l", "over the link\n");
+	end(s, WIRE_END, WIRE_OK, 0, NULL);
+}
+
+/* Headers libarchive read with a warning: one damaged (a malformed pax
+ * record ignored), one whose name was not converted; each told on the
+ * warning hook, the first fatal under opts 0x80 (PFX_OPT_STRICT). */
+static void
+warned(struct seed *s, unsigned char opts)
+{
+	struct hdr e = { .type = AE_IFREG, .perm = 0644, .size = 2 };
+
+	begin(s, opts);
+	confined(s, 0, true, "x");
+	e.name = "damaged";
+	e.flags = WIRE_DAMAGED;
+	entry(s, &e, "d\n");
+	e.name = "n\xe9";
+	e.flags = WIRE_UNCONVERTED;
+	entry(s, &e, "n\n");
+	file(s, "after", "a\n");
 	end(s, WIRE_END, WIRE_OK, 0, NULL);
 }
 
@@ -569,6 +590,10 @@ main(int argc, char *argv[])
 	put(&s, "special-same-owner-p");
 	names(&s);
 	put(&s, "names");
+	warned(&s, 0x00);
+	put(&s, "warned");
+	warned(&s, 0x80);
+	put(&s, "warned-strict");
 	read_errors(&s);
 	broken(&s);
 	return 0;
