@@ -289,6 +289,8 @@ struct xtr {
 					   in place of libarchive's: a pax
 					   GNU.dumpdir (paxdump.c), or NULL */
 	size_t pax_len;
+	size_t xattr_mem;		/* of the budget, held for the
+					   current entry's xattrs */
 	struct xtr_journal *journal;	/* owned: --atomic over a populated
 					   destination (journal.c), or NULL */
 	_Atomic uint64_t mem_used;	/* xtr_mem_take(), both threads */

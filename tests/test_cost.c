@@ -1325,3 +1325,67 @@ Test(cost, sevenzip_header_within_limit, .timeout = 120)
 	}
 	free(buf);
 }
+
+/*
+ * An entry's extended attributes cost libarchive's entry about 112 bytes
+ * each (three allocations), past the 25 bytes a pax record spends on one:
+ * 40,000 one-byte attributes behind one 1 MB pax header.  They are
+ * charged to the budget while the entry is at hand: under 4 MiB the run
+ * stops with the limit named, before the entry is made; under 16 MiB it
+ * is made.  In this process and in the decoder process (whose writer
+ * builds its own entry from the message).
+ */
+Test(cost, xattrs_counted, .timeout = 120)
+{
+	static unsigned char buf[(1u << 20) + 8192];
+	static const char rec[] = "25 SCHILY.xattr.user.a=v\n";
+	static char pax[40000 * (sizeof(rec) - 1)];
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_input in;
+	unsigned char h[512];
+	struct archive *a;
+	struct stat st;
+	char dir[256];
+	size_t used = 0, i;
+	int fd, sandbox, big;
+
+	for (i = 0; i < sizeof(pax); i += sizeof(rec) - 1)
+		memcpy(pax + i, rec, sizeof(rec) - 1);
+	a = raw_writer(buf, sizeof(buf), ARCHIVE_FILTER_NONE, &used);
+	ustar_header(h, "pax", 'x', sizeof(pax));
+	cr_assert(archive_write_data(a, h, 512) == 512);
+	cr_assert(archive_write_data(a, pax, sizeof(pax)) ==
+	    (la_ssize_t)sizeof(pax));
+	write_zeros(a, (512 - sizeof(pax) % 512) % 512);
+	ustar_header(h, "f", '0', 0);
+	cr_assert(archive_write_data(a, h, 512) == 512);
+	raw_end(a);
+	for (sandbox = 1; sandbox >= 0; sandbox--)
+		for (big = 0; big <= 1; big++) {
+			fd = fresh_dest(dir, sizeof(dir));
+			memset(&in, 0, sizeof(in));
+			in.fd = -1;
+			in.buf = buf;
+			in.len = used;
+			pfx_options_init(&opt);
+			opt.limits.max_memory = big ? 16u << 20 : 4u << 20;
+			if (sandbox)
+				opt.flags |= PFX_OPT_SANDBOX_CHILD;
+			(void)pfx_extract(&in, fd, ".", &opt, &res);
+			cr_expect_eq(res.status, big ? PFX_OK : PFX_FATAL,
+			    "%d %d: status %d: %s", sandbox, big, res.status,
+			    res.message);
+			if (!big) {
+				cr_expect_eq(res.error, EFBIG, "%d: %s",
+				    sandbox, res.message);
+				cr_expect(strstr(res.message, "max-memory") !=
+				    NULL, "%d: %s", sandbox, res.message);
+			}
+			cr_expect_eq(fstatat(fd, "f", &st,
+			    AT_SYMLINK_NOFOLLOW) == 0, big, "%d %d: f %s",
+			    sandbox, big, big ? "missing" : "made");
+			(void)close(fd);
+			(void)tfx_rm_tree(dir);
+		}
+}
