@@ -576,7 +576,8 @@ struct pfx_options {
 	/*
 	 * Called, with hooks.arg, on a warning that does not stop the run,
 	 * as it comes: WHAT is its stable code, NAME the member it is about
-	 * (the archive's bytes, NUL-free).  The codes:
+	 * (the archive's bytes, NUL-free, as the entry's name: empty where
+	 * the header's is).  The codes:
 	 * "xattr_not_stored" (PFX_OPT_XATTRS): the filesystem refused one
 	 * of NAME's attributes (too long, malformed, no room); NAME is made
 	 * without it and the status is PFX_REFUSED (under PFX_OPT_STRICT,

@@ -272,8 +272,9 @@ on_unmatched(void *arg, const char *pattern)
 		die("unmatched() with a pattern not ours");
 }
 
-/* A warning told: its code one of those pfextract.h lists, its name a
- * string of at most PFX_PATH_MAX bytes. */
+/* A warning told: its code one of those pfextract.h lists, its name the
+ * archive's bytes as an entry's (empty, or past PFX_PATH_MAX, where the
+ * header's is), terminated. */
 static void
 on_warning(void *arg, const char *what, const char *name)
 {
@@ -288,9 +289,7 @@ on_warning(void *arg, const char *what, const char *name)
 			break;
 	if (i == sizeof(codes) / sizeof(codes[0]))
 		die("warning() with a code not ours: %s", what);
-	if (name == NULL || name[0] == '\0' ||
-	    strnlen(name, PFX_PATH_MAX + 1) > PFX_PATH_MAX)
-		die("warning() with a name outside the contract");
+	check_str("warning's name", name, false);
 }
 
 /* Check a sandbox report byte by byte: the child chose these bytes. */

@@ -243,6 +243,9 @@ warned(struct seed *s, unsigned char opts)
 	e.name = "n\xe9";
 	e.flags = WIRE_UNCONVERTED;
 	entry(s, &e, "n\n");
+	e.name = "";
+	e.flags = WIRE_DAMAGED;
+	entry(s, &e, "e\n");
 	file(s, "after", "a\n");
 	end(s, WIRE_END, WIRE_OK, 0, NULL);
 }
