@@ -1148,7 +1148,8 @@ note_files_from(struct parse *p, const char *path)
 /*
  * --one-top-level's default directory: the archive's base name without
  * its ".tar" and compression suffixes, as GNU tar takes it (foo.tar.gz,
- * foo.tgz: foo).  Return: 0 and *OUT (new memory), or -1 (error written).
+ * foo.tgz: foo); never "", "." or "..".  Return: 0 and *OUT (new
+ * memory), or -1 (error written).
  */
 static int
 top_dir_of(struct parse *p, const char *archive, char **out)
@@ -1175,7 +1176,11 @@ top_dir_of(struct parse *p, const char *archive, char **out)
 	/* "a.tar.gz": the ".tar" too, unless the suffix began with 't'. */
 	if (dot[1] != 't' && len > 4 && strncmp(dot - 4, ".tar", 4) == 0)
 		len -= 4;
-	if (len == 0)
+	/* SECURITY: "." and ".." name no directory of their own ("..tar",
+	 * "...tar"): every entry would go to DEST's top, or be refused.
+	 * The archive's name may be an uploader's. */
+	if (len == 0 || (base[0] == '.' && (len == 1 ||
+	    (len == 2 && base[1] == '.'))))
 		goto cannot;
 	*out = strndup(base, len);
 	return *out == NULL ? fail(p, "out of memory") : 0;

@@ -389,8 +389,9 @@ do_dumpdir(struct xtr *x, struct archive_entry *ae,
 /*
  * tar's --transform: the caller's new name for E, and for its link
  * target (E->link_target then points into TBUF), before anything is
- * judged.  Return: the name to judge, "" to skip the entry quietly,
- * xtr_too_long, or NULL with the run failed.
+ * judged.  Return: the name to judge, "" to skip the entry quietly (its
+ * name or its link target transformed to nothing), xtr_too_long, or
+ * NULL with the run failed.
  */
 static const char *
 transform_names(struct xtr *x, struct pfx_entry *e, const char *name,
@@ -408,6 +409,10 @@ transform_names(struct xtr *x, struct pfx_entry *e, const char *name,
 	t = xtr_transform_name(x, e, kind, e->link_target, tbuf, cap);
 	if (t == NULL || t == xtr_too_long)
 		return t;
+	/* A link to nothing is skipped as a name made nothing is, not
+	 * judged as one that leads outside. */
+	if (t[0] == '\0' && e->link_target[0] != '\0')
+		return "";
 	e->link_target = t;
 	return name;
 }

@@ -1001,7 +1001,7 @@ static const char *
 not_made(struct xtr *x, const struct xtr_symlink *l, int r)
 {
 	bool io;
-	const char *why = xtr_errno_reason(-r, &io);
+	const char *why = xtr_error_reason(x, -r, &io);
 
 	if (io)
 		xtr_fail(x, -r, "%s: %s", l->name, strerror(-r));

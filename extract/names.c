@@ -165,6 +165,10 @@ static const struct {
 	{ "too_many_links", "the file system allows no more links: its "
 	  "hard-link target has all the names it may have, or its directory "
 	  "all the subdirectories" },
+	{ "permission_denied", "the file system refused it (permission "
+	  "denied): a directory on its path may not be written, or the name "
+	  "there may not be replaced (read-only, immutable, another user's "
+	  "in a sticky directory)" },
 	{ "excluded", "excluded" },
 	{ "not_selected", "not among the requested members" },
 	{ "stripped", "nothing left after strip_components" },

@@ -42,12 +42,16 @@ root_removed(struct xtr *x)
 	return r == 0 && st.st_nlink == 0;
 }
 
-/* see report.h */
-const char *
-xtr_errno_reason(int error, bool *io_failure)
+/* The reason code of ERROR, and is it an I/O failure? */
+static const char *
+errno_reason(int error, bool *io_failure)
 {
 	*io_failure = false;
 	switch (error) {
+	case EACCES:
+	case EPERM:
+		/* The destination's own: see xtr_error_reason(). */
+		return "permission_denied";
 	case ELOOP:
 		return "symlink_in_path";
 	case ENOTDIR:
@@ -75,6 +79,37 @@ xtr_errno_reason(int error, bool *io_failure)
 	*io_failure = true;
 	return "io_error";
 }
+
+/*
+ * May the run write in the destination itself?  EACCES and EPERM from
+ * an entry are then that entry's: a directory beneath it that may not be
+ * written (a read-only one an earlier archive left, another user's), an
+ * immutable file, another user's file in a sticky directory.  If it may
+ * not, no entry can be made, and the first such error ends the run.
+ * A look only, which Landlock does not answer.
+ */
+static bool
+dest_writable(const struct xtr *x)
+{
+	return x->root.fd >= 0 && plat_os_dir_writable(x->root.fd) == 0;
+}
+
+/* see report.h */
+const char *
+xtr_error_reason(const struct xtr *x, int error, bool *io_failure)
+{
+	const char *reason = errno_reason(error, io_failure);
+
+	/* What an earlier archive left in DEST refuses one entry, never
+	 * the good ones after it. */
+	if (!*io_failure && (error == EACCES || error == EPERM) &&
+	    !dest_writable(x)) {
+		*io_failure = true;
+		return "io_error";
+	}
+	return reason;
+}
+
 
 /* see report.h */
 void
@@ -124,7 +159,7 @@ void
 xtr_finish_error(struct xtr *x, struct pfx_entry *e, int r)
 {
 	bool io;
-	const char *reason = xtr_errno_reason(-r, &io);
+	const char *reason = xtr_error_reason(x, -r, &io);
 	char nb[XTR_SHORT_MAX];
 
 	if (r == -ENOENT && root_removed(x)) {

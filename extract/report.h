@@ -30,10 +30,14 @@ void xtr_finish_existing(struct xtr *x, struct pfx_entry *entry);
 void xtr_finish_redirects(struct xtr *x, struct pfx_entry *entry);
 
 /*
- * Turn a platform error for an entry into its reason code, and say if it
- * is an I/O failure of the destination (fatal) rather than a refusal.
+ * Turn a platform error for an entry of X's run into its reason code, and
+ * say if it is an I/O failure of the destination (fatal) rather than a
+ * refusal.  EACCES and EPERM refuse the entry alone (permission_denied)
+ * while the destination itself may be written, and are fatal I/O
+ * failures ("io_error") when it may not.
  */
-const char *xtr_errno_reason(int error, bool *io_failure);
+const char *xtr_error_reason(const struct xtr *x, int error,
+    bool *io_failure);
 
 /*
  * With PFX_OPT_FSYNC, remember that the parent directory of REL (may be

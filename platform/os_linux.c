@@ -623,6 +623,14 @@ plat_os_pidfd_open(pid_t pid)
 
 /* see platform.h */
 int
+plat_os_dir_writable(int dirfd)
+{
+	return faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) == 0 ? 0 :
+	    -errno;
+}
+
+/* see platform.h */
+int
 plat_os_reopen_readonly(int fd)
 {
 	char path[40];

@@ -410,6 +410,13 @@ int plat_os_pidfd_open(pid_t pid);
 int plat_os_reopen_readonly(int fd);
 
 /*
+ * May this process make and remove names in the directory open as DIRFD
+ * (its write and search permissions, by the effective ids)?  A look only,
+ * which Landlock does not answer.  Return: 0, or -errno (-EACCES, -EROFS).
+ */
+int plat_os_dir_writable(int dirfd);
+
+/*
  * Sleep until the 32-bit word at ADDR, shared with another process, may
  * no longer hold VAL, or MS milliseconds passed (a futex on Linux; a
  * short sleep elsewhere).  Spurious returns happen: the caller looks

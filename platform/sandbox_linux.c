@@ -14,11 +14,11 @@
  * handles every right the running kernel's ABI knows, so whatever is not
  * granted by a rule is refused: beneath the destination, reading,
  * writing, truncating, removing, making directories and regular files,
- * and moving them within it (REFER); never device nodes, never
- * execution, no device ioctls.  Making a symlink, FIFO or socket is
- * granted because Landlock asks for it to move an existing one (a
- * backup, the journal): the filter refuses making any of them (mknod,
- * bind; symlink unless asked for).
+ * and moving them within it (REFER); never execution, no device
+ * ioctls.  Making a symlink, FIFO or socket, and with the filter a
+ * device node, is granted because Landlock asks for it to move an
+ * existing one (a backup, the journal): the filter refuses making any
+ * of them (mknod, bind; symlink unless asked for).
  * Beneath /usr, and the three NSS files that owner lookups read, reading
  * only.  Nothing elsewhere.  ABI 1 (Linux 5.13 to 5.18) is not used: it
  * has no REFER right, so it refuses every link or rename from one
@@ -181,7 +181,8 @@
  * one that --backup or --atomic's journal moves aside.  So those rights
  * are granted, and the filter refuses making any of them: mknod, mknodat
  * and bind always, symlink and symlinkat unless symlinks were asked for
- * (build_file_rules()).
+ * (build_file_rules()).  So too for a device node (a root's dev/null),
+ * but only where that filter is loaded (SB_FS_DEVICES).
  */
 #define SB_FS_DEST (SB_FS_READ | LANDLOCK_ACCESS_FS_WRITE_FILE | \
     LANDLOCK_ACCESS_FS_TRUNCATE | LANDLOCK_ACCESS_FS_REMOVE_FILE | \
@@ -189,6 +190,14 @@
     LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REFER | \
     LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_MAKE_FIFO | \
     LANDLOCK_ACCESS_FS_MAKE_SOCK)
+
+/*
+ * Landlock's rights to make a device node, which it asks for to move an
+ * existing one too: granted beneath the destination only with the filter,
+ * which refuses mknod and mknodat whole, so that none is ever made.
+ */
+#define SB_FS_DEVICES (LANDLOCK_ACCESS_FS_MAKE_CHAR | \
+    LANDLOCK_ACCESS_FS_MAKE_BLOCK)
 
 /*
  * struct landlock_ruleset_attr as of ABI 6; older headers stop after
@@ -1349,15 +1358,18 @@ add_path_rule(int rulesetfd, const char *path, uint64_t rights,
 /*
  * Make the Landlock ruleset for ABI: DESTFD (or none, with NO_DEST) and
  * the system files; signals are scoped unless INTERNAL has
- * PLAT_SANDBOX_SIGNAL_OUT.  *NET and *SCOPE say what else it handles.
+ * PLAT_SANDBOX_SIGNAL_OUT.  FILTER: the system-call filter will be loaded
+ * too.  *NET and *SCOPE say what else it handles.
  * Return: the ruleset's descriptor, or -errno.
  */
 static int
 make_ruleset(int abi, int destfd, unsigned int flags, unsigned int internal,
-    bool *net, bool *scope)
+    bool filter, bool *net, bool *scope)
 {
 	struct sb_ruleset_attr attr;
-	uint64_t dest = SB_FS_DEST;
+	/* SECURITY: a device node in the destination may be moved aside
+	 * (--backup, the journal) only where the filter makes none. */
+	uint64_t dest = SB_FS_DEST | (filter ? SB_FS_DEVICES : 0);
 	size_t size, i;
 	int fd, r;
 
@@ -1482,14 +1494,14 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 	else if (abi < 2)
 		(void)snprintf(note, sizeof(note), "landlock ABI %d unused "
 		    "(no REFER right before Linux 5.19)", abi);
+	use_seccomp = seccomp_usable();
 	if (abi >= 2) {
-		rfd = make_ruleset(abi, destfd, flags, internal, &net,
-		    &scope);
+		rfd = make_ruleset(abi, destfd, flags, internal, use_seccomp,
+		    &net, &scope);
 		if (rfd < 0)
 			(void)snprintf(note, sizeof(note), "landlock ABI %d "
 			    "unused (%s)", abi, strerror(-rfd));
 	}
-	use_seccomp = seccomp_usable();
 	if ((flags & PFX_SANDBOX_REQUIRE) != 0 && (rfd < 0 || !use_seccomp)) {
 		if (rfd >= 0)
 			(void)close(rfd);

@@ -704,5 +704,45 @@ for res in walk openat2; do
 	done
 done
 
+# A populated destination whose directory an earlier archive left
+# read-only (0555): as GNU tar, the entry beneath it is refused with its
+# own message (permission_denied, exit 1) and every entry after it is
+# extracted, confined or not, and with --atomic.  Before, it stopped the run ("I/O error: Permission denied",
+# said twice, exit 2): b and c lost.  A destination not ours to write
+# still stops at its first entry (exit 2).  Run as nobody when root.
+if [ "$(id -u)" != 0 ] || command -v setpriv > /dev/null; then
+	as=""
+	[ "$(id -u)" = 0 ] &&
+	    as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	mkdir -p "$T/rosrc/ro" && printf 'a\n' > "$T/rosrc/a" &&
+	    printf 'x\n' > "$T/rosrc/ro/x" && printf 'b\n' > "$T/rosrc/b" &&
+	    printf 'c\n' > "$T/rosrc/c"
+	tar -C "$T/rosrc" --no-recursion -cf "$T/ro.tar" a ro/x b c
+	chmod 711 "$T" && chmod 644 "$T/ro.tar"
+	# DEST's parent is the user's own (--atomic stages in DEST only
+	# where no one else can write its parent).
+	rm -rf "$T/rop" && mkdir "$T/rop"
+	[ "$as" ] && chown 65534 "$T/rop"
+	d=$T/rop/rod
+	for m in "" --no-sandbox --atomic; do
+		$as sh -c "rm -rf '$d' && mkdir -p '$d/ro' && chmod 555 '$d/ro'"
+		$as "$pfx" -xf "$T/ro.tar" -C "$d" $m 2> "$T/stderr"
+		rc=$?
+		[ $rc -eq 1 ] && [ "$(cat "$d/b" "$d/c")" = "$(printf 'b\nc')" ] &&
+		    [ -z "$(ls -A "$d/ro")" ] &&
+		    [ "$(wc -l < "$T/stderr")" -eq 1 ] &&
+		    grep -q '^pfextract: ro/x: the file system refused it (permission denied)' \
+		    "$T/stderr" && ok ||
+		    bad "read-only directory in dest $m: exit $rc: $(ls "$d"): $(cat "$T/stderr")"
+	done
+	$as sh -c "rm -rf '$d' && mkdir -m 555 '$d'"
+	$as "$pfx" -xf "$T/ro.tar" -C "$d" 2> "$T/stderr"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q '^pfextract: a: .*Permission denied' \
+	    "$T/stderr" && ok ||
+	    bad "read-only dest: exit $rc: $(cat "$T/stderr")"
+	chmod -R u+w "$T/rop"
+fi
+
 echo "pfextract: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

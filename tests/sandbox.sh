@@ -234,6 +234,33 @@ for r in openat2 walk; do
 	    bad "moved $r: something outside the destination changed"
 done
 
+# A device node already in the destination (a root's dev/null, made by
+# root): --backup moves it aside, --atomic's journal exchanges the new
+# file with it, each a rename that Landlock takes for making one.  The
+# same as with --no-sandbox: exit 0, the device kept at f~ or gone.
+# Before, the writer's Landlock refused both (EACCES): with --backup f
+# failed (exit 2), with --atomic nothing was published (exit 2).
+if [ "$(id -u)" -eq 0 ]; then
+	printf 'new\n' > "$T/devf"
+	tar -C "$T" --transform 's,^devf$,dev/f,' -cf "$T/dev.tar" devf
+	for how in "--backup" "--atomic" "--backup=numbered"; do
+		for sb in on off; do
+			w=$T/dev-$sb
+			rm -rf "$w" && mkdir -p "$w/dev" &&
+			    mknod "$w/dev/f" c 1 3 || break 2
+			opt=
+			[ $sb = off ] && opt=--no-sandbox
+			"$pfx" -xf "$T/dev.tar" -C "$w" $how $opt 2> "$w.err"
+			echo $? > "$w.rc"
+		done
+		[ "$(cat "$T/dev-on.rc")" -eq 0 ] &&
+		    [ "$(cat "$T/dev-off.rc")" -eq 0 ] &&
+		    [ "$(listing "$T/dev-on")" = "$(listing "$T/dev-off")" ] &&
+		    [ "$(cat "$T/dev-on/dev/f")" = new ] && ok ||
+		    bad "device node in dest, $how: exit $(cat "$T/dev-on.rc") confined, $(cat "$T/dev-off.rc") with --no-sandbox: $(cat "$T/dev-on.err")"
+	done
+fi
+
 # Listing is confined too, with nothing writable: not even the current
 # directory.  The system-call filter refuses the create (EPERM) before
 # Landlock would (EACCES).

@@ -568,6 +568,16 @@ static const struct err_row err_rows[] = {
 	  "cannot deduce the top-level directory" },
 	{ "--one-top-level from .tar", { "--one-top-level", ".tar" },
 	  "cannot deduce the top-level directory" },
+	/* "." put every entry at DEST's top, beside the other uploads'
+	 * directories and into them, silently; ".." refused them all. */
+	{ "--one-top-level from ..tar", { "--one-top-level", "up/..tar" },
+	  "cannot deduce the top-level directory" },
+	{ "--one-top-level from ..tgz", { "--one-top-level", "..tgz" },
+	  "cannot deduce the top-level directory" },
+	{ "--one-top-level from ..tar.gz", { "--one-top-level", "..tar.gz" },
+	  "cannot deduce the top-level directory" },
+	{ "--one-top-level from ...tar", { "--one-top-level", "...tar" },
+	  "cannot deduce the top-level directory" },
 	{ "--one-top-level=", { "--one-top-level=", "a.tar" },
 	  "needs a directory" },
 	{ "-T - with the archive on stdin", { "-T", "-" },

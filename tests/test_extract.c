@@ -3036,6 +3036,50 @@ Test(extract, readonly_dir)
 }
 
 /*
+ * A read-only directory already in the destination (the one an earlier
+ * archive leaves, as case_readonly_dir shows): each entry that would go
+ * in it is refused alone (permission_denied), a file, a directory, a
+ * hard link and a name whose parents it would make there, and the run
+ * goes on.  Before, the first of them stopped the run ("Permission
+ * denied", exit 2): b and every entry after it lost, unsaid.  A
+ * destination that may not be written at all still stops the run (the
+ * CLI's "permission denied" case in tests/faults.sh).
+ */
+static void
+case_readonly_dir_in_dest(struct fx *fx)
+{
+	struct ab ab;
+
+	put_dir(fx->destfd, "ro", 0555);
+	ab_pax(&ab);
+	ab_file(&ab, "a", "a\n", 0644);
+	ab_file(&ab, "ro/x", "x\n", 0644);
+	ab_dir(&ab, "ro/d/", 0755);
+	ab_file(&ab, "ro/new/y", "y\n", 0644);
+	ab_hardlink(&ab, "ro/h", "a");
+	ab_file(&ab, "b", "b\n", 0644);
+	ab_close(&ab);
+
+	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
+	EXPECT_FILE("a", "a\n", 0644);
+	EXPECT_REFUSED("ro/x", "permission_denied", PFX_DENY);
+	EXPECT_REFUSED("ro/d/", "permission_denied", PFX_DENY);
+	EXPECT_REFUSED("ro/new/y", "permission_denied", PFX_DENY);
+	EXPECT_REFUSED("ro/h", "permission_denied", PFX_DENY);
+	EXPECT_FILE("b", "b\n", 0644);
+	EXPECT_DIR("ro", 0555);
+	EXPECT_LIST("ro", "");
+	ab_free(&ab);
+}
+
+Test(extract, readonly_dir_in_dest)
+{
+	/* As root nothing is read-only to us. */
+	become_nobody_if_root();
+	each_resolver("readonly_dir_in_dest", case_readonly_dir_in_dest);
+}
+
+/*
  * Can this filesystem hold "user." xattrs?  Return: true, or false if
  * it says ENOTSUP (or EPERM, as some do for the namespace).
  */
@@ -3865,6 +3909,8 @@ static const struct xrule xrules[] = {
 	{ PFX_NAME_ENTRY, "ok/../../x", "fine" },
 	{ PFX_NAME_ENTRY, "s2", "top/s2" },
 	{ PFX_NAME_SYMLINK, "a2", "../../../etc/passwd" },
+	{ PFX_NAME_HARDLINK, "e", "" },
+	{ PFX_NAME_SYMLINK, "e", "" },
 };
 
 static int
@@ -3888,7 +3934,8 @@ fx_transform(void *arg, enum pfx_name_kind kind, const struct pfx_entry *e,
 
 /*
  * hooks.transform renames before anything is judged: the new names and
- * link targets are judged, an empty one skips the entry, one too long is
+ * link targets are judged, an empty one skips the entry (a link target
+ * too: h2 and s3 were refused as leading outside), one too long is
  * refused.
  */
 static void
@@ -3908,6 +3955,8 @@ case_transform(struct fx *fx)
 	ab_file(&ab, "long", "long\n", 0644);
 	ab_file(&ab, "ok/../../x", "x\n", 0644);
 	ab_symlink(&ab, "s2", "a2");
+	ab_hardlink(&ab, "h2", "e");
+	ab_symlink(&ab, "s3", "e");
 	ab_close(&ab);
 	EXPECT_STATUS(fx_extract(fx, &ab), PFX_REFUSED);
 	EXPECT_FILE("top/a", "A\n", 0644);
@@ -3916,6 +3965,8 @@ case_transform(struct fx *fx)
 	EXPECT_FILE("fine", "x\n", 0644);
 	EXPECT_REFUSED("up", "escapes", PFX_REJECT);
 	EXPECT_ENTRY("gone", PFX_ENTRY_SKIPPED, "transform_empty");
+	EXPECT_ENTRY("h2", PFX_ENTRY_SKIPPED, "transform_empty");
+	EXPECT_ENTRY("s3", PFX_ENTRY_SKIPPED, "transform_empty");
 	EXPECT_REFUSED("long", "too_long", PFX_REJECT);
 	EXPECT_REFUSED("s2", "symlink_escapes", PFX_REJECT);
 	EXPECT_LIST("", "fine top");
