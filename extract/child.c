@@ -9,11 +9,16 @@
  *
  *	- keeps two descriptors, the socket to its parent and a read-only
  *	  one of the archive (platform/process.c), with /dev/null as its
- *	  standard input, output and error, and of the memory it shares
- *	  with others only the ring (plat_os_unmap_shared());
- *	- confines itself with PFX_SANDBOX_NO_DEST (pfx_sandbox.h): no
- *	  write, create, remove, rename, chmod or chown anywhere, no new
- *	  process, no signal to another, no exec, no socket;
+ *	  standard input, output and error, and room for 32 more at most
+ *	  (RLIMIT_NOFILE), and of the memory it shares with others only
+ *	  the ring (plat_os_unmap_shared());
+ *	- gives up every capability and the right to raise its priority
+ *	  (plat_os_drop_privileges());
+ *	- confines itself with PFX_SANDBOX_NO_DEST and PLAT_SANDBOX_DECODER
+ *	  (pfx_sandbox.h, platform.h): no write, create, remove, rename,
+ *	  chmod or chown anywhere, no ioctl but those that read, no new
+ *	  process, no signal to another, no exec, no socket, no System V
+ *	  IPC, no memory that its RLIMIT_DATA does not count;
  *	- then reads the archive and sends each header and data block to
  *	  its parent (wire.h), which judges and writes them.
  *
@@ -1117,10 +1122,24 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 		send_buf(fd, m, wire_put_confined(m, r, &info));
 		_exit(0);
 	}
+	/*
+	 * SECURITY: no privilege left to the code that parses: root's
+	 * capabilities and scheduling rights (plat_os_drop_privileges()).
+	 * After the memory limit, which it may have raised.  A failure is
+	 * a gap in the sandbox: fatal when it is required, as the others.
+	 */
+	r = plat_os_drop_privileges();
+	if (r < 0 && (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0) {
+		memset(&info, 0, sizeof(info));
+		(void)snprintf(info.text, sizeof(info.text), "none: cannot "
+		    "drop privileges: %s", strerror(-r));
+		send_buf(fd, m, wire_put_confined(m, r, &info));
+		_exit(0);
+	}
 	/* SECURITY: confined before the first archive byte is read. */
 	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
 		flags |= PFX_SANDBOX_REQUIRE;
-	r = pfx_sandbox_confine(-1, flags, &info);
+	r = plat_sandbox_confine(-1, flags, PLAT_SANDBOX_DECODER, &info);
 	send_buf(fd, m, wire_put_confined(m, r, &info));
 	if (r < 0)
 		_exit(0);

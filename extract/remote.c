@@ -246,25 +246,18 @@ child_gone(struct xtr_remote *rm)
 }
 
 /*
- * Wait until FD has bytes, within the deadlines.  Return: 0, or FATAL
- * (the channel broken: deadline, cancel, or the child gone while another
- * process still holds its end of the socket).
+ * Wait until FD has bytes, within the deadlines; the sender is idle
+ * since SINCE.  Return: 0, or FATAL (the channel broken: deadline,
+ * cancel, or the child gone while another process still holds its end
+ * of the socket).
  */
 static int
-wait_bytes(struct xtr_remote *rm)
+wait_bytes(struct xtr_remote *rm, const struct timespec *since)
 {
 	struct pollfd p[2];
-	struct timespec since;
 	long left, step;
 	int n;
 
-	/* Idle counts from when this wait began, not from the last bytes
-	 * read: the time the run spent in between (a hook that asks its
-	 * user, a slow disk) is not the sender's silence -- the next entry
-	 * of a pfx_writer_*() caller may be waiting in the socket all along.
-	 * Nothing unread is left behind by this: a child's bytes are taken
-	 * without a wait (fill()), and readable ones end it at once. */
-	(void)clock_gettime(CLOCK_MONOTONIC, &since);
 	for (;;) {
 		if (rm->cancel != NULL && *rm->cancel != 0)
 			return broken(rm, ECANCELED, "interrupted");
@@ -274,7 +267,7 @@ wait_bytes(struct xtr_remote *rm)
 			    "reached (pfx_options.timeout)", rm->timeout);
 		step = POLL_MS;
 		if (rm->idle != 0) {
-			left = (long)rm->idle * 1000 - ms_since(&since);
+			left = (long)rm->idle * 1000 - ms_since(since);
 			if (left <= 0)
 				return broken(rm, ETIMEDOUT, "%s sent "
 				    "nothing for %u s "
@@ -306,6 +299,8 @@ wait_bytes(struct xtr_remote *rm)
 static int
 fill(struct xtr_remote *rm, size_t need)
 {
+	struct timespec since;
+	bool waiting = false;
 	ssize_t n;
 
 	if (rm->cap - rm->at < need) {
@@ -333,8 +328,30 @@ fill(struct xtr_remote *rm, size_t need)
 		    rm->cap - rm->len, MSG_DONTWAIT) : -1;
 		if (n < 0 && (rm->pid < 0 || errno == EAGAIN ||
 		    errno == EWOULDBLOCK || errno == EINTR)) {
-			if (wait_bytes(rm) != 0)
+			/* Idle counts from when this fill began to wait, not
+			 * from the last bytes read: the time the run spent
+			 * in between (a hook that asks its user, a slow
+			 * disk) is not the sender's silence -- the next
+			 * entry of a pfx_writer_*() caller may be waiting in
+			 * the socket all along.  Nothing unread is left
+			 * behind by this: a child's bytes are taken without
+			 * a wait, and readable ones end it at once. */
+			if (!waiting)
+				(void)clock_gettime(CLOCK_MONOTONIC, &since);
+			waiting = true;
+			if (wait_bytes(rm, &since) != 0)
 				return ARCHIVE_FATAL;
+			/*
+			 * SECURITY: the child's socket is never read with a
+			 * wait, even once poll(2) said it is readable: a
+			 * byte sent out of band (MSG_OOB) makes it so, and
+			 * read(2) drops that byte and then waits, past every
+			 * deadline, for bytes a child taken over never sends.
+			 * Back to recv(MSG_DONTWAIT), and to poll(2) with
+			 * the same idle start if nothing came.
+			 */
+			if (rm->pid >= 0)
+				continue;
 			n = read(rm->fd, rm->buf + rm->len,
 			    rm->cap - rm->len);
 		}
@@ -346,6 +363,7 @@ fill(struct xtr_remote *rm, size_t need)
 		if (n == 0)
 			return child_gone(rm);
 		rm->len += (size_t)n;
+		waiting = false;
 	}
 	return 0;
 }
@@ -868,13 +886,17 @@ xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
 	struct xtr_remote *rm;
 	sigset_t all, old;
 	pid_t self = getpid(), pid;
-	int sv[2], size = SOCK_BUF;
+	int sv[2], size = SOCK_BUF, one = 1;
 
 	*out = NULL;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
 		return cannot_start(res, errno);
 	(void)setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	(void)setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	/* SECURITY: a byte the child sends out of band (MSG_OOB) is read
+	 * in its place in the stream, as any other (and so breaks the
+	 * contract), not taken out of it where the reader waits. */
+	(void)setsockopt(sv[0], SOL_SOCKET, SO_OOBINLINE, &one, sizeof(one));
 	rm = remote_new(sv[0], opt);
 	if (rm == NULL) {
 		(void)close(sv[0]);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/futex.h>
 #include <linux/openat2.h>
 #include <pthread.h>
@@ -19,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -816,4 +819,24 @@ plat_os_data_size(void)
 	if (n != 6 || page <= 0)
 		return 0;
 	return (uint64_t)data * (uint64_t)page;
+}
+
+/* see platform.h */
+int
+plat_os_drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr;
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	const struct rlimit none = { 0, 0 };
+
+	/* No real-time priority, no nice value below the one it has. */
+	if (setrlimit(RLIMIT_RTPRIO, &none) == -1 ||
+	    setrlimit(RLIMIT_NICE, &none) == -1)
+		return -errno;
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	hdr.pid = 0;
+	return syscall(SYS_capset, &hdr, data) == -1 ? -errno : 0;
 }

@@ -356,3 +356,11 @@ plat_os_data_size(void)
 {
 	return 0;	/* not known: the limit is the budget's alone */
 }
+
+/* see platform.h */
+int
+plat_os_drop_privileges(void)
+{
+	/* No portable capabilities; set-id programs are the caller's. */
+	return 0;
+}

@@ -431,6 +431,18 @@ void *plat_os_shared_map(size_t len);
 void plat_os_shared_unmap(void *p, size_t len);
 
 /*
+ * In a process just forked to run untrusted code: give up every
+ * capability (effective, permitted, inheritable, ambient) and the right
+ * to raise its scheduling priority (RLIMIT_RTPRIO and RLIMIT_NICE 0).
+ * SECURITY: the sandbox lets a process change its own scheduling; run
+ * as root, a decoder taken over moved itself to SCHED_FIFO, nice -20
+ * and the real-time I/O class, above every other process; and root's
+ * capabilities would lift kernel limits a filter cannot see (socket
+ * buffers, descriptors in flight).  Return: 0, or -errno.
+ */
+int plat_os_drop_privileges(void);
+
+/*
  * In a process just forked to run untrusted code: unmap every mapping
  * through which it could write what a file or another process sees
  * (MAP_SHARED from a descriptor open for writing, even if mapped
@@ -527,8 +539,10 @@ bool plat_sanitized(void);
  * In a process just forked to run untrusted code: keep only the N
  * descriptors KEEP (moved to 3, 4, ... and KEEP updated; each close-on-
  * exec), make 0, 1 and 2 /dev/null (2 stays in sanitizer builds, whose
- * reports go there), and close every other descriptor.  Return: 0, or
- * -errno (the process must then end).
+ * reports go there), close every other descriptor, and lower
+ * RLIMIT_NOFILE to 3 + N + 32, so that what it can hold through
+ * descriptors is bounded.  Return: 0, or -errno (the process must then
+ * end).
  */
 int plat_child_fds(int *keep, int n);
 
@@ -582,6 +596,18 @@ struct pfx_sandbox_info;
  * stay scoped; info->text then says "socket scope", not "scope").
  */
 #define PLAT_SANDBOX_SIGNAL_OUT 0x1
+
+/*
+ * PLAT_SANDBOX_DECODER: the process is the decoder (extract/child.c), the
+ * one code an archive may take over: besides PFX_SANDBOX_NO_DEST's
+ * rules, the filter lets it use the descriptors it holds only through
+ * the few ioctls that read (no chattr(1) of the archive, no freeze of
+ * its file system), and refuses what would hold memory its RLIMIT_DATA
+ * does not count (shared anonymous mappings, memfds, System V segments,
+ * socket pairs) or reach another process without a path (System V IPC,
+ * POSIX message queues).
+ */
+#define PLAT_SANDBOX_DECODER 0x2
 
 /*
  * pfx_sandbox_confine() (see pfx_sandbox.h), with INTERNAL a combination

@@ -23,6 +23,10 @@
 /* The first descriptor the child keeps for itself. */
 #define FIRST_KEPT 3
 
+/* The descriptors the child may open besides those it keeps: a
+ * decoder's wake pipe or two, a gconv module or locale file being read. */
+#define SPARE_FDS 32
+
 /* The highest descriptor number worth closing one by one. */
 static int
 fd_ceiling(void)
@@ -110,6 +114,32 @@ plat_sanitized(void)
 	return PLAT_SANITIZER || __tsan_init != NULL || __asan_init != NULL;
 }
 
+/*
+ * SECURITY: at most MAX descriptors open from now on.  What a process
+ * holds through descriptors (a pipe's buffer, up to 1 MiB with
+ * F_SETPIPE_SZ; an eventfd, an epoll set, and as many more in flight in
+ * SCM_RIGHTS messages) is kernel memory that RLIMIT_DATA does not count:
+ * under the caller's RLIMIT_NOFILE of 20,000 a decoder taken over held
+ * 1 GiB in pipes.  Only ever lowered; the filter then refuses raising
+ * it.  Return: 0, or -errno.
+ */
+static int
+cap_open_files(int max)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -errno;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= (rlim_t)max &&
+	    rl.rlim_max != RLIM_INFINITY && rl.rlim_max <= (rlim_t)max)
+		return 0;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (rlim_t)max)
+		rl.rlim_cur = (rlim_t)max;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)max)
+		rl.rlim_max = (rlim_t)max;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0 ? 0 : -errno;
+}
+
 /* see platform.h */
 int
 plat_child_fds(int *keep, int n)
@@ -154,7 +184,7 @@ plat_child_fds(int *keep, int n)
 		r = dup2(null, 2) == -1 ? -errno : 0;
 	if (null >= FIRST_KEPT + n)
 		(void)close(null);
-	return r;
+	return r == 0 ? cap_open_files(FIRST_KEPT + n + SPARE_FDS) : r;
 }
 
 /* see platform.h */

@@ -88,6 +88,13 @@
  *     openat2 says ENOSYS (its flags are in a struct the filter cannot
  *     read), and libc falls back to openat.
  *
+ *   - With PLAT_SANDBOX_DECODER (the decoder process, the code an
+ *     archive may take over): ioctl and fcntl only with the requests of
+ *     an allow-list, those that read or act on the descriptor alone;
+ *     flock, io_setup, System V IPC, POSIX message queues, memfds,
+ *     socket pairs and shared anonymous mappings refused (see
+ *     sb_decoder_denied and build_decoder_rules()).
+ *
  * The filter decides on the low 32 bits of each argument (all the flags,
  * modes and pids it reads are 32-bit).  What no filter can refuse:
  * writes through a descriptor already open, and, where the destination
@@ -118,6 +125,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -766,6 +774,121 @@ static const int sb_fork_calls[] = {
 };
 
 /*
+ * PLAT_SANDBOX_DECODER: calls refused whole.  System V IPC and POSIX
+ * message queues name their objects by key or in a namespace of their
+ * own, which Landlock does not see: a decoder taken over attached the
+ * shared memory segment of another process of its user (any, as root:
+ * SHM_STAT lists them all) and wrote into it, and left segments, queues
+ * and semaphore sets that outlive the run.  A memfd, a segment and a
+ * socket pair hold memory that RLIMIT_DATA does not count (shmem, the
+ * kernel's socket buffers): 1 GiB each over a limit of 576 MiB.  A lock
+ * on the archive (flock(2), as fcntl's are refused: sb_decoder_fcntls)
+ * makes any other process that locks it wait; io_setup(2) takes events
+ * from the system's whole budget (fs.aio-max-nr), and another process's
+ * then fail.  The decoder needs none of them.
+ */
+static const int sb_decoder_denied[] = {
+#ifdef SYS_shmget
+	SYS_shmget,
+#endif
+#ifdef SYS_shmat
+	SYS_shmat,
+#endif
+#ifdef SYS_shmctl
+	SYS_shmctl,
+#endif
+#ifdef SYS_msgget
+	SYS_msgget,
+#endif
+#ifdef SYS_msgsnd
+	SYS_msgsnd,
+#endif
+#ifdef SYS_msgrcv
+	SYS_msgrcv,
+#endif
+#ifdef SYS_msgctl
+	SYS_msgctl,
+#endif
+#ifdef SYS_semget
+	SYS_semget,
+#endif
+#ifdef SYS_semop
+	SYS_semop,
+#endif
+#ifdef SYS_semtimedop
+	SYS_semtimedop,
+#endif
+#ifdef SYS_semctl
+	SYS_semctl,
+#endif
+#ifdef SYS_mq_open
+	SYS_mq_open,
+#endif
+#ifdef SYS_mq_unlink
+	SYS_mq_unlink,
+#endif
+#ifdef SYS_mq_timedsend
+	SYS_mq_timedsend,
+#endif
+#ifdef SYS_mq_timedreceive
+	SYS_mq_timedreceive,
+#endif
+#ifdef SYS_mq_notify
+	SYS_mq_notify,
+#endif
+#ifdef SYS_mq_getsetattr
+	SYS_mq_getsetattr,
+#endif
+#ifdef SYS_memfd_create
+	SYS_memfd_create,
+#endif
+#ifdef SYS_memfd_secret
+	SYS_memfd_secret,
+#endif
+#ifdef SYS_socketpair
+	SYS_socketpair,
+#endif
+#ifdef SYS_flock
+	SYS_flock,
+#endif
+#ifdef SYS_io_setup
+	SYS_io_setup,
+#endif
+};
+
+/*
+ * PLAT_SANDBOX_DECODER: the only ioctls let through, an allow-list
+ * (rule 6: a mechanism, not samples).  Through a descriptor open only
+ * for reading -- its archive -- the kernel lets the file's owner set its
+ * attribute flags (FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR: no-dump,
+ * no-atime; append-only and immutable as root, which then cannot remove
+ * it) and root freeze or shut down its file system (FIFREEZE,
+ * EXT4_IOC_SHUTDOWN), among the many requests each file system adds.
+ * The decoder needs none: isatty(3), a terminal's size, the bytes
+ * waiting, a descriptor's own close-on-exec flag.
+ */
+static const uint32_t sb_decoder_ioctls[] = {
+	(uint32_t)TCGETS, (uint32_t)TIOCGWINSZ, (uint32_t)FIONREAD,
+	(uint32_t)FIOCLEX, (uint32_t)FIONCLEX
+};
+
+/*
+ * PLAT_SANDBOX_DECODER: the only fcntl(2) commands let through: those
+ * that read, and those that act on the descriptor alone.  A status flag
+ * (F_SETFL) belongs to the open file description, which the read end of
+ * a pipe shares with whoever gave it (the shell, a library caller): a
+ * decoder taken over left O_NONBLOCK on a pipeline's standard input, and
+ * the next reader of it failed with EAGAIN.  Nor a lock or a lease on
+ * the archive, which other processes would wait for.
+ */
+static const uint32_t sb_decoder_fcntls[] = {
+	(uint32_t)F_DUPFD, (uint32_t)F_DUPFD_CLOEXEC, (uint32_t)F_GETFD,
+	(uint32_t)F_SETFD, (uint32_t)F_GETFL, (uint32_t)F_GETLK,
+	(uint32_t)F_GETOWN, (uint32_t)F_GETSIG, (uint32_t)F_GETPIPE_SZ,
+	(uint32_t)F_GETLEASE
+};
+
+/*
  * The filter is laid out as one block per system call, in this shape:
  *
  *	JEQ nr, 0, skip		other calls go on to the next block
@@ -941,6 +1064,21 @@ refuse_unless_null(struct sb_prog *p, const struct sb_block *b,
 	emit(p, BPF_JMP | BPF_JEQ | BPF_K, 0, SB_NEXT, b->refuse);
 }
 
+/* Refuse unless argument ARG is one of the N VALUES (N > 0). */
+static void
+refuse_unless_one_of(struct sb_prog *p, const struct sb_block *b,
+    unsigned int arg, const uint32_t *values, size_t n)
+{
+	unsigned int ok = new_label(p);
+	size_t i;
+
+	load_arg(p, arg);
+	for (i = 0; i + 1 < n; i++)
+		emit(p, BPF_JMP | BPF_JEQ | BPF_K, values[i], ok, SB_NEXT);
+	emit(p, BPF_JMP | BPF_JEQ | BPF_K, values[n - 1], ok, b->refuse);
+	place(p, ok);
+}
+
 /* Refuse if argument ARG is VALUE. */
 static void
 refuse_if_eq(struct sb_prog *p, const struct sb_block *b, unsigned int arg,
@@ -1022,21 +1160,31 @@ build_sched_rules(struct sb_prog *p, uint32_t pid)
  * itself), and the kernel checks only that the two share a user: kill's
  * rule, without kill.  Only Landlock's signal scope (ABI 6) refuses it
  * too.  So F_SETOWN names the process itself, or 0; F_SETOWN_EX (a
- * struct) is refused, as the ioctls FIOSETOWN and SIOCSPGRP are.
+ * struct) is refused, as the ioctls FIOSETOWN and SIOCSPGRP are (unless
+ * PLAT_SANDBOX_SIGNAL_OUT).  With PLAT_SANDBOX_DECODER, only the
+ * commands of sb_decoder_fcntls.
  */
 static void
-build_sigio_rules(struct sb_prog *p, uint32_t pid)
+build_fcntl_rules(struct sb_prog *p, unsigned int internal, uint32_t pid)
 {
 	struct sb_block b;
 	unsigned int other;
 
+	if ((internal & PLAT_SANDBOX_SIGNAL_OUT) != 0 &&
+	    (internal & PLAT_SANDBOX_DECODER) == 0)
+		return;
 	block_begin(p, &b, SYS_fcntl, EPERM);
-	refuse_if_eq(p, &b, 1, (uint32_t)F_SETOWN_EX);
-	other = new_label(p);
-	emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)F_SETOWN, SB_NEXT,
-	    other);
-	refuse_unless_self(p, &b, 2, pid);
-	place(p, other);
+	if ((internal & PLAT_SANDBOX_SIGNAL_OUT) == 0) {
+		refuse_if_eq(p, &b, 1, (uint32_t)F_SETOWN_EX);
+		other = new_label(p);
+		emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)F_SETOWN,
+		    SB_NEXT, other);
+		refuse_unless_self(p, &b, 2, pid);
+		place(p, other);
+	}
+	if ((internal & PLAT_SANDBOX_DECODER) != 0)
+		refuse_unless_one_of(p, &b, 1, sb_decoder_fcntls,
+		    NELEM(sb_decoder_fcntls));
 	block_end(p, &b);
 }
 
@@ -1061,6 +1209,28 @@ build_lifetime_rules(struct sb_prog *p)
 	    SB_NEXT, other);
 	refuse_unless_eq(p, &b, 1, (uint32_t)SIGKILL);
 	place(p, other);
+	block_end(p, &b);
+}
+
+/*
+ * PLAT_SANDBOX_DECODER's calls (see sb_decoder_denied): and mmap(2) of
+ * shared anonymous memory, shmem that RLIMIT_DATA does not count (only
+ * writable private mappings count): a decoder taken over held 1 GiB so
+ * over its limit of 576 MiB.  Its own mappings are private; the ring
+ * was mapped by its parent.  Sanitizer builds, which set no RLIMIT_DATA,
+ * keep it.
+ */
+static void
+build_decoder_rules(struct sb_prog *p)
+{
+	struct sb_block b;
+
+	refuse_calls(p, sb_decoder_denied, NELEM(sb_decoder_denied), EPERM);
+	if (SB_SANITIZER)
+		return;
+	block_begin(p, &b, SYS_mmap, EPERM);
+	refuse_if_both(p, &b, 3, (uint32_t)MAP_SHARED, 3,
+	    (uint32_t)MAP_ANONYMOUS);
 	block_end(p, &b);
 }
 
@@ -1188,8 +1358,9 @@ build_filter(struct sb_prog *p, unsigned int flags, unsigned int internal,
 		    EPERM);
 		build_sched_rules(p, pid);
 		build_lifetime_rules(p);
-		build_sigio_rules(p, pid);
 	}
+
+	build_fcntl_rules(p, internal, pid);
 
 	/*
 	 * SECURITY: no keystrokes pushed into a terminal (TIOCSTI), none
@@ -1202,14 +1373,19 @@ build_filter(struct sb_prog *p, unsigned int flags, unsigned int internal,
 	block_begin(p, &b, SYS_ioctl, EPERM);
 	refuse_if_eq(p, &b, 1, (uint32_t)TIOCSTI);
 	refuse_if_eq(p, &b, 1, (uint32_t)TIOCLINUX);
-	/* SECURITY: no descriptor's owner set (see build_sigio_rules()):
+	/* SECURITY: no descriptor's owner set (see build_fcntl_rules()):
 	 * these name it through a pointer the filter cannot read. */
 	if ((internal & PLAT_SANDBOX_SIGNAL_OUT) == 0) {
 		refuse_if_eq(p, &b, 1, (uint32_t)FIOSETOWN);
 		refuse_if_eq(p, &b, 1, (uint32_t)SIOCSPGRP);
 	}
+	if ((internal & PLAT_SANDBOX_DECODER) != 0)
+		refuse_unless_one_of(p, &b, 1, sb_decoder_ioctls,
+		    NELEM(sb_decoder_ioctls));
 	block_end(p, &b);
 
+	if ((internal & PLAT_SANDBOX_DECODER) != 0)
+		build_decoder_rules(p);
 	build_file_rules(p, flags);
 	refuse_calls(p, sb_denied, NELEM(sb_denied), EPERM);
 	ret(p, SECCOMP_RET_ALLOW);
@@ -1474,7 +1650,8 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 	if ((flags & ~(unsigned int)(PFX_SANDBOX_REQUIRE |
 	    PFX_SANDBOX_SYMLINKS | PFX_SANDBOX_NO_DEST |
 	    PFX_SANDBOX_SETID)) != 0 ||
-	    (internal & ~(unsigned int)PLAT_SANDBOX_SIGNAL_OUT) != 0)
+	    (internal & ~(unsigned int)(PLAT_SANDBOX_SIGNAL_OUT |
+	    PLAT_SANDBOX_DECODER)) != 0)
 		return -EINVAL;
 	if ((flags & PFX_SANDBOX_NO_DEST) == 0) {
 		if (destfd < 0 || fstat(destfd, &st) == -1)

@@ -34,7 +34,8 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 	if ((flags & ~(unsigned int)(PFX_SANDBOX_REQUIRE |
 	    PFX_SANDBOX_SYMLINKS | PFX_SANDBOX_NO_DEST |
 	    PFX_SANDBOX_SETID)) != 0 ||
-	    (internal & ~(unsigned int)PLAT_SANDBOX_SIGNAL_OUT) != 0)
+	    (internal & ~(unsigned int)(PLAT_SANDBOX_SIGNAL_OUT |
+	    PLAT_SANDBOX_DECODER)) != 0)
 		return -EINVAL;
 	if ((flags & PFX_SANDBOX_NO_DEST) == 0) {
 		if (destfd < 0 || fstat(destfd, &st) == -1)

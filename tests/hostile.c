@@ -8,8 +8,9 @@
  * The environment variable PFX_HOSTILE names what it does, with an
  * argument after ':':
  *
- *	fds		chmod, chown, write, truncate, set xattrs on, send
- *			on, push keys (TIOCSTI) into and read from every
+ *	fds		chmod, chown, write, truncate, set xattrs, file
+ *			flags (chattr) and status flags (O_NONBLOCK) on,
+ *			send on, push keys (TIOCSTI) into and read from every
  *			descriptor 0..1023 but its socket, and the
  *			controlling terminal; write into the caller's
  *			shared mapping of a file (PFX_HOSTILE_MAP); return
@@ -24,6 +25,10 @@
  *	sched		lower its parent's CPU and I/O priority, move it
  *			to SCHED_IDLE, pin it to one CPU; if any of it
  *			works, send a FORGED entry; return
+ *	rt		raise its own priority over its user's other
+ *			processes: real-time scheduling (SCHED_FIFO),
+ *			nice -20, the real-time I/O class; if any of it
+ *			works, send a FORGED entry; back to its own; return
  *	silent		ignore SIGTERM, sleep forever
  *	orphan		untie itself from its parent's death (PDEATHSIG),
  *			leave its process group (setpgid, setsid), ignore
@@ -33,7 +38,25 @@
  *	spin		ignore SIGTERM, loop on the CPU sending nothing
  *	hog		raise its memory limit, then allocate 4 GiB; if that
  *			works, send a FORGED entry; free it all; return
+ *	hoard:HOW	hold 1 GiB that RLIMIT_DATA does not count: HOW is
+ *			shared (an anonymous MAP_SHARED mapping), memfd,
+ *			sysv (a System V segment), sockets (bytes queued in
+ *			socket pairs) or pipes (bytes queued in pipes); if
+ *			it all came, send a FORGED entry; let it all go;
+ *			return
+ *	hold		take an exclusive flock(2) on every descriptor but
+ *			its socket (the archive: others who lock it wait),
+ *			and reserve the system's asynchronous I/O events
+ *			(io_setup: others' fail); if any of it works, send a
+ *			FORGED entry; return
+ *	ipc		write FORGED into every System V shared memory
+ *			segment it can attach (another process's memory:
+ *			the script's), and leave a segment, a message queue,
+ *			a semaphore set and a POSIX message queue behind;
+ *			return
  *	linger		ignore SIGTERM, send a valid END, sleep forever
+ *	urgent		ignore SIGTERM, send one byte out of band (MSG_OOB:
+ *			the stream's reader skips it), sleep forever
  *	lies:N		send message N of lie(), then sleep forever
  *			(SIGTERM ignored); 8 and 9 are archive names,
  *			not lies: a valid entry, END, exit
@@ -52,10 +75,15 @@
 #define _GNU_SOURCE
 #endif
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -65,6 +93,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <linux/fs.h>
+#include <mqueue.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -135,6 +165,29 @@ harm_shared(void)
 	memcpy(p, FORGED, FORGED_LEN);
 }
 
+/*
+ * The file's attribute flags (chattr(1)) and its fsxattr flags, set
+ * through FD, which may be open read-only: the kernel asks only that the
+ * caller own the file.  No-dump and no-atime here; append-only and
+ * immutable are as open to root.
+ */
+static void
+set_file_flags(int fd)
+{
+	struct fsxattr fa;
+	int fl = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &fl) == 0) {
+		fl |= FS_NODUMP_FL | FS_NOATIME_FL;
+		(void)ioctl(fd, FS_IOC_SETFLAGS, &fl);
+	}
+	memset(&fa, 0, sizeof(fa));
+	if (ioctl(fd, FS_IOC_FSGETXATTR, &fa) == 0) {
+		fa.fsx_xflags |= FS_XFLAG_NODUMP | FS_XFLAG_NOATIME;
+		(void)ioctl(fd, FS_IOC_FSSETXATTR, &fa);
+	}
+}
+
 /* Every harm that can be done through a descriptor, on 0..1023, and
  * through the controlling terminal, if there still is one; and through
  * memory shared with the caller. */
@@ -161,6 +214,10 @@ harm_fds(int self)
 		(void)!write(fd, FORGED, FORGED_LEN);
 		(void)ftruncate(fd, 0);
 		(void)fsetxattr(fd, "user.pwn", FORGED, FORGED_LEN, 0);
+		set_file_flags(fd);
+		/* Status flags belong to the open file description, which a
+		 * pipe's read end shares with whoever gave it. */
+		(void)fcntl(fd, F_SETFL, O_NONBLOCK | O_APPEND);
 		(void)send(fd, FORGED, FORGED_LEN, MSG_DONTWAIT |
 		    MSG_NOSIGNAL);
 		(void)recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
@@ -308,6 +365,41 @@ harm_sched(void)
 	return n;
 }
 
+/*
+ * A decoder that raises itself over every process of its user (and, at
+ * SCHED_FIFO, over all but the kernel's real-time throttling): its own
+ * scheduling is its to change, but only a privilege raises it.  The
+ * filter lets each through, naming itself; root's capabilities
+ * (CAP_SYS_NICE, CAP_SYS_ADMIN) would grant them.  Each is undone at
+ * once.  Return: how many worked.
+ */
+static int
+harm_rt(void)
+{
+	struct sched_param sp, none;
+	int n = 0, nice0 = getpriority(PRIO_PROCESS, 0);
+	long io = syscall(SYS_ioprio_get, 1, 0);
+
+	memset(&sp, 0, sizeof(sp));
+	memset(&none, 0, sizeof(none));
+	sp.sched_priority = 1;
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0) {
+		n++;
+		(void)sched_setscheduler(0, SCHED_OTHER, &none);
+	}
+	if (setpriority(PRIO_PROCESS, 0, -20) == 0) {
+		n++;
+		(void)setpriority(PRIO_PROCESS, 0, nice0);
+	}
+	/* IOPRIO_WHO_PROCESS, IOPRIO_CLASS_RT */
+	if (syscall(SYS_ioprio_set, 1, 0, 1 << 13) == 0) {
+		n++;
+		if (io >= 0)
+			(void)syscall(SYS_ioprio_set, 1, 0, io);
+	}
+	return n;
+}
+
 /* Send LEN bytes whole, or end. */
 static void
 put(int fd, const void *buf, size_t len)
@@ -400,6 +492,170 @@ harm_memory(int fd)
 	 * counts from what the process inherited). */
 	for (i = 0; i < n; i++)
 		free(p[i]);
+}
+
+/* What hoard_memory() holds, for let_go(). */
+#define HOARD (UINT64_C(1) << 30)
+#define HOARD_FDS 16384
+static int hoard_fds[HOARD_FDS];
+static size_t hoard_nfds;
+static void *hoard_map;
+static bool hoard_attached;
+
+/* Fill the descriptor FD (non-blocking) until it takes no more.
+ * Return: the bytes it took. */
+static uint64_t
+fill_fd(int fd)
+{
+	static char chunk[64 << 10];
+	uint64_t n = 0;
+	ssize_t k;
+
+	memset(chunk, 1, sizeof(chunk));
+	while (n < HOARD && (k = write(fd, chunk, sizeof(chunk))) > 0)
+		n += (uint64_t)k;
+	return n;
+}
+
+/* Keep descriptor FD for let_go().  Return: false when FD < 0 or there
+ * is no room. */
+static bool
+keep_fd(int fd)
+{
+	if (fd < 0)
+		return false;
+	if (hoard_nfds == HOARD_FDS) {
+		(void)close(fd);
+		return false;
+	}
+	hoard_fds[hoard_nfds++] = fd;
+	return true;
+}
+
+/*
+ * Hold up to HOARD bytes by HOW, none of which RLIMIT_DATA counts:
+ * shmem behind a shared mapping, a memfd or a System V segment, or the
+ * kernel's buffers of socket pairs and pipes.  Return: the bytes held.
+ */
+static uint64_t
+hoard_memory(const char *how)
+{
+	uint64_t held = 0;
+	int sv[2], id;
+	void *p;
+
+	if (strcmp(how, "shared") == 0 || strcmp(how, "sysv") == 0) {
+		if (how[0] == 's' && how[1] == 'h') {
+			p = mmap(NULL, HOARD, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		} else {
+			id = shmget(IPC_PRIVATE, HOARD, IPC_CREAT | 0600);
+			if (id < 0)
+				return 0;
+			p = shmat(id, NULL, 0);
+			/* Gone with its last attachment, this process. */
+			(void)shmctl(id, IPC_RMID, NULL);
+			hoard_attached = p != (void *)-1;
+		}
+		if (p == MAP_FAILED || p == (void *)-1)
+			return 0;
+		hoard_map = p;
+		memset(p, 1, HOARD);
+		return HOARD;
+	}
+	if (strcmp(how, "memfd") == 0) {
+		id = memfd_create("hoard", MFD_CLOEXEC);
+		return keep_fd(id) ? fill_fd(id) : 0;
+	}
+	while (held < HOARD) {
+		if (strcmp(how, "sockets") == 0) {
+			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+			    SOCK_CLOEXEC, 0, sv) != 0)
+				break;
+		} else if (strcmp(how, "pipes") == 0) {
+			if (pipe2(sv, O_NONBLOCK | O_CLOEXEC) != 0)
+				break;
+			(void)fcntl(sv[1], F_SETPIPE_SZ, 1 << 20);
+		} else {
+			break;
+		}
+		if (!keep_fd(sv[0]) || !keep_fd(sv[1]))
+			break;
+		held += fill_fd(sv[1]);
+		if (how[0] == 's')
+			held += fill_fd(sv[0]);
+	}
+	return held;
+}
+
+/* Let go of what hoard_memory() held. */
+static void
+let_go(void)
+{
+	size_t i;
+
+	if (hoard_map != NULL) {
+		if (hoard_attached)
+			(void)shmdt(hoard_map);
+		else
+			(void)munmap(hoard_map, HOARD);
+	}
+	for (i = 0; i < hoard_nfds; i++)
+		(void)close(hoard_fds[i]);
+	hoard_map = NULL;
+	hoard_nfds = 0;
+}
+
+/*
+ * System V IPC, which no path names: attach every shared memory segment
+ * the kernel lists (SHM_STAT walks them all, /proc unread) and write
+ * FORGED at its start -- another process's memory -- and make a
+ * segment, a message queue, a semaphore set and a POSIX message queue,
+ * which outlive the process that made them.
+ */
+static void
+harm_ipc(void)
+{
+	struct shm_info info;
+	struct shmid_ds ds;
+	int max, i, id;
+	void *p;
+
+	max = shmctl(0, SHM_INFO, (struct shmid_ds *)(void *)&info);
+	for (i = 0; i <= max; i++) {
+		id = shmctl(i, SHM_STAT, &ds);
+		if (id < 0)
+			continue;
+		p = shmat(id, NULL, 0);
+		if (p == (void *)-1)
+			continue;
+		if (ds.shm_segsz >= FORGED_LEN)
+			memcpy(p, FORGED, FORGED_LEN);
+		(void)shmdt(p);
+	}
+	(void)shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+	(void)msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+	(void)semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+	(void)mq_open("/pfx-hostile", O_CREAT | O_RDWR, 0600, NULL);
+}
+
+/*
+ * What other processes would wait for while the decoder lives: a lock
+ * on the archive (a package manager's, say), and the system's whole
+ * budget of asynchronous I/O events (fs.aio-max-nr), which a database's
+ * io_setup(2) then fails for.  Return: how many worked.
+ */
+static int
+harm_hold(int self)
+{
+	unsigned long ctx = 0;
+	int fd, n = 0;
+
+	for (fd = 0; fd < 1024; fd++)
+		if (fd != self && flock(fd, LOCK_EX | LOCK_NB) == 0)
+			n++;
+	n += syscall(SYS_io_setup, 4096, &ctx) == 0;
+	return n;
 }
 
 /* Lie N to the parent. */
@@ -523,8 +779,20 @@ xtr_hostile(int fd)
 	} else if (strcmp(kind, "sched") == 0) {
 		if (harm_sched() > 0)
 			put_entry(fd, "RESCHEDULED");
+	} else if (strcmp(kind, "rt") == 0) {
+		if (harm_rt() > 0)
+			put_entry(fd, "PRIORITY");
 	} else if (strcmp(kind, "hog") == 0) {
 		harm_memory(fd);
+	} else if (strcmp(kind, "hoard") == 0) {
+		if (hoard_memory(arg) >= HOARD)
+			put_entry(fd, "HOARDED");
+		let_go();
+	} else if (strcmp(kind, "ipc") == 0) {
+		harm_ipc();
+	} else if (strcmp(kind, "hold") == 0) {
+		if (harm_hold(fd) > 0)
+			put_entry(fd, "HELD");
 	} else if (strcmp(kind, "spin") == 0) {
 		/* A reader that loops: CPU, and nothing sent. */
 		ignore_term();
@@ -538,6 +806,10 @@ xtr_hostile(int fd)
 		sleep_forever();
 	} else if (strcmp(kind, "silent") == 0) {
 		ignore_term();
+		sleep_forever();
+	} else if (strcmp(kind, "urgent") == 0) {
+		ignore_term();
+		(void)send(fd, "U", 1, MSG_OOB | MSG_NOSIGNAL);
 		sleep_forever();
 	} else if (strcmp(kind, "linger") == 0) {
 		ignore_term();

@@ -13,7 +13,10 @@
 # output, in the JSON report, or in any file the case did not allow;
 # the exit status, the message and a bound on the time taken; with
 # --atomic, a failed run leaves DEST absent and no staging directory;
-# no process of the run survives it; and 3 s later nothing has changed.
+# no process of the run survives it; the archive's attribute flags
+# (lsattr) are as they were; the ipc case left no System V object and
+# wrote nothing into a segment of this script's; and 3 s later nothing
+# has changed.
 # Usage: sh tests/hostile.sh HOSTILE_PFEXTRACT HOSTILE_LIB
 set -u
 pfx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -84,6 +87,10 @@ snap() {
 		sha256sum w/dest/pre
 		"$lib" xattrs w/dest w/dest/pre
 	fi)
+	# The archive's attribute flags, which a descriptor open for
+	# reading could set (FS_IOC_SETFLAGS), where the file system has
+	# them.
+	lsattr "$1/a.tar" 2>/dev/null | cut -d' ' -f1
 	stat -c '%f %u %g %n' /dev/null
 	sha256sum /etc/shadow 2>&1
 	stat -c '%f %u %g %h %s %Y %n' /etc/shadow 2>&1
@@ -141,10 +148,17 @@ run() {
 	idle=2 stall=1
 	[ "$c" = spin ] && idle=30
 	# A hog fills the memory the decoder process may have (the budget
-	# and 512 MiB) until RLIMIT_DATA stops it: on a VM where a page
-	# fault costs 20 us that alone is 2 to 3 s of CPU, in which it sends
-	# nothing; both deadlines are kept out of the way of the limit.
-	[ "$c" = hog ] && idle=30 stall=30
+	# and 512 MiB) until RLIMIT_DATA stops it, a hoard 1 GiB where that
+	# limit does not look: on a VM where a page fault costs 20 us that
+	# alone is 2 to 3 s of CPU, in which it sends nothing; both
+	# deadlines are kept out of the way of the limit.
+	case $c in hog|hoard:*) idle=30 stall=30 ;; esac
+	# ipc: a segment of this script's, for the decoder to find, and
+	# the System V objects there were (ipcs: ids, keys, owners).
+	if [ "$c" = ipc ]; then
+		shm=$(ipcmk -M 4096 2>/dev/null | sed -n 's/.*: *//p')
+		ipc_list > "$M/ipc-before"
+	fi
 	t0=$(now_ms)
 	case $way in
 	cli)
@@ -170,11 +184,33 @@ run() {
 	esac
 	echo $? > "$M/rc"
 	echo $(($(now_ms) - t0)) > "$M/ms"
+	if [ "$c" = ipc ]; then
+		if [ -n "$shm" ]; then
+			"$lib" shm "$shm" > "$M/shm"
+		else	# no segment to be had here: nothing to write into
+			echo 00000000000000000000000000000000 > "$M/shm"
+		fi
+		ipc_list > "$M/ipc-after"
+		# What the run left is this script's to remove.
+		for id in $(diff "$M/ipc-before" "$M/ipc-after" |
+		    sed -n 's/^> \([a-z]\) \([0-9]*\) .*/\1:\2/p'); do
+			ipcrm -"${id%%:*}" "${id#*:}" 2>/dev/null
+		done
+		[ -n "$shm" ] && ipcrm -m "$shm"
+	fi
 	snap "$R" > "$M/after"
 	dest_state "$R" > "$M/dest"
 	# What a late change is judged against: /dev/null as it should be.
 	restore_devnull
 	snap "$R" > "$M/late"
+}
+
+# ipc_list: every System V object, one a line: its kind (m, q, s), id
+# and key.
+ipc_list() {
+	for k in m q s; do
+		ipcs -"$k" | awk -v k="$k" '$2 ~ /^[0-9]+$/ { print k, $2, $1 }'
+	done
 }
 
 # dest_state R: DEST and every staging directory, whole.
@@ -197,10 +233,10 @@ check() {
 	esac
 	# What the case must come to, and how soon.
 	case $c in
-	fds|setid|hardlink|fork|signal|sched) want=0 limit=10000
+	fds|setid|hardlink|fork|signal|sched|rt|ipc|hold) want=0 limit=10000
 	    text= ;;
-	hog) want=0 limit=25000 text= ;;
-	silent) want=2 limit=5000
+	hog|hoard:*) want=0 limit=25000 text= ;;
+	silent|urgent) want=2 limit=5000
 	    text='sent nothing for 2 s' ;;
 	spin) want=2 limit=15000
 	    text='of CPU without giving an entry or data' ;;
@@ -243,6 +279,17 @@ check() {
 	if [ -z "$(survivors "$1")" ]; then ok; else
 		bad "$n: processes alive after the call: $(survivors "$1" | tr "\n" " ")"
 	fi
+	if [ "$c" = ipc ]; then
+		if cmp -s "$M/ipc-before" "$M/ipc-after"; then ok; else
+			bad "$n: System V objects left: $(diff "$M/ipc-before" \
+			    "$M/ipc-after" | grep '^>' | tr '\n' ' ')"
+		fi
+		if [ "$(cat "$M/shm")" = 00000000000000000000000000000000 ]
+		then ok; else
+			bad "$n: wrote into another process's shared memory:" \
+			    "$(cat "$M/shm")"
+		fi
+	fi
 	# DEST: the archive's tree when the run succeeds; with --atomic,
 	# absent when it fails; never a staging directory left.
 	if [ "$want" = 0 ]; then
@@ -284,8 +331,15 @@ late() {
 	fi
 }
 
-cases="fds setid hardlink fork signal sched hog silent spin linger lies:1 lies:2 lies:3
-lies:4 lies:5 lies:6 lies:7 lies:8 lies:9 empty raw"
+cases="fds setid hardlink fork signal sched rt hold hog hoard:shared hoard:memfd hoard:sysv
+hoard:sockets hoard:pipes silent urgent spin linger lies:1 lies:2 lies:3 lies:4 lies:5 lies:6
+lies:7 lies:8 lies:9 empty raw"
+# System V IPC: made and read with util-linux's ipcmk and ipcs.
+if command -v ipcmk > /dev/null && command -v ipcs > /dev/null; then
+	cases="$cases ipc"
+else
+	echo "hostile.sh: ipcmk or ipcs is missing: no ipc case"
+fi
 if [ -n "${HOSTILE_CASES:-}" ]; then cases=$HOSTILE_CASES; fi
 i=0
 for c in $cases; do
@@ -302,6 +356,18 @@ if command -v python3 > /dev/null; then
 	if python3 "$(dirname "$0")/hostile_stdio.py" "$pfx" "$T/a.tar" \
 	    "$T/stdio"; then ok; else
 		bad "stdio: a socket or terminal on stdin (above)"
+	fi
+	# A pipe as the archive: its read end's status flags are those of
+	# the open file description the pipeline shares (fds sets
+	# O_NONBLOCK and O_APPEND on every descriptor), and the next
+	# reader of the pipeline's input must find them as they were.
+	mkdir "$T/pipe"
+	flags=$(cat "$T/a.tar" | { PFX_HOSTILE=fds PFX_HOSTILE_RUN=$tag.pipe \
+	    timeout -s KILL 30 "$pfx" -x -f - -C "$T/pipe" \
+	    --idle-timeout=2 > /dev/null 2>&1
+	    python3 -c 'import fcntl; print(fcntl.fcntl(0, fcntl.F_GETFL))'; })
+	if [ "$flags" = 0 ]; then ok; else
+		bad "pipe: the pipeline's input left with status flags $flags"
 	fi
 else
 	echo "hostile.sh: python3 is missing: no socket or terminal stdin"

@@ -30,8 +30,14 @@
  *
  * prints each PATH's extended attributes, names and values in hex (the
  * script's snapshot; no getfattr needed).
+ *
+ *	hostile_lib shm ID
+ *
+ * prints the first bytes of System V shared memory segment ID, in hex
+ * (what the ipc case may not have written).
  */
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -237,10 +243,32 @@ print_xattrs(const char *path)
 	printf("\n");
 }
 
+/* Print the first 16 bytes of segment ID in hex.  Return: 0, or 1. */
+static int
+print_shm(const char *id)
+{
+	const unsigned char *p;
+	int i;
+
+	p = shmat(atoi(id), NULL, SHM_RDONLY);
+	if (p == (const void *)-1) {
+		perror("hostile_lib: shmat");
+		return 1;
+	}
+	for (i = 0; i < 16; i++)
+		printf("%02x", p[i]);
+	printf("\n");
+	(void)shmdt(p);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	int i;
+
+	if (argc == 3 && strcmp(argv[1], "shm") == 0)
+		return print_shm(argv[2]);
 
 	if (argc >= 2 && strcmp(argv[1], "xattrs") == 0) {
 		for (i = 2; i < argc; i++)
@@ -250,7 +278,8 @@ main(int argc, char **argv)
 	if (argc != 6 || (strcmp(argv[1], "child") != 0 &&
 	    strcmp(argv[1], "atomic") != 0)) {
 		fprintf(stderr, "usage: hostile_lib child|atomic ARCHIVE DEST "
-		    "HELD_FILE HELD_DIR\n       hostile_lib xattrs PATH...\n");
+		    "HELD_FILE HELD_DIR\n       hostile_lib xattrs PATH...\n"
+		    "       hostile_lib shm ID\n");
 		return 2;
 	}
 	return extract(argv);

@@ -27,6 +27,11 @@
  * hang the run.
  */
 #include <sys/ioctl.h>
+#include <sys/file.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/shm.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -39,6 +44,7 @@
 #include <sys/xattr.h>
 
 #include <linux/filter.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <linux/sockios.h>
 
@@ -995,7 +1001,7 @@ attempt_signals(struct fx *fx, unsigned int internal, struct outcome *o)
 	union sigval v;
 
 	(void)signal(SIGUSR1, on_usr1);
-	o->err[9] = -plat_sandbox_confine(fx->dest, 0, 0x2, &info);
+	o->err[9] = -plat_sandbox_confine(fx->dest, 0, 0x80, &info);
 	o->confine = plat_sandbox_confine(fx->dest, 0, internal, &o->info);
 	o->err[0] = ok(kill(getppid(), 0));
 	o->err[1] = ok(kill(1, 0));
@@ -1268,6 +1274,89 @@ Test(sandbox, sigio_to_self_only, .timeout = 30)
 	    strerror(o.err[4]));
 	cr_expect_eq(o.err[5], 0, "the other process was signalled (%d)",
 	    o.err[5]);
+	fx_end(&fx);
+}
+
+/*
+ * Confine as the decoder process does (PFX_SANDBOX_NO_DEST,
+ * PLAT_SANDBOX_DECODER), holding dest/old read-only and a pipe made
+ * before, then try what would act beyond its descriptors or hold memory
+ * its RLIMIT_DATA does not count: err[0] FS_IOC_SETFLAGS (no-dump) on
+ * dest/old, [1] F_SETFL O_NONBLOCK on the pipe, [2] flock(LOCK_EX) on
+ * dest/old, [3] shmget, [4] msgget, [5] memfd_create, [6] a shared
+ * anonymous mmap, [7] socketpair, [8] io_setup; and what it needs:
+ * [9] isatty on the pipe (ENOTTY, the kernel's answer), [10] F_GETFL,
+ * [11] F_SETFD, [12] a private anonymous mmap, [13] pipe, [14]
+ * FIONREAD.
+ */
+static void
+attempt_decoder(struct fx *fx, unsigned int internal, struct outcome *o)
+{
+	unsigned long ctx = 0;
+	int fd, p[2], q[2], sv[2], fl = 0, n = 0, id;
+	void *m;
+
+	fd = openat(fx->dest, "old", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pipe(p) != 0)
+		_exit(4);
+	o->confine = plat_sandbox_confine(-1, PFX_SANDBOX_NO_DEST, internal,
+	    &o->info);
+	(void)ioctl(fd, FS_IOC_GETFLAGS, &fl);
+	fl |= FS_NODUMP_FL;
+	o->err[0] = ok(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	o->err[1] = ok(fcntl(p[0], F_SETFL, O_NONBLOCK));
+	o->err[2] = ok(flock(fd, LOCK_EX | LOCK_NB));
+	id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+	o->err[3] = ok(id);
+	if (id >= 0)	/* made: gone with the test, not left behind */
+		(void)shmctl(id, IPC_RMID, NULL);
+	id = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+	o->err[4] = ok(id);
+	if (id >= 0)
+		(void)msgctl(id, IPC_RMID, NULL);
+	o->err[5] = ok(syscall(SYS_memfd_create, "m", 0));
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS, -1, 0);
+	o->err[6] = m == MAP_FAILED ? errno : 0;
+	o->err[7] = ok(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	o->err[8] = ok(syscall(SYS_io_setup, 1, &ctx));
+	o->err[9] = isatty(p[0]) ? 0 : errno;
+	o->err[10] = ok(fcntl(p[0], F_GETFL));
+	o->err[11] = ok(fcntl(p[0], F_SETFD, FD_CLOEXEC));
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+	o->err[12] = m == MAP_FAILED ? errno : 0;
+	o->err[13] = ok(pipe(q));
+	o->err[14] = ok(ioctl(p[0], FIONREAD, &n));
+}
+
+Test(sandbox, decoder_rules, .timeout = 30)
+{
+	static const char *const what[] = {
+		"FS_IOC_SETFLAGS", "F_SETFL", "flock", "shmget", "msgget",
+		"memfd_create", "mmap(MAP_SHARED|MAP_ANONYMOUS)",
+		"socketpair", "io_setup", "isatty", "F_GETFL", "F_SETFD",
+		"mmap(MAP_PRIVATE|MAP_ANONYMOUS)", "pipe", "FIONREAD"
+	};
+	struct outcome o;
+	struct fx fx;
+	int i;
+
+	fx_init(&fx);
+	in_confined_child(attempt_decoder, &fx, PLAT_SANDBOX_DECODER, &o);
+	for (i = 0; i <= 8; i++) {
+		/* Sanitizer builds keep shared mappings (no RLIMIT_DATA). */
+		if (i == 6 && UNDER_SANITIZER)
+			continue;
+		cr_expect_eq(o.err[i], EPERM, "%s: %s, expected EPERM",
+		    what[i], o.err[i] == 0 ? "it worked" :
+		    strerror(o.err[i]));
+	}
+	cr_expect_eq(o.err[9], ENOTTY, "isatty: %s, expected ENOTTY",
+	    strerror(o.err[9]));
+	for (i = 10; i <= 14; i++)
+		cr_expect_eq(o.err[i], 0, "%s: refused: %s", what[i],
+		    strerror(o.err[i]));
 	fx_end(&fx);
 }
 
