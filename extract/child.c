@@ -41,6 +41,8 @@
 #include <sys/uio.h>
 
 #include <errno.h>
+#include <iconv.h>
+#include <langinfo.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
@@ -975,12 +977,53 @@ reset_signals(void)
 	(void)pthread_sigmask(SIG_SETMASK, &none, NULL);
 }
 
+/*
+ * fork(2) copies the caller's locks as they stand: one that another of
+ * its threads held then stays held here for ever, by no one.  glibc's
+ * lock of iconv(3)'s tables is one that no fork handler releases, and
+ * libarchive takes it (iconv_open(3)) to convert an archive's UTF-8 or
+ * UTF-16 names into a locale that is not UTF-8 ("C").  So take it once,
+ * first, under a timer: held, SIGALRM ends this process before it did
+ * anything, and the parent forks again (remote.c); free, this process,
+ * one thread, never waits for it later.  Then say so on READY.
+ */
+static void
+take_iconv_lock(int ready)
+{
+	struct sigaction sa;
+	struct itimerval t;
+	sigset_t alrm;
+	iconv_t cd;
+	char ok = 1;
+
+	/* Before reset_signals(), which costs a system call a signal:
+	 * the parent waits for this. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	(void)sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGALRM, &sa, NULL);
+	(void)sigemptyset(&alrm);
+	(void)sigaddset(&alrm, SIGALRM);
+	(void)pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+	memset(&t, 0, sizeof(t));
+	t.it_value.tv_usec = XTR_CHILD_PROBE_MS * 1000;
+	(void)setitimer(ITIMER_REAL, &t, NULL);
+	cd = iconv_open(nl_langinfo(CODESET), "UTF-8");
+	if (cd != (iconv_t)-1)
+		(void)iconv_close(cd);
+	memset(&t, 0, sizeof(t));
+	(void)setitimer(ITIMER_REAL, &t, NULL);
+	while (send(ready, &ok, 1, MSG_NOSIGNAL) == -1 && errno == EINTR)
+		;
+	(void)close(ready);
+}
+
 _Static_assert(1 + PFX_MAX_VOLUMES <= PLAT_RELAY_MAX,
     "the relay takes the archive and every volume");
 
 /* see child.h */
 void
-xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
+xtr_child_main(int fd, int ready, pid_t parent, struct wire_ring *ring,
     const struct pfx_input *in, const struct pfx_options *opt,
     unsigned int dec_flags, unsigned int cpus)
 {
@@ -995,6 +1038,7 @@ xtr_child_main(int fd, pid_t parent, struct wire_ring *ring,
 	size_t i, nvol = 0;
 	pid_t self = getpid();
 
+	take_iconv_lock(ready);
 	reset_signals();
 #ifdef PR_SET_PDEATHSIG
 	/* Where the kernel can: the child dies with its parent. */

@@ -208,6 +208,9 @@ enum pfx_backup {
  * kernel enforces both the filesystem rules and the system-call filter.
  * POSIX-only (fork); in a multithreaded caller the decoder process runs
  * only library code and libc's fork-safe parts, and ends with _exit().
+ * glibc's iconv(3) lock, which a fork may copy held by another thread,
+ * is taken first in the decoder process: one that cannot take it within
+ * 250 ms is forked again, up to ten times (then PFX_FATAL, EAGAIN).
  */
 #define PFX_OPT_SANDBOX		0x1000u	/* decoder process, and confine
 					   the caller's process */

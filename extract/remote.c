@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -877,6 +878,57 @@ cannot_start(struct pfx_result *res, int e)
 	return -1;
 }
 
+/*
+ * Load here what the child would load on its first multibyte conversion:
+ * glibc's character conversions of the current locale, loaded on first
+ * use while holding a lock of iconv's own, which fork(2) copies as it
+ * is.  A child forked while another thread of the caller held it (in
+ * iconv_open(3), say) would wait for it forever; loaded here, the child
+ * never takes it (libarchive converts from UTF-8 and UTF-16 into a UTF-8
+ * locale without iconv_open(3)).
+ */
+static void
+load_conversions(void)
+{
+	mbstate_t st;
+	wchar_t wc;
+
+	memset(&st, 0, sizeof(st));
+	(void)mbrtowc(&wc, "", 1, &st);
+}
+
+/* How many times a child is forked while the caller's threads hold the
+ * iconv lock (child.h). */
+#define FORK_TRIES 10
+
+/*
+ * Wait for the child PID to say on READY that it holds no lock copied
+ * held (child.c take_iconv_lock()).  Return: 0, or -1 once it is ended
+ * and reaped (SIGALRM: the lock was held; fork again).
+ */
+static int
+child_ready(int ready, pid_t pid)
+{
+	struct pollfd p = { ready, POLLIN, 0 };
+	char ok = 0;
+	ssize_t n = -1;
+
+	while (poll(&p, 1, 10 * XTR_CHILD_PROBE_MS) == -1 && errno == EINTR)
+		;
+	if (p.revents != 0)
+		while ((n = read(ready, &ok, 1)) == -1 && errno == EINTR)
+			;
+	if (n == 1)
+		return 0;
+	/* Its end still open: alive, so PID is still its own. */
+	if (n < 0)
+		(void)kill(pid, SIGKILL);
+	/* ECHILD: reaped by the caller (SIGCHLD ignored, a reaper). */
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	return -1;
+}
+
 /* see remote.h */
 int
 xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
@@ -885,8 +937,8 @@ xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
 {
 	struct xtr_remote *rm;
 	sigset_t all, old;
-	pid_t self = getpid(), pid;
-	int sv[2], size = SOCK_BUF, one = 1;
+	pid_t self = getpid(), pid = -1;
+	int sv[2], ready[2], size = SOCK_BUF, one = 1, tries, e = 0;
 
 	*out = NULL;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1)
@@ -904,23 +956,43 @@ xtr_remote_start(struct xtr_remote **out, const struct pfx_input *in,
 		return cannot_start(res, ENOMEM);
 	}
 	rm->raw_max = input_size(in, opt);
-	/* No handler of the caller's may run in the child before it has
-	 * reset them all (child.c). */
+	load_conversions();
 	(void)sigfillset(&all);
-	(void)pthread_sigmask(SIG_BLOCK, &all, &old);
-	pid = fork();
-	if (pid == 0) {
-		(void)close(sv[0]);
-		xtr_child_main(sv[1], self, rm->ring, in, opt, dec_flags,
-		    cpus);
+	for (tries = 0; tries < FORK_TRIES && pid == -1 && e == 0; tries++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+		    ready) == -1) {
+			e = errno;
+			break;
+		}
+		/* No handler of the caller's may run in the child before it
+		 * has reset them all (child.c). */
+		(void)pthread_sigmask(SIG_BLOCK, &all, &old);
+		pid = fork();
+		if (pid == 0) {
+			(void)close(sv[0]);
+			(void)close(ready[0]);
+			xtr_child_main(sv[1], ready[1], self, rm->ring, in, opt,
+			    dec_flags, cpus);
+		}
+		e = pid == -1 ? errno : 0;
+		(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+		(void)close(ready[1]);
+		if (pid > 0 && child_ready(ready[0], pid) < 0)
+			pid = -1;
+		(void)close(ready[0]);
 	}
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
 	(void)close(sv[1]);
 	if (pid == -1) {
-		int e = errno;
-
 		xtr_remote_free(rm);
-		return cannot_start(res, e);
+		if (e != 0)
+			return cannot_start(res, e);
+		res->status = PFX_FATAL;
+		res->error = EAGAIN;
+		snprintf(res->message, sizeof(res->message), "cannot start "
+		    "the decoder process: another thread of this process "
+		    "held the C library's iconv lock at each of %d forks",
+		    FORK_TRIES);
+		return -1;
 	}
 	rm->pid = pid;
 	/* The child makes its own session and group (setsid(2), which a

@@ -347,31 +347,6 @@ plat_os_rename_dir(int olddirfd, const char *oldname, int newdirfd,
 	return 0;
 }
 
-/* see platform.h */
-mode_t
-plat_os_umask(void)
-{
-	char buf[2048], *p;
-	unsigned long v;
-	ssize_t n;
-	int fd;
-
-	/* Linux 4.7 and later say it in /proc; umask(2) would change it. */
-	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
-		return 022;
-	n = read(fd, buf, sizeof(buf) - 1);
-	plat_close(fd);
-	if (n <= 0)
-		return 022;
-	buf[n] = '\0';
-	p = strstr(buf, "\nUmask:");
-	if (p == NULL)
-		return 022;
-	v = strtoul(p + 7, NULL, 8);
-	return (mode_t)(v & 0777);
-}
-
 /* see plat_thread.h */
 int
 plat_thread_batch(pthread_t t)

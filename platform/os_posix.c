@@ -220,13 +220,6 @@ plat_os_rename_dir(int olddirfd, const char *oldname, int newdirfd,
 
 /* see platform.h */
 mode_t
-plat_os_umask(void)
-{
-	return 022;
-}
-
-/* see platform.h */
-mode_t
 plat_os_dirent_type(const struct dirent *de)
 {
 	(void)de;

@@ -703,7 +703,8 @@ PFX_API int pfx_stage_open(struct pfx_stage *st, int dirfd,
 /*
  * Publish the staging tree at DEST's name in one step, after giving it
  * DEST's mode: the mode of the empty DEST it replaces, else 0777 less
- * the umask (0755 where the umask cannot be read without changing it).
+ * the umask (or as a default ACL of the directory staged in says), as
+ * the kernel gave it to the staging tree when it was made.
  * A new DEST is made with renameat2(RENAME_NOREPLACE); an empty DEST is
  * swapped with RENAME_EXCHANGE into the private directory, where it is
  * removed if it is the same empty directory seen by pfx_stage_open()

@@ -377,12 +377,6 @@ int plat_os_rename_dir(int olddirfd, const char *oldname, int newdirfd,
     const char *newname, int how);
 
 /*
- * The process's umask, read without changing it (umask(2) would, for
- * every thread), or 022 where that cannot be done.
- */
-mode_t plat_os_umask(void);
-
-/*
  * The file type that the directory entry DE says it names (S_IFLNK,
  * S_IFDIR, S_IFREG, ...), or 0 when it does not say (DT_UNKNOWN, or a
  * system without d_type): then the caller must look with fstatat(2).

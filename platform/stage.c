@@ -121,8 +121,7 @@ check_dest(struct pfx_stage *st, const struct plat_id *parent)
 	if (fstatat(st->parentfd, st->dest, &sb, AT_SYMLINK_NOFOLLOW) == -1) {
 		if (errno != ENOENT)
 			return -errno;
-		st->replace = 0;
-		st->mode = 0777 & ~plat_os_umask();
+		st->replace = 0;	/* its mode: make_tree()'s */
 		return 0;
 	}
 	if (S_ISLNK(sb.st_mode))
@@ -369,7 +368,12 @@ make_tree(struct pfx_stage *st)
 	struct plat_id id;
 	int r;
 
-	if (mkdirat(st->privfd, TREE, S_IRWXU) == -1)
+	/* 0777: the kernel takes away what the caller's umask (or a default
+	 * ACL) says, which no one else can meet in the private directory;
+	 * a new DEST gets that mode, as mkdir(2) would have given it.
+	 * Nothing else reads the umask without changing it for every
+	 * thread (umask(2)), where /proc is not mounted. */
+	if (mkdirat(st->privfd, TREE, 0777) == -1)
 		return -errno;
 	st->fd = openat(st->privfd, TREE, O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC);
@@ -380,6 +384,8 @@ make_tree(struct pfx_stage *st)
 		return r;
 	st->dev = id.dev;
 	st->ino = id.ino;
+	if (!st->replace)
+		st->mode = id.mode & 07777;
 	/* Private while it fills, whatever the umask took away. */
 	if (fchmod(st->fd, S_IRWXU) == -1)
 		return -errno;
