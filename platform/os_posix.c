@@ -352,6 +352,14 @@ plat_os_data_size(void)
 
 /* see platform.h */
 int
+plat_os_dir_writable(int dirfd)
+{
+	return faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) == 0 ? 0 :
+	    -errno;
+}
+
+/* see platform.h */
+int
 plat_os_drop_privileges(void)
 {
 	/* No portable capabilities; set-id programs are the caller's. */

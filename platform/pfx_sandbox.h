@@ -19,9 +19,9 @@
  * connect anywhere; trace other processes; mount, enter namespaces, load
  * modules, touch keyrings, bpf or perf; gain privileges (no_new_privs).
  * With PFX_SANDBOX_NO_DEST the system-call filter refuses every write by
- * name, and changes to modes, owners, times and extended attributes
- * even through a descriptor held from before, so that this holds
- * without Landlock too.
+ * name, and changes to modes, owners, times, extended attributes and
+ * attribute flags (file_setattr(2)) even through a descriptor held from
+ * before, so that this holds without Landlock too.
  *
  * What the kernel cannot refuse: writing through a descriptor it already
  * holds (the filter cannot tell one file from another, and Landlock

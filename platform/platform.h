@@ -405,8 +405,10 @@ int plat_os_reopen_readonly(int fd);
 
 /*
  * May this process make and remove names in the directory open as DIRFD
- * (its write and search permissions, by the effective ids)?  A look only,
- * which Landlock does not answer.  Return: 0, or -errno (-EACCES, -EROFS).
+ * (its write and search permissions, by the effective ids)?  On Linux an
+ * attempt too, which Landlock and path-based LSMs answer: a file with no
+ * name (O_TMPFILE) made there and dropped, nothing changed in it.
+ * Return: 0, or -errno (-EACCES, -EPERM, -EROFS).
  */
 int plat_os_dir_writable(int dirfd);
 
@@ -426,8 +428,10 @@ void plat_os_shared_unmap(void *p, size_t len);
 
 /*
  * In a process just forked to run untrusted code: give up every
- * capability (effective, permitted, inheritable, ambient) and the right
- * to raise its scheduling priority (RLIMIT_RTPRIO and RLIMIT_NICE 0).
+ * capability (effective, permitted, inheritable, ambient), the right
+ * to raise its scheduling priority (RLIMIT_RTPRIO and RLIMIT_NICE 0)
+ * and to queue real-time signals or make POSIX timers, which its user's
+ * whole budget pays (RLIMIT_SIGPENDING 0).
  * SECURITY: the sandbox lets a process change its own scheduling; run
  * as root, a decoder taken over moved itself to SCHED_FIFO, nice -20
  * and the real-time I/O class, above every other process; and root's
@@ -598,8 +602,8 @@ struct pfx_sandbox_info;
  * the few ioctls that read (no chattr(1) of the archive, no freeze of
  * its file system), and refuses what would hold memory its RLIMIT_DATA
  * does not count (shared anonymous mappings, memfds, System V segments,
- * socket pairs) or reach another process without a path (System V IPC,
- * POSIX message queues).
+ * socket pairs), reach another process without a path (System V IPC,
+ * POSIX message queues) or take from its user's budget (inotify).
  */
 #define PLAT_SANDBOX_DECODER 0x2
 

@@ -84,15 +84,17 @@
  *   - With PFX_SANDBOX_NO_DEST, nothing written even where Landlock is
  *     missing: open and openat with a flag that writes or creates, every
  *     call that makes, removes, renames, links, truncates or allocates a
- *     file, changes its mode, owner, times or extended attributes;
+ *     file, changes its mode, owner, times, extended attributes
+ *     (setxattrat and removexattrat too) or attribute flags
+ *     (file_setattr);
  *     openat2 says ENOSYS (its flags are in a struct the filter cannot
  *     read), and libc falls back to openat.
  *
  *   - With PLAT_SANDBOX_DECODER (the decoder process, the code an
  *     archive may take over): ioctl and fcntl only with the requests of
  *     an allow-list, those that read or act on the descriptor alone;
- *     flock, io_setup, System V IPC, POSIX message queues, memfds,
- *     socket pairs and shared anonymous mappings refused (see
+ *     flock, io_setup, inotify, System V IPC, POSIX message queues,
+ *     memfds, socket pairs and shared anonymous mappings refused (see
  *     sb_decoder_denied and build_decoder_rules()).
  *
  * The filter decides on the low 32 bits of each argument (all the flags,
@@ -287,6 +289,18 @@ static const char *const sb_read_files[] = {
 /* fchmodat2 (Linux 6.6), where the headers are older: 452 on both. */
 #if !defined(SYS_fchmodat2) && SB_AUDIT_ARCH != 0
 #define SYS_fchmodat2 452
+#endif
+
+/* setxattrat and removexattrat (Linux 6.13), file_setattr (6.17), where
+ * the headers are older: one number on every architecture since 424. */
+#if !defined(SYS_setxattrat) && SB_AUDIT_ARCH != 0
+#define SYS_setxattrat 463
+#endif
+#if !defined(SYS_removexattrat) && SB_AUDIT_ARCH != 0
+#define SYS_removexattrat 466
+#endif
+#if !defined(SYS_file_setattr) && SB_AUDIT_ARCH != 0
+#define SYS_file_setattr 469
 #endif
 
 /*
@@ -679,6 +693,21 @@ static const int sb_write_calls[] = {
 #ifdef SYS_fremovexattr
 	SYS_fremovexattr,
 #endif
+	/* SECURITY: the same changes by the newer calls, which name the
+	 * file by a descriptor or a path as the older ones do, and which
+	 * Landlock does not see: a decoder taken over set an extended
+	 * attribute on its archive and on files outside (any, as root),
+	 * and file_setattr(2) sets the attribute flags that the ioctl
+	 * allow-list keeps from it (sb_decoder_ioctls). */
+#ifdef SYS_setxattrat
+	SYS_setxattrat,
+#endif
+#ifdef SYS_removexattrat
+	SYS_removexattrat,
+#endif
+#ifdef SYS_file_setattr
+	SYS_file_setattr,
+#endif
 };
 
 /*
@@ -853,6 +882,20 @@ static const int sb_decoder_denied[] = {
 #endif
 #ifdef SYS_io_setup
 	SYS_io_setup,
+#endif
+	/* SECURITY: inotify's watches come from its user's whole budget
+	 * (fs.inotify.max_user_watches) and each pins its inode in the
+	 * kernel's memory: a decoder taken over watched 200,000 files
+	 * beneath /usr, and no other process of its user (every root
+	 * daemon, as root) could add a watch until the run ended. */
+#ifdef SYS_inotify_init
+	SYS_inotify_init,
+#endif
+#ifdef SYS_inotify_init1
+	SYS_inotify_init1,
+#endif
+#ifdef SYS_inotify_add_watch
+	SYS_inotify_add_watch,
 #endif
 };
 

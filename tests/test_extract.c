@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 
 #include <dirent.h>
@@ -59,6 +60,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/landlock.h>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -3077,6 +3080,70 @@ Test(extract, readonly_dir_in_dest)
 	/* As root nothing is read-only to us. */
 	become_nobody_if_root();
 	each_resolver("readonly_dir_in_dest", case_readonly_dir_in_dest);
+}
+
+/*
+ * A destination that no write reaches though its mode says one may: a
+ * Landlock domain of the caller's own (as a path-based LSM, AppArmor,
+ * would refuse it) that faccessat(2) does not consult.  It may not be
+ * written at all, so the first entry stops the run (EACCES), as where
+ * its mode forbids it; not every entry refused alone, the run "refused"
+ * with nothing written (pfextract's exit status 1, not 2).
+ */
+Test(extract, dest_denied_by_callers_landlock, .timeout = 60)
+{
+	struct landlock_ruleset_attr attr;
+	struct pfx_options opt;
+	struct pfx_result res;
+	struct pfx_input in;
+	struct ab ab;
+	char top[PATH_MAX];
+	int destfd, p[2], rfd, got[2] = { -1, -1 }, status;
+	pid_t pid;
+
+	if (syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION) < 1)
+		cr_skip_test("no Landlock");
+	destfd = tfx_temp_dest("landlocked", top, sizeof(top));
+	ab_pax(&ab);
+	ab_file(&ab, "a", "a\n", 0644);
+	ab_file(&ab, "b", "b\n", 0644);
+	ab_close(&ab);
+	cr_assert(pipe(p) == 0);
+	pid = fork();
+	cr_assert(pid != -1);
+	if (pid == 0) {
+		memset(&attr, 0, sizeof(attr));
+		attr.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE |
+		    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR |
+		    LANDLOCK_ACCESS_FS_REMOVE_FILE |
+		    LANDLOCK_ACCESS_FS_REMOVE_DIR;
+		rfd = (int)syscall(SYS_landlock_create_ruleset, &attr,
+		    sizeof(attr), 0);
+		if (rfd < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    syscall(SYS_landlock_restrict_self, rfd, 0) != 0)
+			_exit(3);
+		memset(&in, 0, sizeof(in));
+		in.fd = -1;
+		in.buf = ab.buf;
+		in.len = ab.used;
+		pfx_options_init(&opt);
+		(void)pfx_extract(&in, destfd, ".", &opt, &res);
+		got[0] = (int)res.status;
+		got[1] = res.error;
+		_exit(write(p[1], got, sizeof(got)) == (ssize_t)sizeof(got) ?
+		    0 : 4);
+	}
+	(void)close(p[1]);
+	cr_assert(read(p[0], got, sizeof(got)) == (ssize_t)sizeof(got));
+	(void)close(p[0]);
+	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0, "child status %#x", status);
+	cr_expect_eq(got[0], PFX_FATAL, "status %d, expected PFX_FATAL",
+	    got[0]);
+	cr_expect_eq(got[1], EACCES, "error %d, expected EACCES", got[1]);
+	ab_free(&ab);
+	tfx_temp_end(&destfd, top);
 }
 
 /*

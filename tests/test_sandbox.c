@@ -26,6 +26,7 @@
  * has a timeout: a child stopped by a mistake must fail the test, not
  * hang the run.
  */
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/file.h>
 #include <sys/ipc.h>
@@ -39,6 +40,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -57,6 +59,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -1360,6 +1363,111 @@ Test(sandbox, decoder_rules, .timeout = 30)
 	fx_end(&fx);
 }
 
+/*
+ * Confine as the decoder process does (INTERNAL), then ask for inotify:
+ * err[0] inotify_init1, err[1] inotify_add_watch on /usr through an
+ * instance made before.
+ */
+static void
+attempt_decoder_inotify(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	int before = inotify_init1(IN_CLOEXEC);
+
+	(void)fx;
+	if (before < 0)
+		_exit(4);
+	o->confine = plat_sandbox_confine(-1, PFX_SANDBOX_NO_DEST, internal,
+	    &o->info);
+	o->err[0] = ok_fd(inotify_init1(IN_CLOEXEC));
+	o->err[1] = ok(inotify_add_watch(before, "/usr", IN_ACCESS));
+}
+
+/*
+ * SECURITY: the decoder process has no inotify.  Its watches come from
+ * its user's whole budget (fs.inotify.max_user_watches) and pin their
+ * inodes: a decoder taken over watched 200,000 files beneath /usr, and
+ * another process of its user could add none (ENOSPC) while it ran.
+ * Other confined processes keep it.
+ */
+Test(sandbox, decoder_no_inotify, .timeout = 30)
+{
+	struct outcome o;
+	struct fx fx;
+	int i;
+
+	fx_init(&fx);
+	in_confined_child(attempt_decoder_inotify, &fx, PLAT_SANDBOX_DECODER,
+	    &o);
+	for (i = 0; i < 2; i++)
+		cr_expect_eq(o.err[i], EPERM, "decoder: %s: %s, expected "
+		    "EPERM", i == 0 ? "inotify_init1" : "inotify_add_watch",
+		    o.err[i] == 0 ? "it worked" : strerror(o.err[i]));
+	in_confined_child(attempt_decoder_inotify, &fx, 0, &o);
+	for (i = 0; i < 2; i++)
+		cr_expect_eq(o.err[i], 0, "NO_DEST alone: %s refused: %s",
+		    i == 0 ? "inotify_init1" : "inotify_add_watch",
+		    strerror(o.err[i]));
+	fx_end(&fx);
+}
+
+/*
+ * SECURITY: a process just forked to run untrusted code queues no
+ * real-time signal and makes no POSIX timer (plat_os_drop_privileges()):
+ * both are paid from its user's whole budget (RLIMIT_SIGPENDING, counted
+ * per user), and a confined decoder made 96,367 timers, after which no
+ * other process of its user (any root daemon, as root) could make one or
+ * queue a real-time signal while it ran.  Its own interval timers
+ * (SIGALRM, SIGPROF) are the kernel's and still come.
+ */
+Test(sandbox, untrusted_child_no_signal_budget, .timeout = 30)
+{
+	struct sigevent sev;
+	union sigval v = { 0 };
+	struct itimerval it;
+	sigset_t rt, alrm;
+	timer_t t;
+	int p[2], err[3] = { -1, -1, -1 }, status, sig = 0;
+	pid_t pid;
+
+	cr_assert(pipe(p) == 0);
+	pid = fork();
+	cr_assert(pid != -1);
+	if (pid == 0) {
+		if (plat_os_drop_privileges() != 0)
+			_exit(4);
+		memset(&sev, 0, sizeof(sev));
+		sev.sigev_notify = SIGEV_SIGNAL;
+		sev.sigev_signo = SIGRTMIN;
+		err[0] = timer_create(CLOCK_MONOTONIC, &sev, &t) == 0 ? 0 :
+		    errno;
+		(void)sigemptyset(&rt);
+		(void)sigaddset(&rt, SIGRTMIN);
+		(void)sigaddset(&rt, SIGALRM);
+		(void)sigprocmask(SIG_BLOCK, &rt, NULL);
+		err[1] = sigqueue(getpid(), SIGRTMIN, v) == 0 ? 0 : errno;
+		memset(&it, 0, sizeof(it));
+		it.it_value.tv_usec = 1000;
+		(void)setitimer(ITIMER_REAL, &it, NULL);
+		(void)sigemptyset(&alrm);
+		(void)sigaddset(&alrm, SIGALRM);
+		err[2] = sigwait(&alrm, &sig) == 0 && sig == SIGALRM ? 0 :
+		    EINVAL;
+		_exit(write(p[1], err, sizeof(err)) == (ssize_t)sizeof(err) ?
+		    0 : 3);
+	}
+	(void)close(p[1]);
+	cr_assert(read(p[0], err, sizeof(err)) == (ssize_t)sizeof(err));
+	(void)close(p[0]);
+	cr_assert(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0, "child status %#x", status);
+	cr_expect_eq(err[0], EAGAIN, "timer_create: %s, expected EAGAIN",
+	    err[0] == 0 ? "made" : strerror(err[0]));
+	cr_expect_eq(err[1], EAGAIN, "sigqueue(SIGRTMIN): %s, expected "
+	    "EAGAIN", err[1] == 0 ? "queued" : strerror(err[1]));
+	cr_expect_eq(err[2], 0, "its own SIGALRM did not come");
+}
+
 /* abort(3) still kills the confined process with SIGABRT. */
 static void
 attempt_abort(struct fx *fx, unsigned int flags, struct outcome *o)
@@ -1496,6 +1604,123 @@ Test(sandbox, no_dest_writes_refused, .timeout = 30)
 	free(before);
 	free(after);
 	fx_end(&fx);
+}
+
+/* The *at calls of extended attributes (Linux 6.13) and of attribute
+ * flags (6.17), where the headers are older: the same on every arch. */
+#define T_SYS_setxattrat 463
+#define T_SYS_getxattrat 464
+#define T_SYS_removexattrat 466
+#define T_SYS_file_getattr 468
+#define T_SYS_file_setattr 469
+#define T_XFLAG_NOATIME 0x40u
+
+/* struct xattr_args and struct file_attr (version 0) of linux/fs.h. */
+struct t_xattr_args {
+	uint64_t value;
+	uint32_t size;
+	uint32_t flags;
+};
+struct t_file_attr {
+	uint64_t xflags;
+	uint32_t extsize, nextents, projid, cowextsize;
+};
+
+static const char *const new_attr_what[] = {
+	"setxattrat(dest/old's descriptor)", "setxattrat(outside/victim)",
+	"removexattrat(dest/old's descriptor)",
+	"file_setattr(dest/old's descriptor, NOATIME)",
+	"file_setattr(outside/victim, NOATIME)"
+};
+
+/*
+ * Confine with NO_DEST (and INTERNAL), holding dest/old read-only, whose
+ * user.keep was set before, then change extended attributes and
+ * attribute flags with the calls that name a file by a descriptor and a
+ * path, as the older ones do: err[i] answers new_attr_what[i]; -1 where
+ * the kernel or file system has no such call or attribute.
+ */
+static void
+attempt_new_attr_calls(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	struct t_xattr_args xa = { (uintptr_t)"x", 1, 0 };
+	struct t_file_attr fa;
+	char victim[PATH_MAX], v;
+	bool xattrs, flags;
+	int fd;
+
+	fd = openat(fx->dest, "old", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		_exit(4);
+	(void)fx_path(fx, "outside/victim", victim, sizeof(victim));
+	xattrs = fsetxattr(fd, "user.keep", "k", 1, 0) == 0 &&
+	    syscall(T_SYS_getxattrat, fd, "", AT_EMPTY_PATH, "user.keep",
+	    &(struct t_xattr_args){ (uintptr_t)&v, 1, 0 },
+	    sizeof(struct t_xattr_args)) == 1;
+	memset(&fa, 0, sizeof(fa));
+	flags = syscall(T_SYS_file_getattr, fd, "", &fa, sizeof(fa),
+	    AT_EMPTY_PATH) == 0;
+	o->confine = plat_sandbox_confine(-1, PFX_SANDBOX_NO_DEST, internal,
+	    &o->info);
+	if (xattrs) {
+		o->err[0] = ok(syscall(T_SYS_setxattrat, fd, "",
+		    AT_EMPTY_PATH, "user.pfx", &xa, sizeof(xa)));
+		o->err[1] = ok(syscall(T_SYS_setxattrat, AT_FDCWD, victim, 0,
+		    "user.pfx", &xa, sizeof(xa)));
+		o->err[2] = ok(syscall(T_SYS_removexattrat, fd, "",
+		    AT_EMPTY_PATH, "user.keep"));
+	}
+	if (flags) {
+		fa.xflags |= T_XFLAG_NOATIME;
+		o->err[3] = ok(syscall(T_SYS_file_setattr, fd, "", &fa,
+		    sizeof(fa), AT_EMPTY_PATH));
+		o->err[4] = ok(syscall(T_SYS_file_setattr, AT_FDCWD, victim,
+		    &fa, sizeof(fa), 0));
+	}
+	(void)close(fd);
+}
+
+/*
+ * SECURITY: NO_DEST writes nothing, extended attributes and attribute
+ * flags included, whatever call names the file: setxattrat(2) and
+ * removexattrat(2) (Linux 6.13), file_setattr(2) (6.17), which Landlock
+ * does not see.  A decoder taken over set a user.* attribute on its
+ * archive and on any file of its user (any file, as root) by path.
+ */
+Test(sandbox, no_dest_new_attribute_calls, .timeout = 30)
+{
+	static const unsigned int internal[] = { 0, PLAT_SANDBOX_DECODER };
+	struct outcome o;
+	struct fx fx;
+	char v[8];
+	size_t i, k;
+	int fd;
+
+	for (k = 0; k < NELEM(internal); k++) {
+		fx_init(&fx);
+		in_confined_child(attempt_new_attr_calls, &fx, internal[k],
+		    &o);
+		for (i = 0; i < NELEM(new_attr_what); i++)
+			if (o.err[i] != -1)
+				cr_expect_eq(o.err[i], EPERM, "%#x: %s: %s, "
+				    "expected EPERM", internal[k],
+				    new_attr_what[i], o.err[i] == 0 ?
+				    "it worked" : strerror(o.err[i]));
+		if (o.err[2] != -1) {
+			fd = openat(fx.dest, "old", O_RDONLY | O_CLOEXEC);
+			cr_expect_eq(fgetxattr(fd, "user.keep", v, sizeof(v)),
+			    1, "%#x: dest/old lost user.keep", internal[k]);
+			(void)close(fd);
+			fd = openat(fx.outside, "victim", O_RDONLY |
+			    O_CLOEXEC);
+			cr_expect_eq(fgetxattr(fd, "user.pfx", v, sizeof(v)),
+			    -1, "%#x: outside/victim has user.pfx",
+			    internal[k]);
+			(void)close(fd);
+		}
+		fx_end(&fx);
+	}
 }
 
 /* --- pfx_extract() with PFX_OPT_SANDBOX -------------------------------- */
