@@ -77,6 +77,12 @@
  *     (platform/relay.c) that did both, and ignored SIGTERM, outlived
  *     the run: the relay ends on SIGTERM and is reaped, after which its
  *     group is no longer killed.
+ *   - No extended attribute or attribute flag changed by path (setxattr,
+ *     lsetxattr, removexattr, lremovexattr, setxattrat, removexattrat,
+ *     file_setattr), which Landlock does not see: only through a
+ *     descriptor, as the writer sets them on the files it made.  A
+ *     file's mode and times by path stay possible where the destination
+ *     is (chmod, utimensat): the filter cannot tell a name outside it.
  *   - No set-id or sticky bit and no owner change, unless
  *     PFX_SANDBOX_SETID: chmod, fchmod, fchmodat and fchmodat2 with a
  *     mode holding any of 07000, open, openat and creat that create
@@ -675,14 +681,32 @@ static const int sb_write_calls[] = {
 #ifdef SYS_futimesat
 	SYS_futimesat,
 #endif
+	/* Those by path: sb_path_attr_calls, for every process. */
+#ifdef SYS_fsetxattr
+	SYS_fsetxattr,
+#endif
+#ifdef SYS_fremovexattr
+	SYS_fremovexattr,
+#endif
+};
+
+/*
+ * Every confined process: the calls that change a file's extended
+ * attributes or attribute flags by its path, which Landlock does not
+ * see (it has no right for them), and which need no descriptor of the
+ * file: a process taken over, as root, set security.capability on any
+ * program, anywhere; a decoder set a user.* attribute on files outside
+ * by setxattrat(2) (Linux 6.13), and file_setattr(2) (6.17) sets the
+ * attribute flags that the ioctl allow-list keeps from it
+ * (sb_decoder_ioctls).  pfextract sets attributes only through the
+ * descriptor of a file it made (fsetxattr).
+ */
+static const int sb_path_attr_calls[] = {
 #ifdef SYS_setxattr
 	SYS_setxattr,
 #endif
 #ifdef SYS_lsetxattr
 	SYS_lsetxattr,
-#endif
-#ifdef SYS_fsetxattr
-	SYS_fsetxattr,
 #endif
 #ifdef SYS_removexattr
 	SYS_removexattr,
@@ -690,15 +714,6 @@ static const int sb_write_calls[] = {
 #ifdef SYS_lremovexattr
 	SYS_lremovexattr,
 #endif
-#ifdef SYS_fremovexattr
-	SYS_fremovexattr,
-#endif
-	/* SECURITY: the same changes by the newer calls, which name the
-	 * file by a descriptor or a path as the older ones do, and which
-	 * Landlock does not see: a decoder taken over set an extended
-	 * attribute on its archive and on files outside (any, as root),
-	 * and file_setattr(2) sets the attribute flags that the ioctl
-	 * allow-list keeps from it (sb_decoder_ioctls). */
 #ifdef SYS_setxattrat
 	SYS_setxattrat,
 #endif
@@ -1278,8 +1293,9 @@ build_decoder_rules(struct sb_prog *p)
 }
 
 /*
- * The calls that change files: with NO_DEST, every write is refused;
- * otherwise, without SETID, set-id and sticky modes and owner changes.
+ * The calls that change files: extended attributes by path never; with
+ * NO_DEST, every write is refused; otherwise, without SETID, set-id and
+ * sticky modes and owner changes.
  * openat2(2) carries its flags and mode in a struct open_how that a
  * filter cannot read: with NO_DEST it says ENOSYS (libc falls back to
  * openat); otherwise it stays allowed, and a process with write rights
@@ -1291,6 +1307,7 @@ build_file_rules(struct sb_prog *p, unsigned int flags)
 	struct sb_block b;
 	size_t i;
 
+	refuse_calls(p, sb_path_attr_calls, NELEM(sb_path_attr_calls), EPERM);
 	if ((flags & PFX_SANDBOX_NO_DEST) != 0) {
 #ifdef SYS_openat2
 		refuse_call(p, SYS_openat2, ENOSYS);

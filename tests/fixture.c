@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -121,6 +122,23 @@ tfx_count_threads(void)
 	while ((de = readdir(d)) != NULL)
 		n += de->d_name[0] != '.';
 	(void)closedir(d);
+	return n;
+}
+
+/*
+ * The threads of this process, once they are WANT or fewer, or after two
+ * seconds: a thread that pthread_join(3) has returned for is still listed
+ * in /proc/self/task until the kernel has finished its exit, which on a
+ * loaded machine can be a while.  Return: the last count.
+ */
+int
+tfx_threads_settle(int want)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int n, i;
+
+	for (i = 0; (n = tfx_count_threads()) > want && i < 200; i++)
+		(void)nanosleep(&tick, NULL);
 	return n;
 }
 

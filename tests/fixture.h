@@ -26,6 +26,7 @@
 int	 tfx_rm_tree(const char *);
 int	 tfx_count_fds(void);
 int	 tfx_count_threads(void);
+int	 tfx_threads_settle(int);
 int	 tfx_pin_one_cpu(cpu_set_t *);
 char	 tfx_kind_of(mode_t);
 ssize_t	 tfx_read_names(int, const char *, char ***);

@@ -353,8 +353,8 @@ fx_fini(void)
 
 	cr_expect(tfx_count_fds() == fx->nfds, "descriptors leaked: %d "
 	    "before, %d after", fx->nfds, tfx_count_fds());
-	cr_expect(tfx_count_threads() == fx->nthreads, "threads left: %d "
-	    "before, %d after", fx->nthreads, tfx_count_threads());
+	cr_expect(tfx_threads_settle(fx->nthreads) == fx->nthreads, "threads "
+	    "left: %d before, %d after", fx->nthreads, tfx_count_threads());
 	for (i = 0; i < fx->nfiles; i++)
 		free(fx->files[i].data);
 	buf_free(&fx->tar);
@@ -1879,8 +1879,8 @@ expect_prompt_clean_stop(struct fx *fx, const char *what, double t0)
 {
 	cr_expect(now() - t0 < 5.0, "%s: the stop took %.1f s", what,
 	    now() - t0);
-	cr_expect(tfx_count_threads() == fx->nthreads, "%s: %d threads left",
-	    what, tfx_count_threads() - fx->nthreads);
+	cr_expect(tfx_threads_settle(fx->nthreads) == fx->nthreads, "%s: %d "
+	    "threads left", what, tfx_count_threads() - fx->nthreads);
 	expect_no_temporaries(fx, what);
 }
 

@@ -1723,6 +1723,85 @@ Test(sandbox, no_dest_new_attribute_calls, .timeout = 30)
 	}
 }
 
+static const char *const path_attr_what[] = {
+	"setxattr(outside/victim)", "lsetxattr(outside/victim)",
+	"removexattr(outside/victim)", "setxattrat(outside/victim)",
+	"fsetxattr(a file made in dest)"
+};
+
+/*
+ * Confine with a destination, then change extended attributes of a file
+ * outside by its path, by every call that names one; and of a file made
+ * in dest, through its descriptor, as the writer does (--xattrs): err[i]
+ * answers path_attr_what[i]; -1 where the kernel has no such call.
+ */
+static void
+attempt_path_attr_calls(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	struct t_xattr_args xa = { (uintptr_t)"x", 1, 0 };
+	char victim[PATH_MAX];
+	int fd;
+
+	(void)fx_path(fx, "outside/victim", victim, sizeof(victim));
+	o->confine = plat_sandbox_confine(fx->dest, 0, internal, &o->info);
+	o->err[0] = ok(setxattr(victim, "user.pfx", "x", 1, 0));
+	o->err[1] = ok(lsetxattr(victim, "user.pfx", "x", 1, 0));
+	o->err[2] = ok(removexattr(victim, "user.keep"));
+	o->err[3] = ok(syscall(T_SYS_setxattrat, AT_FDCWD, victim, 0,
+	    "user.pfx", &xa, sizeof(xa)));
+	if (o->err[3] == ENOSYS)
+		o->err[3] = -1;
+	fd = openat(fx->dest, "made", O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0600);
+	o->err[4] = fd < 0 ? errno : ok(fsetxattr(fd, "user.pfx", "x", 1,
+	    0));
+	if (fd >= 0)
+		(void)close(fd);
+}
+
+/*
+ * SECURITY: Landlock has no right for extended attributes, and setting
+ * one by path needs no descriptor of the file: a confined writer taken
+ * over, as root, set security.capability on any program.  Every call
+ * that names the file by path is refused in every confined process;
+ * fsetxattr(2) on a file the run made is not.
+ */
+Test(sandbox, no_attribute_by_path, .timeout = 30)
+{
+	struct outcome o;
+	struct fx fx;
+	char v[8];
+	size_t i;
+	int fd;
+
+	fx_init(&fx);
+	fd = openat(fx.outside, "victim", O_RDONLY | O_CLOEXEC);
+	cr_assert(fd >= 0);
+	if (fsetxattr(fd, "user.keep", "k", 1, 0) != 0) {
+		(void)close(fd);
+		fx_end(&fx);
+		cr_skip_test("no user.* attributes here");
+	}
+	(void)close(fd);
+	in_confined_child(attempt_path_attr_calls, &fx, 0, &o);
+	cr_assert_eq(o.confine, 0, "confine: %s", strerror(-o.confine));
+	for (i = 0; i + 1 < NELEM(path_attr_what); i++)
+		if (o.err[i] != -1)
+			cr_expect_eq(o.err[i], EPERM, "%s: %s, expected EPERM",
+			    path_attr_what[i], o.err[i] == 0 ? "it worked" :
+			    strerror(o.err[i]));
+	cr_expect_eq(o.err[i], 0, "%s: %s", path_attr_what[i],
+	    strerror(o.err[i]));
+	fd = openat(fx.outside, "victim", O_RDONLY | O_CLOEXEC);
+	cr_expect_eq(fgetxattr(fd, "user.pfx", v, sizeof(v)), -1,
+	    "outside/victim has user.pfx");
+	cr_expect_eq(fgetxattr(fd, "user.keep", v, sizeof(v)), 1,
+	    "outside/victim lost user.keep");
+	(void)close(fd);
+	fx_end(&fx);
+}
+
 /* --- pfx_extract() with PFX_OPT_SANDBOX -------------------------------- */
 
 #define ARCHIVE_CAP (64 * 1024)
