@@ -59,8 +59,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__has_include) && __has_include(<sys/prctl.h>)
+#include <sys/prctl.h>
+#endif
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -510,6 +514,98 @@ report_purged(void *arg, const struct pfx_entry *dir, const char *name)
 	free(full);
 }
 
+/* The wait for an archive's writer ran out (open_archive()). */
+static volatile sig_atomic_t open_expired;
+
+static void
+on_open_alarm(int sig)
+{
+	(void)sig;
+	open_expired = 1;
+}
+
+/*
+ * Open the archive PATH as tar opens -f, waiting at most A's deadline:
+ * open(2) of a FIFO blocks until a writer opens it, before the library's
+ * --timeout and --idle-timeout (which watch the decoder process) start,
+ * and an uploader that never connects would hold the run for ever.  The
+ * wait is taken from --timeout, and bounded by --idle-timeout where the
+ * sandbox is on (nothing was read: the input stalled).  A stop signal
+ * interrupts it too (no SA_RESTART).  Return: the descriptor, or -errno:
+ * -ETIMEDOUT at the deadline, of *SECS seconds (*IDLE: --idle-timeout's).
+ */
+static int
+open_archive(struct xtr_args *a, const char *path, unsigned int *secs,
+    bool *idle)
+{
+	struct itimerval t, old_t;
+	struct sigaction sa, old_sa;
+	struct timespec t0, t1;
+	unsigned int s = a->opt.timeout, waited;
+	int fd, e;
+
+	*idle = false;
+	if (a->sandbox != XTR_SANDBOX_OFF && a->opt.idle_timeout != 0 &&
+	    (s == 0 || a->opt.idle_timeout < s)) {
+		s = a->opt.idle_timeout;
+		*idle = true;
+	}
+	*secs = s;
+	if (s == 0) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		return fd >= 0 ? fd : -errno;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_open_alarm;
+	sigemptyset(&sa.sa_mask);
+	memset(&t, 0, sizeof(t));
+	t.it_value.tv_sec = (time_t)s;
+	open_expired = 0;
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	(void)sigaction(SIGALRM, &sa, &old_sa);
+	(void)setitimer(ITIMER_REAL, &t, &old_t);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	e = errno;
+	memset(&t, 0, sizeof(t));
+	(void)setitimer(ITIMER_REAL, &t, NULL);
+	(void)sigaction(SIGALRM, &old_sa, NULL);
+	(void)setitimer(ITIMER_REAL, &old_t, NULL);
+	if (fd == -1)
+		return e == EINTR && open_expired ? -ETIMEDOUT : -e;
+	/* The run's --timeout counts the wait: the library's starts now. */
+	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
+	waited = (unsigned int)(t1.tv_sec - t0.tv_sec);
+	if (a->opt.timeout != 0)
+		a->opt.timeout = waited < a->opt.timeout ?
+		    a->opt.timeout - waited : 1;
+	return fd;
+}
+
+/*
+ * The archive PATH could not be opened (errno E; SECS and IDLE as
+ * open_archive() gives them): RES says why, a fatal end.
+ */
+static void
+open_failed(const char *path, int e, unsigned int secs, bool idle,
+    struct pfx_result *res)
+{
+	res->status = PFX_FATAL;
+	res->error = e;
+	res->resolver = "none";
+	if (e == EINTR && caught != 0) {
+		/* Said as any run a signal stopped. */
+		res->error = ECANCELED;
+		snprintf(res->message, sizeof(res->message), "interrupted");
+	} else if (e == ETIMEDOUT)
+		snprintf(res->message, sizeof(res->message),
+		    "%s: no writer opened it within %u s (%s)", path,
+		    secs, idle ? "--idle-timeout" : "--timeout");
+	else
+		snprintf(res->message, sizeof(res->message),
+		    as_tar() ? "%s: Cannot open: %s" :
+		    "%s: cannot open archive: %s", path, strerror(e));
+}
+
 /*
  * -M: open the volumes after the first (A's VOLUMES; "-" is standard
  * input) into FDS, as tar opens -f, before the library confines anything.
@@ -517,15 +613,21 @@ report_purged(void *arg, const struct pfx_entry *dir, const char *name)
  * the archive reaches it, and so it fails only then.
  */
 static void
-open_volumes(const struct xtr_args *a, int *fds)
+open_volumes(struct xtr_args *a, int *fds, struct pfx_result *res)
 {
+	unsigned int secs = 0;
+	bool idle = false;
 	size_t i;
 
 	for (i = 0; i < a->nvolumes; i++) {
 		fds[i] = strcmp(a->volumes[i], "-") == 0 ? STDIN_FILENO :
-		    open(a->volumes[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (fds[i] == -1)
-			fds[i] = -errno;
+		    open_archive(a, a->volumes[i], &secs, &idle);
+		/* A wait for a writer that ran out, or a stop, ends the
+		 * run now: the later volumes would wait as long. */
+		if (fds[i] == -ETIMEDOUT || (fds[i] == -EINTR && caught)) {
+			open_failed(a->volumes[i], -fds[i], secs, idle, res);
+			return;
+		}
 	}
 }
 
@@ -1133,6 +1235,7 @@ run_groups(struct xtr_args *a, int in_fd)
 {
 	int rc = 0, ws, st, p[2];
 	off_t start = lseek(in_fd, 0, SEEK_CUR);
+	pid_t parent = getpid();
 	unsigned char fatal;
 	size_t i, k;
 	pid_t pid;
@@ -1158,6 +1261,13 @@ run_groups(struct xtr_args *a, int in_fd)
 		}
 		if (pid == 0) {
 			(void)close(p[0]);
+#ifdef PR_SET_PDEATHSIG
+			/* Killed with pfextract (SIGKILL, which no handler
+			 * passes on): a run no one waits for writes no more. */
+			(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+			if (getppid() != parent)
+				_exit(PFX_FATAL);
 			group_status_fd = p[1];
 			group_later = i > 0;
 			select_group(a, a->member_dir[i]);
@@ -1415,6 +1525,33 @@ say_fatal(const char *error, int e)
 	}
 }
 
+/*
+ * Standard input, output or error closed when pfextract starts (a
+ * daemon's child, `>&-`): the lowest free number goes to the next
+ * descriptor opened, and what was meant for the closed stream reaches it
+ * instead -- the listing and messages went into the decoder process's
+ * socket (the run then died of SIGPIPE, silently), standard input was
+ * read from the destination directory.  Each closed one is held by
+ * /dev/null opened the other way (as gnulib's stdopen()), so that using
+ * it still fails with EBADF, as a closed one would.
+ */
+static void
+hold_std_fds(void)
+{
+	int fd, got;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* open(2) gives the lowest free number: FD, unless a lower
+		 * one could not be held either (no /dev/null). */
+		got = open("/dev/null", fd == STDIN_FILENO ? O_WRONLY :
+		    O_RDONLY);
+		if (got > fd)
+			(void)close(got);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1430,6 +1567,7 @@ main(int argc, char **argv)
 	bool multibyte, utf8;
 	int rc;
 
+	hold_std_fds();
 	progname = program_name(argc > 0 ? argv[0] : NULL);
 	use_utf8_names(&multibyte, &utf8);
 	/* Read the time zone now (-tv): /etc/localtime may be out of the
@@ -1479,15 +1617,13 @@ main(int argc, char **argv)
 	if (a.archive != NULL && strcmp(a.archive, "-") != 0) {
 		/* Opened here, so that the library gets a descriptor it can
 		 * seek (a zip is then read from its central directory). */
-		in.fd = open(a.archive, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-		if (in.fd == -1) {
-			res.status = PFX_FATAL;
-			res.error = errno;
-			res.resolver = "none";
-			snprintf(res.message, sizeof(res.message),
-			    as_tar() ? "%s: Cannot open: %s" :
-			    "%s: cannot open archive: %s", a.archive,
-			    strerror(errno));
+		unsigned int secs;
+		bool idle;
+
+		in.fd = open_archive(&a, a.archive, &secs, &idle);
+		if (in.fd < 0) {
+			open_failed(a.archive, -in.fd, secs, idle, &res);
+			in.fd = -1;
 		}
 	} else {
 		if (a.archive == NULL && isatty(STDIN_FILENO)) {
@@ -1500,13 +1636,14 @@ main(int argc, char **argv)
 	in.volumes = volumes;
 	in.nvolumes = a.nvolumes;
 	if (res.status != PFX_FATAL && a.nvolumes > 0)
-		open_volumes(&a, volumes);
+		open_volumes(&a, volumes, &res);
 
 	/* Positional -C: one run per directory the members bind to. */
 	if (a.ngroups > 1 && a.mode == 'x')
 		merge_same_dirs(&a);
 	if (a.ngroups > 1 && a.mode == 'x' &&
-	    (a.opt.flags & PFX_OPT_TO_FD) == 0 && in.fd >= 0) {
+	    (a.opt.flags & PFX_OPT_TO_FD) == 0 && in.fd >= 0 &&
+	    res.status != PFX_FATAL) {
 		if (groups_possible(&a, in.fd, err, sizeof(err)) == -1) {
 			usage_error(err, false);
 			if (in.fd > STDIN_FILENO)

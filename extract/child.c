@@ -946,8 +946,9 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	    xtr_reader_archive_bytes(ar))));
 	flush(&o);
 	(void)xtr_input_drain(!drain_ok ? -1 : vols != NULL ?
-	    xtr_volumes_fd(vols) : in->buf == NULL ? in->fd : -1, dec, NULL,
-	    arm_stall);
+	    xtr_volumes_fd(vols) : in->buf == NULL ? in->fd : -1,
+	    xtr_volumes_physical(vols, xtr_reader_archive_bytes(ar)), dec,
+	    NULL, arm_stall);
 	send_end(&o, WIRE_END, WIRE_OK, 0, NULL);
 	/* Our decoder thread is stopped by now; the memory is the
 	 * kernel's to free, and sooner. */
@@ -1059,8 +1060,10 @@ xtr_child_main(int fd, int ready, pid_t parent, struct wire_ring *ring,
 	if (in->path != NULL || (in->buf == NULL && in->fd >= 0)) {
 		r = in->path != NULL ? pfx_input_open(in->path) :
 		    plat_input_readonly(in->fd);
-		/* As in-process reading says it (reader.c): by its name. */
-		if (r >= 0 && in->path != NULL && is_dir(r)) {
+		/* As in-process reading says it (reader.c): by its name,
+		 * or as "input" (a directory as standard input, which read
+		 * as an empty archive here). */
+		if (r >= 0 && is_dir(r)) {
 			(void)close(r);
 			r = -EISDIR;
 		}
@@ -1079,6 +1082,10 @@ xtr_child_main(int fd, int ready, pid_t parent, struct wire_ring *ring,
 	for (i = 0; i < nvol && open_err == 0; i++) {
 		r = in->volumes[i] < 0 ? in->volumes[i] :
 		    plat_input_readonly(in->volumes[i]);
+		if (r >= 0 && is_dir(r)) {
+			(void)close(r);
+			r = -EISDIR;	/* as the archive: not "empty" */
+		}
 		vols[i] = r >= 0 ? n : r;
 		if (r >= 0)
 			keep[n++] = r;

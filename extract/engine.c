@@ -552,7 +552,8 @@ drain_input(struct xtr *x)
 	if (x->remote != NULL)
 		return;
 	if (xtr_input_drain(x->vols != NULL ? xtr_volumes_fd(x->vols) :
-	    x->drain_fd, x->dec, &x->stop, NULL) < 0)
+	    x->drain_fd, xtr_source_archive_bytes(x), x->dec, &x->stop,
+	    NULL) < 0)
 		(void)xtr_cancelled(x);
 }
 

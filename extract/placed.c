@@ -28,6 +28,7 @@ struct placed {
 	bool own_fd;		/* closed with the reader */
 	const struct xtr_read_place *place;
 	struct xtr_head *tap;	/* one entry's headers counted, or NULL */
+	const struct xtr_stop *stop;	/* or NULL */
 	unsigned char *own;	/* the block when PLACE gives none */
 };
 
@@ -41,7 +42,16 @@ placed_read(struct archive *a, void *arg, const void **out)
 	size_t cap = XTR_READ_BLOCK;
 	void *buf = NULL;
 	ssize_t n;
+	int why;
 
+	/* SECURITY: a file that never ends (/dev/zero under -i) blocks
+	 * in no read(2) that a signal could cut short: the caller's
+	 * cancellation and deadline are looked at before each. */
+	why = xtr_stop_why(p->stop);
+	if (why != 0) {
+		archive_set_error(a, why, "%s", XTR_STOP_TEXT(why));
+		return -1;
+	}
 	if (p->place != NULL)
 		buf = p->place->get(p->place->ctx, &cap);
 	if (buf == NULL) {
@@ -127,7 +137,8 @@ placed_close(struct archive *a, void *arg)
 /* see placed.h */
 int
 xtr_placed_open(struct archive *a, int fd, bool own_fd,
-    const struct xtr_read_place *place, struct xtr_head *tap)
+    const struct xtr_read_place *place, struct xtr_head *tap,
+    const struct xtr_stop *stop)
 {
 	struct placed *p;
 
@@ -142,6 +153,7 @@ xtr_placed_open(struct archive *a, int fd, bool own_fd,
 	p->own_fd = own_fd;
 	p->place = place;
 	p->tap = tap;
+	p->stop = stop;
 	if (archive_read_set_read_callback(a, placed_read) != ARCHIVE_OK ||
 	    archive_read_set_skip_callback(a, placed_skip) != ARCHIVE_OK ||
 	    archive_read_set_seek_callback(a, placed_seek) != ARCHIVE_OK ||

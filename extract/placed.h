@@ -14,6 +14,7 @@
 
 struct archive;
 struct xtr_head;
+struct xtr_stop;
 
 /* Where each read goes. */
 struct xtr_read_place {
@@ -34,10 +35,12 @@ struct xtr_read_place {
  * when OWN_FD), as archive_read_open_fd() does: blocks of XTR_READ_BLOCK,
  * skips and seeks with lseek(2); each read into PLACE's buffer when it
  * gives one (PLACE may be NULL), and counted in TAP (or NULL) against
- * one entry's headers' limit (decode.h, xtr_header_take()).
+ * one entry's headers' limit (decode.h, xtr_header_take()).  Each read
+ * fails once STOP (or NULL) says so.
  * Return: libarchive's status.
  */
 int xtr_placed_open(struct archive *a, int fd, bool own_fd,
-    const struct xtr_read_place *place, struct xtr_head *tap);
+    const struct xtr_read_place *place, struct xtr_head *tap,
+    const struct xtr_stop *stop);
 
 #endif /* XTR_PLACED_H */

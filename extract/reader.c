@@ -787,7 +787,7 @@ open_path(struct archive *a, const char *path, struct opening *o)
 	 * to read (placed.c), as libarchive's file reader would, so that
 	 * each header read is counted (decode.h). */
 	keep_head(o->head, fd, 0);
-	return xtr_placed_open(a, fd, true, NULL, o->head);
+	return xtr_placed_open(a, fd, true, NULL, o->head, o->stop);
 }
 
 /* Is FD open on a directory?  (read(2) would fail, EISDIR.) */
@@ -895,7 +895,8 @@ open_input(struct archive *a, const struct pfx_input *in, bool seekable,
 	/* Into PLACE's buffers if it has them; read by us either way, as
 	 * libarchive's fd reader would, so that each header read is
 	 * counted (decode.h). */
-	return xtr_placed_open(a, in->fd, false, o->place, o->head);
+	return xtr_placed_open(a, in->fd, false, o->place, o->head,
+	    o->stop);
 }
 
 /* see reader.h */
@@ -1096,10 +1097,12 @@ xtr_reader_data(struct archive *ar, struct xtr_span *span, const void **buf,
 
 /* see reader.h */
 int
-xtr_input_drain(int fd, struct xtr_decoder *dec,
+xtr_input_drain(int fd, uint64_t archive, struct xtr_decoder *dec,
     const struct xtr_stop *stop, void (*tick)(void))
 {
 	unsigned char buf[16384];
+	uint64_t left = archive < UINT64_MAX - XTR_DRAIN_SLACK ?
+	    archive + XTR_DRAIN_SLACK : UINT64_MAX;
 	ssize_t n;
 
 	if (dec != NULL)
@@ -1110,6 +1113,10 @@ xtr_input_drain(int fd, struct xtr_decoder *dec,
 		n = xtr_read_cancellable(fd, buf, sizeof(buf), stop);
 		if (tick != NULL)
 			tick();
+		if (n > 0 && (uint64_t)n >= left)
+			break;	/* the bound: the rest is the writer's */
+		if (n > 0)
+			left -= (uint64_t)n;
 	} while (n > 0);
 	return n < 0 ? (int)n : 0;
 }

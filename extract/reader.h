@@ -83,17 +83,27 @@ struct archive *xtr_reader_open_head(const struct pfx_input *in,
     size_t cap, int *error);
 
 /*
- * The archive has ended: stop our decoder DEC (if not NULL; it stays the
- * reader's), then read what is left of FD, a pipe, FIFO or socket, to its
- * end and drop it -- not decoded, not bounded -- so that the process
- * writing it is never killed by SIGPIPE for bytes after the archive (a
- * zip's central directory, a tar's zero blocks).  FD of any other kind (a
- * file, a device), or -1, is left alone.  TICK, if not NULL, is called
- * after each read(2); a read that a signal interrupts fails when STOP's
- * flag is set, and a wait past its deadline fails (STOP may be NULL).
- * Return: 0 at the end, or -errno (-ECANCELED, -ETIMEDOUT).
+ * Bytes after the archive read and dropped beyond as many as the
+ * archive's own (ARCHIVE bytes): a pipe whose writer never ends
+ * (`cat /dev/zero |`, an upload that goes on) is left at this, as GNU
+ * tar leaves it at once, instead of being read for ever.
  */
-int xtr_input_drain(int fd, struct xtr_decoder *dec,
+#define XTR_DRAIN_SLACK	((uint64_t)64 << 20)
+
+/*
+ * The archive, ARCHIVE bytes of FD, has ended: stop our decoder DEC (if
+ * not NULL; it stays the reader's), then read what is left of FD, a pipe,
+ * FIFO or socket, to its end and drop it -- not decoded -- so that the
+ * process writing it is never killed by SIGPIPE for bytes after the
+ * archive (a zip's central directory, a tar's zero blocks).  SECURITY:
+ * at most ARCHIVE + XTR_DRAIN_SLACK bytes: a stream without end is no
+ * limit's otherwise.  FD of any other kind (a file, a device), or -1, is
+ * left alone.  TICK, if not NULL, is called after each read(2); a read
+ * that a signal interrupts fails when STOP's flag is set, and a wait past
+ * its deadline fails (STOP may be NULL).
+ * Return: 0 at the end or the bound, or -errno (-ECANCELED, -ETIMEDOUT).
+ */
+int xtr_input_drain(int fd, uint64_t archive, struct xtr_decoder *dec,
     const struct xtr_stop *stop, void (*tick)(void));
 
 /* Is FD an input xtr_input_drain() reads to its end (a pipe, a FIFO, a

@@ -45,6 +45,12 @@ xtr_read_cancellable(int fd, void *buf, size_t cap,
 	int r;
 
 	for (;;) {
+		/* SECURITY: an input that never blocks (`cat /dev/zero`
+		 * under -i) gives no read(2) for a signal to cut short: the
+		 * flag and the deadline are looked at before each. */
+		r = xtr_stop_why(stop);
+		if (r != 0)
+			return -r;
 		/* Only a call with a deadline pays for the poll(2). */
 		if (stop != NULL && stop->deadline.tv_sec != 0) {
 			r = wait_readable(fd, stop);

@@ -202,6 +202,15 @@ for m in --sandbox=auto --no-sandbox; do
 	grep -q 'the input is empty (0 bytes)' "$T/stderr" && ok ||
 	    bad "0-byte input: $(cat "$T/stderr")"
 	run "0-byte input from a pipe $m" 2 sh -c "'$pfx' -tf - $m < empty"
+	# A directory as the archive (-f, standard input) is said to be
+	# one, confined or not; it read as an empty archive in the decoder
+	# process.
+	run "directory as -f $m" 2 "$pfx" -xf src -C out $m
+	grep -q 'cannot open archive: Is a directory' "$T/stderr" && ok ||
+	    bad "directory as -f $m: $(cat "$T/stderr")"
+	run "directory as stdin $m" 2 sh -c "'$pfx' -tf - $m < src"
+	grep -q 'cannot open archive: Is a directory' "$T/stderr" && ok ||
+	    bad "directory as stdin $m: $(cat "$T/stderr")"
 done
 run "missing destination: exit 2" 2 "$pfx" -xf a.tar -C nowhere
 run "missing archive: exit 2" 2 "$pfx" -xf nothing.tar -C out
@@ -743,6 +752,66 @@ if [ "$(id -u)" != 0 ] || command -v setpriv > /dev/null; then
 	    bad "read-only dest: exit $rc: $(cat "$T/stderr")"
 	chmod -R u+w "$T/rop"
 fi
+
+# Members bound to two -C directories run in a child per directory: one
+# whose pfextract is killed by SIGKILL (which no handler can pass on)
+# dies with it instead of writing on into its directory, unwaited for.
+mkdir -p "$T/grp/g1" "$T/grp/g2"
+for i in 1 2 3 4 5 6; do head -c 20000 /dev/zero > "$T/grp/g1/f$i"; done
+printf 'x\n' > "$T/grp/g2/x"
+tar -C "$T/grp" -cf "$T/grp.tar" g1 g2
+rm -rf "$T/o1" "$T/o2" && mkdir "$T/o1" "$T/o2"
+"$pfx" -xf "$T/grp.tar" --checkpoint=1 --checkpoint-action=sleep=1 \
+    -C "$T/o1" g1 -C "$T/o2" g2 2>/dev/null &
+gp=$!
+kid=
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	kid=$(pgrep -P "$gp" | head -1)
+	[ -n "$kid" ] && break
+	sleep 0.2
+done
+sleep 0.5
+kill -KILL "$gp"
+wait "$gp" 2>/dev/null
+sleep 0.5
+if [ -z "$kid" ]; then
+	bad "-C groups killed: no child seen"
+elif ps -o stat= -p "$kid" 2>/dev/null | grep -qv Z; then
+	bad "-C groups killed: the run for $T/o1 goes on after pfextract was killed"
+	kill -KILL "$kid"
+else
+	ok
+fi
+
+# Standard output and error closed when pfextract starts (a daemon's
+# child): the next descriptor opened took their numbers, and -v's names
+# and the refusals went into the decoder process's socket, which ended
+# the run by SIGPIPE, silently, before most files were made.  Now both
+# fail as closed ones do: every file is made, exit 2 (-v's output lost).
+mkdir -p "$T/cl/m"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	head -c 20000 /dev/zero | tr '\0' "$((i % 10))" > "$T/cl/m/f$i"
+	ln -s /etc/passwd "$T/cl/m/l$i"
+done
+tar -C "$T/cl" -cf "$T/cl.tar" m
+for m in "" --no-sandbox; do
+	rm -rf "$T/out" && mkdir "$T/out"
+	# shellcheck disable=SC2086 # M is an option or none
+	"$pfx" -xv -f - -C "$T/out" $m < "$T/cl.tar" >&- 2>&-
+	rc=$?
+	diff -r "$T/cl/m" "$T/out/m" 2>/dev/null | grep -v '^Only in .*: l[0-9]' |
+	    grep -q . && bad "stdout, stderr closed $m: files lost" || ok
+	[ "$rc" -eq 2 ] && ok || bad "stdout, stderr closed $m: exit $rc, want 2"
+done
+# Standard input closed: not an empty archive, nor DEST read as one.
+for m in "" --no-sandbox; do
+	rm -rf "$T/out" && mkdir "$T/out"
+	# shellcheck disable=SC2086 # M is an option or none
+	"$pfx" -x -C "$T/out" $m <&- 2> "$T/stderr"
+	rc=$?
+	[ "$rc" -eq 2 ] && ! grep -q 'Is a directory\|is empty' "$T/stderr" &&
+	    ok || bad "stdin closed $m: exit $rc: $(cat "$T/stderr")"
+done
 
 echo "pfextract: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -164,5 +164,65 @@ for m in "" --no-sandbox; do
 	    bad "-xf /dev/zero $m: exit $rc (124: hung): $(head -2 "$T/err")"
 done
 
+# A producer without end after the archive (`cat /dev/zero`, an upload
+# that goes on): read past the archive only as much again and 64 MiB,
+# then left; it was read for ever (or until --idle-timeout, exit 2).
+for m in "" --no-sandbox; do
+	rm -rf "$T/z" && mkdir "$T/z"
+	# shellcheck disable=SC2086 # M is an option or none
+	timeout 60 sh -c "{ cat '$T/a.tar'; cat /dev/zero; } |
+	    '$pfx' -xf - -C '$T/z' $m" 2> "$T/err"
+	rc=$?
+	[ "$rc" -eq 0 ] && cmp -s "$T/z/d/big" "$T/src/d/big" && ok ||
+	    bad "endless input after the archive $m: exit $rc (124: hung): $(head -2 "$T/err")"
+done
+
+# An input that never blocks and never ends, read past its zero blocks
+# (-i, GNU tar's --ignore-zeros): SIGTERM stops the run (143) and so does
+# --timeout (2), also where the archive is parsed in pfextract's own
+# process; there no read(2) was cut short by the signal, and it went on.
+for m in "" --no-sandbox; do
+	rm -rf "$T/z" && mkdir "$T/z"
+	# shellcheck disable=SC2086 # M is an option or none
+	timeout -s KILL 20 sh -c "'$pfx' -xi -f /dev/zero -C '$T/z' $m &
+	    p=\$!; sleep 1; kill -TERM \$p; wait \$p" 2> "$T/err"
+	rc=$?
+	[ "$rc" -eq 143 ] && ok ||
+	    bad "-xi -f /dev/zero $m, SIGTERM: exit $rc (137: not stopped)"
+	# shellcheck disable=SC2086 # M is an option or none
+	timeout -s KILL 20 "$pfx" -xi -f /dev/zero -C "$T/z" --timeout=1 $m \
+	    2> "$T/err"
+	rc=$?
+	[ "$rc" -eq 2 ] && ok ||
+	    bad "-xi -f /dev/zero --timeout=1 $m: exit $rc (137: not stopped)"
+done
+
+# A FIFO named with -f (an uploader's named pipe) whose writer never
+# opens it: open(2) waits for one, before the decoder process that the
+# deadlines watch is started.  --timeout, and --idle-timeout under the
+# sandbox, bound that wait too (exit 2, saying so), for the archive and
+# a -M volume; a writer that comes in time is read as ever.
+mkfifo "$T/fifo"
+for m in "--timeout=1" "--idle-timeout=1" "--no-sandbox --timeout=1" \
+    "-M -f $T/a.tar --timeout=1"; do
+	rm -rf "$T/z" && mkdir "$T/z"
+	# shellcheck disable=SC2086 # M is options
+	case $m in
+	-M*) timeout 20 "$pfx" -x $m -f "$T/fifo" -C "$T/z" 2> "$T/err" ;;
+	*) timeout 20 "$pfx" -xf "$T/fifo" -C "$T/z" $m 2> "$T/err" ;;
+	esac
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -q 'fifo: no writer opened it within 1 s' \
+	    "$T/err" && ok ||
+	    bad "-xf FIFO with no writer $m: exit $rc (124: hung): $(head -2 "$T/err")"
+done
+rm -rf "$T/z" && mkdir "$T/z"
+{ sleep 1; cat "$T/a.tar" > "$T/fifo"; } &
+timeout 20 "$pfx" -xf "$T/fifo" -C "$T/z" --timeout=5 2> "$T/err"
+rc=$?
+wait
+[ "$rc" -eq 0 ] && cmp -s "$T/z/d/big" "$T/src/d/big" && ok ||
+    bad "-xf FIFO, a writer after 1 s: exit $rc: $(head -2 "$T/err")"
+
 echo "pipes: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
