@@ -840,6 +840,7 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	bool entry = false;		/* a header read, its data not skipped */
 	char *pax = NULL;		/* a pax dump list (-G) */
 	size_t pax_len = 0;
+	uint64_t total;			/* the archive's bytes, at its end */
 	struct xtr_decoder *dec;
 	struct xtr_volumes *vols;
 	struct archive_entry *ae;
@@ -942,12 +943,11 @@ decode_all(int fd, struct wire_ring *ring, const struct pfx_input *in,
 	 * costs no CPU, but the stall timer is given its seconds again at
 	 * each read; a writer that stalls is the parent's idle timeout's.
 	 */
-	queue(&o, m, wire_put_total(m, xtr_volumes_physical(vols,
-	    xtr_reader_archive_bytes(ar))));
+	total = xtr_volumes_physical(vols, xtr_reader_archive_bytes(ar));
+	queue(&o, m, wire_put_total(m, total));
 	flush(&o);
 	(void)xtr_input_drain(!drain_ok ? -1 : vols != NULL ?
-	    xtr_volumes_fd(vols) : in->buf == NULL ? in->fd : -1,
-	    xtr_volumes_physical(vols, xtr_reader_archive_bytes(ar)), dec,
+	    xtr_volumes_fd(vols) : in->buf == NULL ? in->fd : -1, total, dec,
 	    NULL, arm_stall);
 	send_end(&o, WIRE_END, WIRE_OK, 0, NULL);
 	/* Our decoder thread is stopped by now; the memory is the

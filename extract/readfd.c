@@ -47,7 +47,8 @@ xtr_read_cancellable(int fd, void *buf, size_t cap,
 	for (;;) {
 		/* SECURITY: an input that never blocks (`cat /dev/zero`
 		 * under -i) gives no read(2) for a signal to cut short: the
-		 * flag and the deadline are looked at before each. */
+		 * flag and the deadline are looked at before each, and
+		 * after a read a signal interrupted. */
 		r = xtr_stop_why(stop);
 		if (r != 0)
 			return -r;
@@ -62,8 +63,5 @@ xtr_read_cancellable(int fd, void *buf, size_t cap,
 			return n;
 		if (errno != EINTR)
 			return -errno;
-		r = xtr_stop_why(stop);
-		if (r != 0)
-			return -r;
 	}
 }

@@ -10,11 +10,12 @@
  * again and again, an archive whose names need converting, with a short
  * idle_timeout: a decoder process stuck on a lock is a failed run.
  *
- * And the host's umask, which the library reads without changing it.
+ * And the host's umask, which a new --atomic destination takes as
+ * mkdir(2) would, /proc or not.
  *
- * Each case runs in a fresh directory:
+ * Each case runs in a fresh directory that mkdtemp(3) makes:
  *
- *	$TMPDIR/pfx-host.XXXXXX/
+ *	$TMPDIR/pfx-host.<random>/
  *	`-- dest/		one directory per run beneath it
  */
 #include <sys/mount.h>
