@@ -30,9 +30,10 @@ PLATFORM_OS ?= $(if $(filter Linux,$(OS)),linux,posix)
 # stream decoders and the extractor.  The commands (cli/) are not part of
 # it.
 LIB_SRCS  = $(wildcard core/*.c) \
-            $(filter-out platform/os_%.c platform/sandbox_%.c,\
-                $(wildcard platform/*.c)) \
+            $(filter-out platform/os_%.c platform/sandbox_%.c \
+                platform/view_%.c,$(wildcard platform/*.c)) \
             platform/os_$(PLATFORM_OS).c platform/sandbox_$(PLATFORM_OS).c \
+            $(wildcard platform/view_$(PLATFORM_OS).c) \
             $(wildcard decode/*.c) $(wildcard extract/*.c)
 HEADERS   = core/pfx_path.h platform/pfx_root.h platform/pfx_sandbox.h \
             extract/pfextract.h

@@ -52,6 +52,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <langinfo.h>
+#include <limits.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -945,8 +946,33 @@ probe_say(const char *what, int e)
 }
 
 /*
+ * Set the mode of PATH's directory to the one it has: a change outside
+ * DEST that Landlock does not see, which read-only mounts refuse.
+ * Return: 0, or errno.
+ */
+static int
+probe_chmod_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (slash == NULL)
+		(void)snprintf(dir, sizeof(dir), ".");
+	else if ((size_t)(slash - path) >= sizeof(dir))
+		return ENAMETOOLONG;
+	else
+		(void)snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 :
+		    (int)(slash - path), path);
+	if (stat(dir, &st) == -1 || chmod(dir, st.st_mode & 07777) == -1)
+		return errno;
+	return 0;
+}
+
+/*
  * The test seam PFEXTRACT_SANDBOX_PROBE=PATH: try what the sandbox
- * forbids -- create PATH for writing, make an AF_INET socket, fork, and
+ * forbids -- create PATH for writing, set the mode PATH's directory has
+ * (probe_chmod_dir()), make an AF_INET socket, fork, and
  * in the child (if there is one) execute /bin/true -- and say on
  * standard error how each went, "probe: open EACCES", so that tests
  * watch the kernel refuse from outside.  What succeeds is left as it is
@@ -966,6 +992,7 @@ probe_sandbox(const char *path)
 	probe_say("open", fd == -1 ? errno : 0);
 	if (fd != -1)
 		(void)close(fd);
+	probe_say("chmod", probe_chmod_dir(path));
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	probe_say("socket", fd == -1 ? errno : 0);
 	if (fd != -1)

@@ -33,6 +33,16 @@
  * group it is not in, nor give a file away, but root can).  Not
  * refused either, by choice: extended attributes beneath DESTFD, which
  * extraction restores (security.capability among them, for root).
+ * Landlock has no right for a file's mode, owner, times or extended
+ * attributes: with CAP_SYS_ADMIN the process gets a mount namespace of
+ * its own where every mount is read-only (EROFS) but a tree rooted at
+ * DESTFD's parent, after each directory descriptor it holds is replaced,
+ * under the same number, by one on a detached tree (DESTFD's writable,
+ * the others read-only; ".." of its top is itself).  Then only what lies
+ * beside DESTFD in its parent stays changeable; without CAP_SYS_ADMIN
+ * (info->text: "mounts writable (not root)") the mode and times of any
+ * file the process may change by name, or may open, do too.  A struct
+ * pfx_root on DESTFD must be told, by pfx_root_confined().
  * Irreversible, for the process and every thread it starts: a library
  * caller must not confine its own process (pfextract.h offers a
  * confined child instead).

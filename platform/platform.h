@@ -616,4 +616,15 @@ struct pfx_sandbox_info;
 int plat_sandbox_confine(int destfd, unsigned int flags,
     unsigned int internal, struct pfx_sandbox_info *info);
 
+/*
+ * Give this process (it must run one thread) its own copy of the mount
+ * table, every mount read-only, after giving each directory descriptor
+ * it holds -- DESTFD among them -- a writable mount of its own, rooted
+ * at that directory, under the same number (view_linux.c).  Linux only,
+ * called by plat_sandbox_confine().  Return: 0; -EPERM without
+ * CAP_SYS_ADMIN, -EBUSY with other threads, -ENOSYS on a kernel before
+ * 5.12, or another -errno: the mounts are then as writable as before.
+ */
+int plat_view_readonly(int destfd);
+
 #endif /* PLATFORM_H */

@@ -114,6 +114,11 @@ pfx_root_open(struct pfx_root *root, int dirfd, const char *unsafe_path,
 void
 pfx_root_confined(struct pfx_root *root)
 {
+	/* The confinement may have put ROOT's directory on a mount of its
+	 * own, under the same number (plat_view_readonly()): the mount ID
+	 * later identities are compared with is that one's.  Its fd is
+	 * a directory still; on the rare failure the old ID stays. */
+	(void)record_identity(root);
 	root->kernel_confined = 1;
 }
 

@@ -30,6 +30,13 @@
  * Landlock checks at open time: descriptors opened before confinement
  * (the archive, stdout) keep working.
  *
+ * Landlock has no right for a file's mode, owner, times or extended
+ * attributes, and does not see O_PATH opens.  With a destination and
+ * CAP_SYS_ADMIN, the process first gets a mount namespace of its own in
+ * which every mount is read-only but a tree rooted at the destination's
+ * parent (plat_view_readonly(), view_linux.c): those changes are then
+ * refused everywhere else, however the file is reached.
+ *
  * The seccomp filter is a deny-list, written by hand in classic BPF (no
  * libseccomp).  Why not an allow-list: the system calls that a correct
  * run makes are chosen by glibc, libarchive and the compression
@@ -82,7 +89,8 @@
  *     file_setattr), which Landlock does not see: only through a
  *     descriptor, as the writer sets them on the files it made.  A
  *     file's mode and times by path stay possible where the destination
- *     is (chmod, utimensat): the filter cannot tell a name outside it.
+ *     is (chmod, utimensat): the filter cannot tell a name outside it;
+ *     the read-only mounts above refuse them, where they can be made.
  *   - No set-id or sticky bit and no owner change, unless
  *     PFX_SANDBOX_SETID: chmod, fchmod, fchmodat and fchmodat2 with a
  *     mode holding any of 07000, open, openat and creat that create
@@ -1663,7 +1671,7 @@ say(struct pfx_sandbox_info *info, const char *what)
  */
 static void
 describe(struct pfx_sandbox_info *info, unsigned int flags,
-    unsigned int internal, const char *note)
+    unsigned int internal, const char *note, int view)
 {
 	char buf[sizeof(info->text)];
 
@@ -1679,6 +1687,17 @@ describe(struct pfx_sandbox_info *info, unsigned int flags,
 		say(info, buf);
 	} else {
 		say(info, note);
+	}
+	/* Only where there is a destination to keep writable. */
+	if (info->fs && (flags & PFX_SANDBOX_NO_DEST) == 0) {
+		if (view == 0)
+			(void)snprintf(buf, sizeof(buf), "read-only mounts");
+		else
+			(void)snprintf(buf, sizeof(buf), "mounts writable "
+			    "(%s)", view == -EPERM ? "not root" :
+			    view == -EBUSY ? "other threads" :
+			    view == -ENOSYS ? "kernel" : strerror(-view));
+		say(info, buf);
 	}
 	if (info->no_new_privs)
 		say(info, "no_new_privs");
@@ -1703,7 +1722,7 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 	char note[96] = "landlock not applied";
 	struct stat st;
 	bool net = false, scope = false, use_seccomp;
-	int abi, rfd = -1, r;
+	int abi, rfd = -1, view = -ENOSYS, r;
 
 	memset(info, 0, sizeof(*info));
 	(void)snprintf(info->text, sizeof(info->text), "none: not applied");
@@ -1742,7 +1761,7 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 	if ((flags & PFX_SANDBOX_REQUIRE) != 0 && (rfd < 0 || !use_seccomp)) {
 		if (rfd >= 0)
 			(void)close(rfd);
-		describe(info, flags, internal, note);
+		describe(info, flags, internal, note, view);
 		return -ENOSYS;
 	}
 
@@ -1754,6 +1773,13 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 	}
 	info->no_new_privs = true;
 	if (rfd >= 0) {
+		/* SECURITY: what Landlock cannot refuse beneath a
+		 * destination, read-only mounts refuse elsewhere (a file's
+		 * mode, owner, times, attributes; view_linux.c).  Made here,
+		 * with nothing left to fail but the two steps below, and
+		 * before the filter refuses mount calls. */
+		if ((flags & PFX_SANDBOX_NO_DEST) == 0)
+			view = plat_view_readonly(destfd);
 		if (syscall(SYS_landlock_restrict_self, rfd, 0) == -1) {
 			r = -errno;
 			goto out;
@@ -1772,6 +1798,6 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 out:
 	if (rfd >= 0)
 		(void)close(rfd);
-	describe(info, flags, internal, note);
+	describe(info, flags, internal, note, view);
 	return r;
 }

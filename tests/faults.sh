@@ -373,9 +373,13 @@ writing() {
 	kids=$(cat /proc/$pid/task/*/children 2>/dev/null)
 	for f in $(for p in $pid $kids; do echo /proc/$p/fd/*; done); do
 		l=$(readlink "$f" 2>/dev/null) || continue
+		# Behind read-only mounts (run as root) the writer's files are
+		# on a mount tree of its own rooted at DIR, DEST's parent:
+		# seen from here, their paths start at "/dest".
 		case $l in
-		"$1"/*" (deleted)") [ "$(stat -L -c %s "$f" 2>/dev/null ||
-		    echo 0)" -gt 0 ] && return 0 ;;
+		"$1"/*" (deleted)" | /dest/*" (deleted)")
+			[ "$(stat -L -c %s "$f" 2>/dev/null || echo 0)" -gt 0 ] &&
+			    return 0 ;;
 		esac
 	done
 	[ -n "$(find "$1" -name '.pfx-*' -type f -size +0 2>/dev/null)" ]
