@@ -622,8 +622,10 @@ int plat_sandbox_confine(int destfd, unsigned int flags,
  * it holds -- DESTFD among them -- a writable mount of its own, rooted
  * at that directory, under the same number (view_linux.c).  Linux only,
  * called by plat_sandbox_confine().  Return: 0; -EPERM without
- * CAP_SYS_ADMIN, -EBUSY with other threads, -ENOSYS on a kernel before
- * 5.12, or another -errno: the mounts are then as writable as before.
+ * CAP_SYS_ADMIN, -EBUSY with other threads, -EXDEV where DESTFD or its
+ * parent is "/" (the tree would be every mount), -ENOSYS on a kernel
+ * before 5.12, or another -errno: the mounts are then as writable as
+ * before.
  */
 int plat_view_readonly(int destfd);
 

@@ -1696,6 +1696,7 @@ describe(struct pfx_sandbox_info *info, unsigned int flags,
 			(void)snprintf(buf, sizeof(buf), "mounts writable "
 			    "(%s)", view == -EPERM ? "not root" :
 			    view == -EBUSY ? "other threads" :
+			    view == -EXDEV ? "destination's parent is /" :
 			    view == -ENOSYS ? "kernel" : strerror(-view));
 		say(info, buf);
 	}

@@ -127,12 +127,12 @@ one_thread(void)
 }
 
 /*
- * Clone the tree at FD (a directory) as a detached one, read-only unless
- * WRITABLE, and open its root as FD is open (O_PATH or O_RDONLY).
- * Return: the descriptor, or -errno.
+ * Clone the tree at FD (a directory) as a detached read-only one, and
+ * open its root as FD is open (O_PATH or O_RDONLY).  Return: the
+ * descriptor, or -errno.
  */
 static int
-clone_dir(int fd, bool writable)
+clone_readonly(int fd)
 {
 	struct mount_attr attr;
 	int tree, flags, dir;
@@ -147,7 +147,7 @@ clone_dir(int fd, bool writable)
 	memset(&attr, 0, sizeof(attr));
 	attr.attr_set = MOUNT_ATTR_RDONLY;
 	dir = -1;
-	if (writable || syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH |
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH |
 	    AT_RECURSIVE, &attr, sizeof(attr)) == 0)
 		dir = openat(tree, ".", ((flags & O_PATH) != 0 ? O_PATH :
 		    O_RDONLY) | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -161,15 +161,15 @@ clone_dir(int fd, bool writable)
 /*
  * The destination, directory FD with identity *DST, opened as FD is (O_PATH
  * or O_RDONLY) on a writable clone of its parent's tree (see the head of
- * the file), or of its own where it is its own parent (the top).
- * Return: the descriptor, or -errno (-ESTALE: not found under its name).
+ * the file).  Return: the descriptor, or -errno (-ESTALE: not found under
+ * its name; -EXDEV: its parent is "/", or it is).
  */
 static int
 dest_clone(int fd, const struct stat *dst)
 {
 	char link[32], path[PATH_MAX];
 	const char *name;
-	struct stat st;
+	struct stat st, top;
 	ssize_t n;
 	int flags, parent, tree, dir, r;
 
@@ -181,19 +181,28 @@ dest_clone(int fd, const struct stat *dst)
 			(void)close(parent);
 		return r;
 	}
-	if (st.st_dev == dst->st_dev && st.st_ino == dst->st_ino) {
+	/* SECURITY: a tree rooted at "/" would be every mount, all
+	 * writable: no view is better than one that claims to be. */
+	if ((st.st_dev == dst->st_dev && st.st_ino == dst->st_ino) ||
+	    (stat("/", &top) == 0 && st.st_dev == top.st_dev &&
+	    st.st_ino == top.st_ino)) {
 		(void)close(parent);
-		return clone_dir(fd, true);
+		return -EXDEV;
 	}
 	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, path, sizeof(path) - 1);
-	tree = n > 0 ? (int)syscall(SYS_open_tree, parent, "",
-	    OPEN_TREE_CLONE | AT_RECURSIVE | AT_EMPTY_PATH | O_CLOEXEC) : -1;
+	if (n <= 0 || n == (ssize_t)sizeof(path) - 1) {
+		r = n <= 0 ? -errno : -ENAMETOOLONG;
+		(void)close(parent);
+		return r;
+	}
+	path[n] = '\0';
+	tree = (int)syscall(SYS_open_tree, parent, "", OPEN_TREE_CLONE |
+	    AT_RECURSIVE | AT_EMPTY_PATH | O_CLOEXEC);
 	r = -errno;
 	(void)close(parent);
-	if (n <= 0 || tree == -1)
-		return n == (ssize_t)sizeof(path) - 1 ? -ENAMETOOLONG : r;
-	path[n] = '\0';
+	if (tree == -1)
+		return r;
 	name = strrchr(path, '/');
 	name = name != NULL ? name + 1 : path;
 	dir = openat(tree, name, ((flags & O_PATH) != 0 ? O_PATH : O_RDONLY) |
@@ -244,7 +253,7 @@ clone_dirs(struct view *v, int destfd)
 		flags = fcntl((int)fd, F_GETFD);
 		r = flags == -1 ? -errno : st.st_dev == dst.st_dev &&
 		    st.st_ino == dst.st_ino ? dest_clone((int)fd, &dst) :
-		    clone_dir((int)fd, false);
+		    clone_readonly((int)fd);
 		if (r < 0)
 			break;
 		v->dirs[v->n].fd = (int)fd;
