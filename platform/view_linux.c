@@ -30,9 +30,11 @@
  *      would be lost.  Rooted above, a directory moved out meets no
  *      rule.  The price: what lies beside the destination in its parent
  *      (and beneath) keeps a writable mount; its mode, owner, times and
- *      attributes stay changeable as before.  The destination is found
- *      in the clone by its name in the parent, then proved by identity:
- *      a rename meanwhile makes the view fail, not act elsewhere.
+ *      attributes stay changeable as before, and a destination whose
+ *      parent is "/" gets no view at all (-EXDEV: that tree would hold
+ *      every mount).  The destination is found in the clone by its name
+ *      in the parent, then proved by identity: a rename meanwhile makes
+ *      the view fail, not act elsewhere.
  *   2. unshare(CLONE_NEWNS): a private copy of the mount table, for
  *      this process only; the cwd and root move to the copy.
  *   3. mount_setattr("/", AT_RECURSIVE) (Linux 5.12): every mount of
