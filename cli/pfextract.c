@@ -204,6 +204,8 @@ struct cli {
 	struct pfx_entry label;	/* a pax volume label, written with the
 				   first line (LABEL.name owned), or
 				   name NULL */
+	char failure[PFX_PATH_MAX + 128];	/* "NAME: strerror" of the
+						   last failed entry told */
 };
 
 /*
@@ -770,8 +772,11 @@ report_entry(void *arg, const struct pfx_entry *e)
 			(void)raise(SIGPIPE);
 		/* An I/O error is never silenced, not even by -q; but to a
 		 * reader of -O that went away, tar says nothing. */
-		if (caught != SIGPIPE)
+		if (caught != SIGPIPE) {
 			put_problem(c, e);
+			(void)snprintf(c->failure, sizeof(c->failure),
+			    "%s: %s", e->name, strerror(e->error));
+		}
 		break;
 	case PFX_ENTRY_SKIPPED:
 		/* --keep-newer-files: GNU tar's warning, exit status 0. */
@@ -1532,20 +1537,24 @@ refuse_terminal(void)
 }
 
 /*
- * Say the fatal error ERROR (errno E): as tar, an input in no known
- * format is GNU tar's "This does not look like a tar archive", and any
- * other is followed by its "Error is not recoverable: exiting now".
+ * Say the fatal error ERROR (errno E), unless TOLD (an entry's failure,
+ * said as the entry's already): as tar, an input in no known format is
+ * GNU tar's "This does not look like a tar archive", and any other is
+ * followed by its "Error is not recoverable: exiting now".
  */
 static void
-say_fatal(const char *error, int e)
+say_fatal(const char *error, int e, bool told)
 {
-	put_prog(stderr);
 	if (as_tar() && e == PFX_ENOTARCHIVE) {
+		put_prog(stderr);
 		fputs("This does not look like a tar archive\n", stderr);
 		return;
 	}
-	put_safe(stderr, error, strlen(error), false);
-	fputc('\n', stderr);
+	if (!told) {
+		put_prog(stderr);
+		put_safe(stderr, error, strlen(error), false);
+		fputc('\n', stderr);
+	}
 	if (as_tar()) {
 		put_prog(stderr);
 		fputs("Error is not recoverable: exiting now\n", stderr);
@@ -1749,7 +1758,10 @@ main(int argc, char **argv)
 		error = res.message[0] != '\0' ? xtr_cli_words(res.message,
 		    words, sizeof(words)) : res.error != 0 ?
 		    strerror(res.error) : "fatal error";
-		say_fatal(error, res.error);
+		/* An entry's failure that ended the run was told as the
+		 * entry's: not twice. */
+		say_fatal(error, res.error, c.failure[0] != '\0' &&
+		    strcmp(res.message, c.failure) == 0);
 	}
 	/* A run a signal stopped says so, however far it got; but to a
 	 * reader that went away, tar says nothing. */

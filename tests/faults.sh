@@ -160,6 +160,10 @@ for mode in $modes; do
 	"$pfx" -xf "$T/big.tar" -C "$DEST" $(opt $mode) 2> "$T/err"
 	judge "disk full" $mode $? 2 \
 	    '^pfextract: d/big: .*No space left on device'
+	# Said once: as the entry's failure, not again as the run's end.
+	n=$(grep -c 'No space left on device' "$T/err")
+	[ "$n" -eq 1 ] && ok ||
+	    bad "disk full ($mode): said $n times: $(cat "$T/err")"
 	umount -l "$T/mnt-full-$mode"
 done
 
