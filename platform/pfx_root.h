@@ -685,7 +685,11 @@ struct pfx_stage {
  * private directory ".DEST.pfx-XXXXXXXX" (DEST cut to fit, X random) is
  * made with mkdirat(2), mode 0700, where the struct's comment says,
  * opened, and used only if it is a new empty directory of ours with no
- * rights for others; the tree is made in it.  Errors: -EINVAL DEST has no last component of its
+ * rights for others; the tree is made in it.  It is held with flock(2)
+ * while ST is open, and where no one else can change names, up to four
+ * private directories that killed runs left for a DEST of the same name
+ * (ours, private, a minute old, held by no one) are removed.
+ * Errors: -EINVAL DEST has no last component of its
  * own ("", "/", ".", ".."); -ELOOP DEST is a symlink; -ENOTDIR DEST is
  * another non-directory; -ENOTEMPTY DEST is a directory with entries;
  * -EXDEV DEST is a mount point; -EPERM DEST is an empty directory in a

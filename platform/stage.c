@@ -52,7 +52,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -68,6 +70,18 @@
 
 /* What stood at DEST, moved into the private directory to be judged. */
 #define OLD "old"
+
+/*
+ * A private directory that a killed run left (SIGKILL, a crash, a power
+ * loss: nothing ran to remove it) is taken back by a later run for a
+ * DEST of the same name, once no run holds it (flock(2): each holds its
+ * own while it lives, and the kernel lets go at its death) and it is
+ * this many seconds old (the moment between a run's mkdir and its
+ * flock).  At most STAGE_REAP_MAX a run, so that one run never pays
+ * for many: the next ones take the rest.
+ */
+#define STAGE_STALE_SEC 60
+#define STAGE_REAP_MAX 4
 
 /*
  * Split DEST into the path of its parent (PARENT, PFX_PATH_MAX bytes)
@@ -153,6 +167,33 @@ check_dest(struct pfx_stage *st, const struct plat_id *parent)
 	return 0;
 }
 
+/* DEST's part of a private directory's name (stage_name()): its length. */
+static size_t
+stage_dest_len(const struct pfx_stage *st)
+{
+	size_t n = strlen(st->dest);
+
+	return n > PFX_NAME_MAX - 1 - STAGE_SUFFIX_LEN ?
+	    PFX_NAME_MAX - 1 - STAGE_SUFFIX_LEN : n;
+}
+
+/* Could NAME be a private directory of a run for ST's DEST? */
+static bool
+is_stage_name(const struct pfx_stage *st, const char *name)
+{
+	size_t n = stage_dest_len(st), i;
+
+	if (strlen(name) != 1 + n + STAGE_SUFFIX_LEN || name[0] != '.' ||
+	    memcmp(name + 1, st->dest, n) != 0 ||
+	    memcmp(name + 1 + n, ".pfx-", 5) != 0)
+		return false;
+	for (i = 1 + n + 5; name[i] != '\0'; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') ||
+		    (name[i] >= 'a' && name[i] <= 'f')))
+			return false;
+	return true;
+}
+
 /*
  * Fill ST->name with ".DEST.pfx-XXXXXXXX", DEST cut to keep the whole
  * within PFX_NAME_MAX bytes.  Return: 0, or -errno.
@@ -162,12 +203,10 @@ stage_name(struct pfx_stage *st)
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char rnd[4];
-	size_t n = strlen(st->dest), i;
+	size_t n = stage_dest_len(st), i;
 	char *p;
 	int r;
 
-	if (n > PFX_NAME_MAX - 1 - STAGE_SUFFIX_LEN)
-		n = PFX_NAME_MAX - 1 - STAGE_SUFFIX_LEN;
 	r = plat_os_random(rnd, sizeof(rnd));
 	if (r < 0)
 		return r;
@@ -354,7 +393,77 @@ make_private(struct pfx_stage *st, const struct plat_id *parent)
 	st->priv_ino = id.ino;
 	if (fchmod(st->privfd, S_IRWXU) == -1)
 		return -errno;
+	/* Held while this run lives: no later run takes it back. */
+	if (flock(st->privfd, LOCK_EX | LOCK_NB) == -1)
+		return errno == EWOULDBLOCK ? -ESTALE : -errno;
 	return 0;
+}
+
+/*
+ * Is the directory open as FD, at NAME in ST->stagefd, a private one
+ * that a killed run left: ours, private, on DEST's parent's mount
+ * (PARENT), old, still at NAME, and held by no run -- which FD then
+ * holds?  Return: true or false.
+ */
+static bool
+is_left_over(const struct pfx_stage *st, int fd, const char *name,
+    const struct plat_id *parent)
+{
+	struct plat_id id;
+	struct stat sb;
+
+	if (plat_os_identify(fd, &id) < 0 || fstat(fd, &sb) == -1 ||
+	    !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() ||
+	    (sb.st_mode & 077) != 0 || id.dev != parent->dev ||
+	    (id.mnt != 0 && parent->mnt != 0 && id.mnt != parent->mnt) ||
+	    sb.st_mtime > time(NULL) - STAGE_STALE_SEC)
+		return false;
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1)
+		return false;
+	return is_same(st->stagefd, name, id.dev, id.ino) == 1;
+}
+
+/*
+ * Take back what killed runs left for DEST in ST->stagefd (see
+ * STAGE_STALE_SEC), at most STAGE_REAP_MAX of them.  SECURITY: only in
+ * a directory no one else can change names in (closed_to_others()), so
+ * that the names looked at are the ones removed; each tree goes with
+ * pfx_remove_tree(), never through a symlink nor into another mount.
+ * Best effort: what cannot be taken back is left as it was.
+ */
+static void
+reap_left_over(struct pfx_stage *st, const struct plat_id *parent)
+{
+	struct dirent *e;
+	struct stat sb;
+	size_t n = 0;
+	DIR *d;
+	int fd;
+
+	if (fstat(st->stagefd, &sb) == -1 || !closed_to_others(&sb))
+		return;
+	fd = openat(st->stagefd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		plat_close(fd);
+		return;
+	}
+	while (n < STAGE_REAP_MAX && (e = readdir(d)) != NULL) {
+		if (!is_stage_name(st, e->d_name) ||
+		    strcmp(e->d_name, st->name) == 0)
+			continue;
+		fd = openat(st->stagefd, e->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (fd == -1)
+			continue;
+		if (is_left_over(st, fd, e->d_name, parent) &&
+		    pfx_remove_tree(st->stagefd, e->d_name) == 0)
+			n++;
+		plat_close(fd);
+	}
+	(void)closedir(d);
 }
 
 /*
@@ -454,6 +563,8 @@ pfx_stage_open(struct pfx_stage *st, int dirfd, const char *dest)
 	}
 	if (r == 0)
 		r = make_tree(st);
+	if (r == 0)
+		reap_left_over(st, &pid);
 	if (r < 0 && st->priv_ino != 0) {
 		/* Ours and checked: undo what we made, through it. */
 		(void)unlinkat(st->privfd, TREE, AT_REMOVEDIR);

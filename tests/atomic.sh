@@ -304,6 +304,63 @@ if command -v mkfifo >/dev/null 2>&1; then
 	exec 3>&-
 	[ "$rc" -eq 143 ] && ok || bad "SIGTERM, populated: exit $rc, want 143"
 	same "SIGTERM, populated"
+
+	# Killed outright (SIGKILL): nothing ran to remove the private
+	# directory.  A later run for the same DEST takes it back once it
+	# is a minute old and no run holds it; one a live run holds stays.
+	head -c 400000 /dev/urandom > "$T/k.bin"
+	tar -C "$T" -cf "$T/k.tar" k.bin
+	# killed PID: SIGKILL it once it has begun, and reap it.
+	killed() {
+		exec 3> "$T/fifo"
+		head -c 100000 "$T/k.tar" >&3
+		sleep 0.3
+		kill -KILL "$1"
+		wait "$1"
+		exec 3>&-
+	}
+	clean
+	(cd "$T/w" && exec "$pfx" -xf "$T/fifo" -C new --atomic) \
+	    2> "$T/stderr" &
+	killed $!
+	left=$(cd "$T/w" && ls -A)
+	case $left in
+	.new.pfx-????????) ok ;;
+	*) bad "SIGKILL: left '$left', want one private directory" ;;
+	esac
+	# Under a minute old: it may be a live run's, just made.
+	run "SIGKILL, then at once" 0 -xf ../a.tar -C new2 --atomic
+	only "SIGKILL, then at once" "$left new2"
+	touch -d '2 minutes ago' "$T/w/$left"
+	run "SIGKILL, then later" 0 -xf ../k.tar -C new --atomic
+	only "SIGKILL, then later" "new new2"
+	cmp -s "$T/w/new/k.bin" "$T/k.bin" && ok ||
+	    bad "SIGKILL, then later: new/k.bin is not the archive's"
+	# A live run's private directory, however old, is held.  Two
+	# parents open to others (no sticky bit): both runs stage in
+	# $T/w, the nearest directory closed to others, under one name.
+	clean
+	mkdir -m 777 "$T/w/a" "$T/w/b"
+	chmod 777 "$T/w/a" "$T/w/b"
+	(cd "$T/w" && exec "$pfx" -xf "$T/fifo" -C a/new --atomic) \
+	    2> "$T/stderr" &
+	pid=$!
+	exec 3> "$T/fifo"
+	head -c 100000 "$T/k.tar" >&3
+	sleep 0.3
+	live=$(cd "$T/w" && ls -A | grep '^\.new\.pfx-')
+	touch -d '2 minutes ago' "$T/w/$live"
+	(cd "$T/w" && "$pfx" -xf ../a.tar -C b/new --atomic) 2> "$T/stderr2"
+	[ -n "$live" ] && [ -d "$T/w/$live" ] && ok ||
+	    bad "a live run's private directory was taken: $(ls -A "$T/w")"
+	tail -c +100001 "$T/k.tar" >&3
+	exec 3>&-
+	wait "$pid"
+	rc=$?
+	[ "$rc" -eq 0 ] && ok || bad "the live run: exit $rc; $(cat "$T/stderr")"
+	only "live run held" "a b"
+	[ -f "$T/w/a/new/k.bin" ] && [ -f "$T/w/b/new/d/a.txt" ] && ok ||
+	    bad "live run held: $(find "$T/w" | head -5)"
 fi
 
 # --symlinks=root makes links at once, but not over a name that holds
