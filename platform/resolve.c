@@ -6,7 +6,8 @@
  * openat2: the kernel resolves the whole name from the root fd with
  * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS|RESOLVE_NO_XDEV;
  * it refuses any symlink, any mount crossing and any step above the root,
- * and detects concurrent renames itself (EAGAIN, retried in os_linux.c).
+ * and detects concurrent renames itself (EAGAIN, retried in os_linux.c,
+ * then left to the walk).
  *
  * Both resolve from the root fd in one go when the name exists.  The walk
  * below is also how pfx_root_mkdirs() makes what is missing, one
@@ -98,13 +99,23 @@ plat_walk(const struct pfx_root *root, const char *dir, int how,
 int
 plat_resolve_dir(const struct pfx_root *root, const char *dir, int how)
 {
+	const char *d = dir[0] != '\0' ? dir : ".";
+	int fd;
+
 	if (root->resolver == PFX_RESOLVER_WALK)
 		return plat_walk(root, dir, how, NULL, NULL);
-	if (root->in_root)
-		return plat_os_openat2_in_root(root->fd, dir[0] != '\0' ?
-		    dir : ".", plat_dir_open_flags(root, how));
-	return plat_os_openat2(root->fd, dir[0] != '\0' ? dir : ".",
-	    plat_dir_open_flags(root, how));
+	fd = root->in_root ?
+	    plat_os_openat2_in_root(root->fd, d, plat_dir_open_flags(root, how)) :
+	    plat_os_openat2(root->fd, d, plat_dir_open_flags(root, how));
+	/*
+	 * openat2 gave up: every try of a lookup through ".." was cut short
+	 * by a rename or a mount somewhere on the system (each run as root
+	 * makes a few, read-only mounts: view_linux.c).  The walk proves
+	 * each step itself and does not depend on either: it answers.
+	 */
+	if (fd == -EAGAIN)
+		return plat_walk(root, dir, how, NULL, NULL);
+	return fd;
 }
 
 /* see platform.h */

@@ -27,6 +27,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,7 @@
 #include <criterion/criterion.h>
 
 #include "pfextract.h"
+#include "pfx_root.h"
 #include "fixture.h"
 
 #define SENTINEL "sentinel\n"
@@ -624,4 +628,105 @@ Test(root, a_walk_that_left_what_it_made_leaves_the_old_parent_alone)
 		    "[%s] x/c is made", fx.rname);
 		rfx_end(&fx);
 	}
+}
+
+/* --- a lookup through ".." while the system renames and mounts ------- */
+
+/*
+ * Until STOP, rename a file between DIRFD and DIRFD/o, and (where we may:
+ * root) make and drop a mount: each bumps the kernel's global rename or
+ * mount count, which a scoped openat2 lookup through ".." checks,
+ * failing with EAGAIN when either moved.  TURNS counts the rounds.
+ */
+struct churn {
+	int dirfd;
+	atomic_int stop, turns;
+};
+
+static void *
+churn_loop(void *arg)
+{
+	struct churn *c = arg;
+
+	while (atomic_load(&c->stop) == 0) {
+		(void)renameat(c->dirfd, "a", c->dirfd, "o/a");
+		(void)renameat(c->dirfd, "o/a", c->dirfd, "a");
+		(void)close((int)syscall(SYS_open_tree, c->dirfd, "",
+		    1 /* OPEN_TREE_CLONE */ | AT_EMPTY_PATH | O_CLOEXEC));
+		atomic_fetch_add(&c->turns, 1);
+	}
+	return NULL;
+}
+
+/*
+ * A parent reached through a link of 800 "x/.." steps, resolved in the
+ * root for half a second while another thread renames and mounts without
+ * pause: openat2 gives up with EAGAIN after its retries, and the name
+ * must still be made -- the walk answers then (platform/resolve.c).
+ * Without it, an archive entry failed with an I/O error whenever the
+ * machine was busy mounting (each confined run as root makes a few
+ * mounts: a corpus run beside other runs failed so).
+ */
+Test(root, dotdot_lookup_while_the_system_churns, .timeout = 120)
+{
+	const char *tmp = getenv("TMPDIR");
+	char top[PATH_MAX], target[4096];
+	struct timespec t0, t;
+	struct pfx_pending pend;
+	struct pfx_root root;
+	struct churn ch;
+	pthread_t th;
+	size_t n = 0;
+	int topfd, fd, r, tries = 0, fails = 0, last = 0;
+
+	snprintf(top, sizeof(top), "%s/pfx-dotdot.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	cr_assert(mkdtemp(top) != NULL);
+	topfd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(topfd >= 0);
+	cr_assert(mkdirat(topfd, "dest", 0755) == 0 &&
+	    mkdirat(topfd, "dest/x", 0755) == 0 &&
+	    mkdirat(topfd, "dest/d", 0755) == 0 &&
+	    mkdirat(topfd, "spin", 0755) == 0 &&
+	    mkdirat(topfd, "spin/o", 0755) == 0);
+	while (n + 5 + 2 < sizeof(target)) {
+		memcpy(target + n, "x/../", 5);
+		n += 5;
+	}
+	memcpy(target + n, "d", 2);
+	cr_assert(symlinkat(target, topfd, "dest/l") == 0);
+	fd = openat(topfd, "spin/a", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	cr_assert(fd >= 0 && close(fd) == 0);
+	r = pfx_root_open(&root, topfd, "dest", PFX_RESOLVER_OPENAT2);
+	if (r == -ENOSYS)
+		cr_skip_test("no openat2 here");
+	cr_assert_eq(r, 0, "root: %s", strerror(-r));
+	pfx_root_in_root(&root);
+	ch.dirfd = openat(topfd, "spin", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	atomic_init(&ch.stop, 0);
+	atomic_init(&ch.turns, 0);
+	cr_assert(pthread_create(&th, NULL, churn_loop, &ch) == 0);
+	while (atomic_load(&ch.turns) < 100)
+		(void)usleep(1000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		r = pfx_root_begin(&root, "l/f", 0644, &pend);
+		if (r == 0)
+			pfx_root_abort(&pend);
+		else {
+			fails++;
+			last = r;
+		}
+		tries++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L +
+	    (t.tv_nsec - t0.tv_nsec) < 500000000L);
+	atomic_store(&ch.stop, 1);
+	cr_assert(pthread_join(th, NULL) == 0);
+	cr_expect_eq(fails, 0, "%d of %d failed, the last with %s", fails,
+	    tries, strerror(-last));
+	pfx_root_close(&root);
+	(void)close(ch.dirfd);
+	(void)tfx_rm_tree(top);
+	(void)close(topfd);
 }
