@@ -193,9 +193,10 @@ enum pfx_backup {
  * it -- every thread, for the rest of its life, irreversibly -- write only
  * beneath the destination (nothing at all when listing), read only the
  * input it holds, /usr and the NSS files, start no process; no exec, no
- * new socket, no network; as root, change no file's mode, owner or times
- * outside the destination's parent either (read-only mounts in a mount
- * namespace of its own, pfx_sandbox.h).  Symlinks may be made there only with
+ * new socket, no network; change no file's mode, owner or times outside
+ * the destination's parent either (read-only mounts in a mount namespace
+ * of its own; as a user, in a user namespace, where the kernel allows
+ * one: pfx_sandbox.h).  Symlinks may be made there only with
  * PFX_SYMLINKS_CONTAIN or PFX_SYMLINKS_ROOT, set-id and sticky bits and owners changed only
  * when the run restores them (PFX_OPT_PRESERVE_PERMS, or
  * PFX_OPT_SAME_OWNER as root).  That is for a program whose whole process is this

@@ -38,10 +38,14 @@
  * its own where every mount is read-only (EROFS) but a tree rooted at
  * DESTFD's parent, after each directory descriptor it holds is replaced,
  * under the same number, by one on a detached tree (DESTFD's writable,
- * the others read-only; ".." of its top is itself).  Then only what lies
- * beside DESTFD in its parent stays changeable; without CAP_SYS_ADMIN
- * (info->text: "mounts writable (not root)") the mode and times of any
- * file the process may change by name, or may open, do too.  A struct
+ * the others read-only; ".." of its top is itself).  An ordinary user's
+ * process (not uid 0, no capability) gets the same in a user namespace
+ * of its own that maps its ids to themselves, every capability there
+ * dropped after; tried in a forked child first, so that where the kernel
+ * refuses it the process is left as it was.  Then only what lies beside
+ * DESTFD in its parent stays changeable; without a view (info->text:
+ * "mounts writable (...)") the mode and times of any file the process
+ * may change by name, or may open, do too.  A struct
  * pfx_root on DESTFD must be told, by pfx_root_confined().
  * Irreversible, for the process and every thread it starts: a library
  * caller must not confine its own process (pfextract.h offers a
@@ -95,7 +99,9 @@ struct pfx_sandbox_info {
  * FLAGS bits; with PFX_SANDBOX_REQUIRE, -ENOSYS when fs or seccomp could
  * not be enforced (nothing is then applied); another -errno if a step
  * failed midway (the process may be partly confined: treat it as
- * unusable for anything but reporting the error).
+ * unusable for anything but reporting the error), -ENOTRECOVERABLE among
+ * them: a user namespace made, its ids not mapped or its capabilities
+ * not dropped.
  */
 PFX_API int pfx_sandbox_confine(int destfd, unsigned int flags,
     struct pfx_sandbox_info *info);

@@ -619,14 +619,20 @@ int plat_sandbox_confine(int destfd, unsigned int flags,
 /*
  * Give this process (it must run one thread) its own copy of the mount
  * table, every mount read-only, after giving each directory descriptor
- * it holds -- DESTFD among them -- a writable mount of its own, rooted
- * at that directory, under the same number (view_linux.c).  Linux only,
- * called by plat_sandbox_confine().  Return: 0; -EPERM without
- * CAP_SYS_ADMIN, -EBUSY with other threads, -EXDEV where DESTFD or its
- * parent is "/" (the tree would be every mount), -ENOSYS on a kernel
- * before 5.12, or another -errno: the mounts are then as writable as
- * before.
+ * it holds -- DESTFD among them -- a mount of its own, rooted at that
+ * directory (DESTFD's at its parent, writable), under the same number
+ * (view_linux.c).  Without CAP_SYS_ADMIN, for an ordinary user (not uid
+ * 0, no capability), in a user namespace of its own that maps its ids to
+ * themselves, every capability there dropped after; *USERNS then says
+ * so.  Linux only, called by plat_sandbox_confine().  Return: 0; -EPERM
+ * without CAP_SYS_ADMIN (and no user namespace tried), -EBUSY with other
+ * threads, -EXDEV where DESTFD or its parent is "/" (the tree would be
+ * every mount), -ENOSYS on a kernel before 5.12, or another -errno (with
+ * *USERNS: the user namespace's): the mounts are then as writable as
+ * before.  -ENOTRECOVERABLE: a user namespace was made but its ids could
+ * not be mapped, or its capabilities dropped: the process must not be
+ * used (pfx_sandbox_confine()'s "failed midway").
  */
-int plat_view_readonly(int destfd);
+int plat_view_readonly(int destfd, bool *userns);
 
 #endif /* PLATFORM_H */

@@ -35,7 +35,9 @@
  * CAP_SYS_ADMIN, the process first gets a mount namespace of its own in
  * which every mount is read-only but a tree rooted at the destination's
  * parent (plat_view_readonly(), view_linux.c): those changes are then
- * refused everywhere else, however the file is reached.
+ * refused everywhere else, however the file is reached.  An ordinary
+ * user's process gets the same in a user namespace, its ids mapped to
+ * themselves and its capabilities there dropped.
  *
  * The seccomp filter is a deny-list, written by hand in classic BPF (no
  * libseccomp).  Why not an allow-list: the system calls that a correct
@@ -1671,7 +1673,7 @@ say(struct pfx_sandbox_info *info, const char *what)
  */
 static void
 describe(struct pfx_sandbox_info *info, unsigned int flags,
-    unsigned int internal, const char *note, int view)
+    unsigned int internal, const char *note, int view, bool userns)
 {
 	char buf[sizeof(info->text)];
 
@@ -1691,12 +1693,17 @@ describe(struct pfx_sandbox_info *info, unsigned int flags,
 	/* Only where there is a destination to keep writable. */
 	if (info->fs && (flags & PFX_SANDBOX_NO_DEST) == 0) {
 		if (view == 0)
-			(void)snprintf(buf, sizeof(buf), "read-only mounts");
+			(void)snprintf(buf, sizeof(buf), "read-only mounts%s",
+			    userns ? " (user namespace)" : "");
 		else
 			(void)snprintf(buf, sizeof(buf), "mounts writable "
-			    "(%s)", view == -EPERM ? "not root" :
+			    "(%s%s)", userns && view != -EXDEV ?
+			    "user namespace: " : "",
+			    view == -EPERM ? (userns ? "refused" : "not root") :
 			    view == -EBUSY ? "other threads" :
 			    view == -EXDEV ? "destination's parent is /" :
+			    view == -ENOSPC || view == -EUSERS ?
+			    "none left, or disabled" :
 			    view == -ENOSYS ? "kernel" : strerror(-view));
 		say(info, buf);
 	}
@@ -1722,7 +1729,7 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 {
 	char note[96] = "landlock not applied";
 	struct stat st;
-	bool net = false, scope = false, use_seccomp;
+	bool net = false, scope = false, userns = false, use_seccomp;
 	int abi, rfd = -1, view = -ENOSYS, r;
 
 	memset(info, 0, sizeof(*info));
@@ -1762,7 +1769,7 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 	if ((flags & PFX_SANDBOX_REQUIRE) != 0 && (rfd < 0 || !use_seccomp)) {
 		if (rfd >= 0)
 			(void)close(rfd);
-		describe(info, flags, internal, note, view);
+		describe(info, flags, internal, note, view, userns);
 		return -ENOSYS;
 	}
 
@@ -1780,7 +1787,13 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 		 * with nothing left to fail but the two steps below, and
 		 * before the filter refuses mount calls. */
 		if ((flags & PFX_SANDBOX_NO_DEST) == 0)
-			view = plat_view_readonly(destfd);
+			view = plat_view_readonly(destfd, &userns);
+		/* A user namespace made, but its ids unmapped or its
+		 * capabilities kept: failed midway. */
+		if (view == -ENOTRECOVERABLE) {
+			r = view;
+			goto out;
+		}
 		if (syscall(SYS_landlock_restrict_self, rfd, 0) == -1) {
 			r = -errno;
 			goto out;
@@ -1799,6 +1812,6 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 out:
 	if (rfd >= 0)
 		(void)close(rfd);
-	describe(info, flags, internal, note, view);
+	describe(info, flags, internal, note, view, userns);
 	return r;
 }

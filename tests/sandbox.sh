@@ -38,11 +38,20 @@ if ! grep -q '^pfextract: sandbox: landlock ABI' "$T/probe-stderr"; then
 fi
 
 # listing DIR: every name beneath DIR with its type, mode, owner, size,
-# link count, symlink target and content hash, sorted.
+# link count, symlink target and content hash, sorted; the modification
+# time of regular files (not of directories, which change as a run goes,
+# nor of nodes a test makes anew each run), and the extended attributes.
 listing() {
 	(cd "$1" && find . -mindepth 1 -printf '%y %m %U:%G %s %n %l %P\n' |
 	    sort &&
-	    find . -type f -exec sha256sum {} + | sort)
+	    find . -type f -printf '%T@ %P\n' | sort &&
+	    find . -type f -exec sha256sum {} + | sort &&
+	    python3 -c 'import os
+for d, ds, fs in sorted(os.walk(".")):
+	for n in sorted(ds + fs):
+		p = os.path.join(d, n)
+		for a in sorted(os.listxattr(p, follow_symlinks=False)):
+			print(p, a, os.getxattr(p, a, follow_symlinks=False))')
 }
 
 # outside: what must not change, the archives and the sources.
@@ -53,10 +62,12 @@ outside() {
 
 # A change of mode outside DEST by name: read-only mounts refuse it where
 # pfextract may make a mount namespace (CAP_SYS_ADMIN: root, and a
-# container that allows unshare); elsewhere nothing does (pfx_sandbox(3)).
-# The open outside DEST is then refused by the mount (EROFS) before
-# Landlock (EACCES) is asked.
-if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+# container that allows unshare), or, run as an ordinary user, a user
+# namespace with one (unless user.max_user_namespaces=0 or an LSM says
+# no); elsewhere nothing does (pfx_sandbox(3)).  The open outside DEST is
+# then refused by the mount (EROFS) before Landlock (EACCES) is asked.
+if { [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; } ||
+    { [ "$(id -u)" != 0 ] && unshare -U -m true 2>/dev/null; }; then
 	chmod_on="probe: chmod EROFS" open_on="probe: open EROFS"
 else
 	chmod_on="probe: chmod OK" open_on="probe: open EACCES"
@@ -64,17 +75,24 @@ fi
 
 # compare NAME ARCHIVE OPTIONS...: extract confined, with the probe, and
 # with --no-sandbox; the trees, exit statuses and reports must be the
-# same, and the probe refused only in the confined run.
+# same, and the probe refused only in the confined run.  In $W (the
+# outputs, the probe's file), as $AS (a command prefix: setpriv), into a
+# copy of $TPL when set, else an empty directory.
+W=$T AS='' TPL=''
 compare() {
 	name=$1 archive=$2
 	shift 2
 	before=$(outside)
-	rm -rf "$T/on" "$T/off" "$T/probe-file"
-	mkdir "$T/on" "$T/off"
-	PFEXTRACT_SANDBOX_PROBE="$T/probe-file" "$pfx" -x -f "$archive" \
-	    -C "$T/on" --report=json "$@" > "$T/on.json" 2> "$T/on.err"
+	rm -rf "$W/on" "$W/off" "$W/probe-file"
+	if [ -n "$TPL" ]; then
+		cp -a "$TPL" "$W/on" && cp -a "$TPL" "$W/off"
+	else
+		mkdir "$W/on" "$W/off"
+	fi
+	PFEXTRACT_SANDBOX_PROBE="$W/probe-file" $AS "$pfx" -x -f "$archive" \
+	    -C "$W/on" --report=json "$@" > "$T/on.json" 2> "$T/on.err"
 	rc_on=$?
-	if [ -e "$T/probe-file" ]; then
+	if [ -e "$W/probe-file" ]; then
 		bad "$name: the confined probe created its file"
 	else
 		ok
@@ -85,8 +103,8 @@ compare() {
 			bad "$name: no '$want' in: $(grep probe: "$T/on.err")"
 		fi
 	done
-	PFEXTRACT_SANDBOX_PROBE="$T/probe-file" "$pfx" -x -f "$archive" \
-	    -C "$T/off" --report=json --no-sandbox "$@" > "$T/off.json" \
+	PFEXTRACT_SANDBOX_PROBE="$W/probe-file" $AS "$pfx" -x -f "$archive" \
+	    -C "$W/off" --report=json --no-sandbox "$@" > "$T/off.json" \
 	    2> "$T/off.err"
 	rc_off=$?
 	for want in "probe: open OK" "probe: socket OK" "probe: fork OK" \
@@ -95,15 +113,15 @@ compare() {
 			bad "$name: unconfined, no '$want' in: $(grep probe: "$T/off.err")"
 		fi
 	done
-	rm -f "$T/probe-file"
+	rm -f "$W/probe-file"
 	if [ "$rc_on" -eq "$rc_off" ]; then ok; else
 		bad "$name: exit $rc_on confined, $rc_off with --no-sandbox"
 	fi
-	if [ "$(listing "$T/on")" = "$(listing "$T/off")" ]; then ok; else
-		bad "$name: the trees differ: $(listing "$T/on" |
+	if [ "$(listing "$W/on")" = "$(listing "$W/off")" ]; then ok; else
+		bad "$name: the trees differ: $(listing "$W/on" |
 		    diff - "$T/off.list" 2>/dev/null | head -5)"
-		listing "$T/off" > "$T/off.list"
-		listing "$T/on" | diff - "$T/off.list" | head -10 >&2
+		listing "$W/off" > "$T/off.list"
+		listing "$W/on" | diff - "$T/off.list" | head -10 >&2
 	fi
 	if [ "$(grep -v '"summary"' "$T/on.json")" = \
 	    "$(grep -v '"summary"' "$T/off.json")" ]; then ok; else
@@ -424,6 +442,70 @@ socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/sp/dest/sock"
 			fi ;;
 		esac
 	done
+fi
+
+# As an ordinary user (nobody, with a supplementary group), where root can
+# become one and nobody may make a user namespace: the writer's read-only
+# mounts come from a user namespace of its own (view_linux.c), and
+# nothing else of the run may change with them.  Owners and groups (a
+# setgid destination of the supplementary group, a directory writable
+# only through it), modes with -p (a set-group-ID file of that group),
+# user.* attributes, hard links, a file of root's replaced, a read-only
+# directory of its own (permission_denied), --same-owner and
+# --numeric-owner, -k, --backup, --recursive-unlink: the same tree, exit
+# status, report and messages as with --no-sandbox.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+    unshare -U -m true 2> /dev/null; then
+	chmod 711 "$T"
+	W=$T/nobody TPL=$T/nobody-tpl
+	AS="setpriv --reuid=65534 --regid=65534 --groups=100"
+	mkdir "$W" "$TPL" "$TPL/g" "$TPL/ro" "$TPL/sub"
+	printf 'old\n' > "$TPL/rootfile"
+	printf 'old\n' > "$TPL/old"
+	printf 'old\n' > "$TPL/sub/x"
+	chown -R 65534:65534 "$W" "$TPL"
+	chown 0:0 "$TPL/rootfile"
+	chown 0:100 "$TPL/g" "$TPL" && chmod 2775 "$TPL/g" "$TPL"
+	chmod 555 "$TPL/ro"
+	python3 - "$T/nobody.tar" <<'EOF'
+import io, sys, tarfile
+def add(t, name, kind=tarfile.REGTYPE, mode=0o644, uid=65534, gid=100,
+    data=b'', link='', xattrs=None):
+	i = tarfile.TarInfo(name)
+	i.type, i.mode, i.uid, i.gid, i.linkname = kind, mode, uid, gid, link
+	i.uname, i.gname, i.mtime = 'nobody', 'users', 1600000000
+	if xattrs:
+		i.pax_headers = {'SCHILY.xattr.' + k: v for k, v in xattrs.items()}
+	i.size = len(data)
+	t.addfile(i, io.BytesIO(data) if data else None)
+with tarfile.open(sys.argv[1], 'w', format=tarfile.PAX_FORMAT) as t:
+	add(t, 'd', tarfile.DIRTYPE, 0o2775)
+	add(t, 'd/f', data=b'f\n', uid=1234, gid=1234)
+	add(t, 'd/sgid', mode=0o2755, data=b'sgid\n')
+	add(t, 'd/hl', tarfile.LNKTYPE, link='d/f')
+	add(t, 'd/sl', tarfile.SYMTYPE, link='f')
+	add(t, 'd/x', data=b'x\n', xattrs={'user.pfx': 'v'})
+	add(t, 'g/new', data=b'new\n')
+	add(t, 'ro/x', data=b'x\n')
+	add(t, 'rootfile', data=b'new\n', uid=0, gid=0)
+	add(t, 'old', data=b'new\n')
+	add(t, 'sub', tarfile.DIRTYPE, 0o755)
+	add(t, 'sub/y', data=b'y\n')
+EOF
+	for o in "" -p --same-owner "-p --same-owner --numeric-owner" -k \
+	    --backup --recursive-unlink --xattrs "--xattrs -p" \
+	    --symlinks=contain; do
+		# shellcheck disable=SC2086 # O is a list of options
+		compare "nobody $o" "$T/nobody.tar" $o
+	done
+	if [ -e "$W/on/ro/x" ] ||
+	    ! grep -q '"input":"ro/x".*"permission_denied"' "$T/on.json"; then
+		bad "nobody: ro/x not refused: $(grep ro/x "$T/on.json")"
+	else
+		ok
+	fi
+	W=$T AS='' TPL=''
 fi
 
 echo "sandbox: $pass passed, $fail failed"

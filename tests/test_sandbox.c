@@ -56,6 +56,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -1944,6 +1945,126 @@ Test(sandbox, outside_meta_read_only, .timeout = 30)
 	cr_expect(pw_after.st_ctim.tv_sec == pw.st_ctim.tv_sec &&
 	    pw_after.st_ctim.tv_nsec == pw.st_ctim.tv_nsec,
 	    "/etc/passwd was changed");
+	cr_expect_eq(unlink(victim), 0);
+	cr_expect_eq(rmdir(elsewhere), 0);
+	fx_end(&fx);
+}
+
+/* An ordinary user's ids: nobody's, with no supplementary group. */
+#define T_NOBODY 65534
+
+/*
+ * attempt_outside_meta() as nobody (setresuid in the child, before it
+ * confines itself; dumpable again, as after the execve(2) of a program
+ * run as nobody: else its /proc/self files stay root's), then: O->err[8] a file made in DEST's "ro", a
+ * directory of nobody's with mode 0555, which an ordinary user may not
+ * write (a capability kept in a user namespace would let it).
+ */
+static void
+attempt_outside_meta_user(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	int fd;
+
+	if (setgroups(0, NULL) == -1 ||
+	    setresgid(T_NOBODY, T_NOBODY, T_NOBODY) == -1 ||
+	    setresuid(T_NOBODY, T_NOBODY, T_NOBODY) == -1 ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == -1) {
+		o->confine = -errno;
+		return;
+	}
+	attempt_outside_meta(fx, internal, o);
+	fd = openat(fx->dest, "ro/new", O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0600);
+	o->err[8] = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		(void)close(fd);
+}
+
+/* May nobody make a user and a mount namespace here?  Asked in a
+ * child, which is left in them. */
+static bool
+nobody_can_unshare(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	cr_assert(pid != -1);
+	if (pid == 0)
+		_exit(setgroups(0, NULL) == 0 &&
+		    setresgid(T_NOBODY, T_NOBODY, T_NOBODY) == 0 &&
+		    setresuid(T_NOBODY, T_NOBODY, T_NOBODY) == 0 &&
+		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == 0 &&
+		    unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? 0 : 1);
+	cr_assert(waitpid(pid, &status, 0) == pid);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/*
+ * SECURITY: run as an ordinary user, a writer taken over changed the
+ * mode and times of any file of that user, by its name or through an
+ * O_PATH descriptor (Landlock sees neither): unshare(CLONE_NEWNS) says
+ * EPERM without CAP_SYS_ADMIN, and no view was made ("mounts writable
+ * (not root)").  The view is now made in a user namespace of the
+ * process's own (view_linux.c): each of these fails with EROFS, the
+ * destination stays as changeable as before, and no capability of that
+ * namespace is kept (a directory of its own, 0555, still cannot be
+ * written, EACCES).
+ */
+Test(sandbox, outside_meta_read_only_user, .timeout = 30)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct stat before, after;
+	struct outcome o;
+	struct fx fx;
+	char victim[PATH_MAX + 8];
+	size_t i;
+	int fd;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root, to become nobody");
+	if (!nobody_can_unshare())
+		cr_skip_test("no user namespace for nobody here");
+	fx_init(&fx);
+	/* nobody must reach the destination by its path, and own what it
+	 * may change there. */
+	cr_assert(fchmod(fx.top, 0755) == 0);
+	cr_assert(fchown(fx.dest, T_NOBODY, T_NOBODY) == 0);
+	cr_assert(fchownat(fx.dest, "old", T_NOBODY, T_NOBODY, 0) == 0);
+	cr_assert(mkdirat(fx.dest, "ro", 0555) == 0);
+	cr_assert(fchownat(fx.dest, "ro", T_NOBODY, T_NOBODY, 0) == 0);
+	(void)snprintf(elsewhere, sizeof(elsewhere), "%s/pfx-elsewhere.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	cr_assert(mkdtemp(elsewhere) != NULL);
+	cr_assert(chmod(elsewhere, 0755) == 0);
+	(void)snprintf(victim, sizeof(victim), "%s/victim", elsewhere);
+	fd = open(victim, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	cr_assert(fd >= 0 && fchown(fd, T_NOBODY, T_NOBODY) == 0 &&
+	    close(fd) == 0);
+	cr_assert(stat(victim, &before) == 0);
+	in_confined_child(attempt_outside_meta_user, &fx, 0, &o);
+	cr_expect(readonly_mounts(&o.info), "%s", o.info.text);
+	for (i = 0; i < 5; i++)
+		if (o.err[i] != -1)
+			cr_expect_eq(o.err[i], EROFS, "%s: %s, expected EROFS",
+			    outside_meta_what[i], o.err[i] == 0 ?
+			    "it worked" : strerror(o.err[i]));
+	cr_expect_eq(o.err[5], ENOENT, "%s: %s", outside_meta_what[5],
+	    o.err[5] == 0 ? "it worked" : strerror(o.err[5]));
+	cr_expect_eq(o.err[6], 0, "%s: %s", outside_meta_what[6],
+	    strerror(o.err[6]));
+	cr_expect_eq(o.err[7], 0, "%s: %s", outside_meta_what[7],
+	    strerror(o.err[7]));
+	cr_expect_eq(o.err[8], EACCES, "a file in dest/ro (0555): %s",
+	    o.err[8] == 0 ? "it worked" : strerror(o.err[8]));
+	cr_assert(stat(victim, &after) == 0);
+	cr_expect(after.st_mode == before.st_mode &&
+	    after.st_uid == before.st_uid &&
+	    after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+	    after.st_ctim.tv_sec == before.st_ctim.tv_sec &&
+	    after.st_ctim.tv_nsec == before.st_ctim.tv_nsec,
+	    "elsewhere/victim changed: mode %o owner %d", after.st_mode,
+	    (int)after.st_uid);
 	cr_expect_eq(unlink(victim), 0);
 	cr_expect_eq(rmdir(elsewhere), 0);
 	fx_end(&fx);
