@@ -729,6 +729,10 @@ xtr_confine(const struct pfx_options *opt, int destfd,
 			snprintf(res->message, sizeof(res->message), "sandbox "
 			    "required, but the kernel cannot enforce it: %s",
 			    info->text);
+		else if (r == -ESTALE)
+			snprintf(res->message, sizeof(res->message), "cannot "
+			    "confine the process: the destination was renamed "
+			    "while its read-only mounts were made");
 		else
 			snprintf(res->message, sizeof(res->message), "cannot "
 			    "confine the process: %s", strerror(-r));

@@ -7,7 +7,8 @@
  * is followed by this check and undone when it fails.  The check climbs
  * ".." from the descriptor, comparing each directory's identity with the
  * root's, until it meets the root (beneath) or the top of the filesystem or
- * another filesystem (not beneath).  A concurrent rename can only make the
+ * another filesystem, or finds no ".." (out of its mount's tree; not
+ * beneath).  A concurrent rename can only make the
  * answer describe a moment during the climb, never a state that did not
  * exist.  When no descriptor is left to open the next parent with
  * (another thread of the process holds them all), the climb goes on
@@ -62,6 +63,8 @@ climb_unopened(const struct pfx_root *root, int fd, struct plat_id id,
 		memcpy(up + n, n == 0 ? ".." : "/..", n == 0 ? 3 : 4);
 		n += n == 0 ? 2 : 3;
 		r = plat_os_identify_at(fd, up, &up_id);
+		if (r == -ENOENT)
+			return -EXDEV;	/* out of its mount's tree: outside */
 		if (r < 0)
 			return r;
 		if (up_id.dev == id.dev && up_id.ino == id.ino)
@@ -93,6 +96,18 @@ plat_check_beneath(const struct pfx_root *root, int dirfd)
 		up = plat_open_parent(fd);
 		if (up == -EMFILE || up == -ENFILE) {
 			r = climb_unopened(root, fd, id, depth, up);
+			break;
+		}
+		/*
+		 * SECURITY: ".." says ENOENT where the directory left the
+		 * tree of the mount it is held through (a bind mount, or
+		 * the confined writer's tree rooted at the root's parent,
+		 * view_linux.c): the root is in that tree, so this is not
+		 * beneath it.  Said as the escape it is, not as an error
+		 * ("permission denied" once Landlock refused the effect).
+		 */
+		if (up == -ENOENT) {
+			r = -EXDEV;
 			break;
 		}
 		if (up < 0) {

@@ -255,10 +255,16 @@ plat_os_unnamed_probe(int dirfd)
 	/*
 	 * linkat(fd, "", AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH, or (Linux
 	 * 6.10) the credentials that opened the file, which another thread
-	 * may no longer share.  /proc/self/fd/N needs neither: it must work.
-	 * "." always exists, so a kernel that could link says EEXIST, and
-	 * nothing is made.
+	 * may no longer share.  /proc/self/fd/N needs neither, but a
+	 * confined process may have no /proc (view_linux.c): one of the two
+	 * must work, as plat_os_link_fd() tries them.  "." always exists,
+	 * so a kernel that could link says EEXIST, and nothing is made.
 	 */
+	if (linkat(fd, "", dirfd, ".", AT_EMPTY_PATH) == -1 &&
+	    errno == EEXIST) {
+		plat_close(fd);
+		return 1;
+	}
 	n = snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	ok = n > 0 && (size_t)n < sizeof(proc) &&
 	    linkat(AT_FDCWD, proc, dirfd, ".", AT_SYMLINK_FOLLOW) == -1 &&

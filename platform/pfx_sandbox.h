@@ -38,15 +38,18 @@
  * its own where every mount is read-only (EROFS) but a tree rooted at
  * DESTFD's parent, after each directory descriptor it holds is replaced,
  * under the same number, by one on a detached tree (DESTFD's writable,
- * the others read-only; ".." of its top is itself).  An ordinary user's
- * process (not uid 0, no capability) gets the same in a user namespace
- * of its own that maps its ids to themselves, every capability there
- * dropped after; tried in a forked child first, so that where the kernel
- * refuses it the process is left as it was.  Then only what lies beside
- * DESTFD in its parent stays changeable; without a view (info->text:
- * "mounts writable (...)") the mode and times of any file the process
- * may change by name, or may open, do too.  A struct
- * pfx_root on DESTFD must be told, by pfx_root_confined().
+ * the others read-only; ".." of its top is itself), and with /proc taken
+ * away (/proc/self/exe and map_files lead to the old mounts).  An
+ * ordinary user's process (not uid 0, no capability) gets the same in a
+ * user namespace of its own that maps its ids to themselves (keeping
+ * /proc, locked there), every capability there dropped after; tried in
+ * a forked child first, so that where the kernel refuses it the process
+ * is left as it was.  Then only what lies beside DESTFD in its parent
+ * stays changeable; without a view (info->text: "mounts writable
+ * (...)") the mode and times of any file the process may change by
+ * name, or may open, do too.  A destination renamed again and again
+ * while the view is made fails the call (-ESTALE).  A struct pfx_root
+ * on DESTFD must be told, by pfx_root_confined().
  * Irreversible, for the process and every thread it starts: a library
  * caller must not confine its own process (pfextract.h offers a
  * confined child instead).

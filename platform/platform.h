@@ -624,15 +624,21 @@ int plat_sandbox_confine(int destfd, unsigned int flags,
  * (view_linux.c).  Without CAP_SYS_ADMIN, for an ordinary user (not uid
  * 0, no capability), in a user namespace of its own that maps its ids to
  * themselves, every capability there dropped after; *USERNS then says
- * so.  Linux only, called by plat_sandbox_confine().  Return: 0; -EPERM
- * without CAP_SYS_ADMIN (and no user namespace tried), -EBUSY with other
- * threads, -EXDEV where DESTFD or its parent is "/" (the tree would be
- * every mount), -ENOSYS on a kernel before 5.12, or another -errno (with
- * *USERNS: the user namespace's): the mounts are then as writable as
- * before.  -ENOTRECOVERABLE: a user namespace was made but its ids could
- * not be mapped, or its capabilities dropped: the process must not be
- * used (pfx_sandbox_confine()'s "failed midway").
+ * so.  Every procfs mount of the copy is detached (its magic links
+ * /proc/self/exe and map_files lead to the writable mounts left), unless
+ * KEEP_PROC (sanitizer builds, whose leak check reads /proc/self) or in
+ * a user namespace (locked there).  Linux only, called by
+ * plat_sandbox_confine().  Return: 0; -EPERM without CAP_SYS_ADMIN (and
+ * no user namespace tried), -EBUSY with other threads, -EXDEV where
+ * DESTFD or its parent is "/" (the tree would be every mount), -ESTALE
+ * where DESTFD was not found under its name in its parent, time after
+ * time (renamed meanwhile: plat_sandbox_confine() then fails), -ENOSYS
+ * on a kernel before 5.12, or another -errno (with *USERNS: the user
+ * namespace's): the mounts are then as writable as before.
+ * -ENOTRECOVERABLE: a user namespace was made but its ids could not be
+ * mapped, or its capabilities dropped: the process must not be used
+ * (pfx_sandbox_confine()'s "failed midway").
  */
-int plat_view_readonly(int destfd, bool *userns);
+int plat_view_readonly(int destfd, bool keep_proc, bool *userns);
 
 #endif /* PLATFORM_H */

@@ -119,6 +119,9 @@ pfx_root_confined(struct pfx_root *root)
 	 * later identities are compared with is that one's.  Its fd is
 	 * a directory still; on the rare failure the old ID stays. */
 	(void)record_identity(root);
+	/* ...and may have taken /proc away, one of the two ways to give a
+	 * file made with no name its name: ask again. */
+	root->unnamed = plat_os_unnamed_probe(root->fd);
 	root->kernel_confined = 1;
 }
 

@@ -319,6 +319,12 @@ static const char *const sb_read_files[] = {
 #define SYS_file_setattr 469
 #endif
 
+/* open_tree_attr (Linux 6.15), where the headers are older: the same
+ * number on every architecture since 424. */
+#if !defined(SYS_open_tree_attr) && SB_AUDIT_ARCH != 0
+#define SYS_open_tree_attr 467
+#endif
+
 /*
  * The low 32 bits of system-call argument I in struct seccomp_data; a
  * classic BPF load reads 32 bits, and the filter decides on those.
@@ -414,6 +420,12 @@ static const int sb_denied[] = {
 #endif
 #ifdef SYS_mount_setattr
 	SYS_mount_setattr,
+#endif
+	/* SECURITY: open_tree with attributes: a clone of any mount, its
+	 * read-only flag cleared, undid the read-only mounts of the view
+	 * (view_linux.c) -- a chmod 0666 of any file through it. */
+#ifdef SYS_open_tree_attr
+	SYS_open_tree_attr,
 #endif
 	/* Kernel modules and kexec. */
 #ifdef SYS_init_module
@@ -1787,10 +1799,16 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 		 * with nothing left to fail but the two steps below, and
 		 * before the filter refuses mount calls. */
 		if ((flags & PFX_SANDBOX_NO_DEST) == 0)
-			view = plat_view_readonly(destfd, &userns);
-		/* A user namespace made, but its ids unmapped or its
+			view = plat_view_readonly(destfd, SB_SANITIZER,
+			    &userns);
+		/* SECURITY: -ESTALE is another process renaming the
+		 * destination while the view was made, again and again
+		 * (plat_view_readonly() tries more than once): going on
+		 * without the view would let it take the view away, for a
+		 * writer it may take over.  Refused, not degraded.  And a
+		 * user namespace made, but its ids unmapped or its
 		 * capabilities kept: failed midway. */
-		if (view == -ENOTRECOVERABLE) {
+		if (view == -ESTALE || view == -ENOTRECOVERABLE) {
 			r = view;
 			goto out;
 		}

@@ -33,10 +33,16 @@
  *      attributes stay changeable as before, and a destination whose
  *      parent is "/" gets no view at all (-EXDEV: that tree would hold
  *      every mount).  The destination is found in the clone by its name
- *      in the parent, then proved by identity: a rename meanwhile makes
- *      the view fail, not act elsewhere.
+ *      in the parent (from /proc/self/fd, or among the parent's entries
+ *      where /proc cannot give a path that long: name_in()), then
+ *      proved by identity: a rename meanwhile makes the view fail, not
+ *      act elsewhere; it is made again, a few times, and then fails the
+ *      confinement (-ESTALE: another process that could make it fail at
+ *      will must not be able to take it away).
  *   2. unshare(CLONE_NEWNS): a private copy of the mount table, for
- *      this process only; the cwd and root move to the copy.
+ *      this process only; the cwd and root move to the copy.  Every
+ *      procfs mount of the copy is detached (detach_proc()): its magic
+ *      links lead to the program and libraries on the old mounts.
  *   3. mount_setattr("/", AT_RECURSIVE) (Linux 5.12): every mount of
  *      the copy read-only and private (nothing mounted later elsewhere
  *      appears in it).  The caller's filter then refuses every mount
@@ -71,7 +77,11 @@
  *      CAP_SYS_ADMIN over it: each is opened again by its path in the
  *      new one (here()), proved to be the same directory on a mount
  *      with the same flags, then cloned as in step 1.
- *   3'. Steps 3 and 4 as above, then every capability of the new
+ *   3'. Steps 3 and 4 as above (not 2b: the procfs mounts a user
+ *      namespace inherits are locked to it, and through their links
+ *      the process reaches only files its user may change anyway: a
+ *      program and libraries installed by root are not among them),
+ *      then every capability of the new
  *      namespace is dropped (effective, permitted, inheritable,
  *      ambient): with CAP_DAC_OVERRIDE or CAP_FOWNER there the process
  *      could write or chmod its own read-only files, which an ordinary
@@ -105,6 +115,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -202,10 +213,50 @@ clone_readonly(int fd, int flags)
 }
 
 /*
- * The destination, directory FD with identity *DST, opened as FLAGS say
- * (O_PATH or O_RDONLY) on a writable clone of its parent's tree (see the
- * head of the file).  Return: the descriptor, or -errno (-ESTALE: not
- * found under its name; -EXDEV: its parent is "/", or it is).
+ * Find the name of the directory with identity *DST among the entries of
+ * directory PARENT (stat, not lstat's d_ino, so that a mount point's name
+ * gives the mount's root), into BUF of CAP bytes.  For a destination whose
+ * path /proc cannot give: one longer than a page, which symlinks in the
+ * path given may make (or another process moving its parents).
+ * O(entries).  Return: 0, or -errno (-ESTALE: not there).
+ */
+static int
+name_in(int parent, const struct stat *dst, char *buf, size_t cap)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int fd, r = -ESTALE;
+
+	fd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd == -1)
+		return -errno;
+	d = fdopendir(fd);
+	if (d == NULL) {
+		r = -errno;
+		(void)close(fd);
+		return r;
+	}
+	while (r == -ESTALE && (e = readdir(d)) != NULL) {
+		if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
+		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_dev == dst->st_dev && st.st_ino == dst->st_ino &&
+		    strlen(e->d_name) < cap) {
+			memcpy(buf, e->d_name, strlen(e->d_name) + 1);
+			r = 0;
+		}
+	}
+	(void)closedir(d);
+	return r;
+}
+
+/*
+ * The destination, directory FD with identity *DST, opened as FD is (O_PATH
+ * or O_RDONLY) on a writable clone of its parent's tree (see the head of
+ * the file).  Return: the descriptor, or -errno (-ESTALE: not found under
+ * its name; -EXDEV: its parent is "/", or it is).
  */
 static int
 dest_clone(int fd, int flags, const struct stat *dst)
@@ -233,12 +284,18 @@ dest_clone(int fd, int flags, const struct stat *dst)
 	}
 	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0 || n == (ssize_t)sizeof(path) - 1) {
-		r = n <= 0 ? -errno : -ENAMETOOLONG;
-		(void)close(parent);
-		return r;
+	if (n > 0 && n < (ssize_t)sizeof(path) - 1) {
+		path[n] = '\0';
+	} else {
+		/* SECURITY: a path too long for /proc must not be a way to
+		 * have no view (symlinks in the path given make one). */
+		r = n <= 0 && errno != ENAMETOOLONG ? -errno :
+		    name_in(parent, dst, path, sizeof(path));
+		if (r < 0) {
+			(void)close(parent);
+			return r;
+		}
 	}
-	path[n] = '\0';
 	tree = (int)syscall(SYS_open_tree, parent, "", OPEN_TREE_CLONE |
 	    AT_RECURSIVE | AT_EMPTY_PATH | O_CLOEXEC);
 	r = -errno;
@@ -393,14 +450,105 @@ clone_dirs(struct view *v, int destfd, bool again)
 	return r;
 }
 
-/* Steps 2 (with UNSHARE) and 3.  Return: 0, or -errno. */
+/*
+ * Undo the escapes of a mount point in /proc/self/mountinfo ("\040" for
+ * a space, and so on) in place.
+ */
+static void
+unescape(char *s)
+{
+	char *to = s;
+
+	for (; *s != '\0'; s++, to++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*to = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+			    (s[3] - '0'));
+			s += 3;
+		} else {
+			*to = *s;
+		}
+	}
+	*to = '\0';
+}
+
+/*
+ * Step 2b: detach every procfs mount of this process's copy of the mount
+ * table, the last listed (the deepest, or the one on top) first.  Why:
+ * /proc/self/exe and /proc/self/map_files/ are magic links to the files
+ * the process runs and maps, whose mounts are the ones it was started
+ * on, in the namespace it left: as writable as ever.  Landlock does not
+ * check a chmod or utimensat, nor the walk through a magic link: a
+ * writer taken over made its own program and the libc it maps 0666
+ * through them.  The confined process reads nothing in /proc (Landlock
+ * has no rule for it), so nothing it needs goes.  Return: 0, or -errno.
+ */
 static int
-readonly_mounts(bool unshare_ns)
+detach_proc(void)
+{
+	char (*points)[PATH_MAX] = NULL, *line = NULL, *dash, *point, *end;
+	size_t n = 0, cap = 0, len = 0, i, k;
+	void *grown;
+	FILE *m;
+	int r = 0;
+
+	m = fopen("/proc/self/mountinfo", "re");
+	if (m == NULL)
+		return -errno;
+	/* Whole lines: an overlay's options (its layers) may be pages long.
+	 * "ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS...] - TYPE SOURCE OPTS",
+	 * the kernel's own text. */
+	while (r == 0 && getline(&line, &len, m) != -1) {
+		dash = strstr(line, " - ");
+		if (dash == NULL || strncmp(dash, " - proc ", 8) != 0)
+			continue;
+		*dash = '\0';
+		/* The fifth field, the mount point (no space in it: "\040"). */
+		point = line;
+		for (k = 0; k < 4 && point != NULL; k++)
+			if ((point = strchr(point, ' ')) != NULL)
+				point++;
+		end = point != NULL ? strchr(point, ' ') : NULL;
+		if (end == NULL || (size_t)(end - point) >= PATH_MAX) {
+			r = -EINVAL;
+			break;
+		}
+		*end = '\0';
+		if (n == cap) {
+			cap = cap == 0 ? 4 : cap * 2;
+			grown = realloc(points, cap * sizeof(*points));
+			if (grown == NULL) {
+				r = -ENOMEM;
+				break;
+			}
+			points = grown;
+		}
+		unescape(point);
+		(void)snprintf(points[n++], sizeof(*points), "%s", point);
+	}
+	free(line);
+	(void)fclose(m);
+	for (i = n; r == 0 && i > 0; i--)
+		if (umount2(points[i - 1], MNT_DETACH | UMOUNT_NOFOLLOW) == -1)
+			r = -errno;
+	free(points);
+	return r;
+}
+
+/*
+ * Steps 2 (with UNSHARE_NS) and 3, and 2b unless KEEP_PROC.  Return: 0,
+ * or -errno.
+ */
+static int
+readonly_mounts(bool unshare_ns, bool keep_proc)
 {
 	struct mount_attr attr;
+	int r;
 
 	if (unshare_ns && unshare(CLONE_NEWNS) == -1)
 		return -errno;
+	if (!keep_proc && (r = detach_proc()) < 0)
+		return r;
 	memset(&attr, 0, sizeof(attr));
 	attr.attr_set = MOUNT_ATTR_RDONLY;
 	attr.propagation = MS_PRIVATE;
@@ -542,7 +690,7 @@ userns_view(int destfd, bool *changed)
 	if (r == 0) {
 		r = clone_dirs(&v, destfd, true);
 		if (r == 0) {
-			r = readonly_mounts(false);
+			r = readonly_mounts(false, true);
 			if (r < 0)
 				close_clones(&v);
 			else
@@ -598,24 +746,34 @@ probe_userns(int destfd)
 	return r;
 }
 
+/* How many times the clones are made while the destination's name in its
+ * parent keeps changing (-ESTALE). */
+#define VIEW_TRIES 4
+
 /* see platform.h */
 int
-plat_view_readonly(int destfd, bool *userns)
+plat_view_readonly(int destfd, bool keep_proc, bool *userns)
 {
 	struct view v;
 	bool changed;
-	int r;
+	int r, tries;
 
 	*userns = false;
 	r = one_thread();
 	if (r <= 0)
 		return r < 0 ? r : -EBUSY;
-	r = clone_dirs(&v, destfd, false);
+	/* A rename by another process between the name read and its
+	 * lookup fails the proof; it may have been a single one. */
+	for (tries = 0, r = -ESTALE; r == -ESTALE && tries < VIEW_TRIES;
+	    tries++)
+		r = clone_dirs(&v, destfd, false);
 	if (r == -EPERM && plain_user()) {
 		/* No CAP_SYS_ADMIN: the same view in a user namespace,
 		 * tried first where a failure changes nothing. */
 		*userns = true;
-		r = probe_userns(destfd);
+		for (tries = 0, r = -ESTALE; r == -ESTALE &&
+		    tries < VIEW_TRIES; tries++)
+			r = probe_userns(destfd);
 		if (r < 0)
 			return r;
 		r = userns_view(destfd, &changed);
@@ -623,7 +781,7 @@ plat_view_readonly(int destfd, bool *userns)
 	}
 	if (r < 0)
 		return r;
-	r = readonly_mounts(true);
+	r = readonly_mounts(true, keep_proc);
 	if (r < 0) {
 		close_clones(&v);
 		return r;

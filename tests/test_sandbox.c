@@ -2070,6 +2070,265 @@ Test(sandbox, outside_meta_read_only_user, .timeout = 30)
 	fx_end(&fx);
 }
 
+static const char *const proc_links_what[] = {
+	"chmod(/proc/self/exe), its own mode",
+	"utimensat(/proc/self/exe), its own times",
+	"chmod(/proc/self/map_files/<libc>), its own mode",
+	"fchmodat2(O_PATH of /proc/self/exe), its own mode"
+};
+
+/*
+ * Confine with a destination, then set the mode and times the program
+ * and the libc it maps already have, through the magic links of /proc,
+ * which lead to the files on the mounts the process was started on.
+ * O->err[i] answers proc_links_what[i] (-1: not tried).
+ */
+static void
+attempt_proc_links(struct fx *fx, unsigned int internal, struct outcome *o)
+{
+	char range[64] = "", line[512], path[128];
+	struct timespec t[2];
+	struct stat exe, lib;
+	FILE *m;
+	int fd;
+
+	/* Found before the confinement: after it, /proc may not be read. */
+	m = fopen("/proc/self/maps", "re");
+	while (m != NULL && range[0] == '\0' &&
+	    fgets(line, sizeof(line), m) != NULL)
+		if (strstr(line, "/libc.so") != NULL)
+			(void)sscanf(line, "%63[0-9a-f-]", range);
+	if (m != NULL)
+		(void)fclose(m);
+	if (stat("/proc/self/exe", &exe) != 0)
+		return;		/* not confined: the parent says so */
+	t[0] = exe.st_atim;
+	t[1] = exe.st_mtim;
+	o->confine = plat_sandbox_confine(fx->dest, 0, internal, &o->info);
+	o->err[0] = ok(chmod("/proc/self/exe", exe.st_mode & 0777));
+	o->err[1] = ok(utimensat(AT_FDCWD, "/proc/self/exe", t, 0));
+	if (range[0] != '\0') {
+		(void)snprintf(path, sizeof(path), "/proc/self/map_files/%s",
+		    range);
+		o->err[2] = stat(path, &lib) != 0 ? errno :
+		    ok(chmod(path, lib.st_mode & 0777));
+	}
+	fd = open("/proc/self/exe", O_PATH | O_CLOEXEC);
+	o->err[3] = fd < 0 ? errno : ok(syscall(T_SYS_fchmodat2, fd, "",
+	    exe.st_mode & 0777, AT_EMPTY_PATH));
+	if (o->err[3] == ENOSYS)
+		o->err[3] = -1;
+	if (fd >= 0)
+		(void)close(fd);
+}
+
+/*
+ * SECURITY: /proc/self/exe and /proc/self/map_files/ are magic links to
+ * the program and the libraries the process maps, on the mounts it was
+ * started on, outside its own read-only copy: a writer taken over, as
+ * root, made its own program and libc 0666 through them (Landlock does
+ * not check a chmod, nor the walk through a magic link).  The view
+ * detaches /proc: each is refused.  The files are given the mode and
+ * times they have, so a failure of this test changes nothing but their
+ * ctime.  Sanitizer builds keep /proc (their leak check reads it).
+ */
+Test(sandbox, outside_meta_proc_links, .timeout = 30)
+{
+	struct outcome o;
+	struct fx fx;
+	size_t i;
+
+#if defined(__SANITIZE_ADDRESS__)
+	cr_skip_test("sanitizer build: /proc is kept for the leak check");
+#endif
+	if (geteuid() != 0 || !can_unshare_mounts())
+		cr_skip_test("no CAP_SYS_ADMIN: no read-only mounts");
+	fx_init(&fx);
+	in_confined_child(attempt_proc_links, &fx, 0, &o);
+	cr_expect(readonly_mounts(&o.info), "%s", o.info.text);
+	for (i = 0; i < NELEM(proc_links_what); i++)
+		if (o.err[i] != -1)
+			cr_expect_neq(o.err[i], 0, "%s: it worked",
+			    proc_links_what[i]);
+	fx_end(&fx);
+}
+
+/*
+ * Confine with a destination, then clone the mount of the fixture's
+ * parent directory with open_tree_attr(2) (Linux 6.15), its read-only
+ * flag cleared, and give outside/victim the mode it has through the
+ * clone.  O->err[0]: the clone, err[1]: the chmod (-1: not tried).
+ */
+static void
+attempt_open_tree_attr(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	struct mount_attr_t {
+		uint64_t attr_set, attr_clr, propagation, userns_fd;
+	} attr = { 0, 0x00000001 /* MOUNT_ATTR_RDONLY */, 0, 0 };
+	char up[sizeof(fx->path)], rel[sizeof(fx->path) + 32];
+	char *slash;
+	long tree;
+
+	(void)snprintf(up, sizeof(up), "%s", fx->path);
+	slash = strrchr(up, '/');
+	if (slash == NULL || slash == up)
+		return;
+	*slash = '\0';
+	(void)snprintf(rel, sizeof(rel), "%s/outside/victim", slash + 1);
+	o->confine = plat_sandbox_confine(fx->dest, 0, internal, &o->info);
+	tree = syscall(467 /* open_tree_attr */, AT_FDCWD, up,
+	    1 /* OPEN_TREE_CLONE */ | O_CLOEXEC, &attr, sizeof(attr));
+	o->err[0] = ok(tree);
+	if (tree >= 0)
+		o->err[1] = ok(fchmodat((int)tree, rel, 0644, 0));
+}
+
+/*
+ * SECURITY: the filter refused every mount call but open_tree_attr(2)
+ * (Linux 6.15), which clones a mount and sets its attributes in one
+ * call: a writer taken over cloned any mount writable and changed the
+ * mode of any file through it, the read-only mounts undone.  Refused
+ * (EPERM), or unknown to the kernel (ENOSYS).
+ */
+Test(sandbox, open_tree_attr_refused, .timeout = 30)
+{
+	struct outcome o;
+	struct fx fx;
+
+	fx_init(&fx);
+	in_confined_child(attempt_open_tree_attr, &fx, 0, &o);
+	cr_expect(o.err[0] == EPERM || o.err[0] == ENOSYS,
+	    "open_tree_attr: %s, expected EPERM", o.err[0] == 0 ?
+	    "it worked" : strerror(o.err[0]));
+	cr_expect(o.err[1] == -1, "chmod through the clone: %s",
+	    o.err[1] == 0 ? "it worked" : strerror(o.err[1]));
+	fx_end(&fx);
+}
+
+/*
+ * In a mount namespace of the child's own, open the fixture's dest, mount
+ * a tmpfs over it, then confine to the descriptor beneath: its name in
+ * its parent now leads to another directory, as after a rename by
+ * another process.  The fixture's descriptors, on mounts of the old
+ * namespace (which cannot be cloned from the new one), are closed.
+ */
+static void
+attempt_dest_hidden(struct fx *fx, unsigned int internal, struct outcome *o)
+{
+	char path[sizeof(fx->path) + 8];
+	int fd = -1;
+
+	(void)close(fx->top);
+	(void)close(fx->dest);
+	(void)close(fx->sibling);
+	(void)close(fx->outside);
+	(void)snprintf(path, sizeof(path), "%s/dest", fx->path);
+	o->err[0] = unshare(CLONE_NEWNS) == -1 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
+	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    mount("pfx", path, "tmpfs", 0, "size=64k") == -1 ? errno : 0;
+	if (o->err[0] != 0)
+		return;
+	o->confine = plat_sandbox_confine(fd, 0, internal, &o->info);
+}
+
+/*
+ * SECURITY: the view finds the destination in the clone of its parent
+ * by name, and proves it by identity.  Another process renaming it in a
+ * loop (or anything that puts another directory under its name) made
+ * the proof fail one run in four, and the confinement went on without
+ * read-only mounts, "mounts writable (Stale file handle)": an attacker
+ * who may rename the destination took the view away from a writer it
+ * could then take over.  The confinement now fails (-ESTALE).
+ */
+Test(sandbox, view_dest_not_found_refused, .timeout = 30)
+{
+	struct outcome o;
+	struct fx fx;
+	int status;
+
+	if (geteuid() != 0 || !can_unshare_mounts())
+		cr_skip_test("no CAP_SYS_ADMIN: no read-only mounts");
+	fx_init(&fx);
+	status = in_child(attempt_dest_hidden, &fx, 0, &o);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "child status %#x", status);
+	cr_assert_eq(o.err[0], 0, "mount over dest: %s", strerror(o.err[0]));
+	cr_expect_eq(o.confine, -ESTALE, "confine: %s (%s), expected ESTALE",
+	    o.confine == 0 ? "confined" : strerror(-o.confine), o.info.text);
+	fx_end(&fx);
+}
+
+/* The directory the view is made for, when not the fixture's dest. */
+static int deep_dest = -1;
+
+static void
+attempt_deep_view(struct fx *fx, unsigned int internal, struct outcome *o)
+{
+	(void)fx;
+	o->confine = plat_sandbox_confine(deep_dest, 0, internal, &o->info);
+}
+
+#define DEEP_LEVELS 18
+
+/*
+ * SECURITY: the view reads the destination's name from /proc/self/fd,
+ * which cannot give a path longer than a page: a destination deeper than
+ * that (symlinks in the path given, which a user who owns a directory on
+ * it may place, reach one) was confined with "mounts writable (File name
+ * too long)".  Its name is now found among its parent's entries.
+ */
+Test(sandbox, view_dest_path_too_long, .timeout = 30)
+{
+	const char *tmp = getenv("TMPDIR");
+	char top[PATH_MAX], name[256];
+	int fd[DEEP_LEVELS + 1], i, status;
+	struct outcome o;
+	struct fx fx;
+
+	if (geteuid() != 0 || !can_unshare_mounts())
+		cr_skip_test("no CAP_SYS_ADMIN: no read-only mounts");
+	fx_init(&fx);
+	(void)snprintf(top, sizeof(top), "%s/pfx-deep.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	cr_assert(mkdtemp(top) != NULL);
+	memset(name, 'L', 250);
+	name[250] = '\0';
+	fd[0] = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(fd[0] >= 0);
+	/* 18 levels of 251 bytes: past the 4096 of a page. */
+	for (i = 1; i <= DEEP_LEVELS; i++) {
+		cr_assert(mkdirat(fd[i - 1], i == DEEP_LEVELS ? "dest" : name,
+		    0755) == 0);
+		fd[i] = openat(fd[i - 1], i == DEEP_LEVELS ? "dest" : name,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		cr_assert(fd[i] >= 0);
+	}
+	for (i = 0; i < DEEP_LEVELS; i++)
+		(void)close(fd[i]);
+	deep_dest = fd[DEEP_LEVELS];
+	status = in_child(attempt_deep_view, &fx, 0, &o);
+	(void)close(deep_dest);
+	deep_dest = -1;
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_expect_eq(o.confine, 0, "confine: %s", strerror(-o.confine));
+	cr_expect(readonly_mounts(&o.info), "%s", o.info.text);
+	/* Remove the chain from the top down, by descriptor. */
+	fd[0] = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (i = 1; i < DEEP_LEVELS; i++)
+		fd[i] = openat(fd[i - 1], name, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+	cr_expect_eq(unlinkat(fd[DEEP_LEVELS - 1], "dest", AT_REMOVEDIR), 0);
+	for (i = DEEP_LEVELS - 1; i > 0; i--) {
+		(void)close(fd[i]);
+		cr_expect_eq(unlinkat(fd[i - 1], name, AT_REMOVEDIR), 0);
+	}
+	(void)close(fd[0]);
+	cr_expect_eq(rmdir(top), 0);
+	fx_end(&fx);
+}
+
 /* --- pfx_extract() with PFX_OPT_SANDBOX -------------------------------- */
 
 #define ARCHIVE_CAP (64 * 1024)
@@ -2247,7 +2506,12 @@ Test(sandbox, extract_path_input, .timeout = 30)
  */
 #define MOVED_OUT "moved"
 
-/* Fork a process that renames dest/d to outside/moved when told. */
+/* Where the mover moves dest/d: outside/ (in dest's parent) unless this
+ * is a directory descriptor. */
+static int moved_to = -1;
+
+/* Fork a process that renames dest/d to outside/moved (or to moved_to's
+ * moved) when told. */
 static pid_t
 start_mover(struct fx *fx, int *go, int *done)
 {
@@ -2263,8 +2527,8 @@ start_mover(struct fx *fx, int *go, int *done)
 		(void)close(b[0]);
 		if (read(a[0], &c, 1) != 1)
 			_exit(1);
-		c = renameat(fx->dest, "d", fx->outside, MOVED_OUT) == 0 ?
-		    0 : (char)errno;
+		c = renameat(fx->dest, "d", moved_to >= 0 ? moved_to :
+		    fx->outside, MOVED_OUT) == 0 ? 0 : (char)errno;
 		_exit(write(b[1], &c, 1) == 1 ? 0 : 1);
 	}
 	(void)close(a[0]);
@@ -2314,7 +2578,8 @@ attempt_confined_root(struct fx *fx, unsigned int flags, struct outcome *o)
 	}
 	/* Then effects in the moved directory through a descriptor held
 	 * from before: the kernel, not our check, refuses them. */
-	fd = openat(fx->outside, MOVED_OUT, O_RDONLY | O_DIRECTORY);
+	fd = openat(moved_to >= 0 ? moved_to : fx->outside, MOVED_OUT,
+	    O_RDONLY | O_DIRECTORY);
 	o->err[6] = fd >= 0 ? ok_fd(openat(fd, "f2", O_WRONLY | O_CREAT |
 	    O_EXCL | O_CLOEXEC, 0644)) : errno;
 	o->err[7] = fd >= 0 ? ok(mkdirat(fd, "g", 0755)) : errno;
@@ -2389,6 +2654,49 @@ Test(sandbox, confined_root_moved_out, .timeout = 30)
 	    strchr(fx.snap_outside, '\n'), strchr(now, '\n'));
 	free(fx.snap_outside);
 	fx.snap_outside = now;
+	fx_end(&fx);
+}
+
+/*
+ * The same, the directory moved farther: out of the tree of dest's parent,
+ * where the confined writer's writable mount is rooted (view_linux.c).
+ * Its ".." then says ENOENT, and the check that tells an escape from a
+ * refusal took that for an error: d/f1 was reported as "permission
+ * denied" where an unconfined run, or a move beside dest, says it
+ * escaped the root.
+ */
+Test(sandbox, confined_root_moved_out_of_parent, .timeout = 30)
+{
+	char far[PATH_MAX], moved[PATH_MAX + 16];
+	const char *tmp = getenv("TMPDIR");
+	struct outcome o;
+	struct fx fx;
+	int status;
+
+	fx_init(&fx);
+	(void)snprintf(far, sizeof(far), "%s/pfx-far.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	cr_assert(mkdtemp(far) != NULL);
+	moved_to = open(far, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(moved_to >= 0);
+	status = in_child(attempt_confined_root, &fx, 0, &o);
+	(void)close(moved_to);
+	moved_to = -1;
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_eq(o.confine, 0, "confine: %s", strerror(-o.confine));
+	cr_assert_eq(o.err[2], 0, "begin: %s", strerror(o.err[2]));
+	cr_assert_eq(o.err[4], 0, "move out: %s", strerror(o.err[4]));
+	cr_expect_eq(o.err[5], EXDEV, "commit in a directory moved out of "
+	    "dest's parent: %s (%s)", o.err[5] == 0 ? "it worked" :
+	    strerror(o.err[5]), o.info.text);
+	cr_expect(o.err[6] == EACCES || o.err[6] == EROFS, "create there: %s",
+	    o.err[6] == 0 ? "it worked" : strerror(o.err[6]));
+	cr_expect(o.err[7] == EACCES || o.err[7] == EROFS, "mkdir there: %s",
+	    o.err[7] == 0 ? "it worked" : strerror(o.err[7]));
+	(void)snprintf(moved, sizeof(moved), "%s/" MOVED_OUT, far);
+	cr_expect(!holds_non_temporary(AT_FDCWD, moved),
+	    "a file was named outside the destination");
+	cr_assert(tfx_rm_tree(far) == 0);
 	fx_end(&fx);
 }
 
