@@ -44,8 +44,8 @@
  * user namespace of its own that maps its ids to themselves (keeping
  * /proc, locked there), every capability there dropped after; tried in
  * a forked child first, so that where the kernel refuses it the process
- * is left as it was.  Then only what lies beside DESTFD in its parent
- * stays changeable; without a view (info->text: "mounts writable
+ * is left as it was.  Then only DESTFD's parent and what lies beside
+ * DESTFD in it stay changeable; without a view (info->text: "mounts writable
  * (...)") the mode and times of any file the process may change by
  * name, or may open, do too.  A destination renamed again and again
  * while the view is made fails the call (-ESTALE).  A struct pfx_root
