@@ -1711,7 +1711,8 @@ describe(struct pfx_sandbox_info *info, unsigned int flags,
 			(void)snprintf(buf, sizeof(buf), "mounts writable "
 			    "(%s%s)", userns && view != -EXDEV ?
 			    "user namespace: " : "",
-			    view == -EPERM ? (userns ? "refused" : "not root") :
+			    view == -EPERM ? (userns ? "refused" :
+			    "no CAP_SYS_ADMIN") :
 			    view == -EBUSY ? "other threads" :
 			    view == -EXDEV ? "destination's parent is /" :
 			    view == -ENOSPC || view == -EUSERS ?
