@@ -1889,6 +1889,64 @@ can_unshare_mounts(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+/* Make ELSEWHERE (beside the fixture, in TMPDIR) and its file "victim",
+ * 0600, owned by OWNER, named into VICTIM; its state into *BEFORE. */
+static void
+make_elsewhere(uid_t owner, char *victim, size_t cap, struct stat *before)
+{
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	(void)snprintf(elsewhere, sizeof(elsewhere), "%s/pfx-elsewhere.XXXXXX",
+	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+	cr_assert(mkdtemp(elsewhere) != NULL);
+	cr_assert(chmod(elsewhere, 0755) == 0);
+	(void)snprintf(victim, cap, "%s/victim", elsewhere);
+	fd = open(victim, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	cr_assert(fd >= 0 && fchown(fd, owner, (gid_t)owner) == 0 &&
+	    close(fd) == 0);
+	cr_assert(stat(victim, before) == 0);
+}
+
+/* Expect attempt_outside_meta()'s outcome O under read-only mounts. */
+static void
+expect_outside_meta_refused(const struct outcome *o)
+{
+	size_t i;
+
+	cr_expect(readonly_mounts(&o->info), "%s", o->info.text);
+	for (i = 0; i < 5; i++)
+		if (o->err[i] != -1)
+			cr_expect_eq(o->err[i], EROFS, "%s: %s, expected EROFS",
+			    outside_meta_what[i], o->err[i] == 0 ?
+			    "it worked" : strerror(o->err[i]));
+	/* Climbing out of the destination's tree finds nothing. */
+	cr_expect_eq(o->err[5], ENOENT, "%s: %s", outside_meta_what[5],
+	    o->err[5] == 0 ? "it worked" : strerror(o->err[5]));
+	cr_expect_eq(o->err[6], 0, "%s: %s", outside_meta_what[6],
+	    strerror(o->err[6]));
+	cr_expect_eq(o->err[7], 0, "%s: %s", outside_meta_what[7],
+	    strerror(o->err[7]));
+}
+
+/* Expect VICTIM as *BEFORE, then remove it and ELSEWHERE. */
+static void
+expect_victim_unchanged(const char *victim, const struct stat *before)
+{
+	struct stat after;
+
+	cr_assert(stat(victim, &after) == 0);
+	cr_expect(after.st_mode == before->st_mode &&
+	    after.st_uid == before->st_uid &&
+	    after.st_mtim.tv_sec == before->st_mtim.tv_sec &&
+	    after.st_ctim.tv_sec == before->st_ctim.tv_sec &&
+	    after.st_ctim.tv_nsec == before->st_ctim.tv_nsec,
+	    "elsewhere/victim changed: mode %o owner %d", after.st_mode,
+	    (int)after.st_uid);
+	cr_expect_eq(unlink(victim), 0);
+	cr_expect_eq(rmdir(elsewhere), 0);
+}
+
 /*
  * SECURITY: Landlock has no right for a file's mode, owner, times or
  * attributes, nor sees O_PATH opens, and the filter cannot tell a name
@@ -1901,52 +1959,23 @@ can_unshare_mounts(void)
  */
 Test(sandbox, outside_meta_read_only, .timeout = 30)
 {
-	const char *tmp = getenv("TMPDIR");
-	struct stat before, after, pw, pw_after;
+	struct stat before, pw, pw_after;
 	struct outcome o;
 	struct fx fx;
 	char victim[PATH_MAX + 8];
-	size_t i;
-	int fd;
 
 	if (geteuid() != 0 || !can_unshare_mounts())
 		cr_skip_test("no CAP_SYS_ADMIN: no read-only mounts");
 	fx_init(&fx);
-	(void)snprintf(elsewhere, sizeof(elsewhere), "%s/pfx-elsewhere.XXXXXX",
-	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	cr_assert(mkdtemp(elsewhere) != NULL);
-	(void)snprintf(victim, sizeof(victim), "%s/victim", elsewhere);
-	fd = open(victim, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	cr_assert(fd >= 0 && close(fd) == 0);
-	cr_assert(stat(victim, &before) == 0 && stat("/etc/passwd", &pw) == 0);
+	make_elsewhere(0, victim, sizeof(victim), &before);
+	cr_assert(stat("/etc/passwd", &pw) == 0);
 	in_confined_child(attempt_outside_meta, &fx, 0, &o);
-	cr_expect(readonly_mounts(&o.info), "%s", o.info.text);
-	for (i = 0; i < 5; i++)
-		if (o.err[i] != -1)
-			cr_expect_eq(o.err[i], EROFS, "%s: %s, expected EROFS",
-			    outside_meta_what[i], o.err[i] == 0 ?
-			    "it worked" : strerror(o.err[i]));
-	/* Climbing out of the destination's tree finds nothing. */
-	cr_expect_eq(o.err[5], ENOENT, "%s: %s", outside_meta_what[5],
-	    o.err[5] == 0 ? "it worked" : strerror(o.err[5]));
-	cr_expect_eq(o.err[6], 0, "%s: %s", outside_meta_what[6],
-	    strerror(o.err[6]));
-	cr_expect_eq(o.err[7], 0, "%s: %s", outside_meta_what[7],
-	    strerror(o.err[7]));
-	cr_assert(stat(victim, &after) == 0 &&
-	    stat("/etc/passwd", &pw_after) == 0);
-	cr_expect(after.st_mode == before.st_mode &&
-	    after.st_uid == before.st_uid &&
-	    after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
-	    after.st_ctim.tv_sec == before.st_ctim.tv_sec &&
-	    after.st_ctim.tv_nsec == before.st_ctim.tv_nsec,
-	    "elsewhere/victim changed: mode %o owner %d", after.st_mode,
-	    (int)after.st_uid);
+	expect_outside_meta_refused(&o);
+	expect_victim_unchanged(victim, &before);
+	cr_assert(stat("/etc/passwd", &pw_after) == 0);
 	cr_expect(pw_after.st_ctim.tv_sec == pw.st_ctim.tv_sec &&
 	    pw_after.st_ctim.tv_nsec == pw.st_ctim.tv_nsec,
 	    "/etc/passwd was changed");
-	cr_expect_eq(unlink(victim), 0);
-	cr_expect_eq(rmdir(elsewhere), 0);
 	fx_end(&fx);
 }
 
@@ -2013,13 +2042,10 @@ nobody_can_unshare(void)
  */
 Test(sandbox, outside_meta_read_only_user, .timeout = 30)
 {
-	const char *tmp = getenv("TMPDIR");
-	struct stat before, after;
+	struct stat before;
 	struct outcome o;
 	struct fx fx;
 	char victim[PATH_MAX + 8];
-	size_t i;
-	int fd;
 
 	if (geteuid() != 0)
 		cr_skip_test("needs root, to become nobody");
@@ -2033,40 +2059,12 @@ Test(sandbox, outside_meta_read_only_user, .timeout = 30)
 	cr_assert(fchownat(fx.dest, "old", T_NOBODY, T_NOBODY, 0) == 0);
 	cr_assert(mkdirat(fx.dest, "ro", 0555) == 0);
 	cr_assert(fchownat(fx.dest, "ro", T_NOBODY, T_NOBODY, 0) == 0);
-	(void)snprintf(elsewhere, sizeof(elsewhere), "%s/pfx-elsewhere.XXXXXX",
-	    tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
-	cr_assert(mkdtemp(elsewhere) != NULL);
-	cr_assert(chmod(elsewhere, 0755) == 0);
-	(void)snprintf(victim, sizeof(victim), "%s/victim", elsewhere);
-	fd = open(victim, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	cr_assert(fd >= 0 && fchown(fd, T_NOBODY, T_NOBODY) == 0 &&
-	    close(fd) == 0);
-	cr_assert(stat(victim, &before) == 0);
+	make_elsewhere(T_NOBODY, victim, sizeof(victim), &before);
 	in_confined_child(attempt_outside_meta_user, &fx, 0, &o);
-	cr_expect(readonly_mounts(&o.info), "%s", o.info.text);
-	for (i = 0; i < 5; i++)
-		if (o.err[i] != -1)
-			cr_expect_eq(o.err[i], EROFS, "%s: %s, expected EROFS",
-			    outside_meta_what[i], o.err[i] == 0 ?
-			    "it worked" : strerror(o.err[i]));
-	cr_expect_eq(o.err[5], ENOENT, "%s: %s", outside_meta_what[5],
-	    o.err[5] == 0 ? "it worked" : strerror(o.err[5]));
-	cr_expect_eq(o.err[6], 0, "%s: %s", outside_meta_what[6],
-	    strerror(o.err[6]));
-	cr_expect_eq(o.err[7], 0, "%s: %s", outside_meta_what[7],
-	    strerror(o.err[7]));
+	expect_outside_meta_refused(&o);
 	cr_expect_eq(o.err[8], EACCES, "a file in dest/ro (0555): %s",
 	    o.err[8] == 0 ? "it worked" : strerror(o.err[8]));
-	cr_assert(stat(victim, &after) == 0);
-	cr_expect(after.st_mode == before.st_mode &&
-	    after.st_uid == before.st_uid &&
-	    after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
-	    after.st_ctim.tv_sec == before.st_ctim.tv_sec &&
-	    after.st_ctim.tv_nsec == before.st_ctim.tv_nsec,
-	    "elsewhere/victim changed: mode %o owner %d", after.st_mode,
-	    (int)after.st_uid);
-	cr_expect_eq(unlink(victim), 0);
-	cr_expect_eq(rmdir(elsewhere), 0);
+	expect_victim_unchanged(victim, &before);
 	fx_end(&fx);
 }
 
