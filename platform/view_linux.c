@@ -32,7 +32,9 @@
  *      (and beneath) keeps a writable mount; its mode, owner, times and
  *      attributes stay changeable as before, and a destination whose
  *      parent is "/" gets no view at all (-EXDEV: that tree would hold
- *      every mount).  The destination is found in the clone by its name
+ *      every mount), nor one at or beneath an unbindable mount, which a
+ *      clone leaves out (-EINVAL: unbindable_below()).  The destination
+ *      is found in the clone by its name
  *      in the parent (from /proc/self/fd, or among the parent's entries
  *      where /proc cannot give a path that long: name_in()), then
  *      proved by identity: a rename meanwhile makes the view fail, not
@@ -75,8 +77,12 @@
  *   2'. Each directory descriptor names a mount of the namespace left
  *      behind, which open_tree() will not clone for a process without
  *      CAP_SYS_ADMIN over it: each is opened again by its path in the
- *      new one (here()), proved to be the same directory on a mount
- *      with the same flags, then cloned as in step 1.
+ *      new one (here(); a path /proc cannot give is rebuilt from the
+ *      parents' entries, reopen()), proved to be the same directory on
+ *      a mount with the same flags, then cloned as in step 1.  One
+ *      that is not the destination and has no path here (removed
+ *      since, which a caller may hand down) means no view (-ENOENT),
+ *      not -ESTALE.
  *   3'. Steps 3 and 4 as above (not 2b: the procfs mounts a user
  *      namespace inherits are locked to it, and through their links
  *      the process reaches only files its user may change anyway: a
@@ -253,6 +259,119 @@ name_in(int parent, const struct stat *dst, char *buf, size_t cap)
 }
 
 /*
+ * Undo the escapes of a mount point in /proc/self/mountinfo ("\040" for
+ * a space, and so on) in place.
+ */
+static void
+unescape(char *s)
+{
+	char *to = s;
+
+	for (; *s != '\0'; s++, to++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*to = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+			    (s[3] - '0'));
+			s += 3;
+		} else {
+			*to = *s;
+		}
+	}
+	*to = '\0';
+}
+
+/*
+ * Is an unbindable mount at or beneath the destination, whose path from
+ * /proc is DEST ("" if unknown: then any in the tree of directory
+ * PARENT's mount counts)?  open_tree(OPEN_TREE_CLONE | AT_RECURSIVE)
+ * leaves such a mount out of its clone without a word, and there its
+ * mount point shows the directory under it: a destination that is one
+ * was "renamed" (-ESTALE, the run refused), and with one beneath it the
+ * writer put an entry into the directory it hides, where without a view
+ * the kernel refuses to cross (RESOLVE_NO_XDEV).  Only CAP_SYS_ADMIN over
+ * a namespace makes a mount unbindable: no view then, as for any other
+ * mount that cannot be cloned (open_tree()'s EINVAL).  The paths only
+ * choose between a view and none.  From /proc/self/mountinfo ("ID PARENT
+ * MAJ:MIN ROOT POINT OPTS [TAGS...] - ...", a tag "unbindable"; a space
+ * in a name is "\040").  O(mounts x depth).  Return: 1, 0, or -errno.
+ */
+static int
+unbindable_below(int parent, const char *dest)
+{
+	struct { unsigned long long id, up; bool unb; } *mnt = NULL;
+	unsigned long long cur;
+	size_t n = 0, cap = 0, len = 0, dlen = strlen(dest), i, k, steps;
+	struct plat_id top;
+	char *line = NULL, *dash, *point, *end;
+	void *grown;
+	FILE *m;
+	int r;
+
+	r = plat_os_identify(parent, &top);
+	if (r < 0)
+		return r;
+	if (top.mnt == 0)
+		return -ENOSYS;	/* no mount ID (Linux < 5.8) */
+	m = fopen("/proc/self/mountinfo", "re");
+	if (m == NULL)
+		return -errno;
+	while (r == 0 && getline(&line, &len, m) != -1) {
+		if (n == cap) {
+			cap = cap == 0 ? 32 : cap * 2;
+			grown = realloc(mnt, cap * sizeof(*mnt));
+			if (grown == NULL) {
+				r = -ENOMEM;
+				break;
+			}
+			mnt = grown;
+		}
+		dash = strstr(line, " - ");
+		if (dash == NULL ||
+		    sscanf(line, "%llu %llu", &mnt[n].id, &mnt[n].up) != 2) {
+			r = -EINVAL;
+			break;
+		}
+		*dash = '\0';
+		mnt[n].unb = strstr(line, " unbindable") != NULL;
+		/* The fifth field, the mount point: DEST or beneath it? */
+		point = line;
+		for (k = 0; k < 4 && point != NULL; k++)
+			if ((point = strchr(point, ' ')) != NULL)
+				point++;
+		end = point != NULL ? strchr(point, ' ') : NULL;
+		if (end == NULL) {
+			r = -EINVAL;
+			break;
+		}
+		*end = '\0';
+		unescape(point);
+		if (dlen > 0 && (strncmp(point, dest, dlen) != 0 ||
+		    (point[dlen] != '\0' && point[dlen] != '/')))
+			mnt[n].unb = false;
+		n++;
+	}
+	free(line);
+	(void)fclose(m);
+	/* Each one's parents, up to the top (at most N of them). */
+	for (i = 0; r == 0 && i < n; i++) {
+		if (!mnt[i].unb)
+			continue;
+		for (cur = mnt[i].id, steps = 0; r == 0 && steps <= n;
+		    steps++) {
+			if (cur == top.mnt)
+				r = 1;
+			for (k = 0; k < n && mnt[k].id != cur; k++)
+				continue;
+			if (k == n || mnt[k].up == cur)
+				break;
+			cur = mnt[k].up;
+		}
+	}
+	free(mnt);
+	return r;
+}
+
+/*
  * The destination, directory FD with identity *DST, opened as FD is (O_PATH
  * or O_RDONLY) on a writable clone of its parent's tree (see the head of
  * the file).  Return: the descriptor, or -errno (-ESTALE: not found under
@@ -296,6 +415,11 @@ dest_clone(int fd, int flags, const struct stat *dst)
 			return r;
 		}
 	}
+	r = unbindable_below(parent, path[0] == '/' ? path : "");
+	if (r != 0) {
+		(void)close(parent);
+		return r < 0 ? r : -EINVAL;
+	}
 	tree = (int)syscall(SYS_open_tree, parent, "", OPEN_TREE_CLONE |
 	    AT_RECURSIVE | AT_EMPTY_PATH | O_CLOEXEC);
 	r = -errno;
@@ -320,6 +444,109 @@ dest_clone(int fd, int flags, const struct stat *dst)
 	return dir;
 }
 
+/* Look PATH up from our root, no symlink followed.  Return: the
+ * descriptor (O_PATH), or -errno (-ESTALE: not there, or not from "/"). */
+static int
+open_path(const char *path)
+{
+	struct open_how how;
+	int dir;
+
+	if (path[0] != '/')
+		return -ESTALE;	/* not reachable from our root */
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	dir = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (dir == -1 && errno == ENOSYS)
+		dir = open(path, (int)how.flags);
+	if (dir == -1)
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ?
+		    -ESTALE : -errno;
+	return dir;
+}
+
+/* The most bytes of names kept below the nearest ancestor /proc names. */
+#define VIEW_LONG_MAX (64 * 1024)
+
+/*
+ * Directory FD opened again by its path from our root, O_PATH.  SECURITY:
+ * where /proc cannot give that path (longer than a page: symlinks in the
+ * path given, or a user who owns a directory on it moving it deep, make
+ * one), a user's writer had no view ("File name too long"); as for root
+ * (name_in()), the names below its nearest ancestor that /proc can name
+ * are found among each parent's entries, then looked up one by one, no
+ * symlink followed.  The caller proves what is found.  O(entries x
+ * depth).  Return: the descriptor, or -errno.
+ */
+static int
+reopen(int fd)
+{
+	char link[32], path[PATH_MAX], *names = NULL, *p, *q;
+	struct stat cst;
+	size_t len = 0, k;
+	ssize_t n;
+	int cur, up, dir, r = 0;
+
+	cur = openat(fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur == -1)
+		return -errno;
+	for (;;) {
+		(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", cur);
+		n = readlink(link, path, sizeof(path) - 1);
+		if (n > 0 && n < (ssize_t)sizeof(path) - 1)
+			break;
+		if (n <= 0 && errno != ENAMETOOLONG) {
+			r = -errno;
+			break;
+		}
+		if (names == NULL && (names = malloc(VIEW_LONG_MAX)) == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+		/* CUR's name in its parent, kept deepest first. */
+		up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (up == -1 || fstat(cur, &cst) == -1) {
+			r = -errno;
+			if (up != -1)
+				(void)close(up);
+			break;
+		}
+		(void)close(cur);
+		cur = up;
+		r = name_in(cur, &cst, path, NAME_MAX + 1);
+		k = r == 0 ? strlen(path) + 1 : 0;
+		if (r == 0 && len + k > VIEW_LONG_MAX)
+			r = -ENAMETOOLONG;
+		if (r < 0)
+			break;
+		memcpy(names + len, path, k);
+		len += k;
+	}
+	(void)close(cur);
+	if (r < 0) {
+		free(names);
+		return r;
+	}
+	path[n] = '\0';
+	dir = open_path(path);
+	/* Down again, the last name kept first. */
+	for (p = names != NULL ? names + len : NULL; dir >= 0 && p != NULL &&
+	    p > names; p = q) {
+		for (q = p - 1; q > names && q[-1] != '\0'; q--)
+			continue;
+		r = openat(dir, q, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (r == -1)
+			r = errno == ENOENT || errno == ENOTDIR ||
+			    errno == ELOOP ? -ESTALE : -errno;
+		(void)close(dir);
+		dir = r;
+	}
+	free(names);
+	return dir;
+}
+
 /*
  * Step 2': the directory FD (identity *ST) opened again, O_PATH, by its
  * path in this process's mount namespace as it now is: FD still names a
@@ -332,29 +559,13 @@ dest_clone(int fd, int flags, const struct stat *dst)
 static int
 here(int fd, const struct stat *st)
 {
-	char link[32], path[PATH_MAX];
-	struct open_how how;
 	struct statfs was, is;
 	struct stat now;
-	ssize_t n;
 	int dir, r;
 
-	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, path, sizeof(path) - 1);
-	if (n <= 0 || n == (ssize_t)sizeof(path) - 1)
-		return n <= 0 ? -errno : -ENAMETOOLONG;
-	path[n] = '\0';
-	if (path[0] != '/')
-		return -ESTALE;	/* not reachable from our root */
-	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	dir = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (dir == -1 && errno == ENOSYS)
-		dir = open(path, (int)how.flags);
-	if (dir == -1)
-		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ?
-		    -ESTALE : -errno;
+	dir = reopen(fd);
+	if (dir < 0)
+		return dir;
 	r = 0;
 	if (fstat(dir, &now) == -1 || fstatfs(fd, &was) == -1 ||
 	    fstatfs(dir, &is) == -1)
@@ -419,6 +630,7 @@ static int
 clone_dirs(struct view *v, int destfd, bool again)
 {
 	struct stat st, dst;
+	bool isdest;
 	size_t i;
 	int flags, fd, r;
 
@@ -431,13 +643,19 @@ clone_dirs(struct view *v, int destfd, bool again)
 			r = -errno;
 			break;
 		}
+		isdest = st.st_dev == dst.st_dev && st.st_ino == dst.st_ino;
 		fd = again ? here(v->dirs[i].fd, &st) : v->dirs[i].fd;
 		if (fd < 0) {
-			r = fd;
+			/* -ESTALE fails the run: the destination taken away.
+			 * Another directory the caller handed down that has no
+			 * path here (removed, renamed, out of our root) cannot
+			 * be cloned either: no view, as for one whose mount
+			 * cannot be (clone_readonly()). */
+			r = fd == -ESTALE && !isdest ? -ENOENT : fd;
 			break;
 		}
-		r = st.st_dev == dst.st_dev && st.st_ino == dst.st_ino ?
-		    dest_clone(fd, flags, &dst) : clone_readonly(fd, flags);
+		r = isdest ? dest_clone(fd, flags, &dst) :
+		    clone_readonly(fd, flags);
 		if (again)
 			(void)close(fd);
 		if (r < 0)
@@ -448,28 +666,6 @@ clone_dirs(struct view *v, int destfd, bool again)
 	if (r < 0)
 		close_clones(v);
 	return r;
-}
-
-/*
- * Undo the escapes of a mount point in /proc/self/mountinfo ("\040" for
- * a space, and so on) in place.
- */
-static void
-unescape(char *s)
-{
-	char *to = s;
-
-	for (; *s != '\0'; s++, to++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*to = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-			    (s[3] - '0'));
-			s += 3;
-		} else {
-			*to = *s;
-		}
-	}
-	*to = '\0';
 }
 
 /*

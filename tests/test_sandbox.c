@@ -2068,6 +2068,62 @@ Test(sandbox, outside_meta_read_only_user, .timeout = 30)
 	fx_end(&fx);
 }
 
+/*
+ * As nobody, holding a descriptor of a directory removed since (handed
+ * down by a caller), confine to the fixture's dest.
+ */
+static void
+attempt_held_gone_user(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	char path[sizeof(fx->path) + 8];
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "%s/gone", fx->path);
+	if (mkdir(path, 0755) == -1 ||
+	    (fd = open(path, O_RDONLY | O_DIRECTORY)) == -1 ||
+	    rmdir(path) == -1 || setgroups(0, NULL) == -1 ||
+	    setresgid(T_NOBODY, T_NOBODY, T_NOBODY) == -1 ||
+	    setresuid(T_NOBODY, T_NOBODY, T_NOBODY) == -1 ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == -1) {
+		o->err[0] = errno;
+		return;
+	}
+	o->err[0] = 0;
+	o->confine = plat_sandbox_confine(fx->dest, 0, internal, &o->info);
+	(void)close(fd);
+}
+
+/*
+ * A user's view re-opens each directory descriptor held by its path
+ * (here()); one that has none (a directory removed since, which a caller
+ * handed down) made every run fail "the destination was renamed while
+ * its read-only mounts were made" (ESTALE, meant for the destination
+ * taken away).  Now: no view, and why, as for a directory whose mount
+ * cannot be cloned.
+ */
+Test(sandbox, view_held_dir_gone_user, .timeout = 30)
+{
+	struct outcome o;
+	struct fx fx;
+	int status;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root, to become nobody");
+	if (!nobody_can_unshare())
+		cr_skip_test("no user namespace for nobody here");
+	fx_init(&fx);
+	cr_assert(fchmod(fx.top, 0755) == 0);
+	status = in_child(attempt_held_gone_user, &fx, 0, &o);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_eq(o.err[0], 0, "%s", strerror(o.err[0]));
+	cr_expect_eq(o.confine, 0, "confine: %s (%s)", strerror(-o.confine),
+	    o.info.text);
+	cr_expect(strstr(o.info.text, "mounts writable") != NULL, "%s",
+	    o.info.text);
+	fx_end(&fx);
+}
+
 static const char *const proc_links_what[] = {
 	"chmod(/proc/self/exe), its own mode",
 	"utimensat(/proc/self/exe), its own times",
@@ -2258,6 +2314,92 @@ Test(sandbox, view_dest_not_found_refused, .timeout = 30)
 	fx_end(&fx);
 }
 
+/*
+ * As attempt_dest_hidden(), but an unbindable tmpfs mounted first, at
+ * dest itself (DEEPER false) or at dest/sub (true), and the descriptor
+ * opened after.  err[1]: dest/unb looked up as the writer does (EXDEV:
+ * the mount is there, and refused; 0: the directory it hides).
+ */
+static void
+unbindable_view(struct fx *fx, struct outcome *o, bool deeper)
+{
+	char path[sizeof(fx->path) + 16], sub[sizeof(path) + 8];
+	int fd = -1, f;
+
+	(void)close(fx->top);
+	(void)close(fx->dest);
+	(void)close(fx->sibling);
+	(void)close(fx->outside);
+	(void)snprintf(path, sizeof(path), "%s/dest", fx->path);
+	(void)snprintf(sub, sizeof(sub), "%s/unb", path);
+	o->err[0] = unshare(CLONE_NEWNS) == -1 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1 ||
+	    (deeper && mkdir(sub, 0755) == -1) ||
+	    mount("pfx", deeper ? sub : path, "tmpfs", 0, "size=64k") == -1 ||
+	    mount(NULL, deeper ? sub : path, NULL, MS_UNBINDABLE, NULL) ==
+	    -1 || (fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ?
+	    errno : 0;
+	if (o->err[0] != 0)
+		return;
+	o->confine = plat_sandbox_confine(fd, 0, 0, &o->info);
+	if (o->confine < 0 || !deeper)
+		return;
+	/* As the writer resolves: never across a mount. */
+	f = plat_os_openat2(fd, "unb", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	o->err[1] = f < 0 ? -f : 0;
+	if (f >= 0)
+		(void)close(f);
+}
+
+static void
+attempt_dest_unbindable(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	(void)internal;
+	unbindable_view(fx, o, false);
+}
+
+static void
+attempt_sub_unbindable(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	(void)internal;
+	unbindable_view(fx, o, true);
+}
+
+/*
+ * A mount that is unbindable (mount --make-unbindable, which only
+ * CAP_SYS_ADMIN does) is left out of the view's clone without a word:
+ * a destination that is one was refused as "renamed while its
+ * read-only mounts were made" (ESTALE), and with one beneath it the
+ * writer's sub/f went into the directory that mount hides, where
+ * without a view it is refused (crosses a mount).  Now: no view.
+ */
+Test(sandbox, view_unbindable_mount, .timeout = 30)
+{
+	struct outcome o;
+	struct fx fx;
+	int status;
+
+	if (geteuid() != 0 || !can_unshare_mounts())
+		cr_skip_test("no CAP_SYS_ADMIN: no read-only mounts");
+	fx_init(&fx);
+	status = in_child(attempt_dest_unbindable, &fx, 0, &o);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_eq(o.err[0], 0, "mount: %s", strerror(o.err[0]));
+	cr_expect_eq(o.confine, 0, "dest unbindable: %s (%s)",
+	    strerror(-o.confine), o.info.text);
+	status = in_child(attempt_sub_unbindable, &fx, 0, &o);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_eq(o.err[0], 0, "mount: %s", strerror(o.err[0]));
+	cr_expect_eq(o.confine, 0, "sub unbindable: %s (%s)",
+	    strerror(-o.confine), o.info.text);
+	cr_expect_eq(o.err[1], EXDEV, "dest/unb: %s, expected EXDEV",
+	    o.err[1] == 0 ? "the directory under the mount" :
+	    strerror(o.err[1]));
+	fx_end(&fx);
+}
+
 /* The directory the view is made for, when not the fixture's dest. */
 static int deep_dest = -1;
 
@@ -2266,6 +2408,21 @@ attempt_deep_view(struct fx *fx, unsigned int internal, struct outcome *o)
 {
 	(void)fx;
 	o->confine = plat_sandbox_confine(deep_dest, 0, internal, &o->info);
+}
+
+/* The same as nobody, whose view re-opens each directory by its path. */
+static void
+attempt_deep_view_user(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	if (setgroups(0, NULL) == -1 ||
+	    setresgid(T_NOBODY, T_NOBODY, T_NOBODY) == -1 ||
+	    setresuid(T_NOBODY, T_NOBODY, T_NOBODY) == -1 ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == -1) {
+		o->confine = -errno;
+		return;
+	}
+	attempt_deep_view(fx, internal, o);
 }
 
 #define DEEP_LEVELS 18
@@ -2307,11 +2464,23 @@ Test(sandbox, view_dest_path_too_long, .timeout = 30)
 		(void)close(fd[i]);
 	deep_dest = fd[DEEP_LEVELS];
 	status = in_child(attempt_deep_view, &fx, 0, &o);
-	(void)close(deep_dest);
-	deep_dest = -1;
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	cr_expect_eq(o.confine, 0, "confine: %s", strerror(-o.confine));
 	cr_expect(readonly_mounts(&o.info), "%s", o.info.text);
+	/* SECURITY: and for a user, whose view opens each directory again
+	 * by its path, which /proc cannot give: it had none ("user
+	 * namespace: File name too long"). */
+	if (nobody_can_unshare()) {
+		cr_assert(chmod(top, 0755) == 0 && fchmod(fx.top, 0755) == 0);
+		status = in_child(attempt_deep_view_user, &fx, 0, &o);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		cr_expect_eq(o.confine, 0, "as nobody: %s",
+		    strerror(-o.confine));
+		cr_expect(readonly_mounts(&o.info), "as nobody: %s",
+		    o.info.text);
+	}
+	(void)close(deep_dest);
+	deep_dest = -1;
 	/* Remove the chain from the top down, by descriptor. */
 	fd[0] = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	for (i = 1; i < DEEP_LEVELS; i++)
