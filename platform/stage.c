@@ -393,9 +393,15 @@ make_private(struct pfx_stage *st, const struct plat_id *parent)
 	st->priv_ino = id.ino;
 	if (fchmod(st->privfd, S_IRWXU) == -1)
 		return -errno;
-	/* Held while this run lives: no later run takes it back. */
-	if (flock(st->privfd, LOCK_EX | LOCK_NB) == -1)
-		return errno == EWOULDBLOCK ? -ESTALE : -errno;
+	/*
+	 * Held while this run lives: no later run takes it back.  Where the
+	 * filesystem cannot lock a directory (NFS without local locks may
+	 * refuse an exclusive lock on a descriptor open to read), the run
+	 * goes on unlocked: a later run cannot lock it either, and takes
+	 * back only what it could lock (is_left_over()).
+	 */
+	if (flock(st->privfd, LOCK_EX | LOCK_NB) == -1 && errno == EWOULDBLOCK)
+		return -ESTALE;
 	return 0;
 }
 
