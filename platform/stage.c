@@ -408,8 +408,8 @@ make_private(struct pfx_stage *st, const struct plat_id *parent)
 /*
  * Is the directory open as FD, at NAME in ST->stagefd, a private one
  * that a killed run left: ours, private, on DEST's parent's mount
- * (PARENT), old, still at NAME, and held by no run -- which FD then
- * holds?  Return: true or false.
+ * (PARENT), old, still at NAME, held by no run (FD then holds it), and
+ * holding no directory that stood at DEST?  Return: true or false.
  */
 static bool
 is_left_over(const struct pfx_stage *st, int fd, const char *name,
@@ -425,6 +425,11 @@ is_left_over(const struct pfx_stage *st, int fd, const char *name,
 	    sb.st_mtime > time(NULL) - STAGE_STALE_SEC)
 		return false;
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1)
+		return false;
+	/* SECURITY: what stood at DEST, moved in by a publish that was
+	 * killed before it could swap it back (OLD), may be the user's:
+	 * such a directory is left for a person to look at. */
+	if (fstatat(fd, OLD, &sb, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
 		return false;
 	return is_same(st->stagefd, name, id.dev, id.ino) == 1;
 }

@@ -336,6 +336,16 @@ if command -v mkfifo >/dev/null 2>&1; then
 	only "SIGKILL, then later" "new new2"
 	cmp -s "$T/w/new/k.bin" "$T/k.bin" && ok ||
 	    bad "SIGKILL, then later: new/k.bin is not the archive's"
+	# One holding what stood at DEST (old: a publish killed before it
+	# swapped it back) may hold the user's: left for a person.
+	clean
+	mkdir -m 700 "$T/w/.new.pfx-0123abcd" "$T/w/.new.pfx-0badcafe"
+	mkdir "$T/w/.new.pfx-0123abcd/old" "$T/w/.new.pfx-0badcafe/tree"
+	echo precious > "$T/w/.new.pfx-0123abcd/old/data"
+	touch -d '2 minutes ago' "$T/w/.new.pfx-0123abcd" \
+	    "$T/w/.new.pfx-0badcafe"
+	run "left over with old" 0 -xf ../a.tar -C new --atomic
+	only "left over with old" ".new.pfx-0123abcd new"
 	# A live run's private directory, however old, is held.  Two
 	# parents open to others (no sticky bit): both runs stage in
 	# $T/w, the nearest directory closed to others, under one name.
