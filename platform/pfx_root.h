@@ -688,7 +688,8 @@ struct pfx_stage {
  * rights for others; the tree is made in it.  It is held with flock(2)
  * while ST is open, and where no one else can change names, up to four
  * private directories that killed runs left for a DEST of the same name
- * (ours, private, a minute old, held by no one) are removed.
+ * (ours, private, a minute old, held by no one, holding no "old") are
+ * removed.
  * Errors: -EINVAL DEST has no last component of its
  * own ("", "/", ".", ".."); -ELOOP DEST is a symlink; -ENOTDIR DEST is
  * another non-directory; -ENOTEMPTY DEST is a directory with entries;
