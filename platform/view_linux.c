@@ -281,6 +281,29 @@ unescape(char *s)
 }
 
 /*
+ * The mount point in LINE, a line of /proc/self/mountinfo cut at its
+ * " - " ("ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS...]"): the fifth field,
+ * ended and unescaped in place (a space in it is "\040").  Return: it,
+ * or NULL where LINE has no such field.
+ */
+static char *
+mount_point(char *line)
+{
+	char *point = line, *end;
+	size_t k;
+
+	for (k = 0; k < 4 && point != NULL; k++)
+		if ((point = strchr(point, ' ')) != NULL)
+			point++;
+	end = point != NULL ? strchr(point, ' ') : NULL;
+	if (end == NULL)
+		return NULL;
+	*end = '\0';
+	unescape(point);
+	return point;
+}
+
+/*
  * Is an unbindable mount at or beneath the destination, whose path from
  * /proc is DEST ("" if unknown: then any in the tree of directory
  * PARENT's mount counts)?  open_tree(OPEN_TREE_CLONE | AT_RECURSIVE)
@@ -302,7 +325,7 @@ unbindable_below(int parent, const char *dest)
 	unsigned long long cur;
 	size_t n = 0, cap = 0, len = 0, dlen = strlen(dest), i, k, steps;
 	struct plat_id top;
-	char *line = NULL, *dash, *point, *end;
+	char *line = NULL, *dash, *point;
 	void *grown;
 	FILE *m;
 	int r;
@@ -333,18 +356,12 @@ unbindable_below(int parent, const char *dest)
 		}
 		*dash = '\0';
 		mnt[n].unb = strstr(line, " unbindable") != NULL;
-		/* The fifth field, the mount point: DEST or beneath it? */
-		point = line;
-		for (k = 0; k < 4 && point != NULL; k++)
-			if ((point = strchr(point, ' ')) != NULL)
-				point++;
-		end = point != NULL ? strchr(point, ' ') : NULL;
-		if (end == NULL) {
+		/* The mount point: DEST or beneath it? */
+		point = mount_point(line);
+		if (point == NULL) {
 			r = -EINVAL;
 			break;
 		}
-		*end = '\0';
-		unescape(point);
 		if (dlen > 0 && (strncmp(point, dest, dlen) != 0 ||
 		    (point[dlen] != '\0' && point[dlen] != '/')))
 			mnt[n].unb = false;
@@ -682,8 +699,8 @@ clone_dirs(struct view *v, int destfd, bool again)
 static int
 detach_proc(void)
 {
-	char (*points)[PATH_MAX] = NULL, *line = NULL, *dash, *point, *end;
-	size_t n = 0, cap = 0, len = 0, i, k;
+	char (*points)[PATH_MAX] = NULL, *line = NULL, *dash, *point;
+	size_t n = 0, cap = 0, len = 0, i;
 	void *grown;
 	FILE *m;
 	int r = 0;
@@ -699,17 +716,11 @@ detach_proc(void)
 		if (dash == NULL || strncmp(dash, " - proc ", 8) != 0)
 			continue;
 		*dash = '\0';
-		/* The fifth field, the mount point (no space in it: "\040"). */
-		point = line;
-		for (k = 0; k < 4 && point != NULL; k++)
-			if ((point = strchr(point, ' ')) != NULL)
-				point++;
-		end = point != NULL ? strchr(point, ' ') : NULL;
-		if (end == NULL || (size_t)(end - point) >= PATH_MAX) {
+		point = mount_point(line);
+		if (point == NULL || strlen(point) >= PATH_MAX) {
 			r = -EINVAL;
 			break;
 		}
-		*end = '\0';
 		if (n == cap) {
 			cap = cap == 0 ? 4 : cap * 2;
 			grown = realloc(points, cap * sizeof(*points));
@@ -719,7 +730,6 @@ detach_proc(void)
 			}
 			points = grown;
 		}
-		unescape(point);
 		(void)snprintf(points[n++], sizeof(*points), "%s", point);
 	}
 	free(line);
