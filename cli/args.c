@@ -75,6 +75,7 @@ enum opt_id {
 	OPT_TIMEOUT,
 	OPT_IDLE_TIMEOUT,
 	OPT_STALL_TIMEOUT,
+	OPT_CPUS,
 	OPT_LIST,
 	OPT_TEST_LABEL,
 	OPT_FILE,
@@ -259,6 +260,7 @@ static const struct opt_def opts[] = {
 	{ "timeout", 0, true, OPT_TIMEOUT, NULL },
 	{ "idle-timeout", 0, true, OPT_IDLE_TIMEOUT, NULL },
 	{ "stall-timeout", 0, true, OPT_STALL_TIMEOUT, NULL },
+	{ "cpus", 0, true, OPT_CPUS, NULL },
 	{ "help", 0, false, OPT_HELP, NULL },
 	{ "version", 0, false, OPT_VERSION, NULL },
 	/* GNU tar ignores the archive format when reading; so do we. */
@@ -1531,6 +1533,12 @@ apply(struct parse *p, const struct opt_def *d, const char *v, bool as_short)
 		if (parse_uint(v, &a->opt.idle_timeout) == -1)
 			return fail(p, "invalid --idle-timeout value '%s' "
 			    "(seconds; 0 for none)", v);
+		return 0;
+	case OPT_CPUS:
+		if (parse_uint(v, &a->opt.cpus) == -1 || a->opt.cpus == 0 ||
+		    a->opt.cpus > PFX_MAX_CPUS)
+			return fail(p, "invalid --cpus value '%s' (1 to %u)", v,
+			    PFX_MAX_CPUS);
 		return 0;
 	case OPT_HELP:
 		a->help = true;

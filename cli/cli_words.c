@@ -36,6 +36,7 @@ static const struct {
 	{ "pfx_options.timeout", "--timeout" },
 	{ "pfx_options.idle_timeout", "--idle-timeout" },
 	{ "pfx_options.stall_timeout", "--stall-timeout" },
+	{ "pfx_options.cpus", "--cpus" },
 	{ "PFX_OPT_STRICT", "--strict" },
 	{ "PFX_OPT_ATOMIC", "--atomic" },
 	{ "PFX_OPT_FSYNC", "--fsync" },

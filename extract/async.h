@@ -6,11 +6,14 @@
 
 #include "extract.h"
 
+/* The CPUs a run needs to plan for (xtr.cpus) to start the worker. */
+#define XTR_WORKER_MIN_CPUS 3u
+
 /*
  * Start the worker thread that finishes regular files (xtr_finish_data)
- * while this thread reads on.  Without it (failure, one CPU, or a run
- * that must stop at once on any error) every file is finished here.
- * Return: 0, or -errno.
+ * while this thread reads on.  Without it (failure, fewer than
+ * XTR_WORKER_MIN_CPUS, or a run that must stop at once on any error)
+ * every file is finished here.  Return: 0, or -errno.
  */
 int xtr_async_start(struct xtr *x);
 

@@ -139,6 +139,9 @@ xtr_contract_options(const struct pfx_options *opt, struct pfx_result *res)
 	if ((unsigned int)opt->resolver > PFX_RESOLVER_WALK)
 		return refuse(res, true, "pfx_options.resolver: unknown "
 		    "value %u", (unsigned int)opt->resolver);
+	if (opt->cpus > PFX_MAX_CPUS)
+		return refuse(res, true, "pfx_options.cpus is %u, above "
+		    "PFX_MAX_CPUS (%u)", opt->cpus, PFX_MAX_CPUS);
 	bad = bad_array(opt);
 	if (bad != NULL)
 		return refuse(res, true, "pfx_options.%s: NULL where a "

@@ -1027,7 +1027,7 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	xtr_parents_init(x, xtr_fd_parent_slots());
 	/* Counted before this process, or its decoder process, confines
 	 * itself: Landlock may deny the cgroup's files under /sys. */
-	x->cpus = plat_thread_cpus();
+	x->cpus = opt->cpus != 0 ? opt->cpus : plat_thread_cpus();
 	x->one_cpu = x->cpus < 2;
 	if (opt->timeout != 0) {
 		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);

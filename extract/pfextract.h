@@ -613,7 +613,23 @@ struct pfx_options {
 	 * A volume is skipped only when another follows it.  NULL: none.
 	 */
 	void (*warning)(void *arg, const char *what, const char *name);
+	/*
+	 * The CPUs the run plans its threads for; 0: those the process may
+	 * use, counted at the start (its affinity mask, capped by a cgroup
+	 * CPU quota).  At most PFX_MAX_CPUS.  With 1 each process of the
+	 * run has one thread: gzip, zstd and xz are decoded where the
+	 * archive is read, and a zip's members inflated there.  With 2 or
+	 * more, decoding has a thread of its own, xz up to that many and
+	 * a zip a pool of that many.  With 3 or more, a second thread also
+	 * finishes the files the first writes (their data, mode, times and
+	 * name); with 2 that thread only took turns with the first, and
+	 * the run was slower.  The tree and the reports are the same
+	 * whatever the count.
+	 */
+	unsigned int cpus;
 };
+
+#define PFX_MAX_CPUS 1024u
 
 #define PFX_DEFAULT_IDLE_TIMEOUT 600u	/* ten minutes */
 #define PFX_DEFAULT_STALL_TIMEOUT 30u

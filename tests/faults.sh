@@ -185,9 +185,12 @@ shim_case "write EDQUOT" write:EDQUOT:min=4096:after=1 '^pfextract: d/f[123]: .*
 shim_case "write ENOSPC" write:ENOSPC:min=4096:after=1 '^pfextract: d/f[123]: .*No space left on device'
 # For good: a file that cannot be opened for want of descriptors is
 # tried once more in its parent looked up afresh (the kept one let go),
-# again after the files queued for the worker thread gave theirs back,
-# and again for a second, in naps (extract/fdbudget.c); then it fails.
+# again after the files queued for the worker thread gave theirs back
+# (planned for three CPUs, --cpus=3, where the worker runs), and again
+# for a second, in naps (extract/fdbudget.c); then it fails.
 shim_case "openat EMFILE" openat:EMFILE:dir=d:after=2 '^pfextract: d/f2: .*Too many open files'
+shim_case "openat EMFILE, worker" openat:EMFILE:dir=d:after=2 '^pfextract: d/f2: .*Too many open files' --cpus=3
+shim_case "write ENOSPC, worker" write:ENOSPC:min=4096:after=1 '^pfextract: d/f[123]: .*No space left on device' --cpus=3
 shim_case "fsync EIO" fsync:EIO:after=2 'Input/output error' --fsync
 # A full disk when the links are made, at the end: fatal as for a file,
 # so --atomic publishes no tree that lacks them.

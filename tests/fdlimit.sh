@@ -9,7 +9,8 @@
 # Usage: sh tests/fdlimit.sh PATH_TO_PFEXTRACT
 #
 # For each limit (10, 12, 16), with and without the decoder process
-# (--no-sandbox, from 12), plain and gzip input, with both resolvers
+# (--no-sandbox, from 12), with and without the worker thread (--cpus=3:
+# planned for three CPUs, where it runs), plain and gzip input, with both resolvers
 # (PFEXTRACT_RESOLVER=walk), and with --atomic where the limit allows it,
 # the tree must be GNU tar's (type, path, size, mode, content) and the
 # exit 0; and --symlinks=contain over a DEST with links 30 levels deep.
@@ -99,7 +100,9 @@ for n in 10 12 16; do
 	for r in "" walk; do
 		for arc in t.tar t.tar.gz; do
 			check $n "$r" $arc
+			check $n "$r" $arc --cpus=3
 			[ $n -ge 11 ] && check $n "$r" $arc --no-sandbox
+			[ $n -ge 11 ] && check $n "$r" $arc --no-sandbox --cpus=3
 			check $n "$r" $arc --strict
 		done
 		[ $n -ge 14 ] && check $n "$r" t.tar.gz --atomic

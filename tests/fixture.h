@@ -28,6 +28,10 @@ int	 tfx_count_fds(void);
 int	 tfx_count_threads(void);
 int	 tfx_threads_settle(int);
 int	 tfx_pin_one_cpu(cpu_set_t *);
+
+/* The CPUs a run must plan for (pfx_options.cpus) to finish its files on
+ * a second thread, as pfextract.h says: three. */
+#define TFX_WORKER_CPUS 3u
 char	 tfx_kind_of(mode_t);
 ssize_t	 tfx_read_names(int, const char *, char ***);
 uint64_t tfx_hash_at(int, const char *);

@@ -813,5 +813,23 @@ for m in "" --no-sandbox; do
 	    ok || bad "stdin closed $m: exit $rc: $(cat "$T/stderr")"
 done
 
+# --cpus=N plans the threads (one, a decoder thread, and a worker from
+# three): the same tree, messages and exit status whatever N; 0 and
+# past 1024 are refused as usage errors.
+mkdir "$T/cpus"
+"$pfx" -xf "$T/demo.tgz" -C "$T/cpus" 2> "$T/cpus.err"
+(cd "$T/cpus" && find . -printf '%y %p %m %s\n' | sort) > "$T/cpus.lst"
+for n in 1 2 3 8; do
+	run "--cpus=$n" 1 "$pfx" --cpus=$n -xf demo.tgz -C out &&
+	    (cd "$T/out" && find . -printf '%y %p %m %s\n' | sort) |
+	    cmp -s - "$T/cpus.lst" && cmp -s "$T/stderr" "$T/cpus.err" && ok ||
+	    bad "--cpus=$n: not the tree or the messages of the default"
+done
+for n in 0 1025 x; do
+	run "--cpus=$n refused" 64 "$pfx" --cpus=$n -xf demo.tgz -C out &&
+	    grep -q "invalid --cpus value '$n'" "$T/stderr" && ok ||
+	    bad "--cpus=$n: $(head -1 "$T/stderr")"
+done
+
 echo "pfextract: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -99,6 +99,7 @@ static const struct abi_row rows[] = {
 	OFF(struct pfx_options, volume_label),
 	OFF(struct pfx_options, member_group), OFF(struct pfx_options, group),
 	OFF(struct pfx_options, queued), OFF(struct pfx_options, warning),
+	OFF(struct pfx_options, cpus),
 
 	OFF(struct pfx_stats, entries), OFF(struct pfx_stats, unmatched),
 	OFF(struct pfx_stats, bytes),
@@ -121,7 +122,7 @@ static const struct abi_row rows[] = {
 	VAL(PFX_OPT_MULTI_VOLUME), VAL(PFX_OPT_LABEL_ONLY),
 	VAL(PFX_OPT_POSIX_GLOB),
 	VAL(PFX_WRITER_SPARSE),
-	VAL(PFX_MAX_VOLUMES), VAL(PFX_ENOTARCHIVE),
+	VAL(PFX_MAX_VOLUMES), VAL(PFX_ENOTARCHIVE), VAL(PFX_MAX_CPUS),
 	VAL(PFX_MATCH_ANCHORED), VAL(PFX_MATCH_CASEFOLD),
 	VAL(PFX_MATCH_NOSLASH),
 	VAL(PFX_SANDBOX_REQUIRE), VAL(PFX_SANDBOX_SYMLINKS),

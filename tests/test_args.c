@@ -1367,6 +1367,43 @@ Test(xtr_args_limits, values)
 	xtr_args_free(&a);
 }
 
+/* --cpus=N: 1 to PFX_MAX_CPUS, planned for; without it, counted (0). */
+Test(xtr_args_limits, cpus)
+{
+	char *one[] = { "pfextract", "-xf", "a.tar", "--cpus=1", NULL };
+	char *most[] = { "pfextract", "-xf", "a.tar", "--cpus=1024", NULL };
+	char *bad[][5] = {
+		{ "pfextract", "-xf", "a.tar", "--cpus=0", NULL },
+		{ "pfextract", "-xf", "a.tar", "--cpus=1025", NULL },
+		{ "pfextract", "-xf", "a.tar", "--cpus=", NULL },
+		{ "pfextract", "-xf", "a.tar", "--cpus=2x", NULL },
+		{ "pfextract", "-xf", "a.tar", "--cpus=-1", NULL },
+	};
+	struct xtr_args a;
+	char err[256];
+	size_t i;
+
+	cr_assert_eq(xtr_parse_args(3, one, &a, err, sizeof(err)), 0, "%s",
+	    err);
+	cr_expect_eq(a.opt.cpus, 0, "counted unless --cpus is given");
+	xtr_args_free(&a);
+	cr_assert_eq(xtr_parse_args(4, one, &a, err, sizeof(err)), 0, "%s",
+	    err);
+	cr_expect_eq(a.opt.cpus, 1);
+	xtr_args_free(&a);
+	cr_assert_eq(xtr_parse_args(4, most, &a, err, sizeof(err)), 0, "%s",
+	    err);
+	cr_expect_eq(a.opt.cpus, PFX_MAX_CPUS);
+	xtr_args_free(&a);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_expect_eq(xtr_parse_args(4, bad[i], &a, err, sizeof(err)),
+		    -1, "%s was accepted", bad[i][3]);
+		cr_expect(strstr(err, "invalid --cpus") != NULL,
+		    "%s: message \"%s\"", bad[i][3], err);
+		xtr_args_free(&a);
+	}
+}
+
 /* opts2: --backup and --suffix, as GNU tar (and $VERSION_CONTROL). */
 Test(xtr_args_opts2, backup)
 {

@@ -414,6 +414,7 @@ static void spoil_include(struct pfx_options *o) { o->ninclude = 2; }
 static void spoil_out_fd(struct pfx_options *o)
 { o->flags |= PFX_OPT_TO_FD; o->out_fd = -1; }
 static void spoil_formats(struct pfx_options *o) { o->formats = ""; }
+static void spoil_cpus(struct pfx_options *o) { o->cpus = PFX_MAX_CPUS + 1; }
 /* "" backs a file up onto its own name: the file is lost, not kept. */
 static void spoil_suffix_empty(struct pfx_options *o)
 {
@@ -435,6 +436,7 @@ Test(contract, size_not_set) { expect_refused(spoil_size, "size"); }
 Test(contract, count_without_array) { expect_refused(spoil_include, "include"); }
 Test(contract, to_fd_without_fd) { expect_refused(spoil_out_fd, "out_fd"); }
 Test(contract, formats_empty) { expect_refused(spoil_formats, "formats"); }
+Test(contract, cpus_past_the_most) { expect_refused(spoil_cpus, "cpus"); }
 Test(contract, backup_suffix_empty)
 {
 	expect_refused(spoil_suffix_empty, "backup_suffix");

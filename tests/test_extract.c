@@ -2585,9 +2585,17 @@ case_queue_order(struct fx *fx)
 	ab_free(&ab);
 }
 
+/* The queue's cases planned for three CPUs, where the worker runs. */
+static void
+case_queue_order_worker(struct fx *fx)
+{
+	fx->opt.cpus = TFX_WORKER_CPUS;
+	case_queue_order(fx);
+}
+
 Test(extract, queue_order)
 {
-	each_resolver("queue_order", case_queue_order);
+	each_resolver("queue_order", case_queue_order_worker);
 }
 
 /*
@@ -2623,9 +2631,16 @@ case_queue_same_names(struct fx *fx)
 	ab_free(&ab);
 }
 
+static void
+case_queue_same_names_worker(struct fx *fx)
+{
+	fx->opt.cpus = TFX_WORKER_CPUS;
+	case_queue_same_names(fx);
+}
+
 Test(extract, queue_same_names)
 {
-	each_resolver("queue_same_names", case_queue_same_names);
+	each_resolver("queue_same_names", case_queue_same_names_worker);
 }
 
 /*
@@ -2667,6 +2682,7 @@ case_worker_batch(struct fx *fx)
 
 	batch_seen = caller_changed = 0;
 	fx->opt.hooks.report = batch_report;
+	fx->opt.cpus = TFX_WORKER_CPUS;
 	ab_pax(&ab);
 	for (k = 0; k < 300; k++) {
 		snprintf(name, sizeof(name), "f%d", k);
@@ -2689,13 +2705,15 @@ Test(extract, worker_batch)
 }
 
 /*
- * One CPU (plat_thread_cpus(): the affinity mask, or a cgroup quota):
- * no worker thread -- every file is finished on the calling thread, as
- * with --strict -- and the same tree and the same reports as with it.
- * The case pins its own process to one CPU (Criterion runs each test in
- * a process of its own) and puts the mask back after.  Seen from the
- * report hook, which runs on the calling thread while a worker would
- * live: the process has no thread more than before the run.
+ * The worker thread runs only where the run plans for three CPUs or more
+ * (pfx_options.cpus, or plat_thread_cpus(): the affinity mask, or a
+ * cgroup quota); with fewer every file is finished on the calling
+ * thread, as with --strict, and the tree and the reports are the same.
+ * Seen from the report hook, which runs on the calling thread while a
+ * worker would live: the process has a thread more than before the run
+ * with three CPUs planned for, none with two, none on one CPU counted (the
+ * case pins its own process to one CPU -- Criterion runs each test in a
+ * process of its own -- and puts the mask back after).
  */
 static int threads_seen;
 
@@ -2744,13 +2762,45 @@ one_cpu_archive(struct ab *ab, char *big)
 	ab_close(ab);
 }
 
+/* Extract AB again into an emptied dest/, planned for CPUS (0: counted),
+ * and expect no thread more than BASE, and the reports and the tree of
+ * the worker's run (THREADED, SNAP).  WHAT names the run. */
+static void
+same_as_worker(struct fx *fx, struct ab *ab, unsigned int cpus, int base,
+    const struct reports *threaded, const char *snap, const char *what)
+{
+	char *again;
+	size_t i;
+
+	CHECK(rm_tree_dest(fx) == 0, "cannot empty dest/");
+	reports_free(&fx->rep);
+	memset(&fx->rep, 0, sizeof(fx->rep));
+	fx->opt.cpus = cpus;
+	threads_seen = 0;
+	(void)fx_extract(fx, ab);
+	CHECK(threads_seen == base, "%d threads %s, %d before the "
+	    "run", threads_seen, what, base);
+	CHECK(fx->rep.n == threaded->n, "%zu reports %s, %zu with the "
+	    "worker", fx->rep.n, what, threaded->n);
+	for (i = 0; i < fx->rep.n && i < threaded->n; i++)
+		CHECK(strcmp(fx->rep.v[i].name, threaded->v[i].name) == 0 &&
+		    fx->rep.v[i].status == threaded->v[i].status &&
+		    strcmp(fx->rep.v[i].reason, threaded->v[i].reason) == 0,
+		    "report %zu: %s %s %s, %s %s with the worker", i,
+		    fx->rep.v[i].name, fx->rep.v[i].reason, what,
+		    threaded->v[i].name, threaded->v[i].reason);
+	again = tfx_snapshot(fx->destfd, TFX_SNAP_NO_TOP);
+	tfx_expect_same_snapshot(fx->cname, what, snap, again);
+	free(again);
+}
+
 static void
 case_one_cpu(struct fx *fx)
 {
 	struct reports threaded;
-	char *big, *snap, *pinned;
+	char *big, *snap;
 	cpu_set_t old;
-	size_t i, len = (1u << 20) + 4096;
+	size_t len = (1u << 20) + 4096;
 	struct ab ab;
 	int base;
 
@@ -2762,38 +2812,22 @@ case_one_cpu(struct fx *fx)
 	fx->opt.hooks.report = threads_report;
 	base = tfx_count_threads();
 	threads_seen = 0;
+	fx->opt.cpus = TFX_WORKER_CPUS;
 	(void)fx_extract(fx, &ab);
-	cr_assert(sched_getaffinity(0, sizeof(old), &old) == 0);
-	/* The test can fail: with two CPUs the worker runs. */
-	if (CPU_COUNT(&old) > 1)
-		CHECK(threads_seen > base, "%d thread(s) with %d CPUs, %d "
-		    "before the run: no worker", threads_seen,
-		    CPU_COUNT(&old), base);
+	CHECK(threads_seen > base, "%d thread(s) planned for %u CPUs, "
+	    "%d before the run: no worker", threads_seen,
+	    TFX_WORKER_CPUS, base);
 	threaded = fx->rep;
 	memset(&fx->rep, 0, sizeof(fx->rep));
 	snap = tfx_snapshot(fx->destfd, TFX_SNAP_NO_TOP);
-	CHECK(rm_tree_dest(fx) == 0, "cannot empty dest/");
 
+	same_as_worker(fx, &ab, TFX_WORKER_CPUS - 1, base, &threaded,
+	    snap, "planned for two CPUs");
 	(void)tfx_pin_one_cpu(&old);
-	threads_seen = 0;
-	(void)fx_extract(fx, &ab);
-	CHECK(threads_seen == base, "%d threads on one CPU, %d before the "
-	    "run", threads_seen, base);
-	CHECK(fx->rep.n == threaded.n, "%zu reports on one CPU, %zu with "
-	    "the worker", fx->rep.n, threaded.n);
-	for (i = 0; i < fx->rep.n && i < threaded.n; i++)
-		CHECK(strcmp(fx->rep.v[i].name, threaded.v[i].name) == 0 &&
-		    fx->rep.v[i].status == threaded.v[i].status &&
-		    strcmp(fx->rep.v[i].reason, threaded.v[i].reason) == 0,
-		    "report %zu: %s %s on one CPU, %s %s with the worker", i,
-		    fx->rep.v[i].name, fx->rep.v[i].reason,
-		    threaded.v[i].name, threaded.v[i].reason);
-	pinned = tfx_snapshot(fx->destfd, TFX_SNAP_NO_TOP);
+	same_as_worker(fx, &ab, 0, base, &threaded, snap,
+	    "on one CPU counted");
 	cr_assert(sched_setaffinity(0, sizeof(old), &old) == 0);
-	tfx_expect_same_snapshot(fx->cname, "the tree on one CPU", snap,
-	    pinned);
 	reports_free(&threaded);
-	free(pinned);
 	free(snap);
 	free(big);
 	ab_free(&ab);

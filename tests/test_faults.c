@@ -308,7 +308,8 @@ report_cancel(void *arg, const struct pfx_entry *e)
 
 /*
  * Cancelled from report() of the first file.  Files are finished by a
- * second thread (async.c), so that report may come when the next ones
+ * second thread (async.c; the run planned for three CPUs), so that
+ * report may come when the next ones
  * are already written: the run stops at the next entry it reads, every
  * entry taken on is reported once, as extracted (and there, whole) or as
  * interrupted (and absent), and no temporary is left.
@@ -323,6 +324,7 @@ Test(faults, cancel_between_entries)
 
 	tree_begin(&t);
 	pfx_options_init(&opt);
+	opt.cpus = TFX_WORKER_CPUS;
 	opt.cancel = &stop;
 	opt.hooks.report = report_cancel;
 	cancel_after = "d/first";
@@ -492,10 +494,11 @@ slow_writer(void *arg)
  * A read blocked on a pipe whose writer is slow ends when a signal comes
  * and the run is cancelled: libarchive's own fd reader would retry it
  * and wait for the writer.  The message is "interrupted", not a corrupt
- * archive; the file half written goes with its temporary.
+ * archive; the file half written goes with its temporary.  The run is
+ * planned for CPUS (pfx_options.cpus).
  */
 static void
-cancel_blocked(const struct member *m, size_t n)
+cancel_blocked(const struct member *m, size_t n, unsigned int cpus)
 {
 	static char buf[CAP];
 	struct outcome o = { "d/big", 0, "", 0, false };
@@ -516,6 +519,7 @@ cancel_blocked(const struct member *m, size_t n)
 	cr_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0);
 	cr_assert_eq(pipe(p), 0);
 	pfx_options_init(&opt);
+	opt.cpus = cpus;
 	opt.cancel = &stop;
 	opt.hooks.report = report_outcome;
 	opt.hooks.arg = &o;
@@ -543,7 +547,7 @@ cancel_blocked(const struct member *m, size_t n)
 
 Test(faults, cancel_blocked_read)
 {
-	cancel_blocked(three, NELEM(three));
+	cancel_blocked(three, NELEM(three), 0);
 }
 
 static const struct member three_streamed[] = {
@@ -555,12 +559,13 @@ static const struct member three_streamed[] = {
 
 /*
  * The same, in a file the worker thread writes as it comes
- * (extract/async.c, XTR_STREAM_MIN): the segments handed over are
+ * (extract/async.c, XTR_STREAM_MIN; planned for three CPUs, where the
+ * worker runs): the segments handed over are
  * written or dropped before the file is given up.
  */
 Test(faults, cancel_blocked_read_streamed)
 {
-	cancel_blocked(three_streamed, NELEM(three_streamed));
+	cancel_blocked(three_streamed, NELEM(three_streamed), TFX_WORKER_CPUS);
 }
 
 static const struct member nested[] = {
@@ -637,10 +642,11 @@ Test(faults, dest_removed)
  * into a tmpfs of SIZE (mounted in a mount namespace of this test's
  * process only): ENOSPC, named FULL; every file before it is whole, the
  * file being written leaves nothing, and the run stops before "after".
+ * The run is planned for CPUS (pfx_options.cpus).
  */
 static void
 fill_up(const struct member *m, size_t n, const char *size,
-    const char *full)
+    const char *full, unsigned int cpus)
 {
 	static char buf[CAP];
 	char opts[64], words[64];
@@ -663,6 +669,7 @@ fill_up(const struct member *m, size_t n, const char *size,
 	}
 	t.nfds = tfx_count_fds();
 	pfx_options_init(&opt);
+	opt.cpus = cpus;
 	(void)run(&t, buf, len, &opt, &res);
 	(void)snprintf(words, sizeof(words), "%s: No space left on device",
 	    full);
@@ -684,7 +691,7 @@ static const struct member big[] = {
 /* The destination fills up: a 256 KiB tmpfs. */
 Test(faults, disk_full)
 {
-	fill_up(big, NELEM(big), "256k", "big");
+	fill_up(big, NELEM(big), "256k", "big", 0);
 }
 
 static const struct member queued[] = {
@@ -696,7 +703,7 @@ static const struct member queued[] = {
 
 /*
  * As disk_full, with small files the worker thread writes (their data
- * stashed, extract/async.c) before a bigger one the reader writes
+ * stashed, extract/async.c; planned for three CPUs) before a bigger one the reader writes
  * itself: the reader may fill the disk before the worker wrote them.
  * Each is still whole, as without the worker, and the full disk is
  * the big file's.  Run a few times, since the race is the scheduler's.
@@ -706,7 +713,7 @@ Test(faults, disk_full_behind_queue)
 	int i;
 
 	for (i = 0; i < 8; i++)
-		fill_up(queued, NELEM(queued), "256k", "big");
+		fill_up(queued, NELEM(queued), "256k", "big", TFX_WORKER_CPUS);
 }
 
 static const struct member huge[] = {
@@ -717,14 +724,15 @@ static const struct member huge[] = {
 
 /*
  * As disk_full, with a file big enough to be written by the worker
- * thread as it comes (extract/async.c, XTR_STREAM_MIN), 1.5 MiB into a
+ * thread as it comes (extract/async.c, XTR_STREAM_MIN; planned for three
+ * CPUs), 1.5 MiB into a
  * 1.25 MiB tmpfs: the write that fails is one of its last, most often
  * after the reader has handed them all over; its ENOSPC is still this
  * file's, nothing is left of it, and the run stops before the next entry.
  */
 Test(faults, disk_full_streamed)
 {
-	fill_up(huge, NELEM(huge), "1280k", "huge");
+	fill_up(huge, NELEM(huge), "1280k", "huge", TFX_WORKER_CPUS);
 }
 
 /* The highest descriptor open now. */

@@ -51,6 +51,8 @@ run(void *arg)
 	struct pfx_result res;
 
 	pfx_options_init(&opt);
+	/* Planned for three CPUs: the worker runs, whatever the machine. */
+	opt.cpus = 3;
 	opt.flags |= j->flags;
 	opt.hooks.report = count;
 	opt.hooks.arg = j;
