@@ -469,7 +469,8 @@ xtr_async_start(struct xtr *x)
 	 * handoff (the stash's copy, the queue, the wake-ups, the two
 	 * threads' changes of one directory); finished here, it is the
 	 * one-thread path.  On two CPUs the worker cost every archive of
-	 * make bench 20 to 30% more CPU and up to 11% more time. */
+	 * make bench 2 to 25% more CPU and up to 15% more time
+	 * (docs/performance.md). */
 	if (x->cpus < XTR_WORKER_MIN_CPUS)
 		return 0;
 	/* Too few descriptors to queue files: each is finished here. */
