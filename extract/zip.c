@@ -5,8 +5,9 @@
  * on every CPU.
  *
  * Members are compressed independently and the directory gives their
- * offsets, so a pool of threads (one per CPU, plat_thread_cpus(); none
- * with one CPU) reads and inflates the members after the current entry,
+ * offsets, so a pool of threads (one per CPU the run plans for:
+ * pfx_options.cpus, or plat_thread_cpus(); none with one CPU) reads and
+ * inflates the members after the current entry,
  * each whole into a buffer, bounded in bytes held (a share of the run's
  * memory budget: the members' data and each thread's buffer for the
  * bytes it reads) and in members ahead (RING).  A member too big to hold
