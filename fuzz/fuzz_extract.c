@@ -23,6 +23,10 @@
  *		as there is no --same-owner)
  * Limits are low, so that each input is quick: max-bytes and
  * max-entry-bytes 8 MiB, max-entries 2000; the ratio is the default.
+ * An input of odd length is extracted planned for three CPUs
+ * (pfx_options.cpus), where a second thread finishes the files; one of
+ * even length with the CPUs counted, which on two CPUs or fewer finishes
+ * them on the calling thread: both ways on any machine.
  *
  * After the call, abort() if:
  *   - anything beside dest changed: the sentinel directory, file or the
@@ -695,6 +699,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		opt.flags |= PFX_OPT_NO_MTIME;
 	if ((r.flags & 0x80) != 0)
 		opt.flags |= PFX_OPT_PRESERVE_PERMS;
+	opt.cpus = size % 2 != 0 ? 3 : 0;
 	opt.hooks.report = on_report;
 	opt.hooks.arg = &r.seen;
 
