@@ -63,6 +63,9 @@
 #if defined(__has_include) && __has_include(<sys/prctl.h>)
 #include <sys/prctl.h>
 #endif
+#if defined(__linux__)
+#include <sys/xattr.h>
+#endif
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -975,9 +978,30 @@ probe_chmod_dir(const char *path)
 }
 
 /*
+ * Give standard error's file a file capability (security.capability:
+ * CAP_SETUID), through the descriptor held from before the confinement,
+ * as a writer taken over would give one to a program it wrote there.
+ * Return: 0, or errno (ENOSYS off Linux).
+ */
+static int
+probe_setfcap(void)
+{
+#if defined(__linux__)
+	/* struct vfs_cap_data, revision 2, effective: CAP_SETUID. */
+	static const uint32_t cap[5] = { 0x02000001u, 1u << 7, 0, 0, 0 };
+
+	return fsetxattr(STDERR_FILENO, "security.capability", cap,
+	    sizeof(cap), 0) == -1 ? errno : 0;
+#else
+	return ENOSYS;
+#endif
+}
+
+/*
  * The test seam PFEXTRACT_SANDBOX_PROBE=PATH: try what the sandbox
  * forbids -- create PATH for writing, set the mode PATH's directory has
- * (probe_chmod_dir()), make an AF_INET socket, fork, and
+ * (probe_chmod_dir()), give standard error's file a file capability
+ * (probe_setfcap()), make an AF_INET socket, fork, and
  * in the child (if there is one) execute /bin/true -- and say on
  * standard error how each went, "probe: open EACCES", so that tests
  * watch the kernel refuse from outside.  What succeeds is left as it is
@@ -998,6 +1022,7 @@ probe_sandbox(const char *path)
 	if (fd != -1)
 		(void)close(fd);
 	probe_say("chmod", probe_chmod_dir(path));
+	probe_say("setfcap", probe_setfcap());
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	probe_say("socket", fd == -1 ? errno : 0);
 	if (fd != -1)

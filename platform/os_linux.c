@@ -823,6 +823,37 @@ plat_os_data_size(void)
 
 /* see platform.h */
 int
+plat_os_keep_file_caps(bool ptrace)
+{
+	static const unsigned int keep[] = {
+		CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER,
+		CAP_FSETID, CAP_SYS_RESOURCE,
+	};
+	struct __user_cap_header_struct hdr;
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	uint32_t mask[_LINUX_CAPABILITY_U32S_3] = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		mask[keep[i] / 32] |= 1u << (keep[i] % 32);
+	if (ptrace)
+		mask[CAP_SYS_PTRACE / 32] |= 1u << (CAP_SYS_PTRACE % 32);
+	memset(&hdr, 0, sizeof(hdr));
+	memset(data, 0, sizeof(data));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capget, &hdr, data) == -1)
+		return -errno;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		data[i].effective &= mask[i];
+		data[i].permitted &= mask[i];
+		data[i].inheritable = 0;
+	}
+	(void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	return syscall(SYS_capset, &hdr, data) == -1 ? -errno : 0;
+}
+
+/* see platform.h */
+int
 plat_os_drop_privileges(void)
 {
 	struct __user_cap_header_struct hdr;

@@ -360,6 +360,15 @@ plat_os_dir_writable(int dirfd)
 
 /* see platform.h */
 int
+plat_os_keep_file_caps(bool ptrace)
+{
+	/* No portable capabilities. */
+	(void)ptrace;
+	return 0;
+}
+
+/* see platform.h */
+int
 plat_os_drop_privileges(void)
 {
 	/* No portable capabilities; set-id programs are the caller's. */

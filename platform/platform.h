@@ -441,6 +441,24 @@ void plat_os_shared_unmap(void *p, size_t len);
 int plat_os_drop_privileges(void);
 
 /*
+ * In a process that confines itself to write a destination: keep, of the
+ * capabilities it has, only those that writing files as root needs --
+ * CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH (a file linked at its
+ * name through its descriptor), CAP_FOWNER, CAP_FSETID and
+ * CAP_SYS_RESOURCE (the blocks a file system keeps for root, as tar
+ * writes them), and CAP_SYS_PTRACE too with PTRACE (LeakSanitizer's
+ * tracer) -- in the effective and permitted sets; the inheritable and
+ * ambient ones emptied.  For good: nothing can raise them again.
+ * SECURITY: a descriptor opened before the confinement (standard error
+ * redirected to a file) keeps its file's writable mount, which
+ * read-only mounts cannot reach: with CAP_SETFCAP a writer taken over
+ * gave a program it wrote there a file capability, and with
+ * CAP_SYS_ADMIN or CAP_LINUX_IMMUTABLE it sets trusted.* attributes or
+ * the immutable flag.  Return: 0, or -errno.
+ */
+int plat_os_keep_file_caps(bool ptrace);
+
+/*
  * In a process just forked to run untrusted code: unmap every mapping
  * through which it could write what a file or another process sees
  * (MAP_SHARED from a descriptor open for writing, even if mapped

@@ -1821,6 +1821,14 @@ plat_sandbox_confine(int destfd, unsigned int flags, unsigned int internal,
 		info->net = net;
 		info->scope = scope;
 	}
+	/* SECURITY: after the view (CAP_SYS_ADMIN), before the filter: of
+	 * root's capabilities only those that writing files needs, so that
+	 * a descriptor of a file outside held from before (standard error
+	 * redirected) can get no file capability, trusted.* attribute or
+	 * immutable flag (plat_os_keep_file_caps()). */
+	r = plat_os_keep_file_caps(SB_SANITIZER);
+	if (r < 0)
+		goto out;
 	if (use_seccomp) {
 		r = load_filter(flags, internal, (uint32_t)getpid());
 		if (r < 0)

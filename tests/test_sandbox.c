@@ -45,6 +45,7 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/fs.h>
 #include <linux/seccomp.h>
@@ -1976,6 +1977,88 @@ Test(sandbox, outside_meta_read_only, .timeout = 30)
 	cr_expect(pw_after.st_ctim.tv_sec == pw.st_ctim.tv_sec &&
 	    pw_after.st_ctim.tv_nsec == pw.st_ctim.tv_nsec,
 	    "/etc/passwd was changed");
+	fx_end(&fx);
+}
+
+/* A file capability that would give its program CAP_SETUID (struct
+ * vfs_cap_data, revision 2: magic and flags, then permitted and
+ * inheritable words). */
+static const uint32_t setuid_cap[5] = {
+	0x02000000u | 0x1u,	/* VFS_CAP_REVISION_2, VFS_CAP_FLAGS_EFFECTIVE */
+	1u << 7, 0, 0, 0,	/* CAP_SETUID permitted */
+};
+
+/*
+ * Hold a descriptor of ELSEWHERE/victim open to write, as pfextract holds
+ * its standard error redirected to a file, then confine with a
+ * destination and, through that descriptor: O->err[0] set
+ * security.capability, [1] set a trusted.* attribute; and [2] whether
+ * CAP_SETFCAP is still effective (0: no, EEXIST: yes).
+ */
+static void
+attempt_preopened_caps(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	struct __user_cap_header_struct hdr;
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	char victim[PATH_MAX + 8];
+	int fd;
+
+	(void)snprintf(victim, sizeof(victim), "%s/victim", elsewhere);
+	fd = open(victim, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		o->confine = -errno;
+		return;
+	}
+	o->confine = plat_sandbox_confine(fx->dest, 0, internal, &o->info);
+	o->err[0] = ok(fsetxattr(fd, "security.capability", setuid_cap,
+	    sizeof(setuid_cap), 0));
+	o->err[1] = ok(fsetxattr(fd, "trusted.pfx", "x", 1, 0));
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.version = _LINUX_CAPABILITY_VERSION_3;
+	o->err[2] = syscall(SYS_capget, &hdr, data) == -1 ? errno :
+	    (data[CAP_SETFCAP / 32].effective &
+	    (1u << (CAP_SETFCAP % 32))) != 0 ? EEXIST : 0;
+	(void)close(fd);
+}
+
+/*
+ * SECURITY: read-only mounts cannot reach a descriptor opened before the
+ * confinement (pfextract's standard output or error redirected to a
+ * file outside DEST): its file stays on its writable mount.  As root, a
+ * writer taken over wrote a program there and gave it a file
+ * capability (security.capability: CAP_SETUID), which any user who ran
+ * it then had.  The confined writer keeps only the capabilities that
+ * writing files needs (plat_os_keep_file_caps()): no CAP_SETFCAP, no
+ * CAP_SYS_ADMIN (trusted.*), so both are refused, and the file outside
+ * has no such attribute after.
+ */
+Test(sandbox, preopened_outside_file_no_capability, .timeout = 30)
+{
+	struct stat before;
+	struct outcome o;
+	struct fx fx;
+	char victim[PATH_MAX + 8], buf[64];
+
+	if (geteuid() != 0)
+		cr_skip_test("not root: no CAP_SETFCAP to take away");
+	fx_init(&fx);
+	make_elsewhere(0, victim, sizeof(victim), &before);
+	in_confined_child(attempt_preopened_caps, &fx, 0, &o);
+	cr_expect_eq(o.err[0], EPERM, "security.capability through a "
+	    "descriptor of a file outside: %s", o.err[0] == 0 ?
+	    "it worked" : strerror(o.err[0]));
+	cr_expect_eq(o.err[1], EPERM, "trusted.* through a descriptor of a "
+	    "file outside: %s", o.err[1] == 0 ? "it worked" :
+	    strerror(o.err[1]));
+	cr_expect_eq(o.err[2], 0, "CAP_SETFCAP still effective");
+	cr_expect(getxattr(victim, "security.capability", buf,
+	    sizeof(buf)) == -1 && errno == ENODATA,
+	    "elsewhere/victim has a file capability");
+	cr_expect(getxattr(victim, "trusted.pfx", buf, sizeof(buf)) == -1,
+	    "elsewhere/victim has a trusted.* attribute");
+	cr_expect_eq(unlink(victim), 0);
+	cr_expect_eq(rmdir(elsewhere), 0);
 	fx_end(&fx);
 }
 
