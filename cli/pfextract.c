@@ -63,9 +63,6 @@
 #if defined(__has_include) && __has_include(<sys/prctl.h>)
 #include <sys/prctl.h>
 #endif
-#if defined(__linux__)
-#include <sys/xattr.h>
-#endif
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -79,6 +76,7 @@
 #include "cli_words.h"
 #include "listing_out.h"
 #include "pfextract.h"
+#include "platform.h"
 #include "progress_out.h"
 
 /*
@@ -981,20 +979,16 @@ probe_chmod_dir(const char *path)
  * Give standard error's file a file capability (security.capability:
  * CAP_SETUID), through the descriptor held from before the confinement,
  * as a writer taken over would give one to a program it wrote there.
- * Return: 0, or errno (ENOSYS off Linux).
+ * Return: 0, or errno.
  */
 static int
 probe_setfcap(void)
 {
-#if defined(__linux__)
 	/* struct vfs_cap_data, revision 2, effective: CAP_SETUID. */
 	static const uint32_t cap[5] = { 0x02000001u, 1u << 7, 0, 0, 0 };
 
-	return fsetxattr(STDERR_FILENO, "security.capability", cap,
-	    sizeof(cap), 0) == -1 ? errno : 0;
-#else
-	return ENOSYS;
-#endif
+	return -plat_os_fsetxattr(STDERR_FILENO, "security.capability", cap,
+	    sizeof(cap));
 }
 
 /*
