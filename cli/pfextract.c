@@ -194,6 +194,11 @@ struct cli {
 	FILE *listing;		/* stdout, or --index-file */
 	struct progress prog;
 	const char *probe;	/* $PFEXTRACT_SANDBOX_PROBE, or NULL */
+	int archive_fd;		/* the archive's descriptor, or -1 */
+	const int *volumes;	/* -M: the other volumes' (NVOLUMES) */
+	size_t nvolumes;
+	struct stat archive_st;	/* the archive, where it is a file (probe) */
+	bool archive_file;
 	size_t not_found;	/* member operands that selected nothing */
 	size_t kept_old;	/* -k: entries refused as they exist */
 	size_t warnings;	/* the library's (report_warning()) */
@@ -975,6 +980,21 @@ probe_chmod_dir(const char *path)
 	return 0;
 }
 
+/* Does this process hold a descriptor of C's archive (its identity)
+ * among its first 1,024? */
+static bool
+holds_archive(const struct cli *c)
+{
+	struct stat st;
+	int fd;
+
+	for (fd = 0; fd < 1024; fd++)
+		if (fstat(fd, &st) == 0 && st.st_dev == c->archive_st.st_dev &&
+		    st.st_ino == c->archive_st.st_ino)
+			return true;
+	return false;
+}
+
 /*
  * Give standard error's file a file capability (security.capability:
  * CAP_SETUID), through the descriptor held from before the confinement,
@@ -999,10 +1019,12 @@ probe_setfcap(void)
  * in the child (if there is one) execute /bin/true -- and say on
  * standard error how each went, "probe: open EACCES", so that tests
  * watch the kernel refuse from outside.  What succeeds is left as it is
- * (PATH stays created).
+ * (PATH stays created).  Where the archive is a file, it also says
+ * whether this process still holds a descriptor of it ("probe: archive
+ * held", or "gone": let_archive_go()).
  */
 static void
-probe_sandbox(const char *path)
+probe_sandbox(const struct cli *c, const char *path)
 {
 	char *const argv[] = { "true", NULL };
 	char *const envp[] = { NULL };
@@ -1017,6 +1039,9 @@ probe_sandbox(const char *path)
 		(void)close(fd);
 	probe_say("chmod", probe_chmod_dir(path));
 	probe_say("setfcap", probe_setfcap());
+	if (c->archive_file)
+		fputs(holds_archive(c) ? "probe: archive held\n" :
+		    "probe: archive gone\n", stderr);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	probe_say("socket", fd == -1 ? errno : 0);
 	if (fd != -1)
@@ -1054,8 +1079,48 @@ probe_sandbox(const char *path)
 }
 
 /*
+ * Replace FD, where it is a regular file, by the read end of an empty
+ * pipe: the number stays open (main() closes it), the file is no longer
+ * held.
+ */
+static void
+let_go(int fd)
+{
+	struct stat st;
+	int p[2];
+
+	if (fd < 0 || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    pipe(p) == -1)
+		return;
+	(void)close(p[1]);
+	if (p[0] != fd && dup2(p[0], fd) == fd)
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	if (p[0] != fd)
+		(void)close(p[0]);
+}
+
+/*
+ * SECURITY: once confined, the writer needs no descriptor of the archive
+ * or its volumes: the decoder process reads them through its own.  Held,
+ * they kept the archive's own writable mount, which the read-only mounts
+ * cannot reach: a writer taken over could change the archive's mode and
+ * times through them, set-id bits too under -p (a polyglot archive that
+ * is also a program, made set-user-ID).  Each that is a file is let go.
+ */
+static void
+let_archive_go(const struct cli *c)
+{
+	size_t i;
+
+	let_go(c->archive_fd);
+	for (i = 0; i < c->nvolumes; i++)
+		let_go(c->volumes[i]);
+}
+
+/*
  * The library's confined hook: the process has just been confined, no
- * archive byte is read yet.  Say what holds (-vv), and run the probe.
+ * archive byte is read yet.  Say what holds (-vv), let the archive go
+ * (let_archive_go()), and run the probe.
  */
 static void
 on_confined(void *arg, const struct pfx_sandbox_info *info)
@@ -1073,11 +1138,13 @@ on_confined(void *arg, const struct pfx_sandbox_info *info)
 		fputs(child ? " (the decoder process; this one publishes)\n" :
 		    "\n", stderr);
 	}
+	if (!child)
+		let_archive_go(c);
 	if (c->probe != NULL && child)
 		fputs("probe: skipped (--atomic confines the decoder "
 		    "process only)\n", stderr);
 	else if (c->probe != NULL)
-		probe_sandbox(c->probe);
+		probe_sandbox(c, c->probe);
 }
 
 /*
@@ -1738,6 +1805,11 @@ main(int argc, char **argv)
 	if (a.mode == 'x' && a.verbose > 0 && !a.report_json)
 		a.opt.queued = report_queued;
 	a.opt.hooks.arg = &c;
+	c.archive_fd = in.fd;
+	c.volumes = volumes;
+	c.nvolumes = a.nvolumes;
+	c.archive_file = in.fd >= 0 && fstat(in.fd, &c.archive_st) == 0 &&
+	    S_ISREG(c.archive_st.st_mode);
 	c.probe = getenv(PROBE_ENV);
 	if (c.probe != NULL && c.probe[0] == '\0')
 		c.probe = NULL;
@@ -1751,7 +1823,7 @@ main(int argc, char **argv)
 			fputs("sandbox: off (--no-sandbox)\n", stderr);
 		}
 		if (c.probe != NULL)
-			probe_sandbox(c.probe);
+			probe_sandbox(&c, c.probe);
 	}
 	if (res.status == PFX_FATAL)
 		status = PFX_FATAL;

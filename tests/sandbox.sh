@@ -74,6 +74,9 @@ else
 	chmod_on="probe: chmod OK" open_on="probe: open EACCES"
 fi
 
+# The archive (a file): the confined writer lets its descriptor go, as
+# the decoder process reads it through its own; unconfined, the process
+# reads it, and holds it.
 # A file capability given to standard error's file (outside DEST, opened
 # before the confinement), through that descriptor: the confined writer
 # keeps no CAP_SETFCAP (plat_os_keep_file_caps()), so it is refused; root
@@ -109,7 +112,8 @@ compare() {
 		ok
 	fi
 	for want in "$open_on" "probe: socket EPERM" \
-	    "probe: fork EPERM" "$chmod_on" "probe: setfcap EPERM"; do
+	    "probe: fork EPERM" "$chmod_on" "probe: setfcap EPERM" \
+	    "probe: archive gone"; do
 		if grep -qx "$want" "$T/on.err"; then ok; else
 			bad "$name: no '$want' in: $(grep probe: "$T/on.err")"
 		fi
@@ -119,7 +123,8 @@ compare() {
 	    2> "$T/off.err"
 	rc_off=$?
 	for want in "probe: open OK" "probe: socket OK" "probe: fork OK" \
-	    "probe: execve OK" "probe: chmod OK" "$setfcap_off"; do
+	    "probe: execve OK" "probe: chmod OK" "$setfcap_off" \
+	    "probe: archive held"; do
 		if grep -qx "$want" "$T/off.err"; then ok; else
 			bad "$name: unconfined, no '$want' in: $(grep probe: "$T/off.err")"
 		fi
