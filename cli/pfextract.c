@@ -197,7 +197,8 @@ struct cli {
 	int archive_fd;		/* the archive's descriptor, or -1 */
 	const int *volumes;	/* -M: the other volumes' (NVOLUMES) */
 	size_t nvolumes;
-	struct stat archive_st;	/* the archive, where it is a file (probe) */
+	struct stat archive_st;	/* the probe's: the archive, where it is a
+				   file (ARCHIVE_FILE) */
 	bool archive_file;
 	size_t not_found;	/* member operands that selected nothing */
 	size_t kept_old;	/* -k: entries refused as they exist */
@@ -1089,14 +1090,14 @@ let_go(int fd)
 	struct stat st;
 	int p[2];
 
+	/* FD is open: the pipe's ends are other numbers. */
 	if (fd < 0 || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
 	    pipe(p) == -1)
 		return;
 	(void)close(p[1]);
-	if (p[0] != fd && dup2(p[0], fd) == fd)
+	if (dup2(p[0], fd) == fd)
 		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	if (p[0] != fd)
-		(void)close(p[0]);
+	(void)close(p[0]);
 }
 
 /*
@@ -1808,11 +1809,11 @@ main(int argc, char **argv)
 	c.archive_fd = in.fd;
 	c.volumes = volumes;
 	c.nvolumes = a.nvolumes;
-	c.archive_file = in.fd >= 0 && fstat(in.fd, &c.archive_st) == 0 &&
-	    S_ISREG(c.archive_st.st_mode);
 	c.probe = getenv(PROBE_ENV);
 	if (c.probe != NULL && c.probe[0] == '\0')
 		c.probe = NULL;
+	c.archive_file = c.probe != NULL && in.fd >= 0 &&
+	    fstat(in.fd, &c.archive_st) == 0 && S_ISREG(c.archive_st.st_mode);
 	if (a.sandbox != XTR_SANDBOX_OFF)
 		a.opt.flags |= PFX_OPT_SANDBOX;
 	if (a.sandbox == XTR_SANDBOX_REQUIRE)
