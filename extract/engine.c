@@ -788,7 +788,7 @@ open_wire(struct xtr *x, const struct xtr_in *src)
 static unsigned int
 dec_flags(const struct xtr *x)
 {
-	return x->one_cpu ? XTR_DEC_INLINE : 0;
+	return x->cpus < 2 ? XTR_DEC_INLINE : 0;
 }
 
 /*
@@ -1028,7 +1028,6 @@ begin(struct xtr *x, int dirfd, const char *dest,
 	/* Counted before this process, or its decoder process, confines
 	 * itself: Landlock may deny the cgroup's files under /sys. */
 	x->cpus = opt->cpus != 0 ? opt->cpus : plat_thread_cpus();
-	x->one_cpu = x->cpus < 2;
 	if (opt->timeout != 0) {
 		(void)clock_gettime(CLOCK_MONOTONIC, &x->deadline);
 		x->deadline.tv_sec += (time_t)opt->timeout;

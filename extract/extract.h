@@ -227,14 +227,13 @@ struct xtr {
 	const struct xtr_worker *worker;	/* its calls, set by async.c
 					   while it runs (worker.c) */
 	/*
-	 * The process may use one CPU only (pfx_options.cpus, or
-	 * plat_thread_cpus() counted in begin(), before any confinement
-	 * hides the cgroup): no thread is started that would only hand
-	 * work over -- no worker, and the decoders run on the reading
-	 * thread (XTR_DEC_INLINE), here or in the decoder process.
+	 * The CPUs planned for (pfx_options.cpus, or plat_thread_cpus()
+	 * counted in begin(), before any confinement hides the cgroup).
+	 * On one, no thread is started that would only hand work over:
+	 * the decoders run on the reading thread (XTR_DEC_INLINE), here or
+	 * in the decoder process; below XTR_WORKER_MIN_CPUS, no worker.
 	 */
-	bool one_cpu;
-	unsigned int cpus;		/* the CPUs planned for, at the start */
+	unsigned int cpus;
 	/*
 	 * --symlinks=contain or root: the destination was empty when the
 	 * run began (begin()), so it held no link of before the run: there
