@@ -41,6 +41,18 @@
  *      act elsewhere; it is made again, a few times, and then fails the
  *      confinement (-ESTALE: another process that could make it fail at
  *      will must not be able to take it away).
+ *   1b. Each device or named pipe the process holds (a terminal,
+ *      /dev/null, a FIFO: standard output and error, most often) is
+ *      opened again through a read-only clone of its own mount, with
+ *      the original's access mode and status flags (clone_node()).  It
+ *      is written to as before: the kernel asks a mount's write access
+ *      only of regular files, directories and links.  Why: Landlock does
+ *      not check a chmod, chown, utimes or setxattr through a held
+ *      descriptor, nor can the filter tell one from the writer's own
+ *      files; as root, a writer taken over made its terminal 0666 (for
+ *      any user to read the keys typed in it) or chmod'ed /dev/null
+ *      through standard output.  One that cannot be opened twice (a
+ *      tape) is left as it is.
  *   2. unshare(CLONE_NEWNS): a private copy of the mount table, for
  *      this process only; the cwd and root move to the copy.  Every
  *      procfs mount of the copy is detached (detach_proc()): its magic
@@ -51,7 +63,7 @@
  *      call, so it cannot be undone.
  *   4. Each clone, opened as the original was (O_PATH or not, the
  *      close-on-exec flag kept), takes the original's number (dup3):
- *      the same directory, on a mount of its own.
+ *      the same directory (device, pipe), on a mount of its own.
  * Until step 4 nothing the caller sees has changed; a failure before
  * it leaves the process as it was, or in a copy of the mount table
  * that is just as writable.
@@ -104,9 +116,12 @@
  * thread would get the view (and unshare(CLONE_NEWUSER) needs one).
  * A process with some capabilities but not CAP_SYS_ADMIN gets no view
  * (EPERM): in a user namespace it would lose them.
- * What stays changeable through a descriptor: files (not directories)
- * opened before -- the archive, stdout -- as the filter cannot tell
- * them from the files the process makes.
+ * What stays changeable through a descriptor: regular files opened
+ * before -- the archive, a standard output redirected to a file -- as
+ * the filter cannot tell them from the files the process makes, and a
+ * read-only mount cannot be written through; in a user namespace
+ * (step 1b is not made there), devices and named pipes too.  The
+ * caller lets the first go, or relays it (pfextract(1)).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -150,6 +165,12 @@
 /* The most directory descriptors given a mount of their own. */
 #define VIEW_MAX_DIRS 64
 
+/* The most devices and named pipes given a mount of their own. */
+#define VIEW_MAX_NODES 16
+
+/* pipefs, where an anonymous pipe lives: nothing to reach by a name. */
+#define VIEW_PIPEFS_MAGIC 0x50495045
+
 struct view_dir {
 	int fd;		/* the caller's number */
 	int clone;	/* its replacement, on the cloned tree; -1: none yet */
@@ -159,6 +180,9 @@ struct view_dir {
 struct view {
 	struct view_dir dirs[VIEW_MAX_DIRS];
 	size_t n;
+	/* Devices and named pipes (step 1b); clone -1: left as it is. */
+	struct view_dir nodes[VIEW_MAX_NODES];
+	size_t nnodes;
 };
 
 static void
@@ -169,7 +193,11 @@ close_clones(struct view *v)
 	for (i = 0; i < v->n; i++)
 		if (v->dirs[i].clone >= 0)
 			(void)close(v->dirs[i].clone);
+	for (i = 0; i < v->nnodes; i++)
+		if (v->nodes[i].clone >= 0)
+			(void)close(v->nodes[i].clone);
 	v->n = 0;
+	v->nnodes = 0;
 }
 
 /* Does this process run one thread?  Return: 1, 0, or -errno. */
@@ -598,13 +626,44 @@ here(int fd, const struct stat *st)
 }
 
 /*
- * The directory descriptors this process holds, into V (clone -1).
- * Listed whole before any is cloned: /proc/self/fd read while the clones
- * are opened would list them too.  Return: 0, or -errno (-EMFILE past
- * VIEW_MAX_DIRS).
+ * Is FD, of status *ST, a device or a named pipe: a node of a file
+ * system that a descriptor lets the process chmod, chown, touch or tag
+ * (step 1b)?  Not an anonymous pipe or a socket, which no name reaches.
+ */
+static bool
+is_node(int fd, const struct stat *st)
+{
+	struct statfs fs;
+
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return true;
+	return S_ISFIFO(st->st_mode) && fstatfs(fd, &fs) == 0 &&
+	    fs.f_type != VIEW_PIPEFS_MAGIC;
+}
+
+/* Add FD, of descriptor flags FLAGS, to the N of LIST (CAP at most).
+ * Return: 0, or -EMFILE. */
+static int
+add_fd(struct view_dir *list, size_t *n, size_t cap, int fd, int flags)
+{
+	if (*n == cap)
+		return -EMFILE;
+	list[*n].fd = fd;
+	list[*n].clone = -1;
+	list[*n].cloexec = (flags & FD_CLOEXEC) != 0;
+	(*n)++;
+	return 0;
+}
+
+/*
+ * The directory descriptors this process holds, into V (clone -1), and
+ * with NODES its devices and named pipes too.  Listed whole before any
+ * is cloned: /proc/self/fd read while the clones are opened would list
+ * them too.  Return: 0, or -errno (-EMFILE past VIEW_MAX_DIRS or
+ * VIEW_MAX_NODES).
  */
 static int
-list_dirs(struct view *v)
+list_fds(struct view *v, bool nodes)
 {
 	DIR *d;
 	struct dirent *e;
@@ -614,34 +673,91 @@ list_dirs(struct view *v)
 	int flags, r = 0;
 
 	v->n = 0;
+	v->nnodes = 0;
 	d = opendir("/proc/self/fd");
 	if (d == NULL)
 		return -errno;
-	while ((e = readdir(d)) != NULL) {
+	while (r == 0 && (e = readdir(d)) != NULL) {
 		fd = strtol(e->d_name, &end, 10);
 		if (*end != '\0' || end == e->d_name || fd == dirfd(d) ||
-		    fstat((int)fd, &st) == -1 || !S_ISDIR(st.st_mode))
+		    fstat((int)fd, &st) == -1)
+			continue;
+		if (!S_ISDIR(st.st_mode) && !(nodes && is_node((int)fd, &st)))
 			continue;
 		flags = fcntl((int)fd, F_GETFD);
-		if (flags == -1 || v->n == VIEW_MAX_DIRS) {
-			r = flags == -1 ? -errno : -EMFILE;
-			break;
-		}
-		v->dirs[v->n].fd = (int)fd;
-		v->dirs[v->n].clone = -1;
-		v->dirs[v->n].cloexec = (flags & FD_CLOEXEC) != 0;
-		v->n++;
+		if (flags == -1)
+			r = -errno;
+		else if (S_ISDIR(st.st_mode))
+			r = add_fd(v->dirs, &v->n, VIEW_MAX_DIRS, (int)fd,
+			    flags);
+		else
+			r = add_fd(v->nodes, &v->nnodes, VIEW_MAX_NODES,
+			    (int)fd, flags);
 	}
 	(void)closedir(d);
-	if (r < 0)
+	if (r < 0) {
 		v->n = 0;
+		v->nnodes = 0;
+	}
 	return r;
+}
+
+/*
+ * Step 1b: open the device or named pipe FD again, through a detached
+ * read-only mount of its own, as FD is (access mode and status flags).
+ * A device or a pipe is written to on a read-only mount all the same
+ * (the kernel asks a mount's write access only of regular files,
+ * directories and links), while a chmod, chown, utimes or setxattr
+ * through the new descriptor meets EROFS.  Opened without blocking
+ * (a serial line waits for its carrier, a named pipe for a reader),
+ * then given FD's status flags.  Return: the descriptor, or -errno
+ * (one that cannot be opened twice: a tape).
+ */
+static int
+clone_node(int fd)
+{
+	struct mount_attr attr;
+	struct stat was, now;
+	char link[32];
+	int tree, nfd, fl, r;
+
+	fl = fcntl(fd, F_GETFL);
+	if (fl == -1 || fstat(fd, &was) == -1)
+		return -errno;
+	tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
+	    AT_EMPTY_PATH | O_CLOEXEC);
+	if (tree == -1)
+		return -errno;
+	memset(&attr, 0, sizeof(attr));
+	attr.attr_set = MOUNT_ATTR_RDONLY;
+	nfd = -1;
+	/* The magic link leads to the clone's mount, not FD's. */
+	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", tree);
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr,
+	    sizeof(attr)) == 0)
+		nfd = open(link, (fl & O_ACCMODE) | O_NONBLOCK | O_NOCTTY |
+		    O_CLOEXEC);
+	r = nfd == -1 ? -errno : 0;
+	(void)close(tree);
+	if (r < 0)
+		return r;
+	if (fstat(nfd, &now) == -1 || fcntl(nfd, F_SETFL, fl) == -1)
+		r = -errno;
+	else if (now.st_dev != was.st_dev || now.st_ino != was.st_ino ||
+	    now.st_rdev != was.st_rdev)
+		r = -ESTALE;
+	if (r < 0) {
+		(void)close(nfd);
+		return r;
+	}
+	return nfd;
 }
 
 /*
  * Step 1 (2' with AGAIN: each opened again by its path first): a clone
  * for every directory descriptor in V, writable for those of DESTFD's
- * directory alone.  Return: 0, or -errno with none left open.
+ * directory alone; and without AGAIN, step 1b for every device and named
+ * pipe.  Return: 0, or -errno with none left open.
  */
 static int
 clone_dirs(struct view *v, int destfd, bool again)
@@ -653,7 +769,7 @@ clone_dirs(struct view *v, int destfd, bool again)
 
 	if (fstat(destfd, &dst) == -1)
 		return -errno;
-	r = list_dirs(v);
+	r = list_fds(v, !again);
 	for (i = 0; r == 0 && i < v->n; i++) {
 		flags = fcntl(v->dirs[i].fd, F_GETFL);
 		if (flags == -1 || fstat(v->dirs[i].fd, &st) == -1) {
@@ -679,6 +795,11 @@ clone_dirs(struct view *v, int destfd, bool again)
 			break;
 		v->dirs[i].clone = r;
 		r = 0;
+	}
+	/* One that cannot be opened again is left as it is. */
+	for (i = 0; r == 0 && i < v->nnodes; i++) {
+		fd = clone_node(v->nodes[i].fd);
+		v->nodes[i].clone = fd < 0 ? -1 : fd;
 	}
 	if (r < 0)
 		close_clones(v);
@@ -779,7 +900,16 @@ put_clones(struct view *v)
 			r = -errno;
 		(void)close(v->dirs[i].clone);
 	}
+	for (i = 0; i < v->nnodes; i++) {
+		if (v->nodes[i].clone < 0)
+			continue;
+		if (dup3(v->nodes[i].clone, v->nodes[i].fd,
+		    v->nodes[i].cloexec ? O_CLOEXEC : 0) == -1)
+			r = -errno;
+		(void)close(v->nodes[i].clone);
+	}
 	v->n = 0;
+	v->nnodes = 0;
 	return r;
 }
 

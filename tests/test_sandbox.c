@@ -40,6 +40,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -2059,6 +2060,109 @@ Test(sandbox, preopened_outside_file_no_capability, .timeout = 30)
 	    "elsewhere/victim has a trusted.* attribute");
 	cr_expect_eq(unlink(victim), 0);
 	cr_expect_eq(rmdir(elsewhere), 0);
+	fx_end(&fx);
+}
+
+/* Expect NODE to have kept its status BEFORE (mode, owner, change
+ * time), then remove it. */
+static void
+expect_node_unchanged(const char *node, const struct stat *before)
+{
+	struct stat after;
+
+	cr_assert(stat(node, &after) == 0);
+	cr_expect(after.st_mode == before->st_mode &&
+	    after.st_uid == before->st_uid &&
+	    after.st_ctim.tv_sec == before->st_ctim.tv_sec &&
+	    after.st_ctim.tv_nsec == before->st_ctim.tv_nsec,
+	    "%s changed: mode %o owner %d", node, after.st_mode,
+	    (int)after.st_uid);
+	cr_expect_eq(unlink(node), 0);
+}
+
+/*
+ * Hold ELSEWHERE/null (a null device of the test's own) open to write
+ * and ELSEWHERE/fifo open to read and write without blocking, as
+ * pfextract holds its standard output and error on a device or a named
+ * pipe; confine; then through each: O->err[0], [1] fchmod; [2], [3]
+ * futimens; [4], [5] a user.* attribute; [6] a write to the device, [7]
+ * a write to the pipe read back through it (0: the bytes came back);
+ * [8] whether the pipe kept O_NONBLOCK and close-on-exec (0: both).
+ */
+static void
+attempt_preopened_nodes(struct fx *fx, unsigned int internal,
+    struct outcome *o)
+{
+	char path[PATH_MAX + 8], buf[4];
+	int fd[2], i, fl;
+
+	(void)snprintf(path, sizeof(path), "%s/null", elsewhere);
+	fd[0] = open(path, O_WRONLY | O_NOCTTY);
+	(void)snprintf(path, sizeof(path), "%s/fifo", elsewhere);
+	fd[1] = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd[0] < 0 || fd[1] < 0) {
+		o->confine = -errno;
+		return;
+	}
+	o->confine = plat_sandbox_confine(fx->dest, 0, internal, &o->info);
+	for (i = 0; i < 2; i++) {
+		o->err[i] = ok(fchmod(fd[i], 0666));
+		o->err[2 + i] = ok(futimens(fd[i], NULL));
+		o->err[4 + i] = ok(fsetxattr(fd[i], "user.pfx", "x", 1, 0));
+	}
+	o->err[6] = write(fd[0], "abc", 3) == 3 ? 0 : errno;
+	o->err[7] = write(fd[1], "abc", 3) == 3 && read(fd[1], buf, 3) == 3 &&
+	    memcmp(buf, "abc", 3) == 0 ? 0 : EIO;
+	fl = fcntl(fd[1], F_GETFL);
+	o->err[8] = fl != -1 && (fl & O_NONBLOCK) != 0 &&
+	    fcntl(fd[1], F_GETFD) == FD_CLOEXEC ? 0 : EINVAL;
+	(void)close(fd[0]);
+	(void)close(fd[1]);
+}
+
+/*
+ * SECURITY: a device or named pipe held from before the confinement
+ * (pfextract's standard output on /dev/null or a terminal, standard
+ * error on a FIFO) kept its writable mount, like a file: as root, a
+ * writer taken over made it world-writable, or changed its times or
+ * attributes, through the descriptor.  The view opens each again
+ * through a read-only mount of its own (view_linux.c, step 1b): every
+ * such change meets EROFS, and the device and the pipe work as before,
+ * with the same flags.
+ */
+Test(sandbox, preopened_nodes_read_only, .timeout = 30)
+{
+	struct stat before, null_st, fifo_st;
+	struct outcome o;
+	struct fx fx;
+	char victim[PATH_MAX + 8], node[PATH_MAX + 8];
+	size_t i;
+
+	if (geteuid() != 0 || !can_unshare_mounts())
+		cr_skip_test("no CAP_SYS_ADMIN: no read-only mounts");
+	fx_init(&fx);
+	make_elsewhere(0, victim, sizeof(victim), &before);
+	(void)snprintf(node, sizeof(node), "%s/null", elsewhere);
+	cr_assert(mknod(node, S_IFCHR | 0640, makedev(1, 3)) == 0,
+	    "mknod: %s", strerror(errno));
+	cr_assert(stat(node, &null_st) == 0);
+	(void)snprintf(node, sizeof(node), "%s/fifo", elsewhere);
+	cr_assert(mkfifo(node, 0640) == 0 && stat(node, &fifo_st) == 0);
+	in_confined_child(attempt_preopened_nodes, &fx, 0, &o);
+	cr_expect(readonly_mounts(&o.info), "%s", o.info.text);
+	for (i = 0; i < 6; i++)
+		cr_expect_eq(o.err[i], EROFS, "%s through the %s: %s, "
+		    "expected EROFS", i < 2 ? "fchmod" : i < 4 ? "futimens" :
+		    "fsetxattr", i % 2 == 0 ? "device" : "pipe",
+		    o.err[i] == 0 ? "it worked" : strerror(o.err[i]));
+	cr_expect_eq(o.err[6], 0, "write to the device: %s",
+	    strerror(o.err[6]));
+	cr_expect_eq(o.err[7], 0, "the pipe does not work as before");
+	cr_expect_eq(o.err[8], 0, "the pipe lost O_NONBLOCK or close-on-exec");
+	expect_node_unchanged(node, &fifo_st);
+	(void)snprintf(node, sizeof(node), "%s/null", elsewhere);
+	expect_node_unchanged(node, &null_st);
+	expect_victim_unchanged(victim, &before);
 	fx_end(&fx);
 }
 
