@@ -1013,10 +1013,29 @@ probe_setfcap(void)
 }
 
 /*
+ * Make FD's file writable by others, through FD, as a writer taken over
+ * would: a change outside DEST when FD is standard output or error, held
+ * from before the confinement.  Tests look at the file's mode after.
+ * Return: 0, or errno.
+ */
+static int
+probe_fchmod(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == -1 ||
+	    fchmod(fd, (st.st_mode & 07777) | S_IWOTH) == -1)
+		return errno;
+	return 0;
+}
+
+/*
  * The test seam PFEXTRACT_SANDBOX_PROBE=PATH: try what the sandbox
  * forbids -- create PATH for writing, set the mode PATH's directory has
- * (probe_chmod_dir()), give standard error's file a file capability
- * (probe_setfcap()), make an AF_INET socket, fork, and
+ * (probe_chmod_dir()), make standard output's and error's files
+ * writable by others through them (probe_fchmod()), give standard
+ * error's file a file capability (probe_setfcap()), make an AF_INET
+ * socket, fork, and
  * in the child (if there is one) execute /bin/true -- and say on
  * standard error how each went, "probe: open EACCES", so that tests
  * watch the kernel refuse from outside.  What succeeds is left as it is
@@ -1039,6 +1058,8 @@ probe_sandbox(const struct cli *c, const char *path)
 	if (fd != -1)
 		(void)close(fd);
 	probe_say("chmod", probe_chmod_dir(path));
+	probe_say("fchmod stdout", probe_fchmod(STDOUT_FILENO));
+	probe_say("fchmod stderr", probe_fchmod(STDERR_FILENO));
 	probe_say("setfcap", probe_setfcap());
 	if (c->archive_file)
 		fputs(holds_archive(c) ? "probe: archive held\n" :
@@ -1116,6 +1137,65 @@ let_archive_go(const struct cli *c)
 	let_go(c->archive_fd);
 	for (i = 0; i < c->nvolumes; i++)
 		let_go(c->volumes[i]);
+}
+
+/* The relay of outputs redirected to files, when there is one. */
+static struct plat_out_relay out_relay = { -1, -1, false };
+
+/*
+ * SECURITY: standard output or error redirected to a regular file
+ * (`2>>/var/log/x`) keeps its own writable mount in the confined
+ * writer: the read-only view reaches a terminal, /dev/null or a pipe
+ * (opened again through it), not a file open for writing, and the
+ * filter cannot tell its descriptor from those of the files pfextract
+ * makes.  Through it a writer taken over could make the file
+ * world-writable, change its times or ACL, and under -p make it
+ * set-user-ID.  Such an output is written by a relay process that
+ * parses nothing; this one writes into a pipe (plat_output_relay()).
+ * Only where the writer is confined: not under --atomic or
+ * --no-sandbox.  Return: 0, or -errno (nothing changed).
+ */
+static int
+relay_outputs(const struct xtr_args *a)
+{
+	static const int fds[2] = { STDOUT_FILENO, STDERR_FILENO };
+
+	if ((a->opt.flags & PFX_OPT_SANDBOX) == 0 ||
+	    (a->opt.flags & PFX_OPT_ATOMIC) != 0)
+		return 0;
+	/* What is buffered goes into the files, before the pipes. */
+	(void)fflush(NULL);
+	return plat_output_relay(fds, 2, &out_relay);
+}
+
+/*
+ * At the end: let the relay write all, and say if standard output's
+ * file could not take it (as flush_stdout() would have).  Closes
+ * standard output and error.  Return: 0, or -1 (output lost).
+ */
+static int
+end_relay(void)
+{
+	int e = 0, w;
+
+	if (out_relay.pid < 0)
+		return 0;
+	(void)fflush(NULL);
+	if (out_relay.first_alone) {
+		/* Its end alone: the relay says how its file took it while
+		 * standard error still reaches the user. */
+		(void)close(STDOUT_FILENO);
+		e = plat_output_relay_first(&out_relay);
+		if (e > 0 && caught != SIGPIPE) {
+			put_prog(stderr);
+			fprintf(stderr, "standard output: %s\n", strerror(e));
+			(void)fflush(stderr);
+		}
+	}
+	(void)close(STDOUT_FILENO);
+	(void)close(STDERR_FILENO);
+	w = plat_output_relay_wait(&out_relay);
+	return e != 0 || w != 0 ? -1 : 0;
 }
 
 /*
@@ -1826,6 +1906,15 @@ main(int argc, char **argv)
 		if (c.probe != NULL)
 			probe_sandbox(&c, c.probe);
 	}
+	if (res.status != PFX_FATAL && (rc = relay_outputs(&a)) < 0) {
+		put_prog(stderr);
+		fprintf(stderr, "standard output and error: cannot relay: "
+		    "%s\n", strerror(-rc));
+		/* Not relayed, they stay changeable by a writer taken
+		 * over: a gap in the sandbox, fatal only if required. */
+		if (a.sandbox == XTR_SANDBOX_REQUIRE)
+			res.status = PFX_FATAL;
+	}
 	if (res.status == PFX_FATAL)
 		status = PFX_FATAL;
 	else
@@ -1887,6 +1976,8 @@ main(int argc, char **argv)
 	if (caught == SIGPIPE)
 		(void)fflush(stdout);	/* the reader is gone: no message */
 	else if (flush_stdout() == -1)
+		rc = PFX_FATAL;
+	if (end_relay() == -1)
 		rc = PFX_FATAL;
 	if (caught != 0)
 		rc = 128 + caught;

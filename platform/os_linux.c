@@ -658,6 +658,26 @@ plat_os_reopen_readonly(int fd)
 }
 
 /* see platform.h */
+ssize_t
+plat_os_splice_out(int pipe_fd, int fd, size_t max)
+{
+	ssize_t n;
+
+	do
+		n = splice(pipe_fd, NULL, fd, NULL, max, SPLICE_F_MOVE);
+	while (n == -1 && errno == EINTR);
+	return n == -1 ? -errno : n;
+}
+
+/* see platform.h */
+void
+plat_os_pipe_grow(int fd)
+{
+	/* /proc/sys/fs/pipe-max-size, 1 MiB by default; less is fine. */
+	(void)fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+}
+
+/* see platform.h */
 void
 plat_os_wait_word(const uint32_t *addr, uint32_t val, int ms)
 {

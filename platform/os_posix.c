@@ -269,6 +269,23 @@ plat_os_reopen_readonly(int fd)
 }
 
 /* see platform.h */
+ssize_t
+plat_os_splice_out(int pipe_fd, int fd, size_t max)
+{
+	(void)pipe_fd;
+	(void)fd;
+	(void)max;
+	return -ENOSYS;
+}
+
+/* see platform.h */
+void
+plat_os_pipe_grow(int fd)
+{
+	(void)fd;
+}
+
+/* see platform.h */
 void
 plat_os_wait_word(const uint32_t *addr, uint32_t val, int ms)
 {

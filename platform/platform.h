@@ -404,6 +404,17 @@ int plat_os_pidfd_open(pid_t pid);
 int plat_os_reopen_readonly(int fd);
 
 /*
+ * Move at most MAX bytes from pipe PIPE_FD into file FD, no copy through
+ * user memory (splice(2)), and make pipe FD's buffer as large as an
+ * unprivileged process may (1 MiB by default): the output relay's
+ * fast path (relay.c).  Return: the bytes moved, 0 at the pipe's end, or
+ * -errno (-EINVAL: FD cannot take it, O_APPEND; -ENOSYS elsewhere:
+ * read(2) and write(2) then).
+ */
+ssize_t plat_os_splice_out(int pipe_fd, int fd, size_t max);
+void plat_os_pipe_grow(int fd);
+
+/*
  * May this process make and remove names in the directory open as DIRFD
  * (its write and search permissions, by the effective ids)?  On Linux an
  * attempt too, which Landlock and path-based LSMs answer: a file with no
@@ -599,6 +610,50 @@ bool plat_input_needs_relay(int fd);
  * or -errno (nothing changed).
  */
 int plat_input_relay(int *fds, size_t n);
+
+/*
+ * Could a confined writer holding output FD change the file itself
+ * (mode, times, attributes) through it?  A regular file open for
+ * writing: the read-only view reaches devices and pipes
+ * (view_linux.c), not it.
+ */
+bool plat_output_needs_relay(int fd);
+
+/* The most outputs one relay writes: standard output and error. */
+#define PLAT_OUT_RELAY_MAX 4
+
+struct plat_out_relay {
+	pid_t pid;		/* the relay, or -1: none */
+	int result;		/* the first output's result, or -1 */
+	bool first_alone;	/* its pipe is the first output's alone */
+};
+
+/*
+ * Put the write end of a pipe in the place of each of the N outputs
+ * FDS (at most PLAT_OUT_RELAY_MAX) that plat_output_needs_relay(), same
+ * number, and fork a relay that parses nothing and copies each pipe
+ * into its file (two numbers of one file share a pipe, which keeps
+ * their order).  *RL: the relay (pid -1 where none was needed).
+ * Return: 0, or -errno (nothing changed, unless a dup2 failed: then
+ * the relay runs).
+ */
+int plat_output_relay(const int *fds, size_t n, struct plat_out_relay *rl);
+
+/*
+ * Once the caller has closed FDS[0] (and RL->first_alone says no other
+ * number writes into its pipe), wait until the relay has written all of
+ * it.  Return: 0, or the errno of the first write into its file that
+ * failed (ENOSPC).
+ */
+int plat_output_relay_first(struct plat_out_relay *rl);
+
+/*
+ * Once the caller has closed every one of FDS, wait for the relay to
+ * have written all it was given and ended.  Return: 0; the errno of the
+ * first output's failed write (unless plat_output_relay_first() told
+ * it); EIO if the relay failed; or -errno of the wait.
+ */
+int plat_output_relay_wait(struct plat_out_relay *rl);
 
 /* --- sandbox_*.c ------------------------------------------------------ */
 

@@ -252,3 +252,307 @@ plat_input_relay(int *fds, size_t n)
 	}
 	return 0;
 }
+
+/*
+ * Outputs.  A regular file that standard output or error is redirected
+ * to keeps, in a confined writer, the mount it was opened on: the
+ * read-only view cannot reach a descriptor of it, nor reopen it for
+ * writing, and the filter cannot tell it from the writer's own files.
+ * A writer taken over could make it world-writable, change its times
+ * or its ACL through the descriptor (set-id bits too under -p).  So it
+ * is written by a relay that parses nothing: this process forks, the
+ * child holds the files and copies into them what comes down a pipe,
+ * and this process goes on with the pipes' write ends in their places.
+ * The caller waits for it before it ends (plat_output_relay_wait()), so
+ * that the files are whole when whoever waits for the caller goes on.
+ */
+
+struct out_pair {
+	int in, out;	/* the pipe's read end; the file */
+	int err;	/* the first write that failed, or 0 */
+	bool copy;	/* read(2) and write(2): no splice(2) into OUT */
+};
+
+/* see platform.h */
+bool
+plat_output_needs_relay(int fd)
+{
+	struct stat st;
+	int fl;
+
+	if (fd < 0 || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode))
+		return false;
+	fl = fcntl(fd, F_GETFL);
+	return fl != -1 && (fl & O_ACCMODE) != O_RDONLY;
+}
+
+/* Write all of BUF[0, LEN) to P's file, unless a write failed before.
+ * A failure is kept, and what follows is read and dropped: the writer
+ * must never wait on a full pipe. */
+static void
+out_put(struct out_pair *p, const unsigned char *buf, size_t len)
+{
+	ssize_t k;
+
+	while (p->err == 0 && len > 0) {
+		k = write(p->out, buf, len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			p->err = k < 0 ? errno : EIO;
+			break;
+		}
+		buf += k;
+		len -= (size_t)k;
+	}
+}
+
+/* Move what pipe P holds into its file with no copy, while that works
+ * (not into an O_APPEND file, nor after a failed write).  Return: the
+ * bytes moved, 0 at the pipe's end, or -1: read(2) it. */
+static ssize_t
+out_splice(struct out_pair *p)
+{
+	ssize_t k;
+
+	if (p->copy || p->err != 0)
+		return -1;
+	k = plat_os_splice_out(p->in, p->out, 1 << 20);
+	if (k >= 0 || k == -EAGAIN)
+		return k < 0 ? 1 : k;
+	if (k == -EINVAL || k == -ENOSYS)
+		p->copy = true;
+	else
+		p->err = (int)-k;
+	return -1;
+}
+
+/* Tell RESULT (then closed) the first failed write of P as one byte:
+ * its errno, 0 for none, EIO for one past a byte. */
+static void
+out_tell(int *result, const struct out_pair *p)
+{
+	unsigned char e = (unsigned char)(p->err > 0 && p->err < 256 ?
+	    p->err : p->err != 0 ? EIO : 0);
+
+	if (*result < 0)
+		return;
+	while (write(*result, &e, 1) == -1 && errno == EINTR)
+		continue;
+	(void)close(*result);
+	*result = -1;
+}
+
+/* The relay: copy each of the N pipes into its file until every one has
+ * ended, and tell RESULT how pipe FIRST went (n: none was the first
+ * output's) as soon as it has.  Never returns. */
+static void
+out_relay_main(struct out_pair *pairs, size_t n, size_t first, int result)
+{
+	const struct out_pair none = { -1, -1, 0, true };
+	static const int calm[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP,
+	    SIGPIPE };
+	static unsigned char buf[64 * 1024];
+	struct pollfd pfd[PLAT_OUT_RELAY_MAX];
+	int keep[2 * PLAT_OUT_RELAY_MAX + 1];
+	size_t i, live;
+	ssize_t k;
+
+	for (i = 0; i < n; i++) {
+		keep[2 * i] = pairs[i].in;
+		keep[2 * i + 1] = pairs[i].out;
+	}
+	keep[2 * n] = result;
+	if (plat_child_fds(keep, (int)(2 * n + 1)) < 0)
+		_exit(1);
+	/* A signal meant for the run stops the writer, which then closes
+	 * its ends: what it wrote till then is still written here. */
+	for (i = 0; i < sizeof(calm) / sizeof(calm[0]); i++)
+		(void)signal(calm[i], SIG_IGN);
+	for (i = 0; i < n; i++) {
+		pairs[i].in = keep[2 * i];
+		pairs[i].out = keep[2 * i + 1];
+	}
+	result = keep[2 * n];
+	for (;;) {
+		for (i = live = 0; i < n; i++) {
+			pfd[i].fd = pairs[i].in;
+			pfd[i].events = POLLIN;
+			live += pairs[i].in >= 0;
+		}
+		if (live == 0)
+			break;
+		if (poll(pfd, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(1);
+		}
+		for (i = 0; i < n; i++) {
+			if (pfd[i].fd < 0 || pfd[i].revents == 0)
+				continue;
+			k = out_splice(&pairs[i]);
+			if (k > 0)
+				continue;
+			if (k < 0)
+				k = read(pairs[i].in, buf, sizeof(buf));
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k > 0) {
+				out_put(&pairs[i], buf, (size_t)k);
+				continue;
+			}
+			(void)close(pairs[i].in);
+			pairs[i].in = -1;
+			if (i == first)
+				out_tell(&result, &pairs[i]);
+		}
+	}
+	out_tell(&result, first < n ? &pairs[first] : &none);
+	_exit(0);
+}
+
+/* Does FD name the same file as one of the N of FDS (identity)?  Its
+ * index, or N. */
+static size_t
+same_file(const int *fds, size_t n, int fd)
+{
+	struct stat a, b;
+	size_t i;
+
+	if (fstat(fd, &a) == -1)
+		return n;
+	for (i = 0; i < n; i++)
+		if (fstat(fds[i], &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			return i;
+	return n;
+}
+
+/* Close the ends of M pipes PIPES and RESULT's two. */
+static void
+close_pipes(int (*pipes)[2], size_t m, const int *result)
+{
+	size_t i;
+
+	for (i = 0; i < m; i++) {
+		(void)close(pipes[i][0]);
+		(void)close(pipes[i][1]);
+	}
+	if (result[0] >= 0) {
+		(void)close(result[0]);
+		(void)close(result[1]);
+	}
+}
+
+/* see platform.h */
+int
+plat_output_relay(const int *fds, size_t n, struct plat_out_relay *rl)
+{
+	struct out_pair pairs[PLAT_OUT_RELAY_MAX];
+	int pipes[PLAT_OUT_RELAY_MAX][2], files[PLAT_OUT_RELAY_MAX];
+	int result[2] = { -1, -1 };
+	size_t pipe_of[PLAT_OUT_RELAY_MAX], i, j, m = 0;
+	int r = 0;
+
+	rl->pid = -1;
+	rl->result = -1;
+	rl->first_alone = false;
+	if (n > PLAT_OUT_RELAY_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		pipe_of[i] = PLAT_OUT_RELAY_MAX;
+		if (!plat_output_needs_relay(fds[i]))
+			continue;
+		/* One file twice (2>&1, or >>log 2>>log): one pipe, so
+		 * that the two keep their order in it. */
+		j = same_file(files, m, fds[i]);
+		if (j < m) {
+			pipe_of[i] = j;
+			continue;
+		}
+		if (pipe(pipes[m]) == -1) {
+			r = -errno;
+			break;
+		}
+		files[m] = fds[i];
+		plat_os_pipe_grow(pipes[m][1]);
+		pairs[m].in = pipes[m][0];
+		pairs[m].out = fds[i];
+		pairs[m].err = 0;
+		pairs[m].copy = false;
+		pipe_of[i] = m++;
+	}
+	if (r == 0 && m == 0)
+		return 0;
+	if (r == 0 && pipe(result) == -1)
+		r = -errno;
+	if (r == 0) {
+		rl->pid = fork();
+		if (rl->pid == -1)
+			r = -errno;
+	}
+	if (r < 0) {
+		close_pipes(pipes, m, result);
+		rl->pid = -1;
+		return r;
+	}
+	if (rl->pid == 0)
+		out_relay_main(pairs, m, pipe_of[0] < m ? pipe_of[0] : m,
+		    result[1]);
+	/* Here: each output becomes its pipe's write end, same number. */
+	for (i = 0; i < n; i++)
+		if (pipe_of[i] < m && dup2(pipes[pipe_of[i]][1], fds[i]) == -1)
+			r = -errno;
+	/* The first output's pipe ends when its number is closed, unless
+	 * another number writes into it too. */
+	rl->first_alone = n > 0 && pipe_of[0] < m;
+	for (i = 1; i < n; i++)
+		if (pipe_of[i] == pipe_of[0])
+			rl->first_alone = false;
+	(void)close(result[1]);
+	result[1] = -1;
+	rl->result = result[0];
+	(void)fcntl(rl->result, F_SETFD, FD_CLOEXEC);
+	for (i = 0; i < m; i++) {
+		(void)close(pipes[i][0]);
+		(void)close(pipes[i][1]);
+	}
+	return r;
+}
+
+/* see platform.h */
+int
+plat_output_relay_first(struct plat_out_relay *rl)
+{
+	unsigned char e = 0;
+	ssize_t k;
+
+	if (rl->result < 0)
+		return 0;
+	do
+		k = read(rl->result, &e, 1);
+	while (k == -1 && errno == EINTR);
+	(void)close(rl->result);
+	rl->result = -1;
+	return k == 1 ? (int)e : EIO;
+}
+
+/* see platform.h */
+int
+plat_output_relay_wait(struct plat_out_relay *rl)
+{
+	int status, r = 0;
+
+	if (rl->result >= 0)
+		r = plat_output_relay_first(rl);
+	if (rl->pid <= 0)
+		return r;
+	while (waitpid(rl->pid, &status, 0) == -1)
+		if (errno != EINTR) {
+			rl->pid = -1;
+			return r != 0 ? r : -errno;
+		}
+	rl->pid = -1;
+	return r != 0 ? r : WIFEXITED(status) && WEXITSTATUS(status) == 0 ?
+	    0 : EIO;
+}

@@ -87,6 +87,30 @@ else
 	setfcap_off="probe: setfcap EPERM"
 fi
 
+# Standard output and error redirected to files (outside DEST, opened
+# before the confinement): the probe makes each writable by others
+# through its descriptor.  Confined, the writer holds only pipes to a
+# relay (plat_output_relay()), and the files keep their modes; root
+# unconfined changes them (so the probe can tell); the files are root's,
+# so nobody never does.
+if [ "$(id -u)" = 0 ]; then
+	outputs_off="642 642"
+else
+	outputs_off="640 640"
+fi
+
+# fresh_outputs FILE...: empty FILEs of mode 640, for the shell to write.
+fresh_outputs() {
+	for f in "$@"; do
+		rm -f "$f" && : > "$f" && chmod 640 "$f"
+	done
+}
+
+# modes FILE...: their modes, on one line.
+modes() {
+	stat -c %a "$@" | tr '\n' ' ' | sed 's/ $//'
+}
+
 # compare NAME ARCHIVE OPTIONS...: extract confined, with the probe, and
 # with --no-sandbox; the trees, exit statuses and reports must be the
 # same, and the probe refused only in the confined run.  In $W (the
@@ -103,9 +127,14 @@ compare() {
 	else
 		mkdir "$W/on" "$W/off"
 	fi
+	fresh_outputs "$T/on.json" "$T/on.err" "$T/off.json" "$T/off.err"
 	PFEXTRACT_SANDBOX_PROBE="$W/probe-file" $AS "$pfx" -x -f "$archive" \
 	    -C "$W/on" --report=json "$@" > "$T/on.json" 2> "$T/on.err"
 	rc_on=$?
+	if [ "$(modes "$T/on.json" "$T/on.err")" = "640 640" ]; then ok; else
+		bad "$name: the confined probe changed its outputs: $(modes \
+		    "$T/on.json" "$T/on.err")"
+	fi
 	if [ -e "$W/probe-file" ]; then
 		bad "$name: the confined probe created its file"
 	else
@@ -122,6 +151,12 @@ compare() {
 	    -C "$W/off" --report=json --no-sandbox "$@" > "$T/off.json" \
 	    2> "$T/off.err"
 	rc_off=$?
+	if [ "$(modes "$T/off.json" "$T/off.err")" = "$outputs_off" ]; then
+		ok
+	else
+		bad "$name: unconfined, outputs $(modes "$T/off.json" \
+		    "$T/off.err"), expected $outputs_off"
+	fi
 	for want in "probe: open OK" "probe: socket OK" "probe: fork OK" \
 	    "probe: execve OK" "probe: chmod OK" "$setfcap_off" \
 	    "probe: archive held"; do
@@ -361,6 +396,81 @@ rm -rf "$T/v" && mkdir "$T/v"
 "$pfx" -xf "$T/a.tgz" -C "$T/v" --symlinks=contain > /dev/null 2> "$T/v.err"
 if [ ! -s "$T/v.err" ]; then ok; else bad "quiet run wrote: $(cat "$T/v.err")"; fi
 
+# Standard output on a device (a null device of the test's own) and
+# standard error on a named pipe, as root behind read-only mounts: the
+# view opens each again through a read-only mount of its own
+# (view_linux.c, step 1b), so the probe's chmod through them meets EROFS
+# and their modes stay; everything written still arrives.  Unconfined,
+# the probe changes both (so it can tell).
+if [ "$(id -u)" = 0 ] && [ "$chmod_on" = "probe: chmod EROFS" ] &&
+    mknod -m 640 "$T/out-null" c 1 3 2>/dev/null && mkfifo -m 640 "$T/out-fifo"; then
+	for how in on off; do
+		rm -rf "$T/dv" && mkdir "$T/dv"
+		cat "$T/out-fifo" > "$T/out-fifo.txt" &
+		if [ "$how" = on ]; then set --; else set -- --no-sandbox; fi
+		PFEXTRACT_SANDBOX_PROBE="$T/probe-file" "$pfx" -xvf "$T/a.tgz" \
+		    --symlinks=contain \
+		    -C "$T/dv" "$@" > "$T/out-null" 2> "$T/out-fifo"
+		rc=$?
+		wait
+		rm -f "$T/probe-file"
+		if [ "$how" = on ]; then
+			want="640 640" e=EROFS
+		else
+			want="642 642" e=OK
+		fi
+		if [ "$rc" = 0 ] && [ "$(modes "$T/out-null" "$T/out-fifo")" = "$want" ] &&
+		    grep -qx "probe: fchmod stdout $e" "$T/out-fifo.txt" &&
+		    grep -qx "probe: fchmod stderr $e" "$T/out-fifo.txt" &&
+		    grep -q '^probe: execve\|^probe: fork EPERM' "$T/out-fifo.txt"; then
+			ok
+		else
+			bad "device and FIFO outputs, $how: exit $rc, modes $(modes \
+			    "$T/out-null" "$T/out-fifo"), $(grep probe "$T/out-fifo.txt" | tr '\n' ' ')"
+		fi
+		chmod 640 "$T/out-null" "$T/out-fifo"
+	done
+	rm -f "$T/out-null" "$T/out-fifo" "$T/out-fifo.txt"
+fi
+
+# Standard output relayed into a file on a full file system: the write
+# error is the run's, said as without the relay (exit 2, "standard
+# output: No space left on device"), and standard error still says it.
+if [ "$(id -u)" = 0 ] && mkdir "$T/full" &&
+    mount -t tmpfs -o size=8k tmpfs "$T/full" 2>/dev/null; then
+	head -c 65536 /dev/zero > "$T/full/fill" 2>/dev/null
+	for o in "" --no-sandbox; do
+		# shellcheck disable=SC2086 # O is one option or none
+		"$pfx" -tvf "$T/a.tgz" $o > "$T/full/list" 2> "$T/full.err"
+		rc=$?
+		if [ "$rc" = 2 ] && grep -qx \
+		    'pfextract: standard output: No space left on device' \
+		    "$T/full.err"; then ok; else
+			bad "stdout on a full disk ($o): exit $rc: $(cat "$T/full.err")"
+		fi
+		rm -f "$T/full/list"
+	done
+	umount "$T/full"
+	rmdir "$T/full"
+fi
+
+# Standard output and error into one file (>f 2>&1) go through one pipe:
+# the relay keeps their order, the same lines in the same order as
+# unconfined.
+for o in "" --no-sandbox; do
+	rm -rf "$T/one" && mkdir "$T/one"
+	# shellcheck disable=SC2086 # O is one option or none
+	"$pfx" -xvvf "$T/demo.tgz" -C "$T/one" $o --warning=all \
+	    > "$T/one${o}.out" 2>&1
+done
+if [ -s "$T/one.out" ] && cmp -s "$T/one.out" "$T/one--no-sandbox.out"; then
+	ok
+else
+	bad "one file for both outputs: $(diff "$T/one.out" \
+	    "$T/one--no-sandbox.out" | head -4)"
+fi
+rm -rf "$T/one" "$T/one.out" "$T/one--no-sandbox.out"
+
 # --sandbox=require holds here; a bad value is a usage error.
 rm -rf "$T/v" && mkdir "$T/v"
 if "$pfx" -xf "$T/a.tgz" -C "$T/v" --sandbox=require --symlinks=contain &&
@@ -476,7 +586,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null &&
 	chmod 711 "$T"
 	W=$T/nobody TPL=$T/nobody-tpl
 	AS="setpriv --reuid=65534 --regid=65534 --groups=100"
-	setfcap_off="probe: setfcap EPERM"
+	setfcap_off="probe: setfcap EPERM" outputs_off="640 640"
 	mkdir "$W" "$TPL" "$TPL/g" "$TPL/ro" "$TPL/sub"
 	printf 'old\n' > "$TPL/rootfile"
 	printf 'old\n' > "$TPL/old"
@@ -522,7 +632,7 @@ EOF
 	else
 		ok
 	fi
-	W=$T AS='' TPL='' setfcap_off="probe: setfcap OK"
+	W=$T AS='' TPL='' setfcap_off="probe: setfcap OK" outputs_off="642 642"
 fi
 
 echo "sandbox: $pass passed, $fail failed"
