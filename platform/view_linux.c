@@ -94,7 +94,9 @@
  *      a mount with the same flags, then cloned as in step 1.  One
  *      that is not the destination and has no path here (removed
  *      since, which a caller may hand down) means no view (-ENOENT),
- *      not -ESTALE.
+ *      not -ESTALE.  So is each device and named pipe, for step 1b
+ *      (node_here(): by /proc's path alone; one not found there again
+ *      is left as it is).
  *   3'. Steps 3 and 4 as above (not 2b: the procfs mounts a user
  *      namespace inherits are locked to it, and through their links
  *      the process reaches only files its user may change anyway: a
@@ -119,9 +121,9 @@
  * What stays changeable through a descriptor: regular files opened
  * before -- the archive, a standard output redirected to a file -- as
  * the filter cannot tell them from the files the process makes, and a
- * read-only mount cannot be written through; in a user namespace
- * (step 1b is not made there), devices and named pipes too.  The
- * caller lets the first go, or relays it (pfextract(1)).
+ * read-only mount cannot be written through; and a device or pipe
+ * that step 1b could not open again.  The caller lets the archive go,
+ * and relays such an output (pfextract(1)).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -710,11 +712,14 @@ list_fds(struct view *v, bool nodes)
  * directories and links), while a chmod, chown, utimes or setxattr
  * through the new descriptor meets EROFS.  Opened without blocking
  * (a serial line waits for its carrier, a named pipe for a reader),
- * then given FD's status flags.  Return: the descriptor, or -errno
- * (one that cannot be opened twice: a tape).
+ * then given FD's status flags.  AT is FD, or (in a user namespace,
+ * whose mounts the process may clone only once they are its own) the
+ * same node looked up again by its path there (node_here()).
+ * Return: the descriptor, or -errno (one that cannot be opened twice:
+ * a tape).
  */
 static int
-clone_node(int fd)
+clone_node(int fd, int at)
 {
 	struct mount_attr attr;
 	struct stat was, now;
@@ -724,7 +729,7 @@ clone_node(int fd)
 	fl = fcntl(fd, F_GETFL);
 	if (fl == -1 || fstat(fd, &was) == -1)
 		return -errno;
-	tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
+	tree = (int)syscall(SYS_open_tree, at, "", OPEN_TREE_CLONE |
 	    AT_EMPTY_PATH | O_CLOEXEC);
 	if (tree == -1)
 		return -errno;
@@ -754,10 +759,47 @@ clone_node(int fd)
 }
 
 /*
+ * In a user namespace: device or named pipe FD looked up again by its
+ * path (/proc/self/fd), through no symbolic link, and proved to be the
+ * same node.  Return: the descriptor (O_PATH), or -errno (-ESTALE:
+ * not there, another, or no path: a node removed since).
+ */
+static int
+node_here(int fd)
+{
+	struct open_how how;
+	struct stat was, now;
+	char link[32], path[PATH_MAX];
+	ssize_t n;
+	int at;
+
+	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0 || n >= (ssize_t)sizeof(path) - 1 || path[0] != '/' ||
+	    fstat(fd, &was) == -1)
+		return -ESTALE;
+	path[n] = '\0';
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	at = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (at == -1)
+		return -ESTALE;
+	if (fstat(at, &now) == -1 || now.st_dev != was.st_dev ||
+	    now.st_ino != was.st_ino || now.st_rdev != was.st_rdev ||
+	    (now.st_mode & S_IFMT) != (was.st_mode & S_IFMT)) {
+		(void)close(at);
+		return -ESTALE;
+	}
+	return at;
+}
+
+/*
  * Step 1 (2' with AGAIN: each opened again by its path first): a clone
  * for every directory descriptor in V, writable for those of DESTFD's
- * directory alone; and without AGAIN, step 1b for every device and named
- * pipe.  Return: 0, or -errno with none left open.
+ * directory alone; and step 1b for every device and named pipe (with
+ * AGAIN, each looked up again by its path first).  Return: 0, or -errno
+ * with none left open.
  */
 static int
 clone_dirs(struct view *v, int destfd, bool again)
@@ -769,7 +811,7 @@ clone_dirs(struct view *v, int destfd, bool again)
 
 	if (fstat(destfd, &dst) == -1)
 		return -errno;
-	r = list_fds(v, !again);
+	r = list_fds(v, true);
 	for (i = 0; r == 0 && i < v->n; i++) {
 		flags = fcntl(v->dirs[i].fd, F_GETFL);
 		if (flags == -1 || fstat(v->dirs[i].fd, &st) == -1) {
@@ -798,8 +840,13 @@ clone_dirs(struct view *v, int destfd, bool again)
 	}
 	/* One that cannot be opened again is left as it is. */
 	for (i = 0; r == 0 && i < v->nnodes; i++) {
-		fd = clone_node(v->nodes[i].fd);
-		v->nodes[i].clone = fd < 0 ? -1 : fd;
+		fd = again ? node_here(v->nodes[i].fd) : v->nodes[i].fd;
+		v->nodes[i].clone = fd < 0 ? -1 :
+		    clone_node(v->nodes[i].fd, fd);
+		if (v->nodes[i].clone < 0)
+			v->nodes[i].clone = -1;
+		if (again && fd >= 0)
+			(void)close(fd);
 	}
 	if (r < 0)
 		close_clones(v);

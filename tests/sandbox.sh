@@ -632,6 +632,35 @@ EOF
 	else
 		ok
 	fi
+	# Standard error on a FIFO of nobody's own, which nobody may chmod:
+	# in the user namespace's view it is opened again by its path on a
+	# read-only mount of its own (node_here()), so the probe's chmod
+	# meets EROFS; unconfined it works (so the probe can tell).
+	mkfifo -m 640 "$W/err-fifo" && chown 65534 "$W/err-fifo"
+	for how in on off; do
+		rm -rf "$W/dv" && mkdir "$W/dv" && chown 65534 "$W/dv"
+		cat "$W/err-fifo" > "$T/err-fifo.txt" &
+		if [ "$how" = on ]; then set --; else set -- --no-sandbox; fi
+		PFEXTRACT_SANDBOX_PROBE="$W/probe-file" $AS "$pfx" \
+		    -xf "$T/nobody.tar" -C "$W/dv" "$@" 2> "$W/err-fifo"
+		wait
+		rm -f "$W/probe-file"
+		if [ "$how" = on ]; then
+			want=640 e=EROFS
+		else
+			want=642 e=OK
+		fi
+		if [ "$(modes "$W/err-fifo")" = "$want" ] &&
+		    grep -qx "probe: fchmod stderr $e" "$T/err-fifo.txt"; then
+			ok
+		else
+			bad "nobody, FIFO output, $how: mode $(modes \
+			    "$W/err-fifo"), $(grep probe "$T/err-fifo.txt" |
+			    tr '\n' ' ')"
+		fi
+		chmod 640 "$W/err-fifo"
+	done
+	rm -rf "$W/err-fifo" "$T/err-fifo.txt" "$W/dv"
 	W=$T AS='' TPL='' setfcap_off="probe: setfcap OK" outputs_off="642 642"
 fi
 
