@@ -1019,6 +1019,13 @@ take_iconv_lock(int ready)
 	(void)close(ready);
 }
 
+/*
+ * The tasks a decoder process may hold (plat_os_bound_tasks()): itself,
+ * its decoding thread, xz's threads and a zip's pool (one a CPU each, at
+ * most), and room for a sanitizer's.
+ */
+#define XTR_DECODER_TASKS(cpus) (2u * (cpus) + 16u)
+
 _Static_assert(1 + PFX_MAX_VOLUMES <= PLAT_RELAY_MAX,
     "the relay takes the archive and every volume");
 
@@ -1037,7 +1044,7 @@ xtr_child_main(int fd, int ready, pid_t parent, struct wire_ring *ring,
 	int keep[1 + PFX_MAX_VOLUMES], vols[PFX_MAX_VOLUMES];
 	int n = 1, r, open_err = 0;
 	size_t i, nvol = 0;
-	pid_t self = getpid();
+	pid_t self = getpid(), up;
 
 	take_iconv_lock(ready);
 	reset_signals();
@@ -1170,6 +1177,30 @@ xtr_child_main(int fd, int ready, pid_t parent, struct wire_ring *ring,
 		memset(&info, 0, sizeof(info));
 		(void)snprintf(info.text, sizeof(info.text), "none: cannot "
 		    "unmap shared memory: %s", strerror(-r));
+		send_buf(fd, m, wire_put_confined(m, r, &info));
+		_exit(0);
+	}
+	/*
+	 * SECURITY: a bounded number of threads (plat_os_bound_tasks()):
+	 * what decoding starts (a thread, xz's and a zip's, one a CPU
+	 * each) and room; a decoder taken over that started threads
+	 * until the kernel's threads-max left no process on the machine
+	 * able to fork, until a deadline ended it.  After /proc is read
+	 * (the new identity cannot), before the capabilities go (root's
+	 * change of identity needs them).  A failure is a gap in the
+	 * sandbox: fatal when it is required, as the others.
+	 */
+	up = getppid();		/* ours, or the relay */
+	r = plat_os_bound_tasks(XTR_DECODER_TASKS(child_cpus));
+#ifdef PR_SET_PDEATHSIG
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);	/* cleared by a new id */
+#endif
+	if (getppid() != up)
+		_exit(1);
+	if (r < 0 && (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0) {
+		memset(&info, 0, sizeof(info));
+		(void)snprintf(info.text, sizeof(info.text), "none: cannot "
+		    "bound its threads: %s", strerror(-r));
 		send_buf(fd, m, wire_put_confined(m, r, &info));
 		_exit(0);
 	}

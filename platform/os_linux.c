@@ -15,6 +15,7 @@
 #include <linux/futex.h>
 #include <linux/openat2.h>
 #include <pthread.h>
+#include <grp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -655,6 +656,36 @@ plat_os_reopen_readonly(int fd)
 		return -e;
 	}
 	return nfd;
+}
+
+/* see platform.h */
+int
+plat_os_bound_tasks(unsigned int n)
+{
+	const struct rlimit inf = { RLIM_INFINITY, RLIM_INFINITY };
+	struct rlimit rl;
+	bool root = getuid() == 0, alone;
+
+	if (root) {
+		/* Raised first where it may be (CAP_SYS_RESOURCE): a user
+		 * namespace made below takes the limit of its parent's
+		 * level (all of the identity's tasks) from this one. */
+		(void)setrlimit(RLIMIT_NPROC, &inf);
+		if (setgroups(0, NULL) == -1 ||
+		    setresgid(PLAT_DECODER_ID, PLAT_DECODER_ID,
+		    PLAT_DECODER_ID) == -1 ||
+		    setresuid(PLAT_DECODER_ID, PLAT_DECODER_ID, 0) == -1)
+			return -errno;
+	}
+	/* Its tasks counted on their own: (namespace, user). */
+	alone = unshare(CLONE_NEWUSER) == 0;
+	if (!alone && !root)
+		return 1;	/* the user's own RLIMIT_NPROC */
+	rl.rlim_cur = (rlim_t)n + (alone ? 0 : PLAT_TASKS_SLACK);
+	rl.rlim_max = rl.rlim_cur;
+	if (setrlimit(RLIMIT_NPROC, &rl) == -1)
+		return -errno;
+	return alone ? 0 : 1;
 }
 
 /* see platform.h */

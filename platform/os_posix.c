@@ -269,6 +269,14 @@ plat_os_reopen_readonly(int fd)
 }
 
 /* see platform.h */
+int
+plat_os_bound_tasks(unsigned int n)
+{
+	(void)n;
+	return -ENOSYS;
+}
+
+/* see platform.h */
 ssize_t
 plat_os_splice_out(int pipe_fd, int fd, size_t max)
 {

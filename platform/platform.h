@@ -451,6 +451,30 @@ void plat_os_shared_unmap(void *p, size_t len);
  */
 int plat_os_drop_privileges(void);
 
+/* The identity a root process's decoder takes (plat_os_bound_tasks()):
+ * no user's, no file's, so that no other process may signal it. */
+#define PLAT_DECODER_ID 2147483646u
+
+/*
+ * In a process just forked to run untrusted code, before it confines
+ * itself: let it hold at most N tasks (itself and its threads), so that
+ * code taken over cannot exhaust the system's threads and PIDs (every
+ * fork on the machine then fails).  The kernel bounds tasks only by
+ * RLIMIT_NPROC, counted per real user and never for root: a root
+ * process first takes PLAT_DECODER_ID as its real and effective user
+ * and group (no supplementary group), its saved user ID staying root's
+ * so that its parent may still signal it; and where a user namespace
+ * can be made, the process moves into one, where its tasks are counted
+ * apart from its user's others.  Else its user's (PLAT_DECODER_ID's)
+ * other tasks count too, and N + PLAT_TASKS_SLACK is the limit; an
+ * ordinary user's is then left as it was (its own RLIMIT_NPROC).
+ * Changing the user clears PR_SET_PDEATHSIG: the caller sets it again.
+ * Return: 0 (its own N), 1 (shared, with slack), or -errno (not
+ * bounded; the identity may be half changed).
+ */
+int plat_os_bound_tasks(unsigned int n);
+#define PLAT_TASKS_SLACK 1024u
+
 /*
  * In a process that confines itself to write a destination: keep, of the
  * capabilities it has, only those that writing files as root needs --

@@ -36,6 +36,9 @@
  *			stdin) its parent is the relay, which SIGTERM ends
  *			(tests/hostile_stdio.py)
  *	spin		ignore SIGTERM, loop on the CPU sending nothing
+ *	threads		start threads (32 KiB stacks) until refused, up to
+ *			2,000; if more than 1,000 came, send a THREADED
+ *			entry; let them go; return
  *	hog		raise its memory limit, then allocate 4 GiB; if that
  *			works, send a FORGED entry; free it all; return
  *	hoard:HOW	hold 1 GiB that RLIMIT_DATA does not count: HOW is
@@ -95,6 +98,7 @@
 #include <glob.h>
 #include <linux/fs.h>
 #include <mqueue.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -328,6 +332,45 @@ harm_fork(const char *path)
 	(void)clone(vforked, stack[0] + sizeof(stack[0]), CLONE_VM |
 	    CLONE_VFORK | SIGCHLD, NULL);
 	(void)clone(late, stack[1] + sizeof(stack[1]), SIGCHLD, NULL);
+}
+
+/* threads: how many a decoder taken over tries to start, and past how
+ * many it counts as unbounded. */
+#define THREADS_TRY 2000
+#define THREADS_UNBOUNDED 1000
+
+/* A started thread waits for the pipe's write end to close. */
+static void *
+thread_wait(void *arg)
+{
+	char c;
+
+	(void)read(*(int *)arg, &c, 1);
+	return NULL;
+}
+
+/* Start threads until refused (EAGAIN: RLIMIT_NPROC) or THREADS_TRY,
+ * then let them all go.  Return: how many started. */
+static size_t
+harm_threads(void)
+{
+	static pthread_t t[THREADS_TRY];
+	pthread_attr_t attr;
+	size_t n = 0, i;
+	int p[2];
+
+	if (pipe(p) == -1 || pthread_attr_init(&attr) != 0 ||
+	    pthread_attr_setstacksize(&attr, 32 * 1024) != 0)
+		return 0;
+	while (n < THREADS_TRY &&
+	    pthread_create(&t[n], &attr, thread_wait, &p[0]) == 0)
+		n++;
+	(void)close(p[1]);
+	for (i = 0; i < n; i++)
+		(void)pthread_join(t[i], NULL);
+	(void)close(p[0]);
+	(void)pthread_attr_destroy(&attr);
+	return n;
 }
 
 static void
@@ -782,6 +825,9 @@ xtr_hostile(int fd)
 	} else if (strcmp(kind, "rt") == 0) {
 		if (harm_rt() > 0)
 			put_entry(fd, "PRIORITY");
+	} else if (strcmp(kind, "threads") == 0) {
+		if (harm_threads() > THREADS_UNBOUNDED)
+			put_entry(fd, "THREADED");
 	} else if (strcmp(kind, "hog") == 0) {
 		harm_memory(fd);
 	} else if (strcmp(kind, "hoard") == 0) {

@@ -233,7 +233,7 @@ check() {
 	esac
 	# What the case must come to, and how soon.
 	case $c in
-	fds|setid|hardlink|fork|signal|sched|rt|ipc|hold) want=0 limit=10000
+	fds|setid|hardlink|fork|signal|sched|rt|ipc|hold|threads) want=0 limit=10000
 	    text= ;;
 	hog|hoard:*) want=0 limit=25000 text= ;;
 	silent|urgent) want=2 limit=5000
@@ -331,7 +331,7 @@ late() {
 	fi
 }
 
-cases="fds setid hardlink fork signal sched rt hold hog hoard:shared hoard:memfd hoard:sysv
+cases="fds setid hardlink fork signal sched rt hold threads hog hoard:shared hoard:memfd hoard:sysv
 hoard:sockets hoard:pipes silent urgent spin linger lies:1 lies:2 lies:3 lies:4 lies:5 lies:6
 lies:7 lies:8 lies:9 empty raw"
 # System V IPC: made and read with util-linux's ipcmk and ipcs.
