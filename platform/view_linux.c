@@ -42,8 +42,9 @@
  *      confinement (-ESTALE: another process that could make it fail at
  *      will must not be able to take it away).
  *   1b. Each device or named pipe the process holds (a terminal,
- *      /dev/null, a FIFO: standard output and error, most often) is
- *      opened again through a read-only clone of its own mount, with
+ *      /dev/null, a FIFO: standard output and error, most often; of
+ *      devices, those an open gives again as they were: reopens_same())
+ *      is opened again through a read-only clone of its own mount, with
  *      the original's access mode and status flags (clone_node()).  It
  *      is written to as before: the kernel asks a mount's write access
  *      only of regular files, directories and links.  Why: Landlock does
@@ -51,8 +52,9 @@
  *      descriptor, nor can the filter tell one from the writer's own
  *      files; as root, a writer taken over made its terminal 0666 (for
  *      any user to read the keys typed in it) or chmod'ed /dev/null
- *      through standard output.  One that cannot be opened twice (a
- *      tape) is left as it is.
+ *      through standard output.  A device whose open makes a new
+ *      instance (/dev/ptmx, /dev/net/tun) or acts (a tape rewinds) is
+ *      left as it is, and so is one that cannot be opened again.
  *   2. unshare(CLONE_NEWNS): a private copy of the mount table, for
  *      this process only; the cwd and root move to the copy.  Every
  *      procfs mount of the copy is detached (detach_proc()): its magic
@@ -143,6 +145,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -628,17 +631,36 @@ here(int fd, const struct stat *st)
 }
 
 /*
- * Is FD, of status *ST, a device or a named pipe: a node of a file
- * system that a descriptor lets the process chmod, chown, touch or tag
- * (step 1b)?  Not an anonymous pipe or a socket, which no name reaches.
+ * Is character device RDEV one that an open of its node gives again
+ * as it was: a memory device (/dev/null, /dev/zero, /dev/full, the
+ * random ones, /dev/kmsg: major 1), a virtual console or serial line
+ * (4), /dev/tty or /dev/console (5, minors 0 and 1), a pseudo-terminal's
+ * side that a program writes to (136 to 143)?  Not a device whose open
+ * makes a new instance (/dev/ptmx, /dev/net/tun, /dev/fuse), nor one
+ * whose open acts (a tape rewinds): those are left as they are.
+ */
+static bool
+reopens_same(dev_t rdev)
+{
+	unsigned int maj = major(rdev), min = minor(rdev);
+
+	return maj == 1 || maj == 4 || (maj == 5 && min <= 1) ||
+	    (maj >= 136 && maj <= 143);
+}
+
+/*
+ * Is FD, of status *ST, a device or a named pipe that step 1b opens
+ * again: a node of a file system that a descriptor lets the process
+ * chmod, chown, touch or tag?  Not an anonymous pipe or a socket, which
+ * no name reaches.
  */
 static bool
 is_node(int fd, const struct stat *st)
 {
 	struct statfs fs;
 
-	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
-		return true;
+	if (S_ISCHR(st->st_mode))
+		return reopens_same(st->st_rdev);
 	return S_ISFIFO(st->st_mode) && fstatfs(fd, &fs) == 0 &&
 	    fs.f_type != VIEW_PIPEFS_MAGIC;
 }
@@ -715,8 +737,7 @@ list_fds(struct view *v, bool nodes)
  * then given FD's status flags.  AT is FD, or (in a user namespace,
  * whose mounts the process may clone only once they are its own) the
  * same node looked up again by its path there (node_here()).
- * Return: the descriptor, or -errno (one that cannot be opened twice:
- * a tape).
+ * Return: the descriptor, or -errno (one that cannot be opened twice).
  */
 static int
 clone_node(int fd, int at)
