@@ -319,6 +319,36 @@ for r in openat2 walk; do
 	    bad "moved $r: something outside the destination changed"
 done
 
+# A run stopped by SIGTERM to its process group (as a terminal's ^C or
+# a supervisor does) while the archive stalls in d/big, both outputs in
+# files: the writer holds only pipes to the relay, which ignores the
+# signal and writes to the end what the writer said (a/first listed,
+# "interrupted by SIGTERM" last); pfextract exits 143 once it has, and
+# no process of the run is left.
+rm -rf "$T/tm" && mkdir "$T/tm" && rm -f "$T/fifo" && mkfifo "$T/fifo"
+setsid "$pfx" -xvf "$T/fifo" -C "$T/tm" --idle-timeout=20 > "$T/tm.out" \
+    2> "$T/tm.err" &
+tpid=$!
+exec 3> "$T/fifo"
+head -c "$cut" "$T/mv.tar" >&3
+i=0
+while [ $i -lt 200 ] && ! writing_in "$T/tm/d" $tpid; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -TERM -"$tpid"
+wait $tpid
+rc=$?
+exec 3>&-
+if [ "$rc" = 143 ] && grep -qx 'a/first' "$T/tm.out" &&
+    [ "$(tail -1 "$T/tm.err")" = 'pfextract: interrupted by SIGTERM' ] &&
+    [ -z "$(ps -eo args | grep -F "$T/fifo" | grep -v grep)" ]; then
+	ok
+else
+	bad "SIGTERM with outputs in files: exit $rc, stdout $(cat "$T/tm.out"), stderr $(cat "$T/tm.err"), left: $(ps -eo pid,args | grep -F "$T/fifo" | grep -v grep)"
+fi
+rm -rf "$T/tm" "$T/tm.out" "$T/tm.err" "$T/fifo"
+
 # A device node already in the destination (a root's dev/null, made by
 # root): --backup moves it aside, --atomic's journal exchanges the new
 # file with it, each a rename that Landlock takes for making one.  The
