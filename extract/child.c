@@ -153,6 +153,28 @@ send_buf(int fd, const void *buf, size_t len)
 	send_iov(fd, &iov, 1);
 }
 
+/*
+ * Tell the parent, through socket FD, that this process could not
+ * confine itself: -errno R, said as "none: WHAT: ..." (WHAT NULL: the
+ * error alone), then end.  Never returns.
+ */
+static void
+refuse_confined(int fd, int r, const char *what)
+{
+	unsigned char m[WIRE_CONFINED_LEN + 8 + WIRE_TEXT_MAX];
+	struct pfx_sandbox_info info;
+
+	memset(&info, 0, sizeof(info));
+	if (what != NULL)
+		(void)snprintf(info.text, sizeof(info.text), "none: %s: %s",
+		    what, strerror(-r));
+	else
+		(void)snprintf(info.text, sizeof(info.text), "none: %s",
+		    strerror(-r));
+	send_buf(fd, m, wire_put_confined(m, r, &info));
+	_exit(0);
+}
+
 /* The CPU seconds the child may spend without sending (0: none). */
 static unsigned int stall_s;
 
@@ -1118,14 +1140,9 @@ xtr_child_main(int fd, int ready, pid_t parent, struct wire_ring *ring,
 	if (r == 0)
 		r = plat_child_fds(keep, n);
 	fd = keep[0];	/* the socket, whether or not it moved */
-	if (r < 0) {
-		/* Told as a confinement that failed (EMFILE, say). */
-		memset(&info, 0, sizeof(info));
-		(void)snprintf(info.text, sizeof(info.text), "none: %s",
-		    strerror(-r));
-		send_buf(fd, m, wire_put_confined(m, r, &info));
-		_exit(0);
-	}
+	/* Told as a confinement that failed (EMFILE, say). */
+	if (r < 0)
+		refuse_confined(fd, r, NULL);
 	input.path = NULL;
 	if (in->buf == NULL)
 		input.fd = n > 1 ? keep[1] : -1;
@@ -1173,13 +1190,8 @@ xtr_child_main(int fd, int ready, pid_t parent, struct wire_ring *ring,
 	    in->buf, in->buf != NULL ? in->len : 0);
 	/* The caller's buffer is such memory: it cannot be read safely. */
 	if (r == -EBUSY || (r < 0 &&
-	    (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)) {
-		memset(&info, 0, sizeof(info));
-		(void)snprintf(info.text, sizeof(info.text), "none: cannot "
-		    "unmap shared memory: %s", strerror(-r));
-		send_buf(fd, m, wire_put_confined(m, r, &info));
-		_exit(0);
-	}
+	    (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0))
+		refuse_confined(fd, r, "cannot unmap shared memory");
 	/*
 	 * SECURITY: a bounded number of threads (plat_os_bound_tasks()):
 	 * what decoding starts (a thread, xz's and a zip's, one a CPU
@@ -1197,13 +1209,8 @@ xtr_child_main(int fd, int ready, pid_t parent, struct wire_ring *ring,
 #endif
 	if (getppid() != up)
 		_exit(1);
-	if (r < 0 && (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0) {
-		memset(&info, 0, sizeof(info));
-		(void)snprintf(info.text, sizeof(info.text), "none: cannot "
-		    "bound its threads: %s", strerror(-r));
-		send_buf(fd, m, wire_put_confined(m, r, &info));
-		_exit(0);
-	}
+	if (r < 0 && (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
+		refuse_confined(fd, r, "cannot bound its threads");
 	/*
 	 * SECURITY: no privilege left to the code that parses: root's
 	 * capabilities and scheduling rights (plat_os_drop_privileges()).
@@ -1211,13 +1218,8 @@ xtr_child_main(int fd, int ready, pid_t parent, struct wire_ring *ring,
 	 * a gap in the sandbox: fatal when it is required, as the others.
 	 */
 	r = plat_os_drop_privileges();
-	if (r < 0 && (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0) {
-		memset(&info, 0, sizeof(info));
-		(void)snprintf(info.text, sizeof(info.text), "none: cannot "
-		    "drop privileges: %s", strerror(-r));
-		send_buf(fd, m, wire_put_confined(m, r, &info));
-		_exit(0);
-	}
+	if (r < 0 && (opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
+		refuse_confined(fd, r, "cannot drop privileges");
 	/* SECURITY: confined before the first archive byte is read. */
 	if ((opt->flags & PFX_OPT_SANDBOX_REQUIRE) != 0)
 		flags |= PFX_SANDBOX_REQUIRE;
