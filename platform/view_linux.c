@@ -494,10 +494,11 @@ dest_clone(int fd, int flags, const struct stat *dst)
 	return dir;
 }
 
-/* Look PATH up from our root, no symlink followed.  Return: the
- * descriptor (O_PATH), or -errno (-ESTALE: not there, or not from "/"). */
+/* Look PATH up from our root, no symlink followed, as a directory when
+ * TYPE is O_DIRECTORY (else 0: any node).  Return: the descriptor
+ * (O_PATH), or -errno (-ESTALE: not there, or not from "/"). */
 static int
-open_path(const char *path)
+open_path(const char *path, int type)
 {
 	struct open_how how;
 	int dir;
@@ -505,7 +506,7 @@ open_path(const char *path)
 	if (path[0] != '/')
 		return -ESTALE;	/* not reachable from our root */
 	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	how.flags = O_PATH | (uint64_t)type | O_NOFOLLOW | O_CLOEXEC;
 	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
 	dir = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 	if (dir == -1 && errno == ENOSYS)
@@ -579,7 +580,7 @@ reopen(int fd)
 		return r;
 	}
 	path[n] = '\0';
-	dir = open_path(path);
+	dir = open_path(path, O_DIRECTORY);
 	/* Down again, the last name kept first. */
 	for (p = names != NULL ? names + len : NULL; dir >= 0 && p != NULL &&
 	    p > names; p = q) {
@@ -681,13 +682,15 @@ add_fd(struct view_dir *list, size_t *n, size_t cap, int fd, int flags)
 
 /*
  * The directory descriptors this process holds, into V (clone -1), and
- * with NODES its devices and named pipes too.  Listed whole before any
- * is cloned: /proc/self/fd read while the clones are opened would list
- * them too.  Return: 0, or -errno (-EMFILE past VIEW_MAX_DIRS or
- * VIEW_MAX_NODES).
+ * its devices and named pipes (step 1b: past VIEW_MAX_NODES, the rest
+ * are left as they are, as one that cannot be opened again is; a
+ * caller's many terminals must not cost it the view).  Listed whole
+ * before any is cloned: /proc/self/fd read while the clones are opened
+ * would list them too.  Return: 0, or -errno (-EMFILE past
+ * VIEW_MAX_DIRS).
  */
 static int
-list_fds(struct view *v, bool nodes)
+list_fds(struct view *v)
 {
 	DIR *d;
 	struct dirent *e;
@@ -706,7 +709,7 @@ list_fds(struct view *v, bool nodes)
 		if (*end != '\0' || end == e->d_name || fd == dirfd(d) ||
 		    fstat((int)fd, &st) == -1)
 			continue;
-		if (!S_ISDIR(st.st_mode) && !(nodes && is_node((int)fd, &st)))
+		if (!S_ISDIR(st.st_mode) && !is_node((int)fd, &st))
 			continue;
 		flags = fcntl((int)fd, F_GETFD);
 		if (flags == -1)
@@ -715,7 +718,7 @@ list_fds(struct view *v, bool nodes)
 			r = add_fd(v->dirs, &v->n, VIEW_MAX_DIRS, (int)fd,
 			    flags);
 		else
-			r = add_fd(v->nodes, &v->nnodes, VIEW_MAX_NODES,
+			(void)add_fd(v->nodes, &v->nnodes, VIEW_MAX_NODES,
 			    (int)fd, flags);
 	}
 	(void)closedir(d);
@@ -788,7 +791,6 @@ clone_node(int fd, int at)
 static int
 node_here(int fd)
 {
-	struct open_how how;
 	struct stat was, now;
 	char link[32], path[PATH_MAX];
 	ssize_t n;
@@ -800,12 +802,9 @@ node_here(int fd)
 	    fstat(fd, &was) == -1)
 		return -ESTALE;
 	path[n] = '\0';
-	memset(&how, 0, sizeof(how));
-	how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-	how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-	at = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (at == -1)
-		return -ESTALE;
+	at = open_path(path, 0);
+	if (at < 0)
+		return at;
 	if (fstat(at, &now) == -1 || now.st_dev != was.st_dev ||
 	    now.st_ino != was.st_ino || now.st_rdev != was.st_rdev ||
 	    (now.st_mode & S_IFMT) != (was.st_mode & S_IFMT)) {
@@ -832,7 +831,7 @@ clone_dirs(struct view *v, int destfd, bool again)
 
 	if (fstat(destfd, &dst) == -1)
 		return -errno;
-	r = list_fds(v, true);
+	r = list_fds(v);
 	for (i = 0; r == 0 && i < v->n; i++) {
 		flags = fcntl(v->dirs[i].fd, F_GETFL);
 		if (flags == -1 || fstat(v->dirs[i].fd, &st) == -1) {
