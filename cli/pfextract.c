@@ -1181,10 +1181,10 @@ end_relay(void)
 	if (out_relay.pid < 0)
 		return 0;
 	(void)fflush(NULL);
+	(void)close(STDOUT_FILENO);
 	if (out_relay.first_alone) {
 		/* Its end alone: the relay says how its file took it while
 		 * standard error still reaches the user. */
-		(void)close(STDOUT_FILENO);
 		e = plat_output_relay_first(&out_relay);
 		if (e > 0 && caught != SIGPIPE) {
 			put_prog(stderr);
@@ -1192,7 +1192,6 @@ end_relay(void)
 			(void)fflush(stderr);
 		}
 	}
-	(void)close(STDOUT_FILENO);
 	(void)close(STDERR_FILENO);
 	w = plat_output_relay_wait(&out_relay);
 	return e != 0 || w != 0 ? -1 : 0;

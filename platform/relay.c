@@ -411,10 +411,10 @@ out_relay_main(struct out_pair *pairs, size_t n, size_t first, int result)
 	_exit(0);
 }
 
-/* Does FD name the same file as one of the N of FDS (identity)?  Its
+/* Does FD name the same file as one of the N PAIRS' (identity)?  Its
  * index, or N. */
 static size_t
-same_file(const int *fds, size_t n, int fd)
+same_file(const struct out_pair *pairs, size_t n, int fd)
 {
 	struct stat a, b;
 	size_t i;
@@ -422,13 +422,13 @@ same_file(const int *fds, size_t n, int fd)
 	if (fstat(fd, &a) == -1)
 		return n;
 	for (i = 0; i < n; i++)
-		if (fstat(fds[i], &b) == 0 && a.st_dev == b.st_dev &&
+		if (fstat(pairs[i].out, &b) == 0 && a.st_dev == b.st_dev &&
 		    a.st_ino == b.st_ino)
 			return i;
 	return n;
 }
 
-/* Close the ends of M pipes PIPES and RESULT's two. */
+/* Close the ends of M pipes PIPES and RESULT's two (-1: none). */
 static void
 close_pipes(int (*pipes)[2], size_t m, const int *result)
 {
@@ -449,7 +449,7 @@ int
 plat_output_relay(const int *fds, size_t n, struct plat_out_relay *rl)
 {
 	struct out_pair pairs[PLAT_OUT_RELAY_MAX];
-	int pipes[PLAT_OUT_RELAY_MAX][2], files[PLAT_OUT_RELAY_MAX];
+	int pipes[PLAT_OUT_RELAY_MAX][2];
 	int result[2] = { -1, -1 };
 	size_t pipe_of[PLAT_OUT_RELAY_MAX], i, j, m = 0;
 	int r = 0;
@@ -465,7 +465,7 @@ plat_output_relay(const int *fds, size_t n, struct plat_out_relay *rl)
 			continue;
 		/* One file twice (2>&1, or >>log 2>>log): one pipe, so
 		 * that the two keep their order in it. */
-		j = same_file(files, m, fds[i]);
+		j = same_file(pairs, m, fds[i]);
 		if (j < m) {
 			pipe_of[i] = j;
 			continue;
@@ -474,7 +474,6 @@ plat_output_relay(const int *fds, size_t n, struct plat_out_relay *rl)
 			r = -errno;
 			break;
 		}
-		files[m] = fds[i];
 		plat_os_pipe_grow(pipes[m][1]);
 		pairs[m].in = pipes[m][0];
 		pairs[m].out = fds[i];
@@ -509,14 +508,11 @@ plat_output_relay(const int *fds, size_t n, struct plat_out_relay *rl)
 	for (i = 1; i < n; i++)
 		if (pipe_of[i] == pipe_of[0])
 			rl->first_alone = false;
-	(void)close(result[1]);
-	result[1] = -1;
 	rl->result = result[0];
 	(void)fcntl(rl->result, F_SETFD, FD_CLOEXEC);
-	for (i = 0; i < m; i++) {
-		(void)close(pipes[i][0]);
-		(void)close(pipes[i][1]);
-	}
+	(void)close(result[1]);
+	result[0] = result[1] = -1;	/* RESULT[0] is RL's now */
+	close_pipes(pipes, m, result);
 	return r;
 }
 
