@@ -268,6 +268,17 @@ writing_in() {
 	return 1
 }
 
+# await_writing DIR PID: wait up to 10 s for writing_in DIR PID.
+# Return: 0, or 1 if it never came.
+await_writing() {
+	i=0
+	while [ $i -lt 200 ] && ! writing_in "$1" "$2"; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ $i -lt 200 ]
+}
+
 # moved RESOLVER NAME OPTIONS...: extract mv.tar into $T/NAME/dest,
 # moving dest/d to $T/NAME/moved once d/big is begun.
 moved() {
@@ -280,12 +291,7 @@ moved() {
 	mpid=$!
 	exec 3> "$T/fifo"
 	head -c "$cut" "$T/mv.tar" >&3
-	i=0
-	while [ $i -lt 200 ] && ! writing_in "$w/dest/d" $mpid; do
-		sleep 0.05
-		i=$((i + 1))
-	done
-	[ $i -lt 200 ] || bad "moved $r $*: d/big never began"
+	await_writing "$w/dest/d" $mpid || bad "moved $r $*: d/big never began"
 	mv "$w/dest/d" "$w/moved"
 	tail -c +$((cut + 1)) "$T/mv.tar" >&3
 	exec 3>&-
@@ -331,11 +337,7 @@ setsid "$pfx" -xvf "$T/fifo" -C "$T/tm" --idle-timeout=20 > "$T/tm.out" \
 tpid=$!
 exec 3> "$T/fifo"
 head -c "$cut" "$T/mv.tar" >&3
-i=0
-while [ $i -lt 200 ] && ! writing_in "$T/tm/d" $tpid; do
-	sleep 0.05
-	i=$((i + 1))
-done
+await_writing "$T/tm/d" $tpid
 kill -TERM -"$tpid"
 wait $tpid
 rc=$?
